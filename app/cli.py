@@ -1,0 +1,70 @@
+"""Command line: `dockmnemo [view|info|run] ...`; no arguments opens the bundled sample run."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE_RUNS = ROOT / "sample_runs"
+DEFAULT_RUN = SAMPLE_RUNS / "synthetic_approach.h5"
+
+
+def default_run() -> Path:
+    """The bundled run the app opens when started with no arguments."""
+    return DEFAULT_RUN
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="dockmnemo",
+        description="Dynamic mnemonic diagram of probe-cone spacecraft docking. "
+                    "With no command, opens the bundled sample run in the viewer.",
+        epilog="examples:\n"
+               "  dockmnemo                          open the bundled sample run\n"
+               "  dockmnemo view run.h5              open a run file\n"
+               "  dockmnemo info run.h5              print the run's facts, channels, pairs, events\n",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    v = sub.add_parser("view", help="open a run file in the mnemonic diagram window",
+                       description="Open RUN.h5 in the three-pane mnemonic diagram window.")
+    v.add_argument("run", type=Path, nargs="?", help="run file (HDF5, format v1); default: bundled sample")
+    i = sub.add_parser("info", help="print a run file's summary and exit (exit 2 on a bad file)",
+                       description="Print variant, comment, Run Date, duration, frames, T capture, T Final, "
+                                   "channel groups, contact pairs and events of RUN.h5.")
+    i.add_argument("run", type=Path, help="run file (HDF5, format v1)")
+    i.add_argument("--channels", action="store_true", help="also list every channel with unit and label")
+    return p
+
+
+def cmd_info(args) -> int:
+    from solver.runfile import RunFile, RunFileError
+    try:
+        with RunFile(args.run) as run:
+            print(run.summary())
+            if args.channels:
+                for g, names in run.groups().items():
+                    print(f"[{g}]")
+                    for n in names:
+                        c = run.channels[n]
+                        print(f"  {n:<24} {c.unit:<6} {c.label}")
+    except RunFileError as exc:
+        print(f"dockmnemo: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def cmd_view(args) -> int:
+    from app.main_window import run_app
+    return run_app(args.run if getattr(args, "run", None) else default_run())
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command is None:
+        return cmd_view(args)
+    return {"view": cmd_view, "info": cmd_info}[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,543 @@
+"""Run-file format v1 (HDF5): the one interface between the solver and the viewer.
+
+The layout is documented in docs/run-format.md. `RunWriter` appends frames in blocks; `RunFile`
+opens, validates and reads lazily (any frame or channel window without loading the whole file).
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import h5py
+import numpy as np
+
+FORMAT_NAME = "dockmnemo-run"
+FORMAT_VERSION = 1
+SUPPORTED_VERSIONS = (1,)
+VARIANTS = ("existing", "modified_dampers", "movable_limiter", "synthetic")
+CHANNEL_GROUPS = ("kinematics", "base_loads", "axial_damper", "lateral_damper", "contact_forces",
+                  "energy", "mechanism", "spacecraft")
+EVENT_KINDS = ("first_contact", "contact_begin", "contact_end", "capture", "sensor", "phase",
+               "hard_dock", "diagnostic")
+TIME_CHUNK = 4096
+
+_STR = h5py.string_dtype("utf-8")
+EVENT_DTYPE = np.dtype([("time", "f8"), ("kind", _STR), ("pair", _STR), ("text", _STR)])
+
+
+class RunFileError(Exception):
+    """A run file that cannot be read: the message names the file, the dataset and what is wrong."""
+
+    def __init__(self, path, dataset: str, problem: str):
+        self.path = str(path)
+        self.dataset = dataset
+        self.problem = problem
+        super().__init__(f"{self.path}: {dataset}: {problem}")
+
+
+@dataclass(frozen=True)
+class ChannelInfo:
+    """A named scalar channel: unit, label and the group it is listed under."""
+    name: str
+    unit: str
+    label: str
+    group: str
+    stroke: float = math.nan  # full-scale range for bar gauges (NaN if not a device)
+    place: float = math.nan   # angle around the probe axis seen from the head, deg (lateral devices)
+
+
+@dataclass(frozen=True)
+class ContactPairInfo:
+    """A pair of parts that may touch; the drawn parts turn red while the pair is active."""
+    name: str
+    part_a: str
+    part_b: str
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class Event:
+    time: float
+    kind: str
+    pair: str
+    text: str
+
+
+@dataclass
+class PartGeometry:
+    """Static wireframe of one drawn part, in the frame of the body it rides on."""
+    name: str
+    body: str
+    points: np.ndarray          # (P, 3) float64, metres, body frame
+    lines: np.ndarray           # (L, 2) int32 indices into points
+    kind: str = "mechanism"     # mechanism | cone | latch | slot | roller | limiter | pad | ring
+    visible_channel: str = ""   # channel whose value > 0.5 shows the part; "" = always shown
+
+
+@dataclass
+class RunMeta:
+    """Root attributes of a run (the run's facts shown in the bottom pane)."""
+    comment: str = ""
+    variant: str = "existing"
+    run_date: str = ""
+    solver_version: str = ""
+    output_step: float = 1e-3
+    t_capture: float = math.nan
+    t_final: float = math.nan
+    complete: bool = False
+    scenario: str = ""
+
+
+# --------------------------------------------------------------------------------------------
+# writer
+# --------------------------------------------------------------------------------------------
+
+class RunWriter:
+    """Create a v1 run file and append frames in blocks; `finish` stamps T Final and completeness."""
+
+    def __init__(self, path, meta: RunMeta, channels: list[ChannelInfo], bodies: list[str],
+                 pairs: list[ContactPairInfo], geometry: list[PartGeometry],
+                 parameters_toml: str = "", chunk: int = TIME_CHUNK):
+        self.path = Path(path)
+        self.chunk = int(chunk)
+        self.channels = list(channels)
+        self.bodies = list(bodies)
+        self.pairs = list(pairs)
+        self.n = 0
+        self._events: list[Event] = []
+        f = self.f = h5py.File(self.path, "w", libver="latest")
+        f.attrs["format"] = FORMAT_NAME
+        f.attrs["format_version"] = FORMAT_VERSION
+        self._write_meta(meta)
+        comp = dict(compression="gzip", compression_opts=4, shuffle=True)
+
+        def grow(name, tail, dtype="f8"):
+            return f.create_dataset(name, shape=(0, *tail), maxshape=(None, *tail), dtype=dtype,
+                                    chunks=(self.chunk, *tail), **comp)
+
+        grow("time", ())
+        g = f.create_group("channels")
+        for ch in self.channels:
+            if ch.group not in CHANNEL_GROUPS:
+                raise ValueError(f"channel {ch.name}: unknown group {ch.group!r}")
+            d = g.create_dataset(ch.name, shape=(0,), maxshape=(None,), dtype="f8",
+                                 chunks=(self.chunk,), **comp)
+            d.attrs["unit"] = ch.unit
+            d.attrs["label"] = ch.label
+            d.attrs["group"] = ch.group
+            d.attrs["stroke"] = ch.stroke
+            d.attrs["place"] = ch.place
+        b = f.create_group("bodies")
+        b.create_dataset("names", data=np.array(self.bodies, dtype=object), dtype=_STR)
+        nb = len(self.bodies)
+        grow("bodies/position", (nb, 3))
+        grow("bodies/quaternion", (nb, 4))
+        c = f.create_group("contacts")
+        for p in self.pairs:
+            pg = c.create_group(p.name)
+            pg.attrs["part_a"] = p.part_a
+            pg.attrs["part_b"] = p.part_b
+            pg.attrs["label"] = p.label or p.name
+            grow(f"contacts/{p.name}/active", (), "u1")
+            grow(f"contacts/{p.name}/force", (3,))
+            grow(f"contacts/{p.name}/point", (3,))
+        geo = f.create_group("geometry")
+        for part in geometry:
+            pg = geo.create_group(part.name)
+            pg.attrs["body"] = part.body
+            pg.attrs["kind"] = part.kind
+            pg.attrs["visible_channel"] = part.visible_channel
+            pg.create_dataset("points", data=np.asarray(part.points, dtype="f8").reshape(-1, 3))
+            pg.create_dataset("lines", data=np.asarray(part.lines, dtype="i4").reshape(-1, 2))
+        f.create_dataset("parameters", data=parameters_toml, dtype=_STR)
+        f.create_dataset("events", shape=(0,), maxshape=(None,), dtype=EVENT_DTYPE, chunks=(256,))
+
+    def _write_meta(self, meta: RunMeta):
+        a = self.f.attrs
+        a["run_date"] = meta.run_date
+        a["comment"] = meta.comment
+        a["variant"] = meta.variant
+        a["solver_version"] = meta.solver_version
+        a["output_step"] = float(meta.output_step)
+        a["t_capture"] = float(meta.t_capture)
+        a["t_final"] = float(meta.t_final)
+        a["complete"] = bool(meta.complete)
+        a["scenario"] = meta.scenario
+
+    def append(self, time, channels, positions, quaternions, active=None, force=None, point=None):
+        """Append a block of K frames. `channels` is (K, C) in the order given at creation."""
+        time = np.atleast_1d(np.asarray(time, dtype="f8"))
+        k = time.shape[0]
+        channels = np.asarray(channels, dtype="f8").reshape(k, len(self.channels))
+        n0, n1 = self.n, self.n + k
+        f = self.f
+
+        def put(name, data):
+            d = f[name]
+            d.resize(n1, axis=0)
+            d[n0:n1] = data
+
+        put("time", time)
+        for i, ch in enumerate(self.channels):
+            put(f"channels/{ch.name}", channels[:, i])
+        put("bodies/position", np.asarray(positions, dtype="f8").reshape(k, len(self.bodies), 3))
+        put("bodies/quaternion", np.asarray(quaternions, dtype="f8").reshape(k, len(self.bodies), 4))
+        npairs = len(self.pairs)
+        if npairs:
+            active = np.asarray(active, dtype="u1").reshape(k, npairs)
+            force = np.asarray(force, dtype="f8").reshape(k, npairs, 3)
+            point = np.asarray(point, dtype="f8").reshape(k, npairs, 3)
+            for i, p in enumerate(self.pairs):
+                put(f"contacts/{p.name}/active", active[:, i])
+                put(f"contacts/{p.name}/force", force[:, i])
+                put(f"contacts/{p.name}/point", point[:, i])
+        self.n = n1
+
+    def add_event(self, time: float, kind: str, pair: str = "", text: str = ""):
+        if kind not in EVENT_KINDS:
+            raise ValueError(f"unknown event kind {kind!r}")
+        self._events.append(Event(float(time), kind, pair, text))
+
+    def flush(self):
+        self._write_events()
+        self.f.flush()
+
+    def _write_events(self):
+        evs = sorted(self._events, key=lambda e: e.time)
+        d = self.f["events"]
+        d.resize(len(evs), axis=0)
+        if evs:
+            d[:] = np.array([(e.time, e.kind, e.pair, e.text) for e in evs], dtype=EVENT_DTYPE)
+
+    def finish(self, t_capture: float = math.nan, complete: bool = True, comment: str | None = None):
+        a = self.f.attrs
+        a["t_capture"] = float(t_capture)
+        a["t_final"] = float(self.f["time"][self.n - 1]) if self.n else 0.0
+        a["complete"] = bool(complete)
+        if comment is not None:
+            a["comment"] = comment
+        self._write_events()
+        self.close()
+
+    def close(self):
+        if self.f:
+            self.f.close()
+            self.f = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.f:
+            self.finish(complete=exc[0] is None)
+
+
+# --------------------------------------------------------------------------------------------
+# reader
+# --------------------------------------------------------------------------------------------
+
+def _decode(v):
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    if isinstance(v, np.ndarray) and v.shape == ():
+        return _decode(v.item())
+    return v
+
+
+class RunFile:
+    """A validated, lazily read run file. Raises `RunFileError` on anything malformed."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self._f = None
+        try:
+            self._open()
+        except RunFileError:
+            self.close()
+            raise
+        except (OSError, KeyError, ValueError, TypeError) as exc:  # h5py/HDF5 internals
+            self.close()
+            raise RunFileError(self.path, "/", f"cannot be read ({exc})") from None
+
+    # ---- opening and validation ------------------------------------------------------------
+    def _err(self, dataset, problem):
+        return RunFileError(self.path, dataset, problem)
+
+    def _open(self):
+        p = self.path
+        if not p.exists():
+            raise self._err("/", "file does not exist")
+        if p.is_dir():
+            raise self._err("/", "is a directory, not a run file")
+        with open(p, "rb") as fh:
+            head = fh.read(8)
+        if head != b"\x89HDF\r\n\x1a\n":
+            raise self._err("/", "not an HDF5 file (bad signature)")
+        try:
+            self._f = h5py.File(p, "r", swmr=False)
+        except OSError as exc:
+            raise self._err("/", f"HDF5 file is truncated or corrupt ({exc})") from None
+        f = self._f
+        a = f.attrs
+        fmt = _decode(a.get("format"))
+        if fmt != FORMAT_NAME:
+            raise self._err("/@format", f"expected {FORMAT_NAME!r}, found {fmt!r}")
+        ver = a.get("format_version")
+        if ver is None:
+            raise self._err("/@format_version", "missing")
+        if int(ver) not in SUPPORTED_VERSIONS:
+            raise self._err("/@format_version", f"unknown format version {int(ver)} "
+                            f"(this dockmnemo reads {', '.join(map(str, SUPPORTED_VERSIONS))})")
+        self.format_version = int(ver)
+        self.meta = RunMeta(
+            comment=str(_decode(a.get("comment", ""))),
+            variant=str(_decode(self._req_attr("variant"))),
+            run_date=str(_decode(a.get("run_date", ""))),
+            solver_version=str(_decode(a.get("solver_version", ""))),
+            output_step=float(self._req_attr("output_step")),
+            t_capture=float(a.get("t_capture", math.nan)),
+            t_final=float(a.get("t_final", math.nan)),
+            complete=bool(a.get("complete", False)),
+            scenario=str(_decode(a.get("scenario", ""))),
+        )
+        if self.meta.variant not in VARIANTS:
+            raise self._err("/@variant", f"unknown mechanism variant {self.meta.variant!r}")
+        if not (self.meta.output_step > 0 and math.isfinite(self.meta.output_step)):
+            raise self._err("/@output_step", f"must be a positive number, found {self.meta.output_step}")
+
+        t = self._dataset("time", ndim=1, kind="f")
+        self.n_frames = n = t.shape[0]
+        if n == 0:
+            raise self._err("/time", "run has no frames")
+        time = self._read(t)
+        if not np.all(np.isfinite(time)):
+            bad = int(np.flatnonzero(~np.isfinite(time))[0])
+            raise self._err("/time", f"NaN or inf at frame {bad}")
+        if n > 1:
+            dt = np.diff(time)
+            if np.any(dt <= 0):
+                bad = int(np.flatnonzero(dt <= 0)[0]) + 1
+                raise self._err("/time", f"time not increasing at frame {bad} "
+                                f"({time[bad - 1]:.6g} -> {time[bad]:.6g})")
+        self.time = time
+
+        self.channels: dict[str, ChannelInfo] = {}
+        g = self._group("channels")
+        for name, d in g.items():
+            ds = f"/channels/{name}"
+            if not isinstance(d, h5py.Dataset):
+                raise self._err(ds, "expected a dataset, found a group")
+            if d.shape != (n,):
+                raise self._err(ds, f"wrong shape {d.shape}, expected ({n},) like /time")
+            if d.dtype.kind != "f":
+                raise self._err(ds, f"wrong dtype {d.dtype}, expected float")
+            grp = str(_decode(d.attrs.get("group", "")))
+            if grp not in CHANNEL_GROUPS:
+                raise self._err(ds, f"attribute group is {grp!r}, expected one of {', '.join(CHANNEL_GROUPS)}")
+            self.channels[name] = ChannelInfo(name, str(_decode(d.attrs.get("unit", ""))),
+                                              str(_decode(d.attrs.get("label", name))), grp,
+                                              float(d.attrs.get("stroke", math.nan)),
+                                              float(d.attrs.get("place", math.nan)))
+
+        self._group("bodies")
+        names_ds = self._dataset("bodies/names", ndim=1)
+        self.bodies = [str(_decode(x)) for x in names_ds[()]]
+        nb = len(self.bodies)
+        pos = self._dataset("bodies/position", shape=(n, nb, 3), kind="f")
+        quat = self._dataset("bodies/quaternion", shape=(n, nb, 4), kind="f")
+        self._check_finite(pos)
+        self._check_finite(quat)
+        self._pos, self._quat = pos, quat
+
+        self.contact_pairs: dict[str, ContactPairInfo] = {}
+        for name, pg in self._group("contacts").items():
+            base = f"contacts/{name}"
+            self._dataset(f"{base}/active", shape=(n,))
+            self._dataset(f"{base}/force", shape=(n, 3), kind="f")
+            self._dataset(f"{base}/point", shape=(n, 3), kind="f")
+            self.contact_pairs[name] = ContactPairInfo(
+                name, str(_decode(pg.attrs.get("part_a", ""))), str(_decode(pg.attrs.get("part_b", ""))),
+                str(_decode(pg.attrs.get("label", name))))
+
+        self.geometry: dict[str, PartGeometry] = {}
+        for name, pg in self._group("geometry").items():
+            base = f"geometry/{name}"
+            pts = self._read(self._dataset(f"{base}/points", ndim=2, kind="f"))
+            if pts.shape[1] != 3:
+                raise self._err(f"/{base}/points", f"wrong shape {pts.shape}, expected (P, 3)")
+            if not np.all(np.isfinite(pts)):
+                raise self._err(f"/{base}/points", "NaN or inf in part geometry")
+            lines = self._read(self._dataset(f"{base}/lines", ndim=2, kind="iu"))
+            if lines.shape[1] != 2:
+                raise self._err(f"/{base}/lines", f"wrong shape {lines.shape}, expected (L, 2)")
+            if lines.size and (lines.min() < 0 or lines.max() >= len(pts)):
+                raise self._err(f"/{base}/lines", f"index out of range 0..{len(pts) - 1}")
+            body = str(_decode(pg.attrs.get("body", "")))
+            if body not in self.bodies:
+                raise self._err(f"/{base}@body", f"names body {body!r}, which is not in /bodies/names")
+            vis = str(_decode(pg.attrs.get("visible_channel", "")))
+            if vis and vis not in self.channels:
+                raise self._err(f"/{base}@visible_channel", f"names channel {vis!r}, which does not exist")
+            self.geometry[name] = PartGeometry(name, body, pts, lines.astype(np.int32),
+                                               str(_decode(pg.attrs.get("kind", "mechanism"))), vis)
+
+        ev = self._dataset("events", ndim=1)
+        names = ev.dtype.names or ()
+        if not all(k in names for k in ("time", "kind", "pair", "text")):
+            raise self._err("/events", f"wrong dtype {ev.dtype}, expected fields time, kind, pair, text")
+        raw = self._read(ev)
+        self.events = [Event(float(r["time"]), str(_decode(r["kind"])), str(_decode(r["pair"])),
+                             str(_decode(r["text"]))) for r in raw]
+        for e in self.events:
+            if not math.isfinite(e.time):
+                raise self._err("/events", f"event {e.kind!r} has a NaN or inf time")
+
+        par = self._dataset("parameters", shape=())
+        self.parameters_toml = str(_decode(par[()]))
+
+    def _req_attr(self, name):
+        v = self._f.attrs.get(name)
+        if v is None:
+            raise self._err(f"/@{name}", "missing")
+        return v
+
+    def _group(self, name):
+        obj = self._f.get(name)
+        if obj is None:
+            raise self._err(f"/{name}", "missing")
+        if not isinstance(obj, h5py.Group):
+            raise self._err(f"/{name}", "expected a group, found a dataset")
+        return obj
+
+    def _dataset(self, name, shape=None, ndim=None, kind=None):
+        obj = self._f.get(name)
+        ds = f"/{name}"
+        if obj is None:
+            raise self._err(ds, "missing")
+        if not isinstance(obj, h5py.Dataset):
+            raise self._err(ds, "expected a dataset, found a group")
+        if shape is not None and obj.shape != shape:
+            raise self._err(ds, f"wrong shape {obj.shape}, expected {shape}")
+        if ndim is not None and obj.ndim != ndim:
+            raise self._err(ds, f"wrong shape {obj.shape}, expected {ndim} dimension(s)")
+        if kind is not None and obj.dtype.kind not in kind:
+            raise self._err(ds, f"wrong dtype {obj.dtype}")
+        return obj
+
+    def _read(self, d, sel=()):
+        try:
+            return d[sel]
+        except OSError as exc:
+            raise self._err(d.name, f"data cannot be read, file truncated or corrupt ({exc})") from None
+
+    def _check_finite(self, d):
+        step = max(1, d.chunks[0] if d.chunks else 65536)
+        for i in range(0, d.shape[0], step * 8):
+            block = self._read(d, np.s_[i:i + step * 8])
+            if not np.all(np.isfinite(block)):
+                j = int(np.flatnonzero(~np.all(np.isfinite(block.reshape(len(block), -1)), axis=1))[0])
+                raise self._err(d.name, f"NaN or inf at frame {i + j}")
+
+    # ---- public reading API ----------------------------------------------------------------
+    @property
+    def t_capture(self) -> float:
+        return self.meta.t_capture
+
+    @property
+    def t_final(self) -> float:
+        return self.meta.t_final if math.isfinite(self.meta.t_final) else float(self.time[-1])
+
+    @property
+    def duration(self) -> float:
+        return float(self.time[-1] - self.time[0])
+
+    def frame_at(self, t: float) -> int:
+        """Index of the last frame at or before time t (clamped to the run)."""
+        i = int(np.searchsorted(self.time, t, side="right")) - 1
+        return min(max(i, 0), self.n_frames - 1)
+
+    def channel(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """Values of one channel over frames [start, stop)."""
+        if name not in self.channels:
+            raise KeyError(f"{self.path}: no channel {name!r}")
+        return self._read(self._f["channels"][name], np.s_[start:stop])
+
+    def channel_at(self, name: str, frame: int) -> float:
+        return float(self._read(self._f["channels"][name], frame))
+
+    def channels_at(self, names, frame: int) -> dict[str, float]:
+        return {n: self.channel_at(n, frame) for n in names}
+
+    def poses(self, frame: int) -> tuple[np.ndarray, np.ndarray]:
+        """Body positions (B, 3) and quaternions (B, 4, w first) at a frame, in the receiving-cone frame."""
+        return self._read(self._pos, frame), self._read(self._quat, frame)
+
+    def contact_state(self, frame: int) -> dict[str, tuple[bool, np.ndarray, np.ndarray]]:
+        """Per pair: (active, force vector, point) at a frame."""
+        out = {}
+        g = self._f["contacts"]
+        for name in self.contact_pairs:
+            pg = g[name]
+            out[name] = (bool(self._read(pg["active"], frame)), self._read(pg["force"], frame),
+                         self._read(pg["point"], frame))
+        return out
+
+    def contact_active(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
+        return self._read(self._f["contacts"][name]["active"], np.s_[start:stop]).astype(bool)
+
+    def contact_force(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
+        return self._read(self._f["contacts"][name]["force"], np.s_[start:stop])
+
+    def groups(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for ch in self.channels.values():
+            out.setdefault(ch.group, []).append(ch.name)
+        return out
+
+    def summary(self) -> str:
+        m = self.meta
+        cap = f"{m.t_capture:.3f} s" if math.isfinite(m.t_capture) else "no capture"
+        lines = [
+            f"run file      {self.path}",
+            f"format        {FORMAT_NAME} v{self.format_version}",
+            f"variant       {m.variant}",
+            f"comment       {m.comment}",
+            f"Run Date      {m.run_date}",
+            f"solver        {m.solver_version}",
+            f"duration      {self.duration:.3f} s ({self.n_frames} frames, output step {m.output_step:g} s)",
+            f"T capture     {cap}",
+            f"T Final       {self.t_final:.3f} s" + ("" if m.complete else "  (INCOMPLETE run)"),
+            f"bodies        {', '.join(self.bodies)}",
+            "channels      " + "; ".join(f"{g} ({len(v)})" for g, v in self.groups().items()),
+            f"contact pairs {', '.join(self.contact_pairs) or '-'}",
+            f"parts         {len(self.geometry)}",
+            f"events        {len(self.events)}",
+        ]
+        for e in self.events[:40]:
+            lines.append(f"  {e.time:10.4f} s  {e.kind:<14} {e.pair:<20} {e.text}")
+        if len(self.events) > 40:
+            lines.append(f"  ... {len(self.events) - 40} more")
+        return "\n".join(lines)
+
+    def close(self):
+        if self._f is not None:
+            try:
+                self._f.close()
+            except Exception:
+                pass
+            self._f = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+
+def open_run(path) -> RunFile:
+    return RunFile(os.fspath(path))

@@ -1,0 +1,27 @@
+import os
+from pathlib import Path
+
+import pytest
+
+ARTIFACTS = Path(__file__).resolve().parent / "_artifacts"
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    """Folder for screenshots and other files a person looks at after the run."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture(scope="session")
+def small_run(tmp_path_factory) -> Path:
+    """A small synthetic run (6 s at 100 Hz) written by the real writer."""
+    from tests.synthetic_run import make
+    return make(tmp_path_factory.mktemp("runs") / "small.h5", duration=6.0, step=0.01)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_settings(tmp_path, monkeypatch):
+    """Keep QSettings of tests out of the user's real settings."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("HOME", os.environ.get("HOME", str(tmp_path)))

@@ -1,0 +1,181 @@
+"""Run-file v1: round trip on good files and one specific message per malformed file."""
+import math
+import shutil
+
+import h5py
+import numpy as np
+import pytest
+
+from solver.runfile import (FORMAT_VERSION, ChannelInfo, ContactPairInfo, PartGeometry, RunFile,
+                            RunFileError, RunMeta, RunWriter)
+
+
+def test_synthetic_run_reads_back(small_run):
+    with RunFile(small_run) as r:
+        assert r.format_version == FORMAT_VERSION
+        assert r.meta.variant == "synthetic"
+        assert r.n_frames == 601
+        assert r.time[0] == 0.0 and math.isclose(r.time[-1], 6.0)
+        assert 0.3 < r.t_capture < 3.0
+        assert {"kinematics", "base_loads", "axial_damper", "lateral_damper"} <= set(r.groups())
+        assert "head_cone" in r.contact_pairs and r.contact_pairs["head_cone"].part_a == "probe_head"
+        assert "receiving_cone" in r.geometry and r.geometry["receiving_cone"].body == "passive_craft"
+        kinds = [e.kind for e in r.events]
+        assert kinds.count("capture") == 1 and "first_contact" in kinds
+        assert [e.time for e in r.events] == sorted(e.time for e in r.events)
+        assert "[approach]" in r.parameters_toml
+
+
+def test_frames_and_windows_are_consistent(small_run):
+    with RunFile(small_run) as r:
+        full = r.channel("head_x")
+        assert full.shape == (r.n_frames,)
+        np.testing.assert_array_equal(r.channel("head_x", 100, 200), full[100:200])
+        assert r.channel_at("head_x", 250) == full[250]
+        i = r.frame_at(2.345)
+        assert r.time[i] <= 2.345 < r.time[i + 1]
+        assert r.frame_at(-5) == 0 and r.frame_at(1e9) == r.n_frames - 1
+        pos, q = r.poses(300)
+        k = r.bodies.index("probe_head")
+        assert np.allclose(pos[k], [r.channel_at(f"head_{a}", 300) for a in "xyz"])
+        assert np.allclose(np.linalg.norm(q, axis=1), 1.0)
+        state = r.contact_state(0)
+        assert set(state) == set(r.contact_pairs)
+        active = r.contact_active("head_cone")
+        assert active.any() and not active.all()
+
+
+def test_datasets_are_chunked_along_time_and_compressed(small_run):
+    with h5py.File(small_run) as f:
+        for name in ("time", "channels/Fx", "bodies/position", "contacts/head_cone/force"):
+            d = f[name]
+            assert d.chunks is not None and d.compression == "gzip", name
+
+
+def test_writer_roundtrip_exact_values(tmp_path):
+    p = tmp_path / "exact.h5"
+    chans = [ChannelInfo("Fx", "N", "force x", "base_loads"), ChannelInfo("XLimD", "m", "limiter spring", "axial_damper", 0.05)]
+    parts = [PartGeometry("receiving_cone", "passive_craft", np.zeros((2, 3)), np.array([[0, 1]]), "cone")]
+    w = RunWriter(p, RunMeta(comment="exact", variant="movable_limiter", output_step=0.5), chans,
+                  ["passive_craft", "active_craft"], [ContactPairInfo("head_cone", "probe_head", "receiving_cone")], parts,
+                  parameters_toml="x = 1\n", chunk=4)
+    t = np.arange(10) * 0.5
+    data = np.stack([t * 3, -t], 1)
+    pos = np.random.default_rng(1).normal(size=(10, 2, 3))
+    q = np.tile([1.0, 0, 0, 0], (10, 2, 1))
+    for a in (0, 3, 7):
+        b = {0: 3, 3: 7, 7: 10}[a]
+        w.append(t[a:b], data[a:b], pos[a:b], q[a:b], np.ones((b - a, 1)), np.ones((b - a, 1, 3)) * 2, np.zeros((b - a, 1, 3)))
+    w.add_event(4.0, "capture", "head_cone", "late")
+    w.add_event(1.0, "first_contact", "head_cone", "early")
+    w.finish(t_capture=4.0)
+    with RunFile(p) as r:
+        np.testing.assert_array_equal(r.time, t)
+        np.testing.assert_array_equal(r.channel("Fx"), t * 3)
+        np.testing.assert_array_equal(r.poses(8)[0], pos[8])
+        assert r.channels["XLimD"].stroke == 0.05
+        assert r.t_final == 4.5 and r.t_capture == 4.0 and r.meta.complete
+        assert [e.text for e in r.events] == ["early", "late"]
+        assert r.parameters_toml == "x = 1\n"
+
+
+def _mutate(src, dst, fn):
+    shutil.copy(src, dst)
+    with h5py.File(dst, "r+") as f:
+        fn(f)
+    return dst
+
+
+def _replace(f, name, data):
+    attrs = dict(f[name].attrs)
+    del f[name]
+    d = f.create_dataset(name, data=data)
+    for k, v in attrs.items():
+        d.attrs[k] = v
+
+
+def _nan_time(f):
+    t = f["time"][()]
+    t[7] = np.nan
+    f["time"][:] = t
+
+
+def _non_increasing(f):
+    t = f["time"][()]
+    t[20] = t[19]
+    f["time"][:] = t
+
+
+def _nan_position(f):
+    p = f["bodies/position"][()]
+    p[42, 1, 0] = np.inf
+    f["bodies/position"][:] = p
+
+
+def _bad_line(f):
+    lines = f["geometry/receiving_cone/lines"][()]
+    lines[0, 1] = 99999
+    _replace(f, "geometry/receiving_cone/lines", lines)
+
+
+MALFORMED = {
+    "format_name": (lambda f: f.attrs.__setitem__("format", "something-else"), "/@format: expected 'dockmnemo-run'"),
+    "unknown_version": (lambda f: f.attrs.__setitem__("format_version", 99), "/@format_version: unknown format version 99"),
+    "missing_version": (lambda f: f.attrs.__delitem__("format_version"), "/@format_version: missing"),
+    "unknown_variant": (lambda f: f.attrs.__setitem__("variant", "apas"), "/@variant: unknown mechanism variant 'apas'"),
+    "bad_output_step": (lambda f: f.attrs.__setitem__("output_step", -1.0), "/@output_step: must be a positive number"),
+    "missing_time": (lambda f: f.__delitem__("time"), "/time: missing"),
+    "time_2d": (lambda f: _replace(f, "time", np.zeros((601, 2))), "/time: wrong shape (601, 2)"),
+    "nan_time": (_nan_time, "/time: NaN or inf at frame 7"),
+    "time_not_increasing": (_non_increasing, "/time: time not increasing at frame 20"),
+    "channel_shape": (lambda f: _replace(f, "channels/Fx", np.zeros(5)), "/channels/Fx: wrong shape (5,), expected (601,)"),
+    "channel_dtype": (lambda f: _replace(f, "channels/Fy", np.zeros(601, dtype="i4")), "/channels/Fy: wrong dtype int32"),
+    "channel_group": (lambda f: f["channels/Fz"].attrs.__setitem__("group", "misc"), "/channels/Fz: attribute group is 'misc'"),
+    "missing_bodies_names": (lambda f: f.__delitem__("bodies/names"), "/bodies/names: missing"),
+    "quaternion_shape": (lambda f: _replace(f, "bodies/quaternion", np.zeros((601, 6, 3))), "/bodies/quaternion: wrong shape (601, 6, 3), expected (601, 6, 4)"),
+    "nan_position": (_nan_position, "/bodies/position: NaN or inf at frame 42"),
+    "missing_contacts": (lambda f: f.__delitem__("contacts"), "/contacts: missing"),
+    "contact_force_shape": (lambda f: _replace(f, "contacts/head_cone/force", np.zeros((601, 2))), "/contacts/head_cone/force: wrong shape (601, 2), expected (601, 3)"),
+    "geometry_line_index": (_bad_line, "/geometry/receiving_cone/lines: index out of range"),
+    "geometry_body": (lambda f: f["geometry/probe"].attrs.__setitem__("body", "moon"), "/geometry/probe@body: names body 'moon'"),
+    "visible_channel": (lambda f: f["geometry/latches"].attrs.__setitem__("visible_channel", "nope"), "/geometry/latches@visible_channel: names channel 'nope'"),
+    "events_dtype": (lambda f: _replace(f, "events", np.zeros(3)), "/events: wrong dtype"),
+    "missing_parameters": (lambda f: f.__delitem__("parameters"), "/parameters: missing"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_malformed_file_gives_specific_message(small_run, tmp_path, case):
+    fn, expected = MALFORMED[case]
+    p = _mutate(small_run, tmp_path / f"{case}.h5", fn)
+    with pytest.raises(RunFileError) as ei:
+        RunFile(p)
+    msg = str(ei.value)
+    assert msg.startswith(str(p)), msg
+    assert expected in msg, msg
+
+
+def test_not_hdf5(tmp_path):
+    p = tmp_path / "notes.h5"
+    p.write_text("this is a text file, not a run")
+    with pytest.raises(RunFileError, match=r"notes\.h5: /: not an HDF5 file"):
+        RunFile(p)
+
+
+def test_missing_file_and_directory(tmp_path):
+    with pytest.raises(RunFileError, match="file does not exist"):
+        RunFile(tmp_path / "nowhere.h5")
+    with pytest.raises(RunFileError, match="is a directory"):
+        RunFile(tmp_path)
+
+
+@pytest.mark.parametrize("keep", [0.05, 0.5, 0.9])
+def test_truncated_file(small_run, tmp_path, keep):
+    data = small_run.read_bytes()
+    p = tmp_path / f"trunc{keep}.h5"
+    p.write_bytes(data[: int(len(data) * keep)])
+    with pytest.raises(RunFileError, match=r"trunc.*\.h5: /.*(truncated|corrupt|cannot be read)"):
+        r = RunFile(p)
+        for name in r.channels:          # a file cut after its metadata fails on reading data
+            r.channel(name)
+
