@@ -99,7 +99,7 @@ class RunWriter:
 
     def __init__(self, path, meta: RunMeta, channels: list[ChannelInfo], bodies: list[str],
                  pairs: list[ContactPairInfo], geometry: list[PartGeometry],
-                 parameters_toml: str = "", chunk: int = TIME_CHUNK):
+                 parameters_toml: str = "", chunk: int = TIME_CHUNK, contact_detail: bool = False):
         self.path = Path(path)
         self.chunk = int(chunk)
         self.channels = list(channels)
@@ -143,6 +143,11 @@ class RunWriter:
             grow(f"contacts/{p.name}/active", (), "u1")
             grow(f"contacts/{p.name}/force", (3,))
             grow(f"contacts/{p.name}/point", (3,))
+            if contact_detail:
+                grow(f"contacts/{p.name}/normal", (3,))
+                grow(f"contacts/{p.name}/depth", ())
+                grow(f"contacts/{p.name}/normal_speed", ())
+        self.contact_detail = contact_detail
         geo = f.create_group("geometry")
         for part in geometry:
             pg = geo.create_group(part.name)
@@ -166,8 +171,11 @@ class RunWriter:
         a["complete"] = bool(meta.complete)
         a["scenario"] = meta.scenario
 
-    def append(self, time, channels, positions, quaternions, active=None, force=None, point=None):
-        """Append a block of K frames. `channels` is (K, C) in the order given at creation."""
+    def append(self, time, channels, positions, quaternions, active=None, force=None, point=None,
+               normal=None, depth=None, normal_speed=None):
+        """Append a block of K frames. `channels` is (K, C) in the order given at creation.
+
+        With `contact_detail`, also the unit normal (K, P, 3), depth (K, P) and normal approach speed (K, P)."""
         time = np.atleast_1d(np.asarray(time, dtype="f8"))
         k = time.shape[0]
         channels = np.asarray(channels, dtype="f8").reshape(k, len(self.channels))
@@ -193,6 +201,14 @@ class RunWriter:
                 put(f"contacts/{p.name}/active", active[:, i])
                 put(f"contacts/{p.name}/force", force[:, i])
                 put(f"contacts/{p.name}/point", point[:, i])
+            if self.contact_detail:
+                normal = np.asarray(normal, dtype="f8").reshape(k, npairs, 3)
+                depth = np.asarray(depth, dtype="f8").reshape(k, npairs)
+                normal_speed = np.asarray(normal_speed, dtype="f8").reshape(k, npairs)
+                for i, p in enumerate(self.pairs):
+                    put(f"contacts/{p.name}/normal", normal[:, i])
+                    put(f"contacts/{p.name}/depth", depth[:, i])
+                    put(f"contacts/{p.name}/normal_speed", normal_speed[:, i])
         self.n = n1
 
     def add_event(self, time: float, kind: str, pair: str = "", text: str = ""):
@@ -357,6 +373,9 @@ class RunFile:
             self._dataset(f"{base}/active", shape=(n,))
             self._dataset(f"{base}/force", shape=(n, 3), kind="f")
             self._dataset(f"{base}/point", shape=(n, 3), kind="f")
+            for opt, shp in (("normal", (n, 3)), ("depth", (n,)), ("normal_speed", (n,))):
+                if opt in pg:
+                    self._dataset(f"{base}/{opt}", shape=shp, kind="f")
             self.contact_pairs[name] = ContactPairInfo(
                 name, str(_decode(pg.attrs.get("part_a", ""))), str(_decode(pg.attrs.get("part_b", ""))),
                 str(_decode(pg.attrs.get("label", name))))
@@ -489,6 +508,11 @@ class RunFile:
 
     def contact_force(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
         return self._read(self._f["contacts"][name]["force"], np.s_[start:stop])
+
+    def contact_detail(self, name: str, start: int = 0, stop: int | None = None) -> dict[str, np.ndarray]:
+        """Optional per-pair normal, depth and normal_speed over [start, stop) (empty dict if absent)."""
+        pg = self._f["contacts"][name]
+        return {k: self._read(pg[k], np.s_[start:stop]) for k in ("normal", "depth", "normal_speed") if k in pg}
 
     def groups(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}

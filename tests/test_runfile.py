@@ -179,3 +179,23 @@ def test_truncated_file(small_run, tmp_path, keep):
         for name in r.channels:          # a file cut after its metadata fails on reading data
             r.channel(name)
 
+
+
+def test_optional_contact_detail_roundtrip(tmp_path):
+    p = tmp_path / "detail.h5"
+    pairs = [ContactPairInfo("head_cone", "probe_head", "receiving_cone")]
+    w = RunWriter(p, RunMeta(variant="existing"), [], ["passive_craft"], pairs, [], contact_detail=True)
+    k = 5
+    n = np.tile([0.0, 0.0, 1.0], (k, 1, 1))
+    w.append(np.arange(k) * 0.1, np.zeros((k, 0)), np.zeros((k, 1, 3)), np.tile([1.0, 0, 0, 0], (k, 1, 1)),
+             np.ones((k, 1)), np.zeros((k, 1, 3)), np.zeros((k, 1, 3)), normal=n,
+             depth=np.full((k, 1), 1e-4), normal_speed=np.linspace(0.1, 0, k)[:, None])
+    w.finish()
+    with RunFile(p) as r:
+        d = r.contact_detail("head_cone", 1, 3)
+        np.testing.assert_array_equal(d["normal"], n[1:3, 0])
+        np.testing.assert_allclose(d["normal_speed"], [0.075, 0.05])
+    with h5py.File(p, "r+") as f:
+        _replace(f, "contacts/head_cone/depth", np.zeros(3))
+    with pytest.raises(RunFileError, match=r"/contacts/head_cone/depth: wrong shape \(3,\), expected \(5,\)"):
+        RunFile(p)

@@ -1,0 +1,37 @@
+"""A terminal progress bar (stderr) for long CLI commands: run, export, campaign."""
+from __future__ import annotations
+
+import sys
+import time
+
+
+class TerminalProgress:
+    """Prints `label [#####.....]  42%  12.0/30.0 s  ETA 8 s` on one line, at most 10 times a second."""
+
+    def __init__(self, label: str, total: float, unit: str = "", stream=None, width: int = 30):
+        self.label, self.total, self.unit = label, float(total), unit
+        self.stream = stream or sys.stderr
+        self.width = width
+        self.t0 = time.perf_counter()
+        self._last = 0.0
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+
+    def update(self, done: float, force: bool = False):
+        now = time.perf_counter()
+        if not force and now - self._last < (0.1 if self.tty else 5.0):
+            return
+        self._last = now
+        frac = min(max(done / self.total, 0.0), 1.0) if self.total > 0 else 1.0
+        fill = int(frac * self.width)
+        el = now - self.t0
+        eta = el * (1 - frac) / frac if frac > 0 else float("nan")
+        line = (f"{self.label} [{'#' * fill}{'.' * (self.width - fill)}] {frac * 100:5.1f}%  "
+                f"{done:.1f}/{self.total:.1f}{self.unit}  elapsed {el:.0f} s  ETA {eta:.0f} s")
+        self.stream.write(("\r" if self.tty else "") + line + ("" if self.tty else "\n"))
+        self.stream.flush()
+
+    def close(self, done: float | None = None):
+        self.update(self.total if done is None else done, force=True)
+        if self.tty:
+            self.stream.write("\n")
+        self.stream.flush()
