@@ -1,0 +1,664 @@
+"""Top pane: wireframe scene in plane Ld, top view and a free 3D view, with readouts and base loads (VTK)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import vtkmodules.qt
+
+vtkmodules.qt.PyQtImpl = "PySide6"
+
+import vtkmodules.vtkInteractionStyle  # noqa: E402,F401  (interactor styles)
+import vtkmodules.vtkRenderingFreeType  # noqa: E402,F401  (text)
+import vtkmodules.vtkRenderingOpenGL2  # noqa: E402,F401  (rendering back end)
+from PySide6.QtCore import Qt, Slot  # noqa: E402
+from PySide6.QtGui import QImage  # noqa: E402
+from PySide6.QtWidgets import QVBoxLayout, QWidget  # noqa: E402
+from vtkmodules.qt.QVTKRenderWindowInteractor import QVTKRenderWindowInteractor  # noqa: E402
+from vtkmodules.util.numpy_support import vtk_to_numpy  # noqa: E402
+from vtkmodules.vtkCommonCore import vtkPoints  # noqa: E402
+from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkPolyData  # noqa: E402
+from vtkmodules.vtkCommonMath import vtkMatrix4x4  # noqa: E402
+from vtkmodules.vtkFiltersSources import vtkArrowSource  # noqa: E402
+from vtkmodules.vtkInteractionStyle import vtkInteractorStyleTrackballCamera  # noqa: E402
+from vtkmodules.vtkRenderingCore import (vtkActor, vtkPolyDataMapper, vtkProperty,  # noqa: E402
+                                         vtkRenderer, vtkTextActor, vtkWindowToImageFilter)
+
+from solver.runfile import TIME_CHUNK, RunFile  # noqa: E402
+from viewer.scene_geometry import arrow_matrix, ld_plane, lateral_direction, pose_matrices  # noqa: E402
+
+# ---- look -------------------------------------------------------------------------------------
+BACKGROUND = (0.035, 0.045, 0.075)
+VIEW_BACKGROUND = (0.06, 0.075, 0.12)
+CONTACT_RED = (1.0, 0.16, 0.12)
+FORCE_COLOR = (1.0, 0.78, 0.15)
+TEXT_COLOR = (0.86, 0.90, 0.86)
+HEADER_COLOR = (1.0, 0.85, 0.35)
+KIND_COLORS = {  # light wireframe colours, by part kind
+    "cone": (0.78, 0.84, 0.92),
+    "slot": (0.70, 0.78, 1.00),
+    "ring": (0.52, 0.58, 0.66),
+    "mechanism": (0.84, 0.96, 0.84),
+    "latch": (0.98, 0.92, 0.66),
+    "roller": (0.90, 0.82, 1.00),
+    "limiter": (0.70, 0.95, 0.95),
+    "pad": (0.95, 0.85, 0.75),
+}
+DEFAULT_PART_COLOR = (0.85, 0.88, 0.90)
+
+# ---- readouts (only the channels present in a run are shown) -----------------------------------
+BEFORE_LEFT = ("head_x", "head_y", "head_z", "probe_pitch", "probe_yaw")
+BEFORE_RIGHT = ("head_vx", "head_vy", "head_vz")
+AFTER_LEFT = ("cm_vx", "cm_vy", "cm_vz")
+AFTER_RIGHT = ("rate_x", "rate_y", "rate_z", "att_roll", "att_pitch", "att_yaw")
+BASE_LOADS = ("Fx", "Fy", "Fz", "Mx", "My", "Mz")
+
+# ---- layout, px -------------------------------------------------------------------------------
+STRIP_W = 196
+BOTTOM_H = 26
+FONT = 12
+VIEW_3D_SHARE = 0.30
+
+
+def _wire_polydata(points: np.ndarray, lines: np.ndarray) -> vtkPolyData:
+    pts = vtkPoints()
+    pts.SetNumberOfPoints(len(points))
+    for i, p in enumerate(np.asarray(points, float)):
+        pts.SetPoint(i, *p)
+    cells = vtkCellArray()
+    for a, b in np.asarray(lines, int):
+        cells.InsertNextCell(2)
+        cells.InsertCellPoint(int(a))
+        cells.InsertCellPoint(int(b))
+    pd = vtkPolyData()
+    pd.SetPoints(pts)
+    pd.SetLines(cells)
+    return pd
+
+
+def _vertex_polydata(points) -> vtkPolyData:
+    pts = vtkPoints()
+    verts = vtkCellArray()
+    for i, p in enumerate(points):
+        pts.InsertNextPoint(*p)
+        verts.InsertNextCell(1)
+        verts.InsertCellPoint(i)
+    pd = vtkPolyData()
+    pd.SetPoints(pts)
+    pd.SetVerts(verts)
+    return pd
+
+
+def _fmt(name: str, value: float, unit: str, width: int) -> str:
+    v = "       —" if not math.isfinite(value) else f"{value:+9.4f}" if abs(value) < 1e4 else f"{value:+9.3g}"
+    return f"{name:<{width}}{v} {unit}".rstrip()
+
+
+def _fmt_load(name: str, value: float, unit: str) -> str:
+    return f"{name} {'—' if not math.isfinite(value) else f'{value:.1f}'} {unit}"
+
+
+class _BlockCache:
+    """Channel, contact-active, force and point values of a run, read in time-chunk-aligned blocks."""
+
+    def __init__(self, run: RunFile, channels, pairs, block: int = TIME_CHUNK):
+        self.run = run
+        self.channels = [c for c in channels if c in run.channels]
+        self.pairs = list(pairs)
+        self.block = int(block)
+        self.start = self.stop = -1
+        self.ch: dict[str, np.ndarray] = {}
+        self.active = np.zeros((0, 0), bool)
+        self.force = np.zeros((0, 0, 3))
+        self.point = np.zeros((0, 0, 3))
+        self.loads = 0
+
+    def _load(self, frame: int):
+        a = (frame // self.block) * self.block
+        b = min(a + self.block, self.run.n_frames)
+        r = self.run
+        self.ch = {c: r.channel(c, a, b) for c in self.channels}
+        k = b - a
+        self.active = np.zeros((len(self.pairs), k), bool)
+        self.force = np.zeros((len(self.pairs), k, 3))
+        self.point = np.zeros((len(self.pairs), k, 3))
+        for j, p in enumerate(self.pairs):
+            self.active[j] = r.contact_active(p, a, b)
+            self.force[j] = r.contact_force(p, a, b)
+            self.point[j] = _contact_points(r, p, a, b)
+        self.start, self.stop = a, b
+        self.loads += 1
+
+    def at(self, frame: int) -> int:
+        """Index of `frame` inside the cached block (loading the block if needed)."""
+        if not (self.start <= frame < self.stop):
+            self._load(frame)
+        return frame - self.start
+
+    def value(self, name: str, frame: int) -> float:
+        k = self.at(frame)
+        arr = self.ch.get(name)
+        return float(arr[k]) if arr is not None else math.nan
+
+
+def _contact_points(run: RunFile, pair: str, start: int, stop: int) -> np.ndarray:
+    """Contact points of one pair over [start, stop) (RunFile has no public block reader for them yet)."""
+    if hasattr(run, "contact_point"):
+        return run.contact_point(pair, start, stop)
+    return np.asarray(run._f["contacts"][pair]["point"][start:stop])  # noqa: SLF001
+
+
+class _View:
+    """One projection: a scene renderer and an overlay renderer (layer 1) sharing its camera."""
+
+    def __init__(self, name: str, label: str, interactive: bool):
+        self.name = name
+        self.renderer = vtkRenderer()
+        self.renderer.SetBackground(*VIEW_BACKGROUND)
+        self.renderer.SetInteractive(int(interactive))
+        self.overlay = vtkRenderer()
+        self.overlay.SetLayer(1)
+        self.overlay.SetInteractive(0)
+        self.overlay.SetActiveCamera(self.renderer.GetActiveCamera())
+        self.label = vtkTextActor()
+        self.label.SetInput(label)
+        tp = self.label.GetTextProperty()
+        tp.SetFontSize(FONT)
+        tp.SetFontFamilyToArial()
+        tp.SetColor(0.55, 0.62, 0.72)
+        tp.SetVerticalJustificationToTop()
+        self.label.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
+        self.label.SetPosition(0.015, 0.975)
+        self.overlay.AddViewProp(self.label)
+
+    @property
+    def camera(self):
+        return self.renderer.GetActiveCamera()
+
+    def set_viewport(self, x0, y0, x1, y1):
+        self.renderer.SetViewport(x0, y0, x1, y1)
+        self.overlay.SetViewport(x0, y0, x1, y1)
+
+
+class ScenePane(QWidget):
+    """The upper window: wireframe parts and contacts in plane Ld, the top view and a free 3D view."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.run: RunFile | None = None
+        self.current_frame = -1
+        self.show_forces = True
+        self.force_scale = 2.0e-4      # m per N (1 kN draws 0.2 m)
+        self.force_max_length = 0.40   # m
+        self.ld_up = np.array([0.0, 0.0, 1.0])
+        self.ld_normal = np.array([0.0, -1.0, 0.0])
+        self._ld_reference = np.array([0.0, 0.0, 1.0])
+        self._initialized = False
+        self._dirty = False
+
+        self.vtk_widget = QVTKRenderWindowInteractor()  # no parent: avoids Finalize() on parent destroy
+        self.vtk_widget.setFocusPolicy(Qt.NoFocus)      # keys stay with the window (playback shortcuts)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.vtk_widget)
+        self.render_window = self.vtk_widget.GetRenderWindow()
+        self.render_window.SetNumberOfLayers(2)
+        self.render_window.SetMultiSamples(0)
+
+        self.hud = vtkRenderer()
+        self.hud.SetBackground(*BACKGROUND)
+        self.hud.SetInteractive(0)
+        self.render_window.AddRenderer(self.hud)
+        self.views = {
+            "ld": _View("ld", "plane Ld (cone axis, gimbal, probe joint)", False),
+            "top": _View("top", "top view", False),
+            "3d": _View("3d", "3D (drag to orbit, wheel to zoom)", True),
+        }
+        for v in self.views.values():
+            self.render_window.AddRenderer(v.renderer)
+            self.render_window.AddRenderer(v.overlay)
+        for key in ("ld", "top"):
+            self.views[key].camera.ParallelProjectionOn()
+
+        self._left_head, self._left = self._text(), self._text()
+        self._right_head, self._right = self._text(), self._text()
+        self._loads, self._time = self._text(), self._text()
+        for t in (self._left_head, self._right_head):
+            t.GetTextProperty().SetColor(*HEADER_COLOR)
+            t.GetTextProperty().SetBold(True)
+        self._time.GetTextProperty().SetJustificationToRight()
+
+        iren = self.vtk_widget._Iren  # noqa: SLF001  (the generic interactor behind the widget)
+        self._style = vtkInteractorStyleTrackballCamera()
+        iren.SetInteractorStyle(self._style)
+        self._install_mouse_filter(iren)
+
+        self._parts: dict[str, dict] = {}
+        self._body_matrix: dict[str, vtkMatrix4x4] = {}
+        self._pairs: list[str] = []
+        self._arrows: list[dict] = []
+        self._static_actors: list[tuple[vtkRenderer, vtkActor]] = []
+        self._cache: _BlockCache | None = None
+        self._texts = {"left": "", "right": "", "loads": ""}
+        self._extent = (-0.6, 0.8, 0.7)  # x min, x max, radial extent (m)
+        self._layout(max(self.width(), 1), max(self.height(), 1))
+
+    # ---- construction helpers ----------------------------------------------------------------
+    def _text(self) -> vtkTextActor:
+        t = vtkTextActor()
+        tp = t.GetTextProperty()
+        tp.SetFontFamilyToCourier()
+        tp.SetFontSize(FONT)
+        tp.SetColor(*TEXT_COLOR)
+        tp.SetLineSpacing(1.15)
+        tp.SetVerticalJustificationToTop()
+        self.hud.AddViewProp(t)
+        return t
+
+    def _install_mouse_filter(self, iren):
+        """Only the 3D view orbits and zooms; the projections keep their camera logic."""
+        style = self._style
+
+        def inside_3d():
+            x, y = iren.GetEventPosition()
+            return bool(self.views["3d"].renderer.IsInViewport(x, y))
+
+        def gate(action):
+            def handler(obj, ev):
+                if inside_3d():
+                    action()
+            return handler
+
+        style.AddObserver("LeftButtonPressEvent", gate(style.OnLeftButtonDown))
+        style.AddObserver("MiddleButtonPressEvent", gate(style.OnMiddleButtonDown))
+        style.AddObserver("RightButtonPressEvent", gate(style.OnRightButtonDown))
+        style.AddObserver("MouseWheelForwardEvent", gate(style.OnMouseWheelForward))
+        style.AddObserver("MouseWheelBackwardEvent", gate(style.OnMouseWheelBackward))
+        style.AddObserver("CharEvent", lambda o, e: None)      # no 'q' exit, 'w'/'s' render modes
+        style.AddObserver("KeyPressEvent", lambda o, e: None)
+
+    # ---- layout ------------------------------------------------------------------------------
+    def resizeEvent(self, ev):
+        super().resizeEvent(ev)
+        self._layout(max(self.width(), 1), max(self.height(), 1))
+
+    def _layout(self, w: int, h: int):
+        """Viewports: [left readout | Ld | top view | right readout | 3D], base-loads line at the bottom."""
+        strip = min(STRIP_W, 0.16 * w)
+        avail = max(w - 2 * strip, 10)
+        w3 = VIEW_3D_SHARE * avail
+        wp = (avail - w3) / 2
+        yb = min(BOTTOM_H / h, 0.2)
+        xs = [0, strip, strip + wp, strip + 2 * wp, 2 * strip + 2 * wp, w]
+        f = [x / w for x in xs]
+        self.hud.SetViewport(0, 0, 1, 1)
+        self.views["ld"].set_viewport(f[1], yb, f[2] - 0.5 / w, 1)
+        self.views["top"].set_viewport(f[2] + 0.5 / w, yb, f[3], 1)
+        self.views["3d"].set_viewport(f[4], yb, 1, 1)
+        pad = 6 / w
+        top = 1 - 6 / h
+        for actor, x in ((self._left_head, f[0] + pad), (self._right_head, f[3] + pad)):
+            actor.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
+            actor.SetPosition(x, top)
+        for actor, x in ((self._left, f[0] + pad), (self._right, f[3] + pad)):
+            actor.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
+            actor.SetPosition(x, top - 22 / h)
+        self._loads.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
+        self._loads.SetPosition(pad, yb - 5 / h)
+        self._time.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
+        self._time.SetPosition(1 - pad, yb - 5 / h)
+        self._frame_projections((f[2] - f[1]) * w, (1 - yb) * h)
+
+    def _frame_projections(self, vw: float, vh: float):
+        """Fixed parallel scale so the whole scene fits both projections at the same scale."""
+        x0, x1, rad = self._extent
+        half_h = 1.08 * rad
+        half_w = 0.54 * (x1 - x0)
+        scale = max(half_h, half_w * vh / max(vw, 1.0))
+        for key in ("ld", "top"):
+            self.views[key].camera.SetParallelScale(scale)
+
+    # ---- run -----------------------------------------------------------------------------------
+    def set_run(self, run: RunFile | None):
+        """Build each part's wireframe once; frames then only move actors and recolour them."""
+        self._clear()
+        self.run = run
+        self.current_frame = -1
+        if run is None:
+            self._render()
+            return
+        self._body_matrix = {b: vtkMatrix4x4() for b in run.bodies}
+        for name, g in run.geometry.items():
+            self._add_part(name, g)
+        self._pairs = list(run.contact_pairs)
+        self._add_markers(run)
+        self._add_arrows()
+        readout = BEFORE_LEFT + BEFORE_RIGHT + AFTER_LEFT + AFTER_RIGHT + BASE_LOADS
+        vis = tuple(g.visible_channel for g in run.geometry.values() if g.visible_channel)
+        self._cache = _BlockCache(run, dict.fromkeys(readout + vis), self._pairs)
+        self._compute_extent(run)
+        self._setup_cameras()
+        self.show_frame(0)
+
+    def _clear(self):
+        for p in self._parts.values():
+            for ren, actor in p["actors"]:
+                ren.RemoveActor(actor)
+        for ren, actor in self._static_actors:
+            ren.RemoveActor(actor)
+        for a in self._arrows:
+            for ren, actor in a["actors"]:
+                ren.RemoveActor(actor)
+        self._parts.clear()
+        self._static_actors.clear()
+        self._arrows.clear()
+        self._body_matrix = {}
+        self._cache = None
+        for t in (self._left_head, self._left, self._right_head, self._right, self._loads, self._time):
+            t.SetInput("")
+        self._texts = {"left": "", "right": "", "loads": ""}
+
+    def _add_part(self, name: str, g):
+        pd = _wire_polydata(g.points, g.lines)
+        mapper = vtkPolyDataMapper()
+        mapper.SetInputData(pd)
+        prop = vtkProperty()
+        base = KIND_COLORS.get(g.kind, DEFAULT_PART_COLOR)
+        prop.SetColor(*base)
+        prop.LightingOff()
+        prop.SetLineWidth(1.0)
+        actors = []
+        for v in self.views.values():
+            a = vtkActor()
+            a.SetMapper(mapper)
+            a.SetProperty(prop)
+            a.SetUserMatrix(self._body_matrix[g.body])
+            v.renderer.AddActor(a)
+            actors.append((v.renderer, a))
+        self._parts[name] = dict(geometry=g, prop=prop, base=base, actors=actors, red=False,
+                                 visible=True, pd=pd)
+
+    def _add_markers(self, run: RunFile):
+        """Cone axis line and dots at the gimbal (housing origin) and the probe bending joint."""
+        axis = _wire_polydata(np.array([[-0.75, 0, 0], [1.0, 0, 0]]), np.array([[0, 1]]))
+        self._static(axis, (0.30, 0.34, 0.42), run.bodies[0] if "passive_craft" not in run.bodies
+                     else "passive_craft", point_size=0)
+        for body in ("housing", "probe"):
+            if body in run.bodies:
+                self._static(_vertex_polydata([(0.0, 0.0, 0.0)]), (0.35, 0.9, 1.0), body, point_size=6)
+
+    def _static(self, pd, color, body, point_size):
+        mapper = vtkPolyDataMapper()
+        mapper.SetInputData(pd)
+        for v in self.views.values():
+            a = vtkActor()
+            a.SetMapper(mapper)
+            a.GetProperty().SetColor(*color)
+            a.GetProperty().LightingOff()
+            if point_size:
+                a.GetProperty().SetPointSize(point_size)
+            a.SetUserMatrix(self._body_matrix[body])
+            (v.overlay if point_size else v.renderer).AddActor(a)
+            self._static_actors.append((v.overlay if point_size else v.renderer, a))
+
+    def _add_arrows(self):
+        """One force arrow and contact-point dot per contact pair, drawn on top (overlay layer)."""
+        src = vtkArrowSource()
+        src.SetTipResolution(10)
+        src.SetShaftResolution(8)
+        src.SetTipLength(0.25)
+        src.SetTipRadius(0.09)
+        src.SetShaftRadius(0.03)
+        src.Update()
+        arrow_pd = src.GetOutput()
+        dot_pd = _vertex_polydata([(0.0, 0.0, 0.0)])
+        for pair in self._pairs:
+            am, dm = vtkMatrix4x4(), vtkMatrix4x4()
+            actors = []
+            for v in self.views.values():
+                for pd, m, is_dot in ((arrow_pd, am, False), (dot_pd, dm, True)):
+                    mapper = vtkPolyDataMapper()
+                    mapper.SetInputData(pd)
+                    a = vtkActor()
+                    a.SetMapper(mapper)
+                    p = a.GetProperty()
+                    p.SetColor(*(CONTACT_RED if is_dot else FORCE_COLOR))
+                    p.LightingOff()
+                    p.SetPointSize(7)
+                    a.SetUserMatrix(m)
+                    a.SetVisibility(False)
+                    v.overlay.AddActor(a)
+                    actors.append((v.overlay, a))
+            self._arrows.append(dict(pair=pair, arrow=am, dot=dm, actors=actors, visible=False))
+
+    def _compute_extent(self, run: RunFile):
+        """Scene extent: from the passive craft's far end (socket) to the mechanism at start and capture."""
+        frames = {0}
+        if math.isfinite(run.t_capture):
+            frames.add(run.frame_at(run.t_capture))
+        passive = run.bodies[0] if "passive_craft" not in run.bodies else "passive_craft"
+        xs, rs, x_passive = [], [], []
+        for fr in sorted(frames):
+            pos, q = run.poses(fr)
+            mats = pose_matrices(pos, q)
+            for g in run.geometry.values():
+                m = mats[run.bodies.index(g.body)]
+                w = g.points @ m[:3, :3].T + m[:3, 3]
+                if len(w):
+                    xs += [w[:, 0].min(), w[:, 0].max()]
+                    rs.append(np.hypot(w[:, 1], w[:, 2]).max())
+                    if g.body == passive:
+                        x_passive.append(w[:, 0].min())
+        if xs:
+            x0 = min(x_passive) if x_passive else min(xs)
+            self._extent = (float(x0), float(max(xs)), float(max(rs)))
+        ref = None
+        for fr in sorted(frames):
+            pos, _ = run.poses(fr)
+            if "housing" in run.bodies and "probe" in run.bodies:
+                ref = lateral_direction(pos[run.bodies.index("housing")], pos[run.bodies.index("probe")])
+            if ref is not None:
+                break
+        self._ld_reference = ref if ref is not None else np.array([0.0, 0.0, 1.0])
+
+    def _setup_cameras(self):
+        x0, x1, rad = self._extent
+        xc = 0.5 * (x0 + x1)
+        top = self.views["top"].camera
+        top.SetFocalPoint(xc, 0.0, 0.0)
+        top.SetPosition(xc, 0.0, 10.0)
+        top.SetViewUp(0.0, 1.0, 0.0)
+        top.SetClippingRange(5.0, 15.0)
+        ld = self.views["ld"].camera
+        ld.SetFocalPoint(xc, 0.0, 0.0)
+        ld.SetClippingRange(5.0, 15.0)
+        self._layout(max(self.width(), 1), max(self.height(), 1))
+        r3 = self.views["3d"].renderer
+        cam = r3.GetActiveCamera()
+        cam.ParallelProjectionOff()
+        cam.SetFocalPoint(xc, 0.0, 0.0)
+        cam.SetPosition(xc + 0.9, -1.6, 1.0)
+        cam.SetViewUp(0.0, 0.0, 1.0)
+        r3.ResetCamera(x0, x1, -rad, rad, -rad, rad)
+        cam.Zoom(1.25)
+        r3.ResetCameraClippingRange(x0 - 1, x1 + 1, -rad - 1, rad + 1, -rad - 1, rad + 1)
+
+    # ---- per frame -----------------------------------------------------------------------------
+    @Slot(int)
+    def show_frame(self, i: int):
+        """Move, recolour and relabel the scene for frame i, then render once."""
+        run = self.run
+        if run is None:
+            return
+        i = min(max(int(i), 0), run.n_frames - 1)
+        self.current_frame = i
+        pos, quat = run.poses(i)
+        mats = pose_matrices(pos, quat)
+        for b, name in enumerate(run.bodies):
+            self._body_matrix[name].DeepCopy(mats[b].ravel())
+        cache = self._cache
+        k = cache.at(i)
+        active = cache.active[:, k]
+        red = set()
+        for j, pair in enumerate(self._pairs):
+            if active[j]:
+                info = run.contact_pairs[pair]
+                red.add(info.part_a)
+                red.add(info.part_b)
+        for name, p in self._parts.items():
+            vc = p["geometry"].visible_channel
+            visible = True if not vc else cache.value(vc, i) > 0
+            if visible != p["visible"]:
+                p["visible"] = visible
+                for _, a in p["actors"]:
+                    a.SetVisibility(visible)
+            is_red = name in red
+            if is_red != p["red"]:
+                p["red"] = is_red
+                p["prop"].SetColor(*(CONTACT_RED if is_red else p["base"]))
+                p["prop"].SetLineWidth(2.0 if is_red and p["geometry"].kind not in ("cone", "ring") else 1.0)
+        self._update_arrows(cache, k, active)
+        if "housing" in run.bodies and "probe" in run.bodies:
+            self._update_ld(pos[run.bodies.index("housing")], pos[run.bodies.index("probe")])
+        self._update_text(i)
+        self._render()
+
+    def _update_arrows(self, cache: _BlockCache, k: int, active):
+        for j, a in enumerate(self._arrows):
+            m = None
+            if self.show_forces and active[j]:
+                m = arrow_matrix(cache.point[j, k], cache.force[j, k], self.force_scale,
+                                 self.force_max_length, 0.12)
+            if m is not None:
+                a["arrow"].DeepCopy(m.ravel())
+                d = np.eye(4)
+                d[:3, 3] = cache.point[j, k]
+                a["dot"].DeepCopy(d.ravel())
+            vis = m is not None
+            if vis != a["visible"]:
+                a["visible"] = vis
+                for _, actor in a["actors"]:
+                    actor.SetVisibility(vis)
+
+    def _update_ld(self, gimbal, joint):
+        up, normal = ld_plane(gimbal, joint, self._ld_reference)
+        self.ld_up, self.ld_normal = up, normal
+        cam = self.views["ld"].camera
+        f = np.array(cam.GetFocalPoint())
+        view_dir = np.cross(up, [1.0, 0.0, 0.0])  # screen right = +x (cone axis horizontal)
+        cam.SetPosition(*(f - 10.0 * view_dir))
+        cam.SetViewUp(*up)
+
+    def _update_text(self, i: int):
+        run = self.run
+        cache = self._cache
+        t = float(run.time[i])
+        tc = run.t_capture
+        after = math.isfinite(tc) and t >= tc
+        if after:
+            lh, rh = "ACTIVE rel. PASSIVE", "ACTIVE rel. PASSIVE"
+            ln, rn = AFTER_LEFT, AFTER_RIGHT
+        else:
+            lh, rh = "HEAD rel. CONE", "HEAD rel. CONE"
+            ln, rn = BEFORE_LEFT, BEFORE_RIGHT
+        ln = [n for n in ln if n in run.channels]
+        rn = [n for n in rn if n in run.channels]
+        width = max((len(n) for n in ln + rn), default=0) + 1
+        left = "\n".join(_fmt(n, cache.value(n, i), run.channels[n].unit, width) for n in ln)
+        right = "\n".join(_fmt(n, cache.value(n, i), run.channels[n].unit, width) for n in rn)
+        loads = "   ".join(_fmt_load(n, cache.value(n, i), run.channels[n].unit.replace("*", "·"))
+                           for n in BASE_LOADS if n in run.channels)
+        if loads:
+            loads = "base: " + loads
+        if left != self._texts["left"]:
+            self._left_head.SetInput(lh if ln else "")
+            self._left.SetInput(left)
+        if right != self._texts["right"]:
+            self._right_head.SetInput(rh if rn else "")
+            self._right.SetInput(right)
+        if loads != self._texts["loads"]:
+            self._loads.SetInput(loads)
+        self._texts = {"left": left, "right": right, "loads": loads}
+        phase = "after capture" if after else "before capture" if math.isfinite(tc) else "no capture"
+        self._time.SetInput(f"T Current {t:8.3f} s  ({phase})")
+
+    # ---- rendering -----------------------------------------------------------------------------
+    def showEvent(self, ev):
+        super().showEvent(ev)
+        if not self._initialized:
+            self._initialized = True
+            self.vtk_widget.Initialize()
+        if self._dirty:
+            self._render()
+
+    def _render(self):
+        if not self.isVisible():
+            self._dirty = True
+            return
+        self._dirty = False
+        self.render_window.Render()
+
+    def grab_image(self) -> QImage:
+        """The pane as rendered now (QWidget.grab is black for VTK)."""
+        self.render_window.Render()
+        f = vtkWindowToImageFilter()
+        f.SetInput(self.render_window)
+        f.SetInputBufferTypeToRGB()
+        f.ReadFrontBufferOff()
+        f.ShouldRerenderOff()
+        f.Update()
+        img = f.GetOutput()
+        w, h, _ = img.GetDimensions()
+        arr = vtk_to_numpy(img.GetPointData().GetScalars()).reshape(h, w, 3)[::-1]
+        arr = np.ascontiguousarray(arr, dtype=np.uint8)
+        return QImage(arr.data, w, h, 3 * w, QImage.Format_RGB888).copy()
+
+    # ---- options and what is shown (for tests and the window) ---------------------------------
+    def set_show_forces(self, on: bool):
+        """Show or hide contact points and force arrows of active pairs."""
+        self.show_forces = bool(on)
+        if self.run is not None and self.current_frame >= 0:
+            self.show_frame(self.current_frame)
+
+    def set_force_scale(self, metres_per_newton: float):
+        self.force_scale = float(metres_per_newton)
+        if self.run is not None and self.current_frame >= 0:
+            self.show_frame(self.current_frame)
+
+    def part_names(self) -> list[str]:
+        return list(self._parts)
+
+    def part_color(self, name: str) -> tuple[float, float, float]:
+        return tuple(self._parts[name]["prop"].GetColor())
+
+    def part_is_red(self, name: str) -> bool:
+        return self.part_color(name) == CONTACT_RED
+
+    def part_visible(self, name: str) -> bool:
+        return all(bool(a.GetVisibility()) for _, a in self._parts[name]["actors"])
+
+    def part_matrix(self, name: str) -> np.ndarray:
+        m = self._parts[name]["actors"][0][1].GetUserMatrix()
+        return np.array([[m.GetElement(r, c) for c in range(4)] for r in range(4)])
+
+    def probe_head_position(self) -> np.ndarray:
+        return self.part_matrix("probe_head")[:3, 3]
+
+    def force_arrows(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Visible arrows: pair -> (tail point, tip point), read back from the actors' matrices."""
+        out = {}
+        for a in self._arrows:
+            if a["visible"]:
+                m = np.array([[a["arrow"].GetElement(r, c) for c in range(4)] for r in range(4)])
+                out[a["pair"]] = (m[:3, 3].copy(), m[:3, 3] + m[:3, 0])
+        return out
+
+    def readout_text(self) -> str:
+        return "\n".join(s for s in (self._left_head.GetInput(), self._left.GetInput(),
+                                     self._right_head.GetInput(), self._right.GetInput()) if s)
+
+    def base_loads_text(self) -> str:
+        return self._loads.GetInput() or ""
+
+    def time_text(self) -> str:
+        return self._time.GetInput() or ""
