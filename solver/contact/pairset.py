@@ -1,0 +1,170 @@
+"""The probe-cone pair set: one numba call per step evaluates every pair and its contact force."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .kernels import NO, effective_kind, pair_eval, transform_rows
+
+# pair table columns (int64): active primitive, first passive primitive, passive count, exclusion
+PAIR_A, PAIR_B0, PAIR_NB, PAIR_EXCLUDE = 0, 1, 2, 3
+# pair parameters (float64): normal stiffness N/m, damping N*s/m, Coulomb mu, stick slip speed m/s,
+# max admissible depth m, passive bounding sphere centre (passive body frame) and radius, active radius
+PAR_K, PAR_C, PAR_MU, PAR_VSLIP, PAR_DMAX, PAR_BX, PAR_BY, PAR_BZ, PAR_BR = range(9)
+N_PAR = 10
+
+STATUS_OK = 0
+STATUS_DEPTH_EXCEEDED = 1
+
+
+@njit(cache=True)
+def _bound_radius(w, kind, j):
+    """Centre and radius of a sphere bounding world row j (active primitives only)."""
+    if kind == 0:                                     # sphere
+        return w[j, 0], w[j, 1], w[j, 2], w[j, 3]
+    if kind == 1:                                     # segment
+        hx, hy, hz = 0.5 * (w[j, 3] - w[j, 0]), 0.5 * (w[j, 4] - w[j, 1]), 0.5 * (w[j, 5] - w[j, 2])
+        return (w[j, 0] + hx, w[j, 1] + hy, w[j, 2] + hz,
+                math.sqrt(hx * hx + hy * hy + hz * hz) + w[j, 6])
+    if kind == 2:                                     # circle / torus
+        return w[j, 0], w[j, 1], w[j, 2], w[j, 9] + w[j, 10]
+    if kind == 3:                                     # cone
+        xm = 0.5 * (w[j, 9] + w[j, 11])
+        hx = 0.5 * abs(w[j, 11] - w[j, 9])
+        rm = max(w[j, 10], w[j, 12])
+        return (w[j, 0] + xm * w[j, 3], w[j, 1] + xm * w[j, 4], w[j, 2] + xm * w[j, 5],
+                math.sqrt(hx * hx + rm * rm) + w[j, 15])
+    return 0.0, 0.0, 0.0, 1e300
+
+
+@njit(cache=True)
+def evaluate_pairs(prim, pint, pairs, ppar, pos, rot, vel, omega, state, work,
+                   active, depth, point, normal, force, diag):
+    """Evaluate all contact pairs for one step; returns STATUS_OK or STATUS_DEPTH_EXCEEDED.
+
+    Inputs (world frame): pos (B,3) body origins, rot (B,3,3) body-to-world rotations, vel (B,3)
+    origin velocities, omega (B,3) angular velocities, state = [latch_extension, lever_extension]
+    in 0..1. Geometry (prim, pint, pairs, ppar, work) comes from `ContactGeometry`. Outputs per pair
+    k: active[k] (uint8), depth[k] (m), point[k] (on the passive surface), normal[k] (unit, passive ->
+    active), force[k] (on the active body at point; the passive body gets -force[k]). On an
+    excessive depth it stops, writes diag = [pair index, depth] and returns STATUS_DEPTH_EXCEEDED.
+    """
+    transform_rows(prim, pint, pos, rot, state, work)
+    for k in range(pairs.shape[0]):
+        active[k] = 0
+        depth[k] = 0.0
+        for c in range(3):
+            point[k, c] = 0.0
+            normal[k, c] = 0.0
+            force[k, c] = 0.0
+        ex = pairs[k, PAIR_EXCLUDE]
+        if ex >= 0 and active[ex] != 0:               # incompatible with a contact found already
+            continue
+        ia = pairs[k, PAIR_A]
+        b0 = pairs[k, PAIR_B0]
+        ka = effective_kind(pint[ia, 0])
+        bb = pint[b0, 1]
+        # quick may-touch test: active bounding sphere against the passive set's bounding sphere
+        ax, ay, az, ar = _bound_radius(work, ka, ia)
+        Rb = rot[bb]
+        lx, ly, lz = ppar[k, PAR_BX], ppar[k, PAR_BY], ppar[k, PAR_BZ]
+        bx = Rb[0, 0] * lx + Rb[0, 1] * ly + Rb[0, 2] * lz + pos[bb, 0]
+        by = Rb[1, 0] * lx + Rb[1, 1] * ly + Rb[1, 2] * lz + pos[bb, 1]
+        bz = Rb[2, 0] * lx + Rb[2, 1] * ly + Rb[2, 2] * lz + pos[bb, 2]
+        reach = ar + ppar[k, PAR_BR]
+        if (ax - bx) ** 2 + (ay - by) ** 2 + (az - bz) ** 2 > reach * reach:
+            continue
+        best = NO
+        bpx = bpy = bpz = bnx = bny = bnz = 0.0
+        for jb in range(b0, b0 + pairs[k, PAIR_NB]):
+            d, px, py, pz, nx, ny, nz = pair_eval(work, ka, ia, effective_kind(pint[jb, 0]), jb)
+            if d > best:
+                best, bpx, bpy, bpz, bnx, bny, bnz = d, px, py, pz, nx, ny, nz
+        if best <= 0.0:
+            continue
+        if best > ppar[k, PAR_DMAX]:
+            diag[0] = k
+            diag[1] = best
+            return 1
+        active[k] = 1
+        depth[k] = best
+        point[k, 0], point[k, 1], point[k, 2] = bpx, bpy, bpz
+        normal[k, 0], normal[k, 1], normal[k, 2] = bnx, bny, bnz
+        # relative velocity of the active body's material point against the passive one
+        ba = pint[ia, 1]
+        rax, ray, raz = bpx - pos[ba, 0], bpy - pos[ba, 1], bpz - pos[ba, 2]
+        rbx, rby, rbz = bpx - pos[bb, 0], bpy - pos[bb, 1], bpz - pos[bb, 2]
+        wa, wb = omega[ba], omega[bb]
+        vx = vel[ba, 0] + wa[1] * raz - wa[2] * ray - (vel[bb, 0] + wb[1] * rbz - wb[2] * rby)
+        vy = vel[ba, 1] + wa[2] * rax - wa[0] * raz - (vel[bb, 1] + wb[2] * rbx - wb[0] * rbz)
+        vz = vel[ba, 2] + wa[0] * ray - wa[1] * rax - (vel[bb, 2] + wb[0] * rby - wb[1] * rbx)
+        vn = vx * bnx + vy * bny + vz * bnz          # > 0: separating
+        fn = ppar[k, PAR_K] * best - ppar[k, PAR_C] * vn
+        if fn < 0.0:                                  # no pulling force
+            fn = 0.0
+        tx, ty, tz = vx - vn * bnx, vy - vn * bny, vz - vn * bnz
+        slip = math.sqrt(tx * tx + ty * ty + tz * tz)
+        vs = ppar[k, PAR_VSLIP]
+        g = ppar[k, PAR_MU] * fn / (slip if slip > vs else vs)   # linear ramp below the slip speed
+        force[k, 0] = fn * bnx - g * tx
+        force[k, 1] = fn * bny - g * ty
+        force[k, 2] = fn * bnz - g * tz
+    return 0
+
+
+@njit(cache=True)
+def quat_to_rot(q, out):
+    """Rotation matrices (B,3,3) from unit quaternions (B,4) in (w, x, y, z) order, into `out`."""
+    for b in range(q.shape[0]):
+        w, x, y, z = q[b, 0], q[b, 1], q[b, 2], q[b, 3]
+        out[b, 0, 0] = 1 - 2 * (y * y + z * z)
+        out[b, 0, 1] = 2 * (x * y - w * z)
+        out[b, 0, 2] = 2 * (x * z + w * y)
+        out[b, 1, 0] = 2 * (x * y + w * z)
+        out[b, 1, 1] = 1 - 2 * (x * x + z * z)
+        out[b, 1, 2] = 2 * (y * z - w * x)
+        out[b, 2, 0] = 2 * (x * z - w * y)
+        out[b, 2, 1] = 2 * (y * z + w * x)
+        out[b, 2, 2] = 1 - 2 * (x * x + y * y)
+
+
+class ContactAbort(RuntimeError):
+    """Penetration beyond the admissible maximum: the run stops (003 premise 5)."""
+
+    def __init__(self, pair: str, depth: float, depth_max: float):
+        self.pair, self.depth, self.depth_max = pair, float(depth), float(depth_max)
+        super().__init__(f"contact pair {pair!r}: penetration {depth * 1e3:.3f} mm exceeds the admissible "
+                         f"{depth_max * 1e3:.3f} mm; check the initial conditions and the part geometry")
+
+
+def raise_on_status(status: int, diag: np.ndarray, geometry) -> None:
+    """Raise ContactAbort naming the pair and depth if `evaluate_pairs` returned a failure status."""
+    if status == STATUS_OK:
+        return
+    k = int(diag[0])
+    raise ContactAbort(geometry.pair_names[k], float(diag[1]), float(geometry.ppar[k, PAR_DMAX]))
+
+
+class PairSetOutput:
+    """Preallocated per-pair outputs of `evaluate_pairs`."""
+
+    def __init__(self, n_pairs: int):
+        self.active = np.zeros(n_pairs, np.uint8)
+        self.depth = np.zeros(n_pairs)
+        self.point = np.zeros((n_pairs, 3))
+        self.normal = np.zeros((n_pairs, 3))
+        self.force = np.zeros((n_pairs, 3))
+        self.diag = np.zeros(2)
+
+
+def evaluate(geometry, pos, rot, vel, omega, state, out: PairSetOutput | None = None, kernel=None):
+    """Python convenience: run the kernel once and raise ContactAbort on an excessive depth."""
+    out = out or PairSetOutput(len(geometry.pair_names))
+    fn = kernel or evaluate_pairs
+    status = fn(geometry.prim, geometry.pint, geometry.pairs, geometry.ppar, pos, rot, vel, omega,
+                np.asarray(state, float), geometry.work, out.active, out.depth, out.point, out.normal,
+                out.force, out.diag)
+    raise_on_status(status, out.diag, geometry)
+    return out
