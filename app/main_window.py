@@ -1,18 +1,37 @@
-"""Main window: menus, opening runs (with error dialogs), recent runs, drag and drop."""
+"""Main window: the mnemonic diagram, menus, opening runs (with error dialogs), recent runs, drag and drop.
+
+Window layout, pane visibility, plotted variables, scrolling mode and speed are kept per user in QSettings.
+"""
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
+import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QApplication, QFileDialog, QMainWindow, QMessageBox
+from PySide6.QtWidgets import (QApplication, QDialog, QFileDialog, QMainWindow, QMenu, QMessageBox,
+                               QVBoxLayout)
 
 from solver.runfile import RunFile, RunFileError
+from viewer.diagram import PANES, MnemonicDiagram
+from viewer.playback import SPEEDS
 from viewer.run_facts import RunFactsPanel
+from viewer.variable_chooser import VariableChooser
 
 APP_NAME = "dockmnemo"
 MAX_RECENT = 10
+KEYS_HELP = """<table>
+<tr><td><b>Space</b></td><td>play / pause</td></tr>
+<tr><td><b>Left / Right</b></td><td>step one frame back / forward</td></tr>
+<tr><td><b>Shift+Left / Shift+Right</b></td><td>step one GraphStep</td></tr>
+<tr><td><b>Home / End</b></td><td>start / end of the run</td></tr>
+<tr><td><b>- / =</b></td><td>slower / faster (1/16x .. 16x of real time; "every frame" in the speed box)</td></tr>
+<tr><td><b>L</b></td><td>loop on / off</td></tr>
+<tr><td><b>I / O</b></td><td>loop range starts / ends at T Current; <b>Shift+L</b> clears it</td></tr>
+<tr><td><b>W</b></td><td>scrolling plots / whole run</td></tr>
+<tr><td><b>click in a plot</b></td><td>go to that time</td></tr>
+</table>"""
 
 
 class MainWindow(QMainWindow):
@@ -26,22 +45,53 @@ class MainWindow(QMainWindow):
         self.error_box: QMessageBox | None = None
         self.setWindowTitle(APP_NAME)
         self.setAcceptDrops(True)
-        self.facts = RunFactsPanel()
-        self.setCentralWidget(self.facts)
+        self.diagram = MnemonicDiagram(self)
+        self.setCentralWidget(self.diagram)
+        self.playback = self.diagram.playback
         self._build_menus()
-        self.resize(1400, 900)
+        self.resize(1600, 1000)
+        self._restore_settings()
+        self.playback.speedChanged.connect(lambda s: self.settings.setValue("speed", float(s)))
+        self.diagram.plots.plotsChanged.connect(self._plots_changed)
+        self.diagram.act_scrolling.toggled.connect(lambda on: self.settings.setValue("scrolling", bool(on)))
+        self.diagram.paneVisibilityChanged.connect(lambda k, on: self.settings.setValue(f"panes/{k}", bool(on)))
 
     # ---- menus ----------------------------------------------------------------------------
     def _build_menus(self):
         mb = self.menuBar()
+        d = self.diagram
         m = mb.addMenu("&File")
-        a = QAction("&Open run…", self, shortcut=QKeySequence.Open, triggered=self.open_dialog)
-        m.addAction(a)
+        m.addAction(QAction("&Open run…", self, shortcut=QKeySequence.Open, triggered=self.open_dialog))
         self.recent_menu = m.addMenu("Open &recent")
         self._refresh_recent()
         m.addSeparator()
         m.addAction(QAction("&Quit", self, shortcut=QKeySequence.Quit, triggered=self.close))
+
+        v = mb.addMenu("&View")
+        for key in PANES:
+            v.addAction(d.pane_actions[key])
+        v.addSeparator()
+        v.addAction(d.act_scrolling)
+        self.act_choose = QAction("&Plotted variables…", self, shortcut=QKeySequence("Ctrl+P"),
+                                  triggered=self.choose_variables)
+        v.addAction(self.act_choose)
+        self.plot_menu = v.addMenu("Plot &variable")
+        self.plot_menu.aboutToShow.connect(self._fill_plot_menu)
+        v.addSeparator()
+        v.addAction(QAction("Run &summary…", self, triggered=self.show_summary))
+
+        p = mb.addMenu("&Playback")
+        for a in d.playback_actions():
+            if a is None:
+                p.addSeparator()
+            else:
+                p.addAction(a)
+        sp = p.addMenu("&Speed")
+        for a in d.speed_actions:
+            sp.addAction(a)
+
         h = mb.addMenu("&Help")
+        h.addAction(QAction("&Keys", self, shortcut=QKeySequence("F1"), triggered=self._keys))
         h.addAction(QAction("&About dockmnemo", self, triggered=self._about))
 
     def _about(self):
@@ -49,6 +99,91 @@ class MainWindow(QMainWindow):
                           "dockmnemo: the dynamic mnemonic diagram of probe-cone docking.\n"
                           "Run files: HDF5, format dockmnemo-run v1.")
 
+    def _keys(self):
+        QMessageBox.information(self, "dockmnemo keys", KEYS_HELP)
+
+    def _fill_plot_menu(self):
+        """One submenu per channel group, a checkable entry per channel."""
+        self.plot_menu.clear()
+        if self.run is None:
+            self.plot_menu.addAction("(no run open)").setEnabled(False)
+            return
+        plotted = self.diagram.plots.names
+        for group, names in sorted(self.run.groups().items()):
+            sub = QMenu(group, self.plot_menu)
+            for n in sorted(names):
+                a = sub.addAction(n)
+                a.setCheckable(True)
+                a.setChecked(n in plotted)
+                a.toggled.connect(lambda on, n=n: self.toggle_plot(n, on))
+            self.plot_menu.addMenu(sub)
+
+    def toggle_plot(self, name: str, on: bool):
+        names = list(self.diagram.plots.names)
+        if on and name not in names:
+            names.append(name)
+        elif not on and name in names:
+            names.remove(name)
+        self.diagram.plots.set_plotted(names)
+
+    def choose_variables(self):
+        """The searchable tree of channels; OK plots the checked ones."""
+        if self.run is None:
+            return None
+        dlg = self.chooser = VariableChooser(self.run, self.diagram.plots.names, self)
+        dlg.chosen.connect(self.diagram.plots.set_plotted)
+        dlg.open()
+        return dlg
+
+    def show_summary(self):
+        if self.run is None:
+            return
+        dlg = QDialog(self)
+        dlg.setWindowTitle("Run summary")
+        lay = QVBoxLayout(dlg)
+        panel = RunFactsPanel()
+        panel.set_run(self.run)
+        lay.addWidget(panel)
+        dlg.resize(700, 600)
+        dlg.open()
+
+    # ---- settings -------------------------------------------------------------------------
+    def _restore_settings(self):
+        s = self.settings
+        geo = s.value("window/geometry")
+        if geo is not None:
+            self.restoreGeometry(geo)
+        split = s.value("window/splitter")
+        if split is not None:
+            self.diagram.splitter.restoreState(split)
+        try:
+            speed = float(s.value("speed", 1.0))
+        except (TypeError, ValueError):
+            speed = 1.0
+        if speed in SPEEDS:
+            self.playback.set_speed(speed)
+        self.diagram.act_scrolling.setChecked(_as_bool(s.value("scrolling", True)))
+        for key in PANES:
+            self.diagram.set_pane_visible(key, _as_bool(s.value(f"panes/{key}", True)))
+
+    def saved_plots(self) -> list[str] | None:
+        v = self.settings.value("plots")
+        if v is None:
+            return None
+        if isinstance(v, str):
+            v = [v] if v else []
+        return [str(x) for x in v]
+
+    def _plots_changed(self, names: list[str]):
+        if self.run is not None:
+            self.settings.setValue("plots", list(names))
+
+    def save_layout(self):
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/splitter", self.diagram.splitter.saveState())
+        self.settings.sync()
+
+    # ---- recent runs ----------------------------------------------------------------------
     def recent_runs(self) -> list[str]:
         v = self.settings.value("recent_runs", [])
         if isinstance(v, str):
@@ -81,7 +216,9 @@ class MainWindow(QMainWindow):
             self.show_error(str(exc))
             return False
         old, self.run = self.run, run
-        self.facts.set_run(run)
+        saved = self.saved_plots()
+        plotted = [n for n in saved if n in run.channels] if saved else None
+        self.diagram.set_run(run, plotted or None)
         if old is not None:
             old.close()
         self.setWindowTitle(f"{APP_NAME} — {path.name} [{run.meta.variant}]")
@@ -107,9 +244,17 @@ class MainWindow(QMainWindow):
                 break
 
     def closeEvent(self, e):
+        self.playback.pause()
+        self.save_layout()
         if self.run is not None:
             self.run.close()
         super().closeEvent(e)
+
+
+def _as_bool(v) -> bool:
+    if isinstance(v, str):
+        return v.lower() in ("1", "true", "yes")
+    return bool(v)
 
 
 def run_app(path) -> int:

@@ -1,0 +1,275 @@
+"""Middle pane: the docking mechanism's devices drawn schematically at the current frame (QPainter).
+
+Left: probe and housing (points 1 head centre, 2 bending joint, 3 mechanism joint). Centre: axial damper
+bars. Right: lateral damper bars placed as seen from the probe head. Red = positive, blue = negative.
+"""
+from __future__ import annotations
+
+import math
+
+import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from solver.runfile import RunFile
+from viewer.channel_blocks import ChannelBlocks
+
+BACKGROUND = QColor(12, 16, 28)
+FRAME = QColor(90, 100, 130)
+TEXT = QColor(225, 228, 235)
+DIM = QColor(140, 148, 170)
+POSITIVE = QColor(220, 40, 40)
+NEGATIVE = QColor(50, 110, 235)
+PROBE = QColor(230, 230, 120)
+HOUSING = QColor(120, 200, 230)
+ANGLE_GAIN = 5.0  # the schematic draws housing and bending angles five times larger than they are
+
+PROBE_CHANNELS = ("head_offset_y", "head_offset_z", "probe_bend_y", "probe_bend_z",
+                  "housing_angle_y", "housing_angle_z", "probe_stroke")
+
+
+def _device_order(name: str) -> tuple[int, str]:
+    n = name.lower()
+    for rank, key in enumerate(("spring", "friction", "magnetic", "xlimd", "lim")):
+        if key in n:
+            return rank, n
+    return 9, n
+
+
+def fill_fraction(value: float, full_scale: float) -> float:
+    """Share of a bar to fill: |value| / full scale, clamped to [0, 1]; 0 for NaN."""
+    if not math.isfinite(value) or not (full_scale > 0):
+        return 0.0
+    return min(abs(value) / full_scale, 1.0)
+
+
+def fill_color(value: float) -> QColor:
+    return POSITIVE if value > 0 else NEGATIVE
+
+
+def format_value(value: float, unit: str) -> str:
+    if not math.isfinite(value):
+        return "—"
+    if unit == "m":
+        return f"{value * 1000:+.1f} mm"
+    a = abs(value)
+    s = f"{value:+.0f}" if a >= 100 else f"{value:+.2f}" if a >= 1 else f"{value:+.3f}"
+    return f"{s} {unit}".rstrip()
+
+
+class DevicesPane(QWidget):
+    """The state of the axial and lateral dampers, probe and housing at the shown frame."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setAttribute(Qt.WA_OpaquePaintEvent)
+        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
+        self.setMinimumHeight(180)
+        self.run: RunFile | None = None
+        self.blocks: ChannelBlocks | None = None
+        self.frame = 0
+        self.axial: list[str] = []
+        self.lateral: list[str] = []
+        self.values: dict[str, float] = {}
+        self.scales: dict[str, float] = {}
+        self._font = QFont(self.font())
+        self._font.setPointSizeF(9.0)
+        self._bold = QFont(self._font)
+        self._bold.setBold(True)
+
+    def set_run(self, run: RunFile | None, blocks: ChannelBlocks | None = None):
+        """Attach a run; finds its device channels and their full-scale ranges."""
+        self.run = run
+        self.blocks = blocks or (ChannelBlocks(run) if run is not None else None)
+        self.values = {}
+        if run is None:
+            self.axial, self.lateral, self.scales = [], [], {}
+            self.update()
+            return
+        groups = run.groups()
+        self.axial = sorted(groups.get("axial_damper", []), key=_device_order)
+        self.lateral = sorted(groups.get("lateral_damper", []),
+                              key=lambda n: (run.channels[n].place if math.isfinite(run.channels[n].place) else 1e9, n))
+        self.scales = {n: self.blocks.full_scale(n) for n in self.axial + self.lateral}
+        self.show_frame(0)
+
+    def shown_channels(self) -> list[str]:
+        return [n for n in PROBE_CHANNELS if self.run and n in self.run.channels] + self.axial + self.lateral
+
+    def show_frame(self, frame: int):
+        """Read the few device channels at this frame and repaint."""
+        self.frame = int(frame)
+        if self.run is not None:
+            self.values = self.blocks.values(self.shown_channels(), self.frame)
+        self.update()
+
+    def value(self, name: str) -> float:
+        return self.values.get(name, math.nan)
+
+    # ---- painting -------------------------------------------------------------------------
+    def paintEvent(self, _e):
+        p = QPainter(self)
+        p.setRenderHint(QPainter.Antialiasing)
+        p.fillRect(self.rect(), BACKGROUND)
+        p.setFont(self._font)
+        if self.run is None:
+            p.setPen(DIM)
+            p.drawText(self.rect(), Qt.AlignCenter, "devices: no run open")
+            return
+        w, h = self.width(), self.height()
+        parts = (0.30, 0.33, 0.37)
+        x = 0.0
+        rects = []
+        for f in parts:
+            rects.append(QRectF(x + 4, 4, w * f - 8, h - 8))
+            x += w * f
+        titles = ("probe and housing (1 head, 2 bending joint, 3 mechanism joint)",
+                  "axial damper", "lateral damper (view from the probe head)")
+        for r, title in zip(rects, titles):
+            p.setPen(QPen(FRAME, 1))
+            p.drawRect(r)
+            p.setFont(self._bold)
+            p.setPen(TEXT)
+            p.drawText(r.adjusted(6, 2, -6, 0), Qt.AlignTop | Qt.AlignLeft, title)
+            p.setFont(self._font)
+        body = [r.adjusted(6, 20, -6, -4) for r in rects]
+        self._paint_probe(p, body[0])
+        self._paint_axial(p, body[1])
+        self._paint_lateral(p, body[2])
+        p.end()
+
+    def _bar(self, p: QPainter, r: QRectF, name: str):
+        """One device rectangle: fill from the left edge by |value|/range, red +, blue -; name and value."""
+        v = self.value(name)
+        frac = fill_fraction(v, self.scales.get(name, 1.0))
+        p.setPen(Qt.NoPen)
+        p.setBrush(QColor(30, 36, 54))
+        p.drawRect(r)
+        if frac > 0:
+            p.setBrush(fill_color(v))
+            p.drawRect(QRectF(r.left(), r.top(), r.width() * frac, r.height()))
+        p.setBrush(Qt.NoBrush)
+        p.setPen(QPen(TEXT if frac < 1.0 else QColor(255, 220, 0), 1))
+        p.drawRect(r)
+        unit = self.run.channels[name].unit
+        p.setPen(TEXT)
+        p.drawText(r.adjusted(4, 0, -4, 0), Qt.AlignVCenter | Qt.AlignRight, format_value(v, unit))
+
+    def _label(self, name: str) -> str:
+        return name
+
+    def _paint_axial(self, p: QPainter, r: QRectF):
+        n = len(self.axial)
+        if not n:
+            p.setPen(DIM)
+            p.drawText(r, Qt.AlignCenter, "no axial damper channels")
+            return
+        fm = QFontMetrics(self._font)
+        slot = min(r.height() / n, 56.0)
+        bar_h = min(22.0, slot - fm.height() - 4)
+        for i, name in enumerate(self.axial):
+            y = r.top() + i * slot
+            p.setPen(DIM)
+            full = self.scales.get(name, math.nan)
+            unit = self.run.channels[name].unit
+            p.drawText(QRectF(r.left(), y, r.width(), fm.height()), Qt.AlignLeft | Qt.AlignVCenter,
+                       f"{name}   (range {format_value(full, unit).lstrip('+')})")
+            self._bar(p, QRectF(r.left(), y + fm.height() + 2, r.width(), max(bar_h, 8.0)), name)
+
+    def _paint_lateral(self, p: QPainter, r: QRectF):
+        if not self.lateral:
+            p.setPen(DIM)
+            p.drawText(r, Qt.AlignCenter, "no lateral damper channels")
+            return
+        fm = QFontMetrics(self._font)
+        c = r.center()
+        bar_w = min(150.0, r.width() * 0.30)
+        bar_h = 18.0
+        rx = (r.width() - bar_w) / 2 - 2
+        ry = (r.height() - bar_h - fm.height()) / 2 - 2
+        # probe axis seen from the head (looking along +x): +z up, +y to the left
+        p.setPen(QPen(FRAME, 1, Qt.DashLine))
+        p.drawEllipse(c, min(rx, ry) * 0.45, min(rx, ry) * 0.45)
+        p.drawLine(QPointF(c.x() - 10, c.y()), QPointF(c.x() + 10, c.y()))
+        p.drawLine(QPointF(c.x(), c.y() - 10), QPointF(c.x(), c.y() + 10))
+        p.setPen(DIM)
+        p.drawText(QPointF(c.x() + 4, c.y() - min(rx, ry) * 0.45 - 2), "+z")
+        p.drawText(QPointF(c.x() - min(rx, ry) * 0.45 - 18, c.y() - 3), "+y")
+        unplaced = 0
+        for name in self.lateral:
+            place = self.run.channels[name].place
+            if not math.isfinite(place):
+                place = 45.0 + 90.0 * unplaced  # devices without a placement go on the diagonals
+                unplaced += 1
+            a = math.radians(place)
+            cx = c.x() - rx * math.cos(a)
+            cy = c.y() - ry * math.sin(a)
+            box = QRectF(cx - bar_w / 2, cy - bar_h / 2 + fm.height() / 2, bar_w, bar_h)
+            p.setPen(DIM)
+            p.drawText(QRectF(box.left() - 20, box.top() - fm.height() - 1, box.width() + 40, fm.height()),
+                       Qt.AlignHCenter | Qt.AlignBottom, f"{name} @{place:g}°")
+            self._bar(p, box, name)
+
+    def _paint_probe(self, p: QPainter, r: QRectF):
+        fm = QFontMetrics(self._font)
+        text_w = 150.0
+        draw = QRectF(r.left(), r.top(), r.width() - text_w, r.height())
+        half = draw.height() / 2
+        for k, axis in enumerate("yz"):
+            band = QRectF(draw.left(), draw.top() + k * half, draw.width(), half - 4)
+            self._paint_probe_view(p, band, axis)
+        # numbers
+        lines = [("1 head offset y", "head_offset_y"), ("1 head offset z", "head_offset_z"),
+                 ("2 bending y", "probe_bend_y"), ("2 bending z", "probe_bend_z"),
+                 ("3 housing y", "housing_angle_y"), ("3 housing z", "housing_angle_z"),
+                 ("probe stroke", "probe_stroke")]
+        y = r.top()
+        for label, name in lines:
+            unit = self.run.channels[name].unit if name in self.run.channels else ""
+            p.setPen(DIM)
+            p.drawText(QRectF(r.right() - text_w, y, 92, fm.height()), Qt.AlignLeft, label)
+            p.setPen(TEXT)
+            p.drawText(QRectF(r.right() - text_w + 80, y, text_w - 80, fm.height()), Qt.AlignRight,
+                       format_value(self.value(name), unit))
+            y += fm.height() + 2
+        p.setPen(DIM)
+        p.drawText(QRectF(r.right() - text_w, y + 2, text_w, fm.height()), Qt.AlignLeft,
+                   f"angles drawn x{ANGLE_GAIN:g}")
+
+    def _paint_probe_view(self, p: QPainter, band: QRectF, axis: str):
+        """Side view in the x-<axis> plane: 3 at the left, housing to 2, free probe to 1 (head)."""
+        hous = self.value(f"housing_angle_{axis}")
+        bend = self.value(f"probe_bend_{axis}")
+        off = self.value(f"head_offset_{axis}")
+        stroke = self.value("probe_stroke")
+        info = self.run.channels.get("probe_stroke")
+        full = info.stroke if info is not None and math.isfinite(info.stroke) else (self.blocks.full_scale("probe_stroke") if info else 1.0)
+        hous = 0.0 if not math.isfinite(hous) else hous
+        bend = 0.0 if not math.isfinite(bend) else bend
+        length = band.width() - 30
+        l_h = 0.35 * length
+        l_p = 0.62 * length * (1.0 - 0.45 * fill_fraction(stroke, full))
+        p3 = QPointF(band.left() + 14, band.center().y())
+        a_h = math.radians(hous * ANGLE_GAIN)
+        p2 = QPointF(p3.x() + l_h * math.cos(a_h), p3.y() - l_h * math.sin(a_h))
+        a_p = math.radians((hous + bend) * ANGLE_GAIN)
+        p1 = QPointF(p2.x() + l_p * math.cos(a_p), p2.y() - l_p * math.sin(a_p))
+        p.setPen(QPen(FRAME, 1, Qt.DotLine))
+        p.drawLine(p3, QPointF(band.right(), p3.y()))  # the craft's axis
+        p.drawLine(p2, QPointF(p2.x() + l_p * math.cos(a_h), p2.y() - l_p * math.sin(a_h)))  # housing axis on
+        p.setPen(QPen(HOUSING, 5, Qt.SolidLine, Qt.RoundCap))
+        p.drawLine(p3, p2)
+        p.setPen(QPen(PROBE, 2.5, Qt.SolidLine, Qt.RoundCap))
+        p.drawLine(p2, p1)
+        p.setPen(TEXT)
+        p.drawText(QPointF(band.left(), band.top() + 12), f"plane x-{axis}")
+        for pt, num, col in ((p3, "3", HOUSING), (p2, "2", HOUSING), (p1, "1", PROBE)):
+            p.setBrush(BACKGROUND)
+            p.setPen(QPen(col, 1.5))
+            p.drawEllipse(pt, 7, 7)
+            p.setPen(TEXT)
+            p.drawText(QRectF(pt.x() - 7, pt.y() - 7, 14, 14), Qt.AlignCenter, num)
+        if math.isfinite(off) and off:
+            p.setPen(POSITIVE if off > 0 else NEGATIVE)
+            p.drawText(QPointF(p1.x() - 40, p1.y() + 20), format_value(off, "m"))

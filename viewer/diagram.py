@@ -1,0 +1,275 @@
+"""The dynamic mnemonic diagram: scene, devices and plots panes stacked in a splitter, plus the transport bar.
+
+One `Playback` owns time; every pane's `show_frame` is connected to its `frameChanged` signal.
+"""
+from __future__ import annotations
+
+import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSlider, QSplitter, QStyle,
+                               QToolButton, QVBoxLayout, QWidget)
+
+from solver.runfile import RunFile
+from viewer.channel_blocks import ChannelBlocks
+from viewer.devices_pane import DevicesPane
+from viewer.playback import SPEEDS, Playback, speed_label
+from viewer.plots_pane import PlotsPane
+
+try:  # the VTK scene pane; a placeholder keeps the diagram usable where it cannot load
+    from viewer.scene_pane import ScenePane
+except Exception as _exc:  # pragma: no cover - only where VTK is missing
+    ScenePane = None
+    _SCENE_ERROR = str(_exc)
+else:
+    _SCENE_ERROR = ""
+
+
+class ScenePlaceholder(QLabel):
+    """Stand-in for the VTK scene when it cannot be created."""
+
+    def __init__(self, parent=None):
+        super().__init__(f"scene pane unavailable: {_SCENE_ERROR or 'not built'}", parent)
+        self.setAlignment(Qt.AlignCenter)
+        self.setStyleSheet("background: #0c101c; color: #8c94aa;")
+        self.current_frame = -1
+
+    def set_run(self, run):
+        self.current_frame = -1
+
+    def show_frame(self, i: int):
+        self.current_frame = int(i)
+
+
+PANES = ("scene", "devices", "plots")
+
+
+class MnemonicDiagram(QWidget):
+    """Three synchronized panes and a transport bar over one Playback model."""
+
+    paneVisibilityChanged = Signal(str, bool)
+
+    def __init__(self, parent=None, with_scene: bool = True):
+        super().__init__(parent)
+        self.run: RunFile | None = None
+        self.blocks: ChannelBlocks | None = None
+        self.playback = Playback(self)
+        self.scene = ScenePane() if (with_scene and ScenePane is not None) else ScenePlaceholder()
+        self.devices = DevicesPane()
+        self.plots = PlotsPane()
+        self.splitter = QSplitter(Qt.Vertical)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setHandleWidth(4)
+        self.splitter.setStyleSheet("QSplitter::handle { background: #2a3248; }")
+        for w in (self.scene, self.devices, self.plots):
+            self.splitter.addWidget(w)
+        self.splitter.setStretchFactor(0, 5)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setStretchFactor(2, 4)
+        self.splitter.setSizes([450, 200, 350])
+
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addWidget(self.splitter, 1)
+        lay.addWidget(self._build_transport())
+        self._build_actions()
+
+        pb = self.playback
+        pb.frameChanged.connect(self.scene.show_frame)
+        pb.frameChanged.connect(self.devices.show_frame)
+        pb.frameChanged.connect(self.plots.show_frame)
+        pb.frameChanged.connect(self._show_frame_transport)
+        pb.playingChanged.connect(self._show_playing)
+        pb.speedChanged.connect(self._show_speed)
+        pb.loopChanged.connect(self._show_loop)
+        pb.loopRangeChanged.connect(self._show_loop_range)
+        pb.graphStepChanged.connect(self.plots.set_graph_step)
+        self.plots.seekRequested.connect(pb.seek_time)
+        self.plots.graphStepEdited.connect(pb.set_graph_step)
+        self._show_playing(False)
+        self._show_speed(pb.speed)
+
+    # ---- transport bar --------------------------------------------------------------------
+    def _build_transport(self) -> QWidget:
+        bar = QWidget(objectName="transport")
+        bar.setStyleSheet("QWidget#transport { background: #1a2030; } QLabel { color: #e1e4eb; }")
+        bar.setAttribute(Qt.WA_StyledBackground)
+        h = QHBoxLayout(bar)
+        h.setContentsMargins(6, 3, 6, 3)
+        st = self.style()
+
+        def button(icon, tip, slot, checkable=False):
+            b = QToolButton()
+            b.setIcon(st.standardIcon(icon))
+            b.setToolTip(tip)
+            b.setCheckable(checkable)
+            b.setFocusPolicy(Qt.NoFocus)
+            b.clicked.connect(slot)
+            h.addWidget(b)
+            return b
+
+        button(QStyle.SP_MediaSkipBackward, "Start (Home)", lambda: self.playback.home())
+        button(QStyle.SP_MediaSeekBackward, "Step back one frame (Left)", lambda: self.playback.step(-1))
+        self.play_button = button(QStyle.SP_MediaPlay, "Play / pause (Space)", lambda: self.playback.toggle())
+        button(QStyle.SP_MediaSeekForward, "Step one frame (Right)", lambda: self.playback.step(1))
+        button(QStyle.SP_MediaSkipForward, "End (End)", lambda: self.playback.end())
+        self.slider = QSlider(Qt.Horizontal)
+        self.slider.setFocusPolicy(Qt.NoFocus)
+        self.slider.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        self.slider.valueChanged.connect(self._slider_moved)
+        self.slider.sliderPressed.connect(self._scrub_start)
+        self.slider.sliderReleased.connect(self._scrub_end)
+        self._resume_after_scrub = False
+        h.addWidget(self.slider, 1)
+        self.speed_combo = QComboBox()
+        self.speed_combo.setFocusPolicy(Qt.NoFocus)
+        for s in SPEEDS:
+            self.speed_combo.addItem(speed_label(s), s)
+        self.speed_combo.setToolTip("Playback speed, relative to real time (- / = keys)")
+        self.speed_combo.activated.connect(lambda i: self.playback.set_speed(self.speed_combo.itemData(i)))
+        h.addWidget(self.speed_combo)
+        self.loop_button = QToolButton()
+        self.loop_button.setText("Loop")
+        self.loop_button.setCheckable(True)
+        self.loop_button.setFocusPolicy(Qt.NoFocus)
+        self.loop_button.setToolTip("Loop the run or the marked range (L; mark with I / O)")
+        self.loop_button.toggled.connect(lambda on: self.playback.set_loop(on))
+        h.addWidget(self.loop_button)
+        self.time_label = QLabel()
+        self.time_label.setStyleSheet("font-family: monospace; color: #ffd700;")
+        self.time_label.setMinimumWidth(330)
+        h.addWidget(self.time_label)
+        self._show_frame_transport(0)
+        return bar
+
+    def _slider_moved(self, v: int):
+        if v != self.playback.frame:
+            self.playback.seek_frame(v)
+
+    def _scrub_start(self):
+        self._resume_after_scrub = self.playback.playing
+        self.playback.pause()
+
+    def _scrub_end(self):
+        if self._resume_after_scrub:
+            self.playback.play()
+
+    def time_text(self) -> str:
+        return self.time_label.text()
+
+    def _show_frame_transport(self, frame: int):
+        pb = self.playback
+        if self.slider.value() != frame:
+            self.slider.blockSignals(True)
+            self.slider.setValue(frame)
+            self.slider.blockSignals(False)
+        self.time_label.setText(f"T Current {pb.t_current:9.4f} s   frame {frame + 1}/{pb.n_frames}")
+
+    def _show_playing(self, on: bool):
+        self.play_button.setIcon(self.style().standardIcon(QStyle.SP_MediaPause if on else QStyle.SP_MediaPlay))
+        if hasattr(self, "act_play"):
+            self.act_play.setChecked(on)
+
+    def _show_speed(self, speed: float):
+        i = self.speed_combo.findData(speed)
+        if i >= 0:
+            self.speed_combo.setCurrentIndex(i)
+        for a in getattr(self, "speed_actions", []):
+            a.setChecked(a.data() == speed)
+
+    def _show_loop(self, on: bool):
+        self.loop_button.blockSignals(True)
+        self.loop_button.setChecked(on)
+        self.loop_button.blockSignals(False)
+        if hasattr(self, "act_loop"):
+            self.act_loop.setChecked(on)
+
+    def _show_loop_range(self, rng):
+        if rng is None or self.run is None:
+            self.plots.set_loop_range_time(None)
+            self.loop_button.setText("Loop")
+        else:
+            t = self.run.time
+            self.plots.set_loop_range_time((float(t[rng[0]]), float(t[rng[1]])))
+            self.loop_button.setText(f"Loop {t[rng[0]]:.2f}–{t[rng[1]]:.2f} s")
+
+    # ---- actions (keys) -------------------------------------------------------------------
+    def _build_actions(self):
+        pb = self.playback
+
+        def act(text, keys, slot, checkable=False):
+            a = QAction(text, self)
+            a.setShortcuts([QKeySequence(k) for k in keys])
+            a.setShortcutContext(Qt.WindowShortcut)
+            a.setCheckable(checkable)
+            a.triggered.connect(slot)
+            self.addAction(a)
+            return a
+
+        self.act_play = act("&Play / pause", ["Space"], lambda: pb.toggle(), checkable=True)
+        self.act_step_fwd = act("Step &forward one frame", ["Right", "."], lambda: pb.step(1))
+        self.act_step_back = act("Step &back one frame", ["Left", ","], lambda: pb.step(-1))
+        self.act_graph_fwd = act("Step forward one &GraphStep", ["Shift+Right"], lambda: pb.step_graph(1))
+        self.act_graph_back = act("Step back one G&raphStep", ["Shift+Left"], lambda: pb.step_graph(-1))
+        self.act_home = act("Go to &start", ["Home"], lambda: pb.home())
+        self.act_end = act("Go to &end", ["End"], lambda: pb.end())
+        self.act_faster = act("F&aster", ["=", "+", "]"], lambda: pb.faster())
+        self.act_slower = act("S&lower", ["-", "["], lambda: pb.slower())
+        self.act_loop = act("&Loop", ["L"], lambda on: pb.set_loop(on), checkable=True)
+        self.act_mark_in = act("Loop range starts &here", ["I"], lambda: pb.mark_in())
+        self.act_mark_out = act("Loop range ends here", ["O"], lambda: pb.mark_out())
+        self.act_clear_range = act("&Clear loop range", ["Shift+L"], lambda: pb.set_loop_range(None, None))
+        self.speed_group = QActionGroup(self)
+        self.speed_actions = []
+        for s in SPEEDS:
+            a = QAction(speed_label(s), self, checkable=True)
+            a.setData(s)
+            a.setChecked(s == pb.speed)
+            a.triggered.connect(lambda _=False, s=s: pb.set_speed(s))
+            self.speed_group.addAction(a)
+            self.speed_actions.append(a)
+        self.act_scrolling = QAction("&Scrolling plots (off: whole run)", self, checkable=True, checked=True)
+        self.act_scrolling.setShortcut(QKeySequence("W"))
+        self.act_scrolling.setShortcutContext(Qt.WindowShortcut)
+        self.act_scrolling.toggled.connect(self.plots.set_scrolling)
+        self.addAction(self.act_scrolling)
+        self.pane_actions = {}
+        for key, w in zip(PANES, (self.scene, self.devices, self.plots)):
+            a = QAction(f"Show {key} pane", self, checkable=True, checked=True)
+            a.toggled.connect(lambda on, key=key: self.set_pane_visible(key, on))
+            self.pane_actions[key] = a
+
+    def playback_actions(self) -> list[QAction | None]:
+        """The transport actions in menu order (None = separator)."""
+        return [self.act_play, None, self.act_step_fwd, self.act_step_back, self.act_graph_fwd,
+                self.act_graph_back, self.act_home, self.act_end, None, self.act_faster, self.act_slower,
+                None, self.act_loop, self.act_mark_in, self.act_mark_out, self.act_clear_range]
+
+    # ---- panes ----------------------------------------------------------------------------
+    def pane(self, key: str) -> QWidget:
+        return {"scene": self.scene, "devices": self.devices, "plots": self.plots}[key]
+
+    def set_pane_visible(self, key: str, on: bool):
+        """Show or hide one pane (the scene, devices or plots)."""
+        w = self.pane(key)
+        w.setVisible(on)
+        a = self.pane_actions[key]
+        if a.isChecked() != on:
+            a.setChecked(on)
+        self.paneVisibilityChanged.emit(key, on)
+
+    # ---- run ------------------------------------------------------------------------------
+    def set_run(self, run: RunFile | None, plotted: list[str] | None = None):
+        """Show a run in all panes (plotted: channels for the bottom pane, default if None)."""
+        self.run = run
+        self.blocks = ChannelBlocks(run) if run is not None else None
+        self.scene.set_run(run)
+        self.devices.set_run(run, self.blocks)
+        self.plots.set_run(run, self.blocks, plotted)
+        n = run.n_frames if run is not None else 1
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, n - 1)
+        self.slider.setPageStep(max(1, n // 50))
+        self.slider.blockSignals(False)
+        self.playback.set_run(run)

@@ -1,0 +1,324 @@
+"""Bottom pane: the run's facts, the T Current readout box and time plots of the chosen variables.
+
+Plots scroll right to left in GraphStep steps (or show the whole run), with a yellow current-time line
+and a white dashed capture line on a dark background. A click in a plot asks to seek there.
+"""
+from __future__ import annotations
+
+import math
+
+import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QFrame, QGraphicsItem, QHBoxLayout, QLabel,
+                               QSizePolicy, QVBoxLayout, QWidget)
+
+from solver.runfile import RunFile
+from viewer.channel_blocks import ChannelBlocks
+
+CURSOR = "#ffd700"
+CAPTURE = "#ffffff"
+TRACE_COLORS = ("#4fc3f7", "#81c784", "#ff8a65", "#ba68c8", "#f06292", "#aed581", "#ffb74d", "#90a4ae")
+DEFAULT_PLOTS = ("Fx", "Fy", "Fz", "probe_stroke")
+DEFAULT_WINDOW = 10.0   # s of run time shown in scrolling mode
+CURSOR_AT = 0.8         # where the yellow line sits in the scrolling window (share of its width)
+PANEL_STYLE = ("QWidget#facts { background: #0c101c; } QLabel { color: #e1e4eb; } "
+               "QLabel[role=key] { color: #8c94aa; } QFrame#readout { border: 1px solid #5a6482; }")
+
+
+def default_plots(run: RunFile) -> list[str]:
+    """Base loads and probe stroke if the run has them, else its first four channels."""
+    chosen = [n for n in DEFAULT_PLOTS if n in run.channels]
+    return chosen or list(run.channels)[:4]
+
+
+def scroll_window(t: float, width: float, graph_step: float, t0: float, t1: float) -> tuple[float, float]:
+    """The scrolling x range: moves in whole GraphSteps so the traces shift right to left by GraphStep."""
+    if t1 - t0 <= width:
+        return t0, t0 + width
+    left = t - CURSOR_AT * width
+    left = math.floor(left / graph_step) * graph_step if graph_step > 0 else left
+    left = min(max(left, t0), t1 - width)
+    return left, left + width
+
+
+def fmt(v: float, unit: str = "") -> str:
+    if not math.isfinite(v):
+        return "—"
+    a = abs(v)
+    s = f"{v:.1f}" if a >= 1000 else f"{v:.2f}" if a >= 10 else f"{v:.4f}"
+    return f"{s} {unit}".rstrip()
+
+
+class PlotsPane(QWidget):
+    """Facts + readout box on the left; x-linked plots of the chosen channels on the right."""
+
+    seekRequested = Signal(float)       # run time the user clicked in a plot
+    graphStepEdited = Signal(float)     # GraphStep typed in the facts panel
+    plotsChanged = Signal(list)         # the plotted channel names
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.run: RunFile | None = None
+        self.blocks: ChannelBlocks | None = None
+        self.names: list[str] = []
+        self.frame = 0
+        self.t_current = 0.0
+        self.scrolling = True
+        self.window = DEFAULT_WINDOW
+        self.graph_step = 0.1
+        self.plots: list[pg.PlotItem] = []
+        self.curves: list[pg.PlotDataItem] = []
+        self.cursors: list[pg.InfiniteLine] = []
+        self.capture_lines: list[pg.InfiniteLine] = []
+        self.ranges: list[pg.LinearRegionItem] = []
+        self.titles: list[pg.LabelItem] = []
+        self.loop_range_t: tuple[float, float] | None = None
+        self._xrange: tuple[float, float] | None = None
+
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addWidget(self._build_facts())
+        self.glw = pg.GraphicsLayoutWidget()
+        self.glw.setBackground("#0c101c")
+        self.glw.ci.setSpacing(2)
+        self.glw.scene().sigMouseClicked.connect(self._on_click)
+        lay.addWidget(self.glw, 1)
+
+    # ---- left panel -----------------------------------------------------------------------
+    def _build_facts(self) -> QWidget:
+        w = QWidget(objectName="facts")
+        w.setAttribute(Qt.WA_StyledBackground)
+        w.setStyleSheet(PANEL_STYLE)
+        w.setFixedWidth(270)
+        v = QVBoxLayout(w)
+        v.setContentsMargins(8, 6, 8, 6)
+        form = QFormLayout()
+        form.setVerticalSpacing(2)
+        self.graph_step_box = QDoubleSpinBox(decimals=3, minimum=0.001, maximum=60.0, singleStep=0.05, suffix=" s")
+        self.graph_step_box.setValue(self.graph_step)
+        self.graph_step_box.setKeyboardTracking(False)
+        self.graph_step_box.setFocusPolicy(Qt.ClickFocus)
+        self.graph_step_box.valueChanged.connect(self.graphStepEdited.emit)
+        self.fact_labels: dict[str, QLabel] = {}
+
+        def key(text):
+            lab = QLabel(text)
+            lab.setProperty("role", "key")
+            return lab
+
+        form.addRow(key("GraphStep"), self.graph_step_box)
+        for k in ("Run Date", "Comment", "T capture", "T Final"):
+            lab = self.fact_labels[k] = QLabel("—")
+            lab.setWordWrap(True)
+            lab.setTextInteractionFlags(Qt.TextSelectableByMouse)
+            form.addRow(key(k), lab)
+        v.addLayout(form)
+        box = QFrame(objectName="readout")
+        bl = QVBoxLayout(box)
+        bl.setContentsMargins(6, 4, 6, 4)
+        mono = QFont("monospace")
+        mono.setStyleHint(QFont.Monospace)
+        mono.setPointSizeF(9.0)
+        self.t_label = QLabel("T Current  —")
+        tf = QFont(mono)
+        tf.setBold(True)
+        tf.setPointSizeF(10.0)
+        self.t_label.setFont(tf)
+        self.t_label.setStyleSheet(f"color: {CURSOR};")
+        self.readout = QLabel("")
+        self.readout.setFont(mono)
+        self.readout.setTextFormat(Qt.RichText)
+        self.readout.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        self.readout.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Ignored)
+        bl.addWidget(self.t_label)
+        bl.addWidget(self.readout, 1)
+        v.addWidget(box, 1)
+        return w
+
+    # ---- run and variables ----------------------------------------------------------------
+    def set_run(self, run: RunFile | None, blocks: ChannelBlocks | None = None, names: list[str] | None = None):
+        """Attach a run and plot `names` (default: base loads and probe stroke)."""
+        self.run = run
+        self.blocks = blocks or (ChannelBlocks(run) if run is not None else None)
+        if run is None:
+            for k in self.fact_labels.values():
+                k.setText("—")
+            self.set_plotted([])
+            return
+        m = run.meta
+        self.fact_labels["Run Date"].setText(m.run_date.replace("T", " ") or "—")
+        self.fact_labels["Comment"].setText(m.comment or "—")
+        self.fact_labels["T capture"].setText(f"{m.t_capture:.3f} s" if math.isfinite(m.t_capture) else "no capture")
+        self.fact_labels["T Final"].setText(f"{run.t_final:.3f} s")
+        self.frame = 0
+        self.t_current = float(run.time[0])
+        self.set_plotted(names if names is not None else default_plots(run))
+
+    def set_plotted(self, names: list[str]):
+        """Rebuild the plots for these channels (unknown names are dropped); loads only these channels."""
+        run = self.run
+        names = [n for n in dict.fromkeys(names) if run is not None and n in run.channels]
+        for old in self.names:
+            if old not in names and self.blocks is not None:
+                self.blocks.drop_full(old)
+        self.names = names
+        self.glw.ci.clear()
+        self.plots, self.curves, self.cursors, self.capture_lines, self.ranges = [], [], [], [], []
+        self.titles = []
+        self._xrange = None
+        if run is None:
+            self._update_readout()
+            self.plotsChanged.emit(list(self.names))
+            return
+        t = run.time
+        first = None
+        for i, name in enumerate(names):
+            info = run.channels[name]
+            plot = self.glw.addPlot(row=i, col=0)
+            plot.setMenuEnabled(False)
+            plot.hideButtons()
+            plot.showGrid(x=True, y=True, alpha=0.15)
+            plot.getAxis("left").setWidth(56)
+            plot.getAxis("left").enableAutoSIPrefix(False)
+            color = TRACE_COLORS[i % len(TRACE_COLORS)]
+            title = pg.LabelItem(f"{name} [{info.unit}]" if info.unit else name, color=color, size="8pt")
+            title.setParentItem(plot.getViewBox())
+            title.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(4, 0))
+            self.titles.append(title)
+            for ax in ("left", "bottom"):
+                plot.getAxis(ax).setCacheMode(QGraphicsItem.DeviceCoordinateCache)  # cursor moves don't redraw text
+            if i < len(names) - 1:
+                plot.getAxis("bottom").setStyle(showValues=False)
+            else:
+                plot.setLabel("bottom", "time", units="s")
+                plot.getAxis("bottom").enableAutoSIPrefix(False)
+            curve = plot.plot(t, self.blocks.full(name), pen=pg.mkPen(color, width=1))
+            curve.setDownsampling(auto=True, method="peak")
+            curve.setClipToView(True)
+            curve.setSkipFiniteCheck(True)
+            vb = plot.getViewBox()
+            vb.setMouseEnabled(x=False, y=False)
+            vb.enableAutoRange(axis="y")
+            vb.setAutoVisible(y=True)
+            if first is None:
+                first = plot
+            else:
+                plot.setXLink(first)
+            if math.isfinite(run.t_capture):
+                cap = pg.InfiniteLine(run.t_capture, angle=90, movable=False,
+                                      pen=pg.mkPen(CAPTURE, width=1, style=Qt.DashLine))
+                plot.addItem(cap, ignoreBounds=True)
+                self.capture_lines.append(cap)
+            region = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(255, 255, 255, 22),
+                                         pen=pg.mkPen(255, 255, 255, 60))
+            region.setZValue(-10)
+            region.setVisible(False)
+            plot.addItem(region, ignoreBounds=True)
+            self.ranges.append(region)
+            cur = pg.InfiniteLine(self.t_current, angle=90, movable=False, pen=pg.mkPen(CURSOR, width=1.5))
+            cur.setZValue(10)
+            plot.addItem(cur, ignoreBounds=True)
+            self.cursors.append(cur)
+            self.plots.append(plot)
+            self.curves.append(curve)
+        self.set_loop_range_time(self.loop_range_t)
+        self._apply_xrange(force=True)
+        self._update_readout()
+        self.plotsChanged.emit(list(self.names))
+
+    # ---- time -----------------------------------------------------------------------------
+    def set_graph_step(self, seconds: float):
+        self.graph_step = float(seconds)
+        if abs(self.graph_step_box.value() - seconds) > 1e-9:
+            self.graph_step_box.blockSignals(True)
+            self.graph_step_box.setValue(seconds)
+            self.graph_step_box.blockSignals(False)
+        self._apply_xrange(force=True)
+
+    def set_scrolling(self, on: bool):
+        """Scrolling window (True) or the whole run (False)."""
+        self.scrolling = bool(on)
+        self._apply_xrange(force=True)
+
+    def set_window(self, seconds: float):
+        self.window = max(float(seconds), 1e-3)
+        self._apply_xrange(force=True)
+
+    def set_loop_range_time(self, rng: tuple[float, float] | None):
+        """Shade the loop range (run times) in every plot, or hide it for None."""
+        self.loop_range_t = rng
+        for reg in self.ranges:
+            reg.setVisible(rng is not None)
+            if rng is not None:
+                reg.setRegion(rng)
+
+    def show_frame(self, frame: int):
+        """Move the yellow line and the readouts to this frame; scroll the window if needed."""
+        if self.run is None:
+            return
+        self.frame = int(frame)
+        self.t_current = float(self.run.time[self.frame])
+        for c in self.cursors:
+            c.setPos(self.t_current)
+        self._apply_xrange()
+        self._update_readout()
+
+    def x_range(self) -> tuple[float, float] | None:
+        return self._xrange
+
+    def _apply_xrange(self, force: bool = False):
+        if self.run is None or not self.plots:
+            return
+        t0, t1 = float(self.run.time[0]), float(self.run.time[-1])
+        if self.scrolling:
+            rng = scroll_window(self.t_current, self.window, self.graph_step, t0, t1)
+        else:
+            rng = (t0, t1)
+        if force or rng != self._xrange:
+            self._xrange = rng
+            self.plots[0].setXRange(*rng, padding=0)
+
+    def values(self) -> dict[str, float]:
+        """The plotted channels' values at the shown frame (what the readout box prints)."""
+        if self.run is None:
+            return {}
+        return {n: float(self.blocks.full(n)[self.frame]) for n in self.names}
+
+    def _update_readout(self):
+        if self.run is None:
+            self.t_label.setText("T Current  —")
+            self.readout.setText("")
+            return
+        self.t_label.setText(f"T Current  {self.t_current:10.4f} s")
+        rows = []
+        for i, (n, v) in enumerate(self.values().items()):
+            col = TRACE_COLORS[i % len(TRACE_COLORS)]
+            rows.append(f"<span style='color:{col}'>{n:<14}</span> {fmt(v, self.run.channels[n].unit):>14}"
+                        .replace(" ", "&nbsp;"))
+        self.readout.setText("<br>".join(rows))
+
+    # ---- seeking by click -----------------------------------------------------------------
+    def _on_click(self, ev):
+        if ev.button() != Qt.LeftButton or self.run is None:
+            return
+        pos = ev.scenePos()
+        for plot in self.plots:
+            vb = plot.getViewBox()
+            if vb.sceneBoundingRect().contains(pos):
+                t = float(vb.mapSceneToView(pos).x())
+                ev.accept()
+                self.seekRequested.emit(t)
+                return
+
+    def cursor_scene_x(self, i: int = 0) -> float:
+        """Scene x of the yellow line in plot i (what the user sees; used by tests)."""
+        vb = self.plots[i].getViewBox()
+        return float(vb.mapViewToScene(pg.Point(self.cursors[i].value(), 0)).x())
+
+
+def plot_color(i: int) -> QColor:
+    return QColor(TRACE_COLORS[i % len(TRACE_COLORS)])
+
