@@ -1,0 +1,255 @@
+"""Top pane under Xvfb: real VTK rendering of the synthetic run (poses, red contacts, conditional parts, text)."""
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("vtkmodules")
+
+from PySide6.QtCore import QPoint, Qt  # noqa: E402
+from PySide6.QtTest import QTest  # noqa: E402
+
+from solver import quat  # noqa: E402
+from solver.runfile import ChannelInfo, PartGeometry, RunFile, RunMeta, RunWriter  # noqa: E402
+from viewer.scene_pane import CONTACT_RED, ScenePane  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "sample_runs" / "synthetic_approach.h5"
+
+
+@pytest.fixture(scope="module")
+def run():
+    r = RunFile(SAMPLE)
+    yield r
+    r.close()
+
+
+@pytest.fixture
+def pane(qtbot, run):
+    p = ScenePane()
+    qtbot.addWidget(p)
+    p.resize(1600, 450)
+    p.show()
+    qtbot.waitExposed(p)
+    p.set_run(run)
+    return p
+
+
+def _active(run):
+    return {name: run.contact_active(name) for name in run.contact_pairs}
+
+
+def _expected_red(run, active, frame):
+    red = set()
+    for name, info in run.contact_pairs.items():
+        if active[name][frame]:
+            red |= {info.part_a, info.part_b}
+    return red
+
+
+def test_head_actor_moves_to_the_runs_pose(pane, run):
+    hi = run.bodies.index("probe_head")
+    for f in (0, 400, run.frame_at(run.t_capture), 5000, run.n_frames - 1):
+        pane.show_frame(f)
+        assert pane.current_frame == f
+        pos, q = run.poses(f)
+        np.testing.assert_allclose(pane.probe_head_position(), pos[hi], atol=1e-12)
+        np.testing.assert_allclose(pane.part_matrix("probe_head")[:3, :3], quat.to_matrix(q[hi]), atol=1e-12)
+        li = run.bodies.index("limiter")
+        np.testing.assert_allclose(pane.part_matrix("limiter")[:3, 3], pos[li], atol=1e-12)
+
+
+def test_parts_are_red_exactly_while_a_pair_naming_them_is_active(pane, run):
+    active = _active(run)
+    frames = {0, 100}
+    for a in active.values():
+        idx = np.flatnonzero(a)
+        frames |= {int(idx[0]), int(idx[len(idx) // 2]), int(idx[-1]), int(idx[-1]) + 1}
+    frames = sorted(f for f in frames if f < run.n_frames)
+    saw_red = set()
+    for f in frames:
+        pane.show_frame(f)
+        red = _expected_red(run, active, f)
+        for name in pane.part_names():
+            assert pane.part_is_red(name) == (name in red), (f, name)
+            if name not in red:
+                assert pane.part_color(name) != CONTACT_RED
+        saw_red |= red
+    # every part named by a pair has been seen red at least once
+    assert saw_red == {p for info in run.contact_pairs.values() for p in (info.part_a, info.part_b)}
+
+
+def test_latches_and_slots_appear_near_the_socket_and_rollers_when_levers_extend(pane, run):
+    near = run.channel("head_near_socket")
+    lever = run.channel("lever_extension")
+    far = int(np.flatnonzero(near <= 0)[0])
+    close = int(np.flatnonzero(near > 0)[0])
+    pane.show_frame(far)
+    assert not pane.part_visible("latches") and not pane.part_visible("socket_slots")
+    assert pane.part_visible("probe_head") and pane.part_visible("receiving_cone")
+    pane.show_frame(close)
+    assert pane.part_visible("latches") and pane.part_visible("socket_slots")
+    assert not pane.part_visible("rollers")
+    pane.show_frame(int(np.flatnonzero(lever > 0)[0]))
+    assert pane.part_visible("rollers")
+    pane.show_frame(far)  # and back again when scrubbing backwards
+    assert not pane.part_visible("latches") and not pane.part_visible("rollers")
+
+
+def test_readouts_switch_at_t_capture(pane, run):
+    fc = int(np.searchsorted(run.time, run.t_capture))  # first frame at or after T capture
+    assert run.time[fc - 1] < run.t_capture <= run.time[fc]
+    pane.show_frame(fc - 1)
+    before = pane.readout_text()
+    assert "HEAD rel. CONE" in before
+    for name in ("head_x", "head_y", "head_z", "head_vx", "head_vy", "head_vz", "probe_pitch", "probe_yaw"):
+        assert name in before
+    assert "cm_vx" not in before and "att_yaw" not in before
+    assert f"{run.channel_at('head_x', fc - 1):+9.4f}" in before
+    assert "before capture" in pane.time_text()
+    pane.show_frame(fc)
+    after = pane.readout_text()
+    assert "ACTIVE rel. PASSIVE" in after and "head_x" not in after
+    for name in ("cm_vx", "cm_vy", "cm_vz", "rate_x", "rate_y", "rate_z", "att_roll", "att_pitch", "att_yaw"):
+        assert name in after
+    assert f"{run.channel_at('cm_vx', fc):+9.4f}" in after
+    assert "after capture" in pane.time_text()
+
+
+def test_base_loads_line_shows_the_forces_and_moments(pane, run):
+    fx = run.channel("Fx")
+    for f in (int(np.argmax(np.abs(fx))), 400, 0, run.n_frames - 1):  # 0 and the end: other chunk blocks
+        pane.show_frame(f)
+        line = pane.base_loads_text()
+        assert f"Fx {fx[f]:.1f} N" in line
+        assert f"Mz {run.channel_at('Mz', f):.1f} N·m" in line
+    assert abs(fx[int(np.argmax(np.abs(fx)))]) > 1000
+
+
+def test_force_arrows_start_at_the_contact_point_along_the_force(pane, run):
+    f = int(np.flatnonzero(run.contact_active("head_socket"))[10])
+    pane.show_frame(f)
+    state = run.contact_state(f)
+    arrows = pane.force_arrows()
+    assert set(arrows) == {n for n, (on, _, _) in state.items() if on}
+    tail, tip = arrows["head_socket"]
+    _, force, point = state["head_socket"]
+    np.testing.assert_allclose(tail, point, atol=1e-12)
+    d = tip - tail
+    assert np.linalg.norm(np.cross(d, force)) < 1e-9 * np.linalg.norm(force) and d @ force > 0
+    pane.set_show_forces(False)
+    assert pane.force_arrows() == {}
+    pane.set_show_forces(True)
+    assert "head_socket" in pane.force_arrows()
+
+
+def test_ld_camera_looks_along_the_normal_of_the_plane_through_axis_gimbal_and_joint(pane, run):
+    gi, pi_ = run.bodies.index("housing"), run.bodies.index("probe")
+    cam = pane.views["ld"].camera
+    for f in (0, 400, 1300, 2000):
+        pane.show_frame(f)
+        pos, _ = run.poses(f)
+        dop = np.array(cam.GetDirectionOfProjection())
+        up = np.array(cam.GetViewUp())
+        assert abs(dop[0]) < 1e-9 and abs(up[0]) < 1e-9  # cone axis horizontal on screen
+        assert np.cross(dop, up)[0] > 0.999               # +x to the right
+        assert abs(dop @ pos[gi]) < 1e-9 and abs(dop @ pos[pi_]) < 1e-9
+        assert cam.GetParallelProjection()
+    top = pane.views["top"].camera
+    np.testing.assert_allclose(top.GetDirectionOfProjection(), [0, 0, -1], atol=1e-12)
+
+
+def _rgb(img):
+    ptr = img.constBits()
+    a = np.frombuffer(ptr, np.uint8, img.sizeInBytes()).reshape(img.height(), img.bytesPerLine())
+    return a[:, : 3 * img.width()].reshape(img.height(), img.width(), 3)
+
+
+def _red_pixels(img):
+    a = _rgb(img).astype(int)
+    return int(np.count_nonzero((a[..., 0] > 200) & (a[..., 1] < 90) & (a[..., 2] < 90)))
+
+
+def test_screenshots_show_red_only_in_contact(pane, run, artifacts):
+    active = _active(run)
+    fc = int(np.searchsorted(run.time, run.t_capture))
+    shots = {
+        "before_contact": 100,
+        "sliding_on_cone": int(np.flatnonzero(active["head_cone"])[200]),
+        "capture": fc,
+        "limiter_contact": int(np.flatnonzero(active["limiter_cone"])[5]),
+        "roller_contact": int(np.flatnonzero(active["roller_cone"])[300]),
+    }
+    for label, f in shots.items():
+        pane.show_frame(f)
+        img = pane.grab_image()
+        assert (img.width(), img.height()) == (pane.vtk_widget.width(), pane.vtk_widget.height())
+        path = artifacts / f"scene_{label}.png"
+        assert img.save(str(path))
+        rgb = _rgb(img)
+        assert rgb.std() > 10  # not a blank window
+        red = _red_pixels(img)
+        if _expected_red(run, active, f):
+            assert red > 200, (label, red)
+        else:
+            assert red == 0, (label, red)
+
+
+def test_only_the_3d_view_orbits(pane, qtbot):
+    pane.show_frame(400)
+    w = pane.vtk_widget
+    ld, c3 = pane.views["ld"].camera, pane.views["3d"].camera
+    ld_pos, pos3 = ld.GetPosition(), c3.GetPosition()
+
+    def drag(x0, x1, y):
+        QTest.mousePress(w, Qt.LeftButton, Qt.NoModifier, QPoint(x0, y))
+        for x in range(x0, x1, 10):
+            QTest.mouseMove(w, QPoint(x, y))
+        QTest.mouseRelease(w, Qt.LeftButton, Qt.NoModifier, QPoint(x1, y))
+
+    drag(400, 480, 200)  # inside plane Ld
+    assert ld.GetPosition() == ld_pos and c3.GetPosition() == pos3
+    drag(1450, 1530, 200)  # inside the 3D view
+    assert c3.GetPosition() != pos3
+    assert ld.GetPosition() == ld_pos
+
+
+def _tiny_run(path):
+    """A run with only a cone, a head and two channels: no housing, probe, pairs or spacecraft channels."""
+    chans = [ChannelInfo("head_x", "m", "head x", "kinematics"), ChannelInfo("Fx", "N", "Fx", "base_loads")]
+    cone = PartGeometry("receiving_cone", "passive_craft", np.array([[0, 0.4, 0], [-0.45, 0.07, 0]]),
+                        np.array([[0, 1]]), "cone")
+    head = PartGeometry("probe_head", "probe_head", np.array([[0, 0, 0], [0.05, 0, 0]]), np.array([[0, 1]]))
+    w = RunWriter(path, RunMeta(variant="synthetic", output_step=0.1), chans, ["passive_craft", "probe_head"],
+                  [], [cone, head])
+    n = 5
+    pos = np.zeros((n, 2, 3))
+    pos[:, 1, 0] = np.linspace(0.5, 0.1, n)
+    q = np.tile([1.0, 0, 0, 0], (n, 2, 1))
+    w.append(np.arange(n) * 0.1, np.stack([pos[:, 1, 0], np.arange(n) * 10.0], 1), pos, q)
+    w.finish(t_capture=math.nan)
+    return path
+
+
+def test_run_without_optional_channels_and_bodies(qtbot, tmp_path):
+    r = RunFile(_tiny_run(tmp_path / "tiny.h5"))
+    p = ScenePane()
+    qtbot.addWidget(p)
+    p.resize(900, 300)
+    p.show()
+    qtbot.waitExposed(p)
+    p.set_run(r)
+    p.show_frame(3)
+    np.testing.assert_allclose(p.probe_head_position(), [0.2, 0, 0], atol=1e-12)
+    text = p.readout_text()
+    assert "head_x" in text and "head_vx" not in text and "probe_pitch" not in text
+    assert p.base_loads_text() == "base: Fx 30.0 N"
+    assert "no capture" in p.time_text()
+    p.show_frame(99)  # clamped to the last frame
+    assert p.current_frame == 4
+    assert p.grab_image().width() == p.vtk_widget.width()
+    p.set_run(None)
+    assert p.part_names() == [] and p.readout_text() == ""
+    r.close()
