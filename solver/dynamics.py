@@ -1,0 +1,849 @@
+"""Docking dynamics kernels (numba): two spacecraft and the probe-cone mechanism of seed 000.
+
+Active subsystem: the active craft (free, 6 DOF) carries the gimballed housing (universal joint, 2 DOF)
+and the probe with fictitious bending (2) and torsion (1) joints; minimal coordinates, composite
+rigid-body mass matrix (CRBA) with the lateral-damper chains reduced onto the housing rows (eq. 2.4).
+Axial damper: separate scalar nut equation (2.1). Passive craft: free rigid body or fixed base.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from solver.guide_contact import N_PAIRS, REC_W, guide_contacts
+from solver.vec3 import (add, col, cross, dot, mat_to_quat, mm, mtv, mv, norm, quat_to_mat, rot_inertia, rot_x,
+                         rot_y, rot_z, scl, sub)
+
+# ---------------------------------------------------------------- state layout
+S_RP, S_QP, S_VP, S_WP = 0, 3, 7, 10          # passive: CoM position, quaternion, CoM velocity, omega (world)
+S_RA, S_QA, S_VA, S_WA = 13, 16, 20, 23       # active craft, same layout
+S_Q, S_U = 26, 31                              # joints: housing theta1 (y), theta2 (z), bend b1 (y), b2 (z), torsion
+S_PHI, S_DPHI, S_EDISS = 36, 37, 38            # nut angle, nut rate, dissipated energy (continuous part)
+NS = 39
+ND = 11                                        # active-subsystem generalized velocities
+
+# discrete state
+Z_SLIP, Z_LAT0, Z_BEND0, Z_TORS, Z_LATCH0, Z_CAPT, Z_EDISS, Z_FIRST, Z_TCAPT = 0, 1, 3, 5, 6, 10, 11, 12, 13
+NZ = 16
+
+# ---------------------------------------------------------------- parameter vector
+_P_NAMES = """
+m_p fixed_p jp0 jp1 jp2 jp3 jp4 jp5 jp6 jp7 jp8 jpi0 jpi1 jpi2 jpi3 jpi4 jpi5 jpi6 jpi7 jpi8 cpx cpy cpz
+m_a ja0 ja1 ja2 ja3 ja4 ja5 ja6 ja7 ja8 cax cay caz
+g_off l_h l0 stroke_max r_head
+m_h d_h i_hx i_ht m_pr a_pr i_prx i_prt
+k_bend0 c_bend k_tors c_tors hb_k hb_lim ht_k ht_lim bend_max k_bend_stop tors_max k_tors_stop
+i_nut i_nut_tot k_nutfr i_fr k_tr t_pre k_spring spring_max t_in t_out c_d i_mb k_stroke_stop v_screw
+lh_k lh_f0 lh_mu c_lat psi_max k_crank_stop
+latch_x latch_r x_face r_neck r_chamber n_pads lim_x
+""".split()
+for _i, _n in enumerate(_P_NAMES):
+    globals()["P_" + _n.upper()] = _i
+NP = len(_P_NAMES)
+P_INDEX = {n: i for i, n in enumerate(_P_NAMES)}
+
+# lateral-chain table LAT rows
+L_TYPE, L_ATT, L_BASE, L_RHO, L_ROD, L_EY, L_EZ, L_INERTIA, L_GEAR, L_REST = 0, 1, 4, 7, 8, 9, 10, 11, 12, 13
+LAT_W = 14
+N_LAT = 4
+N_LATCH = 4
+
+# observation vector written by `evaluate`
+O_FB, O_MB, O_PE, O_PDISS, O_KE, O_MOM, O_DEPTH, O_SPRING, O_BRAKE, O_FAX = 0, 3, 6, 7, 8, 9, 12, 13, 14, 15
+O_LATX, O_LATV, O_LATCH_X, O_LATCH_R, O_KE_BARY, O_MTOT = 16, 20, 24, 28, 32, 33
+NO = 36
+# poses: passive dock, active dock, housing, probe (origin at head), probe_head, limiter, exit point
+NPOSE = 7
+
+
+@njit(cache=True)
+def _tab(T, x):
+    """Piecewise-linear table T (n, 3): x, value, integral; linear extrapolation at both ends."""
+    n = T.shape[0]
+    i = 0
+    if x >= T[n - 1, 0]:
+        i = n - 2
+    else:
+        while i < n - 2 and x >= T[i + 1, 0]:
+            i += 1
+    k = (T[i + 1, 1] - T[i, 1]) / (T[i + 1, 0] - T[i, 0])
+    dx = x - T[i, 0]
+    return T[i, 1] + k * dx, T[i, 2] + T[i, 1] * dx + 0.5 * k * dx * dx
+
+
+@njit(cache=True)
+def _jenkins(k, x, z, lim):
+    """Elastic element with a slider (hysteresis, seed 000 piecewise-linear with constant parameters)."""
+    f = k * (x - z)
+    if f > lim:
+        f = lim
+    elif f < -lim:
+        f = -lim
+    return f, 0.5 * f * f / k if k > 0.0 else 0.0
+
+
+@njit(cache=True)
+def _stop(x, lim, k):
+    """Symmetric mechanical stop beyond |x| > lim: restoring force and stored energy."""
+    if x > lim:
+        return -k * (x - lim), 0.5 * k * (x - lim) ** 2
+    if x < -lim:
+        return -k * (x + lim), 0.5 * k * (x + lim) ** 2
+    return 0.0, 0.0
+
+
+@njit(cache=True)
+def qmul_omega(w, q0, q1, q2, q3):
+    """dq/dt for a world-frame angular velocity w: 0.5 * (0, w) * q."""
+    return (0.5 * (-w[0] * q1 - w[1] * q2 - w[2] * q3),
+            0.5 * (w[0] * q0 + w[1] * q3 - w[2] * q2),
+            0.5 * (-w[0] * q3 + w[1] * q0 + w[2] * q1),
+            0.5 * (w[0] * q2 - w[1] * q1 + w[2] * q0))
+
+
+@njit(cache=True)
+def lateral_chain(LAT, k, th1, th2, dth1, dth2):
+    """Loop closure of lateral chain k (UPS spring strut or RUS brake crank), housing-base frame.
+
+    Returns (coordinate, rate, H . e1, H . e2, bias h): coordinate rate = H . omega_rel, accel = H . omega_dot + h.
+    """
+    Ry = rot_y(th1)
+    e2 = col(Ry, 2)
+    RH = mm(Ry, rot_z(th2))
+    w = add((0.0, dth1, 0.0), scl(e2, dth2))
+    al = cross((0.0, dth1, 0.0), scl(e2, dth2))
+    r = mv(RH, (LAT[k, L_ATT], LAT[k, L_ATT + 1], LAT[k, L_ATT + 2]))
+    ad = cross(w, r)
+    add0 = add(cross(al, r), cross(w, cross(w, r)))
+    base = (LAT[k, L_BASE], LAT[k, L_BASE + 1], LAT[k, L_BASE + 2])
+    if LAT[k, L_TYPE] < 0.5:
+        d = sub(r, base)
+        ln = norm(d)
+        u = scl(d, 1.0 / ln)
+        ld = dot(u, ad)
+        H = cross(r, u)
+        h = dot(u, add0) + (dot(ad, ad) - ld * ld) / ln
+        return ln - LAT[k, L_REST], ld, H[1], dot(H, e2), h
+    rho, rod = LAT[k, L_RHO], LAT[k, L_ROD]
+    u1 = (-1.0, 0.0, 0.0)
+    u2 = (0.0, LAT[k, L_EY], LAT[k, L_EZ])
+    w0 = sub(base, r)
+    A = 2.0 * rho * dot(w0, u1)
+    B = 2.0 * rho * dot(w0, u2)
+    C = rod * rod - dot(w0, w0) - rho * rho
+    R = math.sqrt(A * A + B * B)
+    cc = C / R
+    if cc > 1.0:
+        cc = 1.0
+    elif cc < -1.0:
+        cc = -1.0
+    ph0 = math.atan2(B, A)
+    ac = math.acos(cc)
+    p1 = math.remainder(ph0 + ac, 2 * math.pi)
+    p2 = math.remainder(ph0 - ac, 2 * math.pi)
+    psi = p1 if abs(p1) < abs(p2) else p2
+    cp, sp = math.cos(psi), math.sin(psi)
+    nr = add(scl(u1, cp), scl(u2, sp))
+    t = add(scl(u1, -sp), scl(u2, cp))
+    pin = add(base, scl(nr, rho))
+    ww = sub(pin, r)
+    den = rho * dot(ww, t)
+    H = scl(cross(r, ww), 1.0 / den)
+    psid = dot(H, w)
+    wd = sub(scl(t, rho * psid), ad)
+    h = (-dot(wd, wd) + rho * psid * psid * dot(ww, nr) + dot(ww, add0)) / den
+    return psi, psid, H[1], dot(H, e2), h
+
+
+@njit(cache=True)
+def _gen_force(Q, F, M, p, lvl, rA, pG, pE, e1, e2, f1, f2, f3):
+    """Add the generalized force of (force F at point p, moment M) on body level lvl (0 craft, 1 housing, 2 probe)."""
+    for i in range(3):
+        Q[i] += F[i]
+    mA = add(cross(sub(p, rA), F), M)
+    for i in range(3):
+        Q[3 + i] += mA[i]
+    if lvl >= 1:
+        mG = add(cross(sub(p, pG), F), M)
+        Q[6] += dot(e1, mG)
+        Q[7] += dot(e2, mG)
+    if lvl >= 2:
+        mE = add(cross(sub(p, pE), F), M)
+        Q[8] += dot(f1, mE)
+        Q[9] += dot(f2, mE)
+        Q[10] += dot(f3, mE)
+
+
+@njit(cache=True)
+def _body_jac(JV, JW, b, pc, nc, rA, pG, pE, e1, e2, f1, f2, f3):
+    """Jacobian columns (3 x 11) of the CoM velocity and angular velocity of body b."""
+    for j in range(ND):
+        for i in range(3):
+            JV[b, i, j] = 0.0
+            JW[b, i, j] = 0.0
+    for j in range(3):
+        JV[b, j, j] = 1.0
+        JW[b, j, 3 + j] = 1.0
+    d = sub(pc, rA)
+    # e_j x d
+    JV[b, 1, 3], JV[b, 2, 3] = -d[2], d[1]
+    JV[b, 0, 4], JV[b, 2, 4] = d[2], -d[0]
+    JV[b, 0, 5], JV[b, 1, 5] = -d[1], d[0]
+    axes = (e1, e2, f1, f2, f3)
+    for j in range(nc - 6):
+        a = axes[j]
+        o = pG if j < 2 else pE
+        v = cross(a, sub(pc, o))
+        for i in range(3):
+            JV[b, i, 6 + j] = v[i]
+            JW[b, i, 6 + j] = a[i]
+
+
+@njit(cache=True)
+def _cholesky_solve(M, b, n, x):
+    """Solve M x = b (M symmetric positive definite, overwritten by its Cholesky factor)."""
+    for j in range(n):
+        s = M[j, j]
+        for k in range(j):
+            s -= M[j, k] * M[j, k]
+        if s <= 0.0:
+            return False
+        d = math.sqrt(s)
+        M[j, j] = d
+        for i in range(j + 1, n):
+            s = M[i, j]
+            for k in range(j):
+                s -= M[i, k] * M[j, k]
+            M[i, j] = s / d
+    for i in range(n):
+        s = b[i]
+        for k in range(i):
+            s -= M[i, k] * x[k]
+        x[i] = s / M[i, i]
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for k in range(i + 1, n):
+            s -= M[k, i] * x[k]
+        x[i] = s / M[i, i]
+    return True
+
+
+@njit(cache=True)
+def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, prof, seg_pair, vert_pair, CP, W, JV, JW, sph, lat, fo,
+             rec, ds, obs, pose):
+    """State derivative ds of the whole system; also fills obs (loads, energies), rec (contacts), pose."""
+    # ---- passive craft
+    qn = math.sqrt(s[3] ** 2 + s[4] ** 2 + s[5] ** 2 + s[6] ** 2)
+    RP = quat_to_mat(s[3] / qn, s[4] / qn, s[5] / qn, s[6] / qn)
+    rP = (s[0], s[1], s[2])
+    vP = (s[7], s[8], s[9])
+    wP = (s[10], s[11], s[12])
+    oP = sub(rP, mv(RP, (P[P_CPX], P[P_CPY], P[P_CPZ])))
+    # ---- active craft
+    qn = math.sqrt(s[16] ** 2 + s[17] ** 2 + s[18] ** 2 + s[19] ** 2)
+    RA = quat_to_mat(s[16] / qn, s[17] / qn, s[18] / qn, s[19] / qn)
+    rA = (s[13], s[14], s[15])
+    vA = (s[20], s[21], s[22])
+    wA = (s[23], s[24], s[25])
+    oA = sub(rA, mv(RA, (P[P_CAX], P[P_CAY], P[P_CAZ])))
+    th1, th2, b1, b2, ps = s[26], s[27], s[28], s[29], s[30]
+    dth1, dth2, db1, db2, dps = s[31], s[32], s[33], s[34], s[35]
+    phi, dphi = s[36], s[37]
+    i_nut = P[P_I_NUT]
+    stroke = phi / i_nut
+    dstroke = dphi / i_nut
+    L0 = P[P_L0]
+    L = L0 - stroke
+    # ---- central chain kinematics (world)
+    Ry1 = mm(RA, rot_y(th1))
+    e1 = col(RA, 1)
+    e2 = col(Ry1, 2)
+    RH = mm(Ry1, rot_z(th2))
+    f1 = col(RH, 1)
+    Rb1 = mm(RH, rot_y(b1))
+    f2 = col(Rb1, 2)
+    Rb2 = mm(Rb1, rot_z(b2))
+    f3 = col(Rb2, 0)
+    RPr = mm(Rb2, rot_x(ps))
+    hx = col(RH, 0)
+    px = col(RPr, 0)
+    pG = add(oA, mv(RA, (P[P_G_OFF], 0.0, 0.0)))
+    pE = add(pG, scl(hx, -P[P_L_H]))
+    ph = add(pE, scl(px, -L))
+    pPc = add(ph, scl(px, P[P_A_PR]))
+    pHc = add(pG, scl(hx, -P[P_D_H]))
+    # end-slope correction of the head frame (seed 000: A_HS = Rz(dq5) Ry(dq4))
+    Rhead = mm(mm(mm(Rb2, rot_z(1.5 * math.sin(b2) - b2)), rot_y(1.5 * math.sin(b1) - b1)), rot_x(ps))
+    wH = add(wA, add(scl(e1, dth1), scl(e2, dth2)))
+    wb1 = add(wH, scl(f1, db1))
+    wb2 = add(wb1, scl(f2, db2))
+    wPr = add(wb2, scl(f3, dps))
+    vG = add(vA, cross(wA, sub(pG, rA)))
+    vE = add(vG, cross(wH, sub(pE, pG)))
+    vh = add(add(vE, cross(wPr, sub(ph, pE))), scl(px, dstroke))
+    # velocity-product accelerations
+    aG0 = cross(wA, cross(wA, sub(pG, rA)))
+    alH0 = add(cross(wA, scl(e1, dth1)), cross(add(wA, scl(e1, dth1)), scl(e2, dth2)))
+    dE = sub(pE, pG)
+    aE0 = add(aG0, add(cross(alH0, dE), cross(wH, cross(wH, dE))))
+    dHc = sub(pHc, pG)
+    aH0 = add(aG0, add(cross(alH0, dHc), cross(wH, cross(wH, dHc))))
+    alP0 = add(add(alH0, cross(wH, scl(f1, db1))), add(cross(wb1, scl(f2, db2)), cross(wb2, scl(f3, dps))))
+    dPc = sub(pPc, pE)
+    aP0 = add(aE0, add(cross(alP0, dPc), cross(wPr, cross(wPr, dPc))))
+
+    # ---- contacts (one separated call)
+    n_pads = int(P[P_N_PADS])
+    sph[0, 0:3] = ph
+    sph[0, 3:6] = vh
+    sph[0, 6:9] = wPr
+    sph[0, 9] = P[P_R_HEAD]
+    sph[0, 10] = 0.0
+    for k in range(n_pads):
+        pk = add(pG, mv(RH, (W[k, 0], W[k, 1], W[k, 2])))
+        vk = add(vG, cross(wH, sub(pk, pG)))
+        sph[1 + k, 0:3] = pk
+        sph[1 + k, 3:6] = vk
+        sph[1 + k, 6:9] = wH
+        sph[1 + k, 9] = W[k, 3]
+        sph[1 + k, 10] = 1.0
+    for k in range(N_LATCH):
+        a = 0.25 * math.pi + 0.5 * math.pi * k
+        tip = add(ph, mv(Rhead, (P[P_LATCH_X], P[P_LATCH_R] * math.cos(a), P[P_LATCH_R] * math.sin(a))))
+        vt = add(vh, cross(wPr, sub(tip, ph)))
+        lat[k, 0:3] = tip
+        lat[k, 3:6] = vt
+        lat[k, 6] = Z[Z_LATCH0 + k]
+        tl = mtv(RP, sub(tip, oP))
+        obs[O_LATCH_X + k] = tl[0]
+        obs[O_LATCH_R + k] = math.sqrt(tl[1] ** 2 + tl[2] ** 2)
+    pe_c, pd_c, dmax = guide_contacts(RP, oP, vP, wP, rP, sph, 1 + n_pads, lat, N_LATCH, prof, seg_pair,
+                                      vert_pair, CP, rec, fo)
+
+    # ---- generalized forces
+    Q = W[16, 0:ND]
+    Q[:] = 0.0
+    FPs = (0.0, 0.0, 0.0)
+    MPs = (0.0, 0.0, 0.0)
+    Fm = (0.0, 0.0, 0.0)       # external force on mechanism bodies
+    Mm = (0.0, 0.0, 0.0)       # its moment about the gimbal centre
+    F_ax = 0.0
+    nrow = 1 + n_pads + N_LATCH
+    for r in range(nrow):
+        F = (fo[r, 0], fo[r, 1], fo[r, 2])
+        M = (fo[r, 3], fo[r, 4], fo[r, 5])
+        if r == 0:
+            p = ph
+            lvl = 2
+        elif r <= n_pads:
+            p = (sph[r, 0], sph[r, 1], sph[r, 2])
+            lvl = 1
+        else:
+            p = (lat[r - 1 - n_pads, 0], lat[r - 1 - n_pads, 1], lat[r - 1 - n_pads, 2])
+            lvl = 2
+        if lvl == 2:
+            F_ax += dot(F, px)
+        _gen_force(Q, F, M, p, lvl, rA, pG, pE, e1, e2, f1, f2, f3)
+        FPs = sub(FPs, F)
+        MPs = sub(MPs, add(cross(sub(p, rP), F), M))
+        Fm = add(Fm, F)
+        Mm = add(Mm, add(cross(sub(p, pG), F), M))
+
+    pe = pe_c
+    pdiss = pd_c
+    # probe bending and torsion (stiffness scaled by L(0)/L(t); hysteresis sliders scaled alike)
+    kmod = L0 / L
+    dVds = 0.0
+    for j in range(2):
+        bj = s[S_Q + 2 + j]
+        dbj = s[S_U + 2 + j]
+        fh, eh = _jenkins(P[P_HB_K], bj, Z[Z_BEND0 + j], P[P_HB_LIM])
+        fs, es = _stop(bj, P[P_BEND_MAX], P[P_K_BEND_STOP])
+        Q[8 + j] += -kmod * (P[P_K_BEND0] * bj + fh) - P[P_C_BEND] * dbj + fs
+        pe += kmod * (0.5 * P[P_K_BEND0] * bj * bj + eh) + es
+        pdiss += P[P_C_BEND] * dbj * dbj
+        dVds += kmod / L * (0.5 * P[P_K_BEND0] * bj * bj + eh)
+    fh, eh = _jenkins(P[P_HT_K], ps, Z[Z_TORS], P[P_HT_LIM])
+    fs, es = _stop(ps, P[P_TORS_MAX], P[P_K_TORS_STOP])
+    Q[10] += -P[P_K_TORS] * ps - fh - P[P_C_TORS] * dps + fs
+    pe += 0.5 * P[P_K_TORS] * ps * ps + eh + es
+    pdiss += P[P_C_TORS] * dps * dps
+
+    # ---- mass matrix (CRBA over craft, housing, probe) and bias
+    M = W[17:17 + ND, 0:ND]
+    b = W[28, 0:ND]
+    M[:, :] = 0.0
+    IA = rot_inertia(RA, (P[P_JA0], P[P_JA1], P[P_JA2], P[P_JA3], P[P_JA4], P[P_JA5], P[P_JA6], P[P_JA7], P[P_JA8]))
+    IH = rot_inertia(RH, (P[P_I_HX], 0.0, 0.0, 0.0, P[P_I_HT], 0.0, 0.0, 0.0, P[P_I_HT]))
+    IPr = rot_inertia(RPr, (P[P_I_PRX], 0.0, 0.0, 0.0, P[P_I_PRT], 0.0, 0.0, 0.0, P[P_I_PRT]))
+    _body_jac(JV, JW, 0, rA, 6, rA, pG, pE, e1, e2, f1, f2, f3)
+    _body_jac(JV, JW, 1, pHc, 8, rA, pG, pE, e1, e2, f1, f2, f3)
+    _body_jac(JV, JW, 2, pPc, 11, rA, pG, pE, e1, e2, f1, f2, f3)
+    for i in range(ND):
+        b[i] = Q[i]
+    ke = 0.0
+    mom = (0.0, 0.0, 0.0)
+    for bd in range(3):
+        if bd == 0:
+            m, I, om, a0, al0, nc = P[P_M_A], IA, wA, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), 6
+        elif bd == 1:
+            m, I, om, a0, al0, nc = P[P_M_H], IH, wH, aH0, alH0, 8
+        else:
+            m, I, om, a0, al0, nc = P[P_M_PR], IPr, wPr, aP0, alP0, 11
+        Iom = mv(I, om)
+        gyro = add(mv(I, al0), cross(om, Iom))
+        for i in range(nc):
+            jvi = (JV[bd, 0, i], JV[bd, 1, i], JV[bd, 2, i])
+            jwi = (JW[bd, 0, i], JW[bd, 1, i], JW[bd, 2, i])
+            b[i] -= m * dot(jvi, a0) + dot(jwi, gyro)
+            Ijw = mv(I, jwi)
+            for j in range(i + 1):
+                M[i, j] += m * (JV[bd, 0, j] * jvi[0] + JV[bd, 1, j] * jvi[1] + JV[bd, 2, j] * jvi[2]) + \
+                    JW[bd, 0, j] * Ijw[0] + JW[bd, 1, j] * Ijw[1] + JW[bd, 2, j] * Ijw[2]
+        vc = vA
+        if bd == 1:
+            vc = add(vG, cross(wH, dHc))
+        elif bd == 2:
+            vc = add(vE, cross(wPr, dPc))
+        ke += 0.5 * m * dot(vc, vc) + 0.5 * dot(om, Iom)
+        mom = add(mom, scl(vc, m))
+
+    # ---- lateral damper chains reduced onto the housing rows (eq. 2.3-2.4)
+    for k in range(N_LAT):
+        x, xd, H1, H2, h = lateral_chain(LAT, k, th1, th2, dth1, dth2)
+        A = LAT[k, L_INERTIA]
+        M[6, 6] += A * H1 * H1
+        M[7, 6] += A * H2 * H1
+        M[7, 7] += A * H2 * H2
+        b[6] -= H1 * A * h
+        b[7] -= H2 * A * h
+        ke += 0.5 * A * xd * xd
+        if LAT[k, L_TYPE] < 0.5:
+            ax = abs(x)
+            fe, ee = _tab(TLS, ax)
+            if x < 0.0:
+                fe = -fe
+            fh, eh = _jenkins(P[P_LH_K], x, Z[Z_LAT0 + k], P[P_LH_F0] + P[P_LH_MU] * abs(fe))
+            f = fe + fh + P[P_C_LAT] * xd
+            pe += ee + eh
+            pdiss += P[P_C_LAT] * xd * xd
+            gen = -f
+        else:
+            g = LAT[k, L_GEAR]
+            tm, em = _tab(TML, g * abs(xd))
+            tb = g * tm
+            if xd < 0.0:
+                tb = -tb
+            fs, es = _stop(x, P[P_PSI_MAX], P[P_K_CRANK_STOP])
+            pe += es
+            pdiss += tb * xd
+            gen = -tb + fs
+        b[6] += gen * H1
+        b[7] += gen * H2
+        obs[O_LATX + k] = x
+        obs[O_LATV + k] = xd
+    for i in range(ND):
+        for j in range(i + 1, ND):
+            M[i, j] = M[j, i]
+
+    # ---- axial damper: nut equation (2.1)
+    i_fr = P[P_I_FR]
+    xfr = i_fr * phi - Z[Z_SLIP]
+    if xfr < 0.0:
+        t_el = P[P_K_TR] * xfr
+        e_el = 0.5 * P[P_K_TR] * xfr * xfr
+    else:
+        t_el, e_el = _tab(TAX, xfr)
+    if t_el > P[P_T_IN]:
+        t_el = P[P_T_IN]
+    elif t_el < -P[P_T_OUT]:
+        t_el = -P[P_T_OUT]
+    m_fr = i_fr * (t_el + P[P_C_D] * i_fr * dphi)
+    g = P[P_I_MB]
+    tm, em = _tab(TMA, g * abs(dphi))
+    m_mb = g * tm
+    if dphi < 0.0:
+        m_mb = -m_mb
+    f_stop = 0.0
+    if stroke > P[P_STROKE_MAX]:
+        f_stop = P[P_K_STROKE_STOP] * (stroke - P[P_STROKE_MAX])
+        pe += 0.5 * f_stop * (stroke - P[P_STROKE_MAX])
+    fr_screw = P[P_K_NUTFR] * abs(F_ax) * math.tanh(dstroke / P[P_V_SCREW])
+    m_screw = (F_ax - fr_screw) / i_nut
+    ddphi = (m_screw - m_fr - m_mb - (f_stop + dVds) / i_nut) / P[P_I_NUT_TOT]
+    pe += e_el
+    pdiss += P[P_C_D] * (i_fr * dphi) ** 2 + m_mb * dphi + fr_screw * dstroke
+    ke += 0.5 * P[P_I_NUT_TOT] * dphi * dphi
+
+    # ---- solve the active subsystem
+    ud = W[29, 0:ND]
+    ok = _cholesky_solve(M, b, ND, ud)
+    if not ok:
+        for i in range(NS):
+            ds[i] = math.nan
+        return
+    # ---- passive craft
+    if P[P_FIXED_P] > 0.5:
+        for i in range(13):
+            ds[i] = 0.0
+    else:
+        mP = P[P_M_P]
+        IPw = rot_inertia(RP, (P[P_JP0], P[P_JP1], P[P_JP2], P[P_JP3], P[P_JP4], P[P_JP5], P[P_JP6], P[P_JP7], P[P_JP8]))
+        IPinv = rot_inertia(RP, (P[P_JPI0], P[P_JPI1], P[P_JPI2], P[P_JPI3], P[P_JPI4], P[P_JPI5], P[P_JPI6],
+                                 P[P_JPI7], P[P_JPI8]))
+        Iw = mv(IPw, wP)
+        dw = mv(IPinv, sub(MPs, cross(wP, Iw)))
+        dq = qmul_omega(wP, s[3], s[4], s[5], s[6])
+        for i in range(3):
+            ds[S_RP + i] = vP[i]
+            ds[S_VP + i] = FPs[i] / mP
+            ds[S_WP + i] = dw[i]
+        for i in range(4):
+            ds[S_QP + i] = dq[i]
+        ke += 0.5 * mP * dot(vP, vP) + 0.5 * dot(wP, Iw)
+        mom = add(mom, scl(vP, mP))
+    dq = qmul_omega(wA, s[16], s[17], s[18], s[19])
+    for i in range(3):
+        ds[S_RA + i] = vA[i]
+        ds[S_VA + i] = ud[i]
+        ds[S_WA + i] = ud[3 + i]
+    for i in range(4):
+        ds[S_QA + i] = dq[i]
+    for i in range(5):
+        ds[S_Q + i] = s[S_U + i]
+        ds[S_U + i] = ud[6 + i]
+    ds[S_PHI] = dphi
+    ds[S_DPHI] = ddphi
+    ds[S_EDISS] = pdiss
+
+    # ---- loads on the mechanism base (active craft) from the housing and probe balance
+    Fb = Fm
+    Mb = Mm
+    for bd in range(1, 3):
+        if bd == 1:
+            m, I, om, a0, al0, d, nc = P[P_M_H], IH, wH, aH0, alH0, dHc, 8
+            pc = pHc
+        else:
+            m, I, om, a0, al0, d, nc = P[P_M_PR], IPr, wPr, aP0, alP0, dPc, 11
+            pc = pPc
+        acc = a0
+        alp = al0
+        for j in range(nc):
+            acc = add(acc, scl((JV[bd, 0, j], JV[bd, 1, j], JV[bd, 2, j]), ud[j]))
+            alp = add(alp, scl((JW[bd, 0, j], JW[bd, 1, j], JW[bd, 2, j]), ud[j]))
+        Fb = sub(Fb, scl(acc, m))
+        Mb = sub(Mb, add(cross(sub(pc, pG), scl(acc, m)), add(mv(I, alp), cross(om, mv(I, om)))))
+    Fl = mtv(RA, Fb)
+    Ml = mtv(RA, Mb)
+    mtot = P[P_M_A] + P[P_M_H] + P[P_M_PR] + (0.0 if P[P_FIXED_P] > 0.5 else P[P_M_P])
+    for i in range(3):
+        obs[O_FB + i] = Fl[i]
+        obs[O_MB + i] = Ml[i]
+        obs[O_MOM + i] = mom[i]
+    obs[O_PE] = pe
+    obs[O_PDISS] = pdiss
+    obs[O_KE] = ke
+    obs[O_KE_BARY] = ke - 0.5 * dot(mom, mom) / mtot if P[P_FIXED_P] < 0.5 else ke
+    obs[O_MTOT] = mtot
+    obs[O_DEPTH] = dmax
+    obs[O_FAX] = F_ax
+    # axial damper device readings (probe metres)
+    wind = (t_el - P[P_T_PRE]) / P[P_K_SPRING]
+    wind = min(max(wind, 0.0), P[P_SPRING_MAX])
+    obs[O_SPRING] = wind / (i_fr * i_nut)
+    obs[O_BRAKE] = Z[Z_SLIP] / (i_fr * i_nut)
+    # poses
+    _pose(pose, 0, oP, RP)
+    _pose(pose, 1, oA, RA)
+    _pose(pose, 2, pG, RH)
+    _pose(pose, 3, ph, RPr)
+    _pose(pose, 4, ph, Rhead)
+    _pose(pose, 5, add(pG, scl(hx, -P[P_LIM_X])), RH)
+    _pose(pose, 6, pE, RH)
+    pose[3, 12:15] = vh
+    pose[0, 12:15] = vP
+    pose[0, 15:18] = wP
+
+
+@njit(cache=True)
+def _pose(pose, i, p, R):
+    for j in range(3):
+        pose[i, j] = p[j]
+    for j in range(9):
+        pose[i, 3 + j] = R[j]
+
+
+# ---------------------------------------------------------------- discrete updates (hysteresis sliders)
+@njit(cache=True)
+def _tab_inv(T, val):
+    """x with table value val (monotone increasing table, linear extrapolation)."""
+    n = T.shape[0]
+    i = 0
+    while i < n - 2 and val >= T[i + 1, 1]:
+        i += 1
+    k = (T[i + 1, 1] - T[i, 1]) / (T[i + 1, 0] - T[i, 0])
+    return T[i, 0] + (val - T[i, 1]) / k
+
+
+@njit(cache=True)
+def _slide(k, x, z, lim):
+    """Return-map a slider: new z and the energy it dissipated."""
+    f = k * (x - z)
+    if f > lim:
+        zn = x - lim / k
+        return zn, lim * (zn - z)
+    if f < -lim:
+        zn = x + lim / k
+        return zn, lim * (z - zn)
+    return z, 0.0
+
+
+@njit(cache=True)
+def post_step(s, Z, P, LAT, TLS, TAX):
+    """Friction-brake slip and hysteresis-slider updates after an explicit step; adds their dissipation."""
+    diss = 0.0
+    i_fr = P[P_I_FR]
+    xfr = i_fr * s[S_PHI] - Z[Z_SLIP]
+    t_el = P[P_K_TR] * xfr if xfr < 0.0 else _tab(TAX, xfr)[0]
+    if t_el > P[P_T_IN]:
+        pn = i_fr * s[S_PHI] - _tab_inv(TAX, P[P_T_IN])
+        diss += P[P_T_IN] * (pn - Z[Z_SLIP])
+        Z[Z_SLIP] = pn
+    elif t_el < -P[P_T_OUT]:
+        pn = i_fr * s[S_PHI] + P[P_T_OUT] / P[P_K_TR]
+        diss += P[P_T_OUT] * (Z[Z_SLIP] - pn)
+        Z[Z_SLIP] = pn
+    L = P[P_L0] - s[S_PHI] / P[P_I_NUT]
+    kmod = P[P_L0] / L
+    for j in range(2):
+        zn, d = _slide(P[P_HB_K], s[S_Q + 2 + j], Z[Z_BEND0 + j], P[P_HB_LIM])
+        Z[Z_BEND0 + j] = zn
+        diss += kmod * d
+    zn, d = _slide(P[P_HT_K], s[S_Q + 4], Z[Z_TORS], P[P_HT_LIM])
+    Z[Z_TORS] = zn
+    diss += d
+    for k in range(2):
+        x, xd, H1, H2, h = lateral_chain(LAT, k, s[S_Q], s[S_Q + 1], 0.0, 0.0)
+        fe = _tab(TLS, abs(x))[0]
+        zn, d = _slide(P[P_LH_K], x, Z[Z_LAT0 + k], P[P_LH_F0] + P[P_LH_MU] * fe)
+        Z[Z_LAT0 + k] = zn
+        diss += d
+    Z[Z_EDISS] += diss
+
+
+# ---------------------------------------------------------------- output channels
+CHANNELS = ("head_x head_y head_z head_vx head_vy head_vz probe_pitch probe_yaw cm_vx cm_vy cm_vz "
+            "rate_x rate_y rate_z att_roll att_pitch att_yaw Fx Fy Fz Mx My Mz axial_spring friction_brake "
+            "axial_magnetic_brake spring_mechanism_1 spring_mechanism_2 magnetic_brake_1 magnetic_brake_2 "
+            "housing_angle_y housing_angle_z probe_bend_y probe_bend_z probe_torsion probe_stroke "
+            "head_offset_y head_offset_z head_near_socket lever_extension kinetic_energy potential_energy "
+            "dissipated_energy total_energy head_axial_force latches_engaged max_depth momentum_x momentum_y "
+            "momentum_z crank_angle_1 crank_angle_2 nut_rate").split()
+NCH = len(CHANNELS)
+RAD = 180.0 / math.pi
+RPM = 60.0 / (2.0 * math.pi)
+
+
+@njit(cache=True)
+def _rel_pose(pose, i, RP, oP):
+    """Position and rotation of pose row i in the receiving-cone (passive docking) frame."""
+    p = (pose[i, 0], pose[i, 1], pose[i, 2])
+    R = (pose[i, 3], pose[i, 4], pose[i, 5], pose[i, 6], pose[i, 7], pose[i, 8], pose[i, 9], pose[i, 10],
+         pose[i, 11])
+    RPT = (RP[0], RP[3], RP[6], RP[1], RP[4], RP[7], RP[2], RP[5], RP[8])
+    return mtv(RP, sub(p, oP)), mm(RPT, R)
+
+
+@njit(cache=True)
+def record(row, t, s, Z, P, obs, rec, pose, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n,
+           out_d, out_vn, LAT):
+    """Write one output frame: channels, body poses and contact records, all in the receiving-cone frame."""
+    RP = (pose[0, 3], pose[0, 4], pose[0, 5], pose[0, 6], pose[0, 7], pose[0, 8], pose[0, 9], pose[0, 10],
+          pose[0, 11])
+    oP = (pose[0, 0], pose[0, 1], pose[0, 2])
+    vP = (pose[0, 12], pose[0, 13], pose[0, 14])
+    wP = (pose[0, 15], pose[0, 16], pose[0, 17])
+    out_t[row] = t
+    bodies = (0, 1, 2, 3, 4, 5)
+    for bi in range(6):
+        p, R = _rel_pose(pose, bodies[bi], RP, oP)
+        q = mat_to_quat(R)
+        for j in range(3):
+            out_pos[row, bi, j] = p[j]
+        for j in range(4):
+            out_q[row, bi, j] = q[j]
+    ph_w = (pose[3, 0], pose[3, 1], pose[3, 2])
+    head, _ = _rel_pose(pose, 3, RP, oP)
+    vh_w = (pose[3, 12], pose[3, 13], pose[3, 14])
+    vrel_h = mtv(RP, sub(vh_w, add(vP, cross(wP, sub(ph_w, (s[0], s[1], s[2]))))))
+    _, Rpr = _rel_pose(pose, 3, RP, oP)
+    ax = (-Rpr[0], -Rpr[3], -Rpr[6])
+    rA = (s[13], s[14], s[15])
+    rP = (s[0], s[1], s[2])
+    vcm = mtv(RP, sub((s[20], s[21], s[22]), add(vP, cross(wP, sub(rA, rP)))))
+    wrel = mtv(RP, sub((s[23], s[24], s[25]), wP))
+    _, Rrel = _rel_pose(pose, 1, RP, oP)
+    roll = math.atan2(Rrel[7], Rrel[8])
+    pitch = math.asin(max(-1.0, min(1.0, -Rrel[6])))
+    yaw = math.atan2(Rrel[3], Rrel[0])
+    # head offset from the housing axis, in the housing frame
+    pG = (pose[2, 0], pose[2, 1], pose[2, 2])
+    RH = (pose[2, 3], pose[2, 4], pose[2, 5], pose[2, 6], pose[2, 7], pose[2, 8], pose[2, 9], pose[2, 10],
+          pose[2, 11])
+    hoff = mtv(RH, sub(ph_w, pG))
+    lat_on = 0.0
+    for k in range(N_LATCH):
+        lat_on += Z[Z_LATCH0 + k]
+    diss = s[S_EDISS] + Z[Z_EDISS]
+    near = 1.0 if (head[0] < P[P_X_FACE] + 0.15 or lat_on > 0.0) else 0.0
+    v = out_ch[row]
+    v[0], v[1], v[2] = head[0], head[1], head[2]
+    v[3], v[4], v[5] = vrel_h[0], vrel_h[1], vrel_h[2]
+    v[6] = math.atan2(ax[2], -ax[0]) * RAD
+    v[7] = math.atan2(ax[1], -ax[0]) * RAD
+    v[8], v[9], v[10] = vcm[0], vcm[1], vcm[2]
+    v[11], v[12], v[13] = wrel[0] * RAD, wrel[1] * RAD, wrel[2] * RAD
+    v[14], v[15], v[16] = roll * RAD, pitch * RAD, yaw * RAD
+    for j in range(6):
+        v[17 + j] = obs[O_FB + j]
+    v[23] = obs[O_SPRING]
+    v[24] = obs[O_BRAKE]
+    v[25] = P[P_I_MB] * s[S_DPHI] * RPM
+    v[26] = obs[O_LATX + 0]
+    v[27] = obs[O_LATX + 1]
+    v[28] = LAT[2, L_GEAR] * obs[O_LATV + 2] * RPM
+    v[29] = LAT[3, L_GEAR] * obs[O_LATV + 3] * RPM
+    v[30] = s[S_Q] * RAD
+    v[31] = s[S_Q + 1] * RAD
+    v[32] = s[S_Q + 2] * RAD
+    v[33] = s[S_Q + 3] * RAD
+    v[34] = s[S_Q + 4] * RAD
+    v[35] = s[S_PHI] / P[P_I_NUT]
+    v[36] = hoff[1]
+    v[37] = hoff[2]
+    v[38] = near
+    v[39] = 0.0
+    v[40] = obs[O_KE_BARY]
+    v[41] = obs[O_PE]
+    v[42] = diss
+    v[43] = obs[O_KE_BARY] + obs[O_PE] + diss
+    v[44] = obs[O_FAX]
+    v[45] = lat_on
+    v[46] = obs[O_DEPTH]
+    v[47], v[48], v[49] = obs[O_MOM], obs[O_MOM + 1], obs[O_MOM + 2]
+    v[50] = obs[O_LATX + 2] * RAD
+    v[51] = obs[O_LATX + 3] * RAD
+    v[52] = s[S_DPHI] * RPM
+    for p in range(N_PAIRS):
+        out_act[row, p] = 1 if rec[p, 0] > 0.0 else 0
+        for j in range(3):
+            out_f[row, p, j] = rec[p, 1 + j]
+            out_p[row, p, j] = rec[p, 4 + j]
+            out_n[row, p, j] = rec[p, 7 + j]
+        out_d[row, p] = rec[p, 10]
+        out_vn[row, p] = rec[p, 11]
+
+
+# ---------------------------------------------------------------- integration
+EV_FIRST, EV_BEGIN, EV_END, EV_CAPTURE, EV_DIAG = 0, 1, 2, 3, 4
+ST_OK, ST_NAN, ST_DEPTH, ST_EVFULL = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def run_block(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, prof, seg_pair, vert_pair, CP, PADS, depth_max,
+              prev_act, ev, n_ev, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n, out_d, out_vn):
+    """Advance n_out output frames of spo RK4 steps each; record frames and events. Returns (status, t, rows)."""
+    W = np.zeros((30, ND))
+    JV = np.zeros((3, 3, ND))
+    JW = np.zeros((3, 3, ND))
+    n_pads = int(P[P_N_PADS])
+    for k in range(n_pads):
+        for j in range(4):
+            W[k, j] = PADS[k, j]
+    sph = np.zeros((1 + n_pads, 11))
+    lat = np.zeros((N_LATCH, 7))
+    fo = np.zeros((1 + n_pads + N_LATCH, 6))
+    rec = np.zeros((N_PAIRS, REC_W))
+    obs = np.zeros(NO)
+    pose = np.zeros((NPOSE, 18))
+    k1 = np.zeros(NS)
+    k2 = np.zeros(NS)
+    k3 = np.zeros(NS)
+    k4 = np.zeros(NS)
+    st = np.zeros(NS)
+    t = t0
+    for row in range(n_out):
+        for it in range(spo):
+            evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, prof, seg_pair, vert_pair, CP, W, JV, JW, sph, lat, fo,
+                     rec, k1, obs, pose)
+            ok = True
+            for i in range(NS):
+                if not math.isfinite(s[i]) or not math.isfinite(k1[i]):
+                    ok = False
+            if not ok:
+                return ST_NAN, t, row
+            if obs[O_DEPTH] > depth_max:
+                return ST_DEPTH, t, row
+            # latch engagement behind the socket shoulder; capture when all latches are engaged
+            changed = False
+            for k in range(N_LATCH):
+                if Z[Z_LATCH0 + k] < 0.5 and obs[O_LATCH_X + k] < P[P_X_FACE] and obs[O_LATCH_R + k] < P[P_R_CHAMBER]:
+                    Z[Z_LATCH0 + k] = 1.0
+                    changed = True
+            if changed:
+                nl = 0.0
+                for k in range(N_LATCH):
+                    nl += Z[Z_LATCH0 + k]
+                if nl > N_LATCH - 0.5 and Z[Z_CAPT] < 0.5:
+                    Z[Z_CAPT] = 1.0
+                    Z[Z_TCAPT] = t
+                    if n_ev[0] < ev.shape[0]:
+                        ev[n_ev[0], 0] = t
+                        ev[n_ev[0], 1] = EV_CAPTURE
+                        ev[n_ev[0], 2] = 2
+                        n_ev[0] += 1
+                evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, prof, seg_pair, vert_pair, CP, W, JV, JW, sph, lat,
+                         fo, rec, k1, obs, pose)
+            for p in range(N_PAIRS):
+                a = 1 if rec[p, 0] > 0.0 else 0
+                if a != prev_act[p]:
+                    if a == 1 and Z[Z_FIRST] < 0.5:
+                        Z[Z_FIRST] = 1.0
+                        if n_ev[0] < ev.shape[0]:
+                            ev[n_ev[0], 0] = t
+                            ev[n_ev[0], 1] = EV_FIRST
+                            ev[n_ev[0], 2] = p
+                            n_ev[0] += 1
+                    if n_ev[0] < ev.shape[0]:
+                        ev[n_ev[0], 0] = t
+                        ev[n_ev[0], 1] = EV_BEGIN if a == 1 else EV_END
+                        ev[n_ev[0], 2] = p
+                        n_ev[0] += 1
+                    prev_act[p] = a
+            if it == 0:
+                record(row, t, s, Z, P, obs, rec, pose, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p,
+                       out_n, out_d, out_vn, LAT)
+            # classical RK4 (k1 above)
+            for i in range(NS):
+                st[i] = s[i] + 0.5 * h * k1[i]
+            evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, prof, seg_pair, vert_pair, CP, W, JV, JW, sph, lat, fo,
+                     rec, k2, obs, pose)
+            for i in range(NS):
+                st[i] = s[i] + 0.5 * h * k2[i]
+            evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, prof, seg_pair, vert_pair, CP, W, JV, JW, sph, lat, fo,
+                     rec, k3, obs, pose)
+            for i in range(NS):
+                st[i] = s[i] + h * k3[i]
+            evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, prof, seg_pair, vert_pair, CP, W, JV, JW, sph, lat, fo,
+                     rec, k4, obs, pose)
+            for i in range(NS):
+                s[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
+            for q0 in (S_QP, S_QA):
+                qn = math.sqrt(s[q0] ** 2 + s[q0 + 1] ** 2 + s[q0 + 2] ** 2 + s[q0 + 3] ** 2)
+                for i in range(4):
+                    s[q0 + i] /= qn
+            post_step(s, Z, P, LAT, TLS, TAX)
+            t = t0 + (row * spo + it + 1) * h
+    return ST_OK, t, n_out

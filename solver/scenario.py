@@ -1,0 +1,479 @@
+"""Scenario and mechanism TOML: validation (ScenarioError names file, key, problem) and packing into arrays."""
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from solver import dynamics as D
+from solver import guide_contact as GC
+
+ROOT = Path(__file__).resolve().parent.parent
+MECHANISMS = ROOT / "resources" / "mechanisms"
+
+
+class ScenarioError(ValueError):
+    """Bad scenario or mechanism input: names the file, the key and what is wrong."""
+
+    def __init__(self, path, key: str, problem: str):
+        self.path, self.key, self.problem = str(path), key, problem
+        super().__init__(f"{path}: {key}: {problem}")
+
+
+class _Sec:
+    """Typed, range-checked access to one TOML table."""
+
+    def __init__(self, path, data: dict, prefix: str):
+        self.path, self.data, self.prefix = path, data, prefix
+
+    def key(self, k):
+        return f"{self.prefix}.{k}" if self.prefix else k
+
+    def sub(self, k) -> "_Sec":
+        v = self.data.get(k)
+        if not isinstance(v, dict):
+            raise ScenarioError(self.path, self.key(k), "missing table" if v is None else "must be a table")
+        return _Sec(self.path, v, self.key(k))
+
+    def num(self, k, lo=-math.inf, hi=math.inf, default=None, lo_open=False):
+        if k not in self.data:
+            if default is not None:
+                return float(default)
+            raise ScenarioError(self.path, self.key(k), "missing")
+        v = self.data[k]
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ScenarioError(self.path, self.key(k), f"must be a number, found {v!r}")
+        v = float(v)
+        if not math.isfinite(v):
+            raise ScenarioError(self.path, self.key(k), "must be finite")
+        if v < lo or v > hi or (lo_open and v <= lo):
+            rng = f"{'(' if lo_open else '['}{lo:g}, {hi:g}]"
+            raise ScenarioError(self.path, self.key(k), f"{v:g} is outside the allowed range {rng}")
+        return v
+
+    def pos(self, k, hi=math.inf, default=None):
+        return self.num(k, 0.0, hi, default, lo_open=True)
+
+    def vec(self, k, n, lo=-math.inf, hi=math.inf, default=None):
+        if k not in self.data:
+            if default is not None:
+                return np.array(default, float)
+            raise ScenarioError(self.path, self.key(k), "missing")
+        v = self.data[k]
+        if not isinstance(v, list) or len(v) != n or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in v):
+            raise ScenarioError(self.path, self.key(k), f"must be a list of {n} numbers, found {v!r}")
+        a = np.array(v, float)
+        if not np.all(np.isfinite(a)) or np.any(a < lo) or np.any(a > hi):
+            raise ScenarioError(self.path, self.key(k), f"values must lie in [{lo:g}, {hi:g}], found {v!r}")
+        return a
+
+    def table(self, kx, ky, increasing_y=True):
+        x = self.data.get(kx)
+        if not isinstance(x, list) or len(x) < 2:
+            raise ScenarioError(self.path, self.key(kx), "must be a list of at least 2 numbers")
+        x = self.vec(kx, len(x), 0.0)
+        y = self.vec(ky, len(x), 0.0)
+        if x[0] != 0.0 or y[0] != 0.0:
+            raise ScenarioError(self.path, self.key(kx), "table must start at (0, 0)")
+        if np.any(np.diff(x) <= 0):
+            raise ScenarioError(self.path, self.key(kx), "must be strictly increasing")
+        if increasing_y and np.any(np.diff(y) < 0):
+            raise ScenarioError(self.path, self.key(ky), "must not decrease")
+        return x, y
+
+    def inertia(self, k):
+        v = self.data.get(k)
+        if not (isinstance(v, list) and len(v) == 3 and all(isinstance(r, list) and len(r) == 3 for r in v)):
+            raise ScenarioError(self.path, self.key(k), "must be a 3x3 list of lists (kg*m^2)")
+        a = np.array(v, float)
+        if not np.allclose(a, a.T, rtol=1e-9, atol=1e-9 * np.abs(a).max()):
+            raise ScenarioError(self.path, self.key(k), "inertia tensor must be symmetric")
+        ev = np.linalg.eigvalsh(a)
+        if ev.min() <= 0:
+            raise ScenarioError(self.path, self.key(k), "inertia tensor must be positive definite")
+        if ev.max() > ev.min() + ev[1] + 1e-9 * ev.max():
+            raise ScenarioError(self.path, self.key(k), "principal moments violate the triangle inequality")
+        return a
+
+
+def _load(path) -> dict:
+    path = Path(path)
+    if not path.is_file():
+        raise ScenarioError(path, "/", "file does not exist")
+    try:
+        return tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(path, "/", f"not valid TOML ({exc})") from None
+
+
+def _table(x, y):
+    """(n, 3) table: x, value, integral of value from the first node."""
+    t = np.zeros((len(x), 3))
+    t[:, 0], t[:, 1] = x, y
+    t[1:, 2] = np.cumsum(0.5 * (y[1:] + y[:-1]) * np.diff(x))
+    return t
+
+
+def _series_spring(preloads, stiffs, strokes, k_stop):
+    """Force-deflection table of preloaded springs in series with stops, plus stop stiffness (seed 000 fig. 6a)."""
+    # deflection as a function of force; break points where each spring starts and stops
+    fb = sorted({0.0, *preloads, *[p + k * s for p, k, s in zip(preloads, stiffs, strokes)]})
+    fb.append(fb[-1] + k_stop * 0.05)
+
+    def defl(f):
+        d = f / k_stop
+        for p, k, s in zip(preloads, stiffs, strokes):
+            d += min(max((f - p) / k, 0.0), s)
+        return d
+    x = np.array([defl(f) for f in fb])
+    return _table(x, np.array(fb))
+
+
+@dataclass
+class Model:
+    """Everything the kernels need, packed once."""
+    name: str
+    comment: str
+    variant: str
+    text: str
+    P: np.ndarray
+    LAT: np.ndarray
+    TLS: np.ndarray
+    TAX: np.ndarray
+    TMA: np.ndarray
+    TML: np.ndarray
+    prof: np.ndarray
+    seg_pair: np.ndarray
+    vert_pair: np.ndarray
+    CP: np.ndarray
+    PADS: np.ndarray
+    s0: np.ndarray
+    Z0: np.ndarray
+    step: float
+    output_step: float
+    duration: float
+    depth_max: float
+    geo: dict = field(default_factory=dict)
+    places: dict = field(default_factory=dict)
+    strokes: dict = field(default_factory=dict)
+    omega_max: float = 0.0
+
+
+def _craft(sec: _Sec, fixed_allowed: bool):
+    fixed = bool(sec.data.get("fixed", False)) if fixed_allowed else False
+    if "fixed" in sec.data and not isinstance(sec.data["fixed"], bool):
+        raise ScenarioError(sec.path, sec.key("fixed"), "must be true or false")
+    if fixed:
+        return fixed, 1.0, np.eye(3), np.zeros(3)
+    return fixed, sec.pos("mass", 1e7), sec.inertia("inertia"), sec.vec("com", 3, -100.0, 100.0)
+
+
+def load_model(scenario_path) -> Model:
+    """Read, validate and pack a scenario and the mechanism it names."""
+    spath = Path(scenario_path)
+    sc = _load(spath)
+    S = _Sec(spath, sc, "")
+    name = sc.get("name")
+    if not isinstance(name, str) or not name:
+        raise ScenarioError(spath, "name", "missing or not a string")
+    comment = sc.get("comment", "")
+    mech = sc.get("mechanism")
+    if not isinstance(mech, str) or not mech:
+        raise ScenarioError(spath, "mechanism", "missing; name a file in resources/mechanisms (e.g. \"existing\")")
+    mpath = MECHANISMS / f"{mech}.toml"
+    if not mpath.is_file():
+        raise ScenarioError(spath, "mechanism", f"no mechanism file {mpath}")
+    mt = _load(mpath)
+    M = _Sec(mpath, mt, "")
+    variant = mt.get("variant")
+    if variant != "existing":
+        raise ScenarioError(mpath, "variant", f"{variant!r}: this solver models the 'existing' mechanism only")
+
+    P = np.zeros(D.NP)
+    I = D.P_INDEX
+
+    def put(k, v):
+        P[I[k]] = v
+
+    # spacecraft
+    fixed, mP, JP, cP = _craft(S.sub("passive_craft"), True)
+    _, mA, JA, cA = _craft(S.sub("active_craft"), False)
+    put("m_p", mP)
+    put("fixed_p", 1.0 if fixed else 0.0)
+    P[I["jp0"]:I["jp0"] + 9] = JP.ravel()
+    P[I["jpi0"]:I["jpi0"] + 9] = np.linalg.inv(JP).ravel()
+    P[I["cpx"]:I["cpx"] + 3] = cP
+    put("m_a", mA)
+    P[I["ja0"]:I["ja0"] + 9] = JA.ravel()
+    P[I["cax"]:I["cax"] + 3] = cA
+
+    # receiving cone profile
+    rc = M.sub("receiving_cone")
+    R0 = rc.pos("entrance_radius", 2.0)
+    Dp = rc.pos("depth", 2.0)
+    Rn = rc.pos("neck_radius", R0)
+    tn = rc.pos("neck_length", 0.5)
+    Rc = rc.pos("chamber_radius", R0)
+    Sd = rc.pos("chamber_depth", 1.0)
+    Rf = rc.pos("docking_face_radius", 3.0)
+    if Rc <= Rn:
+        raise ScenarioError(mpath, "receiving_cone.chamber_radius", "must exceed neck_radius (latch stop)")
+    if Sd <= tn:
+        raise ScenarioError(mpath, "receiving_cone.chamber_depth", "must exceed neck_length")
+    if Rf <= R0:
+        raise ScenarioError(mpath, "receiving_cone.docking_face_radius", "must exceed entrance_radius")
+    prof = np.array([[0.0, Rf], [0.0, R0], [-Dp, Rn], [-Dp - tn, Rn], [-Dp - tn, Rc], [-Dp - Sd, Rc],
+                     [-Dp - Sd, 0.0]])
+    # segment codes: 0 = cone region (head_cone / limiter), 1 = socket region; vertex codes for convex edges
+    seg_pair = np.array([0, 0, 1, 1, 1, 1], np.int64)
+    vert_pair = np.array([-1, 0, 1, 1, -1, -1, -1], np.int64)
+
+    hs = M.sub("housing")
+    put("g_off", hs.num("gimbal_offset", -1.0, 1.0))
+    put("l_h", hs.pos("length", 2.0))
+    put("m_h", hs.pos("mass", 1000.0))
+    put("d_h", hs.num("com_distance", 0.0, 2.0))
+    put("i_hx", hs.pos("inertia_axial", 100.0))
+    put("i_ht", hs.pos("inertia_transverse", 100.0))
+    pr = M.sub("probe")
+    L0 = pr.pos("free_length", 3.0)
+    put("l0", L0)
+    smax = pr.pos("stroke_max", L0)
+    if smax >= L0:
+        raise ScenarioError(mpath, "probe.stroke_max", "must be less than free_length")
+    put("stroke_max", smax)
+    rh = pr.pos("head_radius", Rn)
+    if rh >= Rn:
+        raise ScenarioError(mpath, "probe.head_radius", "head must pass the socket neck (head_radius < neck_radius)")
+    put("r_head", rh)
+    put("m_pr", pr.pos("mass", 500.0))
+    put("a_pr", pr.num("com_from_head", 0.0, 3.0))
+    put("i_prx", pr.pos("inertia_axial", 10.0))
+    put("i_prt", pr.pos("inertia_transverse", 100.0))
+    put("k_bend0", pr.pos("bending_stiffness", 1e7))
+    put("c_bend", pr.num("bending_damping", 0.0, 1e5))
+    put("k_tors", pr.pos("torsion_stiffness", 1e7))
+    put("c_tors", pr.num("torsion_damping", 0.0, 1e4))
+    put("hb_k", pr.pos("bending_hysteresis_stiffness", 1e7))
+    put("hb_lim", pr.num("bending_hysteresis_moment", 0.0, 1e5))
+    put("ht_k", pr.pos("torsion_hysteresis_stiffness", 1e7))
+    put("ht_lim", pr.num("torsion_hysteresis_moment", 0.0, 1e5))
+    put("bend_max", math.radians(pr.pos("bending_limit_deg", 45.0)))
+    put("k_bend_stop", pr.pos("bending_stop_stiffness", 1e8))
+    put("tors_max", math.radians(pr.pos("torsion_limit_deg", 45.0)))
+    put("k_tors_stop", pr.pos("torsion_stop_stiffness", 1e8))
+
+    la = M.sub("latches")
+    put("latch_x", la.num("axial_offset", 0.0, 0.5))
+    lr = la.pos("tip_radius", 1.0)
+    if not (Rn < lr < Rc):
+        raise ScenarioError(mpath, "latches.tip_radius", f"must lie between neck_radius {Rn} and chamber_radius {Rc}")
+    put("latch_r", lr)
+    if Sd - tn <= rh + P[I["latch_x"]]:
+        raise ScenarioError(mpath, "receiving_cone.chamber_depth",
+                            "too shallow: latches cannot pass the shoulder before the head reaches the bottom")
+    put("x_face", -Dp - tn)
+    put("r_neck", Rn)
+    put("r_chamber", Rc)
+
+    li = M.sub("limiter")
+    ldist = li.pos("distance", 2.0)
+    llen = li.pos("length", 1.0)
+    rw = li.pos("radius_wide", R0)
+    li.pos("radius_narrow", rw)
+    npads = int(li.num("pad_count", 0, 16))
+    prad = li.pos("pad_radius", 0.2)
+    ppos = li.num("pad_position", 0.0, llen)
+    put("n_pads", npads)
+    put("lim_x", ldist)
+    PADS = np.zeros((max(npads, 1), 4))
+    rn_ = li.data["radius_narrow"]
+    r_at = rw + (rn_ - rw) * ppos / llen
+    for k in range(npads):
+        a = 2 * math.pi * k / npads
+        PADS[k] = [-(ldist + ppos), (r_at + prad) * math.cos(a), (r_at + prad) * math.sin(a), prad]
+
+    ad = M.sub("axial_damper")
+    pitch = ad.pos("screw_pitch", 0.2)
+    i_nut = 2 * math.pi / pitch
+    put("i_nut", i_nut)
+    put("i_nut_tot", ad.pos("nut_inertia_total", 1.0))
+    put("k_nutfr", ad.num("screw_friction", 0.0, 0.5))
+    put("v_screw", ad.pos("screw_friction_speed", 1.0))
+    i_fr = ad.pos("friction_chain_ratio", 100.0)
+    put("i_fr", i_fr)
+    k_tr = ad.pos("transmission_stiffness", 1e6)
+    put("k_tr", k_tr)
+    t_pre = ad.num("spring_preload_torque", 0.0, 1e3)
+    k_s = ad.pos("spring_stiffness", 1e3)
+    s_max = 2 * math.pi * ad.pos("spring_stroke_turns", 1e3)
+    put("t_pre", t_pre)
+    put("k_spring", k_s)
+    put("spring_max", s_max)
+    t_in = ad.pos("friction_brake_torque_in", 1e3)
+    t_out = ad.pos("friction_brake_torque_out", 1e3)
+    if t_in <= t_pre + k_s * s_max:
+        raise ScenarioError(mpath, "axial_damper.friction_brake_torque_in",
+                            f"must exceed the fully wound spring torque {t_pre + k_s * s_max:.4g} N*m "
+                            "(the brake slips after the spring stroke, seed 000 fig. 5a)")
+    put("t_in", t_in)
+    put("t_out", t_out)
+    put("c_d", ad.num("structural_damping", 0.0, 1.0))
+    put("i_mb", ad.pos("magnetic_brake_ratio", 1e3))
+    put("k_stroke_stop", ad.pos("stroke_stop_stiffness", 1e9))
+    x1 = t_pre / k_tr
+    x2 = x1 + s_max + k_s * s_max / k_tr
+    t2 = t_pre + k_s * s_max
+    TAX = _table(np.array([0.0, x1, x2, x2 + 10 * t_in / k_tr]),
+                 np.array([0.0, t_pre, t2, t2 + 10 * t_in]))
+    mx, my = ad.table("magnetic_brake_rpm", "magnetic_brake_torque")
+    TMA = _table(mx * 2 * math.pi / 60.0, my)
+
+    ld = M.sub("lateral_damper")
+    sp = ld.vec("spring_places_deg", 2, -360.0, 360.0)
+    bp = ld.vec("brake_places_deg", 2, -360.0, 360.0)
+    TLS = _series_spring([ld.num("coil_preload", 0.0, 1e5), ld.num("belleville_preload", 0.0, 1e6)],
+                         [ld.pos("coil_stiffness", 1e8), ld.pos("belleville_stiffness", 1e9)],
+                         [ld.pos("coil_stroke", 0.2), ld.pos("belleville_stroke", 0.2)],
+                         ld.pos("spring_stop_stiffness", 1e10))
+    LAT = np.zeros((D.N_LAT, D.LAT_W))
+    sd_, sr_, sb_ = ld.pos("spring_attach_distance", 2.0), ld.pos("spring_attach_radius", 1.0), ld.pos("spring_base_radius", 2.0)
+    if sb_ <= sr_:
+        raise ScenarioError(mpath, "lateral_damper.spring_base_radius", "must exceed spring_attach_radius")
+    rod_mass = ld.pos("rod_mass", 100.0)
+    for k in range(2):
+        a = math.radians(sp[k])
+        ey, ez = math.cos(a), math.sin(a)
+        LAT[k, D.L_TYPE] = 0
+        LAT[k, D.L_ATT:D.L_ATT + 3] = [-sd_, sr_ * ey, sr_ * ez]
+        LAT[k, D.L_BASE:D.L_BASE + 3] = [-sd_, sb_ * ey, sb_ * ez]
+        LAT[k, D.L_EY], LAT[k, D.L_EZ] = ey, ez
+        LAT[k, D.L_INERTIA] = rod_mass
+        LAT[k, D.L_REST] = sb_ - sr_
+    bd_, br_ = ld.pos("brake_attach_distance", 2.0), ld.pos("brake_attach_radius", 1.0)
+    rho, rod = ld.pos("crank_radius", 1.0), ld.pos("rod_length", 1.0)
+    g = ld.pos("brake_gear_ratio", 1e3)
+    Jb = ld.pos("crank_inertia", 10.0) + ld.pos("rotor_inertia", 1.0) * g * g
+    for k in range(2):
+        a = math.radians(bp[k])
+        e = np.array([0.0, math.cos(a), math.sin(a)])
+        att = np.array([-bd_, 0.0, 0.0]) + br_ * e
+        piv = att + rod * e - rho * np.array([-1.0, 0.0, 0.0])
+        r = 2 + k
+        LAT[r, D.L_TYPE] = 1
+        LAT[r, D.L_ATT:D.L_ATT + 3] = att
+        LAT[r, D.L_BASE:D.L_BASE + 3] = piv
+        LAT[r, D.L_RHO], LAT[r, D.L_ROD] = rho, rod
+        LAT[r, D.L_EY], LAT[r, D.L_EZ] = e[1], e[2]
+        LAT[r, D.L_INERTIA] = Jb
+        LAT[r, D.L_GEAR] = g
+    put("lh_k", ld.pos("hysteresis_stiffness", 1e9))
+    put("lh_f0", ld.num("hysteresis_force", 0.0, 1e5))
+    put("lh_mu", ld.num("hysteresis_ratio", 0.0, 1.0))
+    put("c_lat", ld.num("spring_damping", 0.0, 1e6))
+    put("psi_max", math.radians(ld.pos("crank_limit_deg", 90.0)))
+    put("k_crank_stop", ld.pos("crank_stop_stiffness", 1e8))
+    lx, lyv = ld.table("brake_rpm", "brake_torque")
+    TML = _table(lx * 2 * math.pi / 60.0, lyv)
+
+    ct = M.sub("contact")
+    CP = np.zeros(GC.CP_SIZE)
+    CP[GC.CP_K_HEAD] = ct.pos("head_stiffness", 1e10)
+    CP[GC.CP_C_HEAD] = ct.num("head_damping", 0.0, 1e7)
+    CP[GC.CP_MU_HEAD] = ct.num("head_friction", 0.0, 1.0)
+    CP[GC.CP_K_LATCH] = ct.pos("latch_stiffness", 1e10)
+    CP[GC.CP_C_LATCH] = ct.num("latch_damping", 0.0, 1e7)
+    CP[GC.CP_MU_LATCH] = ct.num("latch_friction", 0.0, 1.0)
+    CP[GC.CP_K_LIM] = ct.pos("limiter_stiffness", 1e10)
+    CP[GC.CP_C_LIM] = ct.num("limiter_damping", 0.0, 1e7)
+    CP[GC.CP_MU_LIM] = ct.num("limiter_friction", 0.0, 1.0)
+    CP[GC.CP_VEPS] = ct.pos("friction_speed", 1.0)
+    CP[GC.CP_X_FACE], CP[GC.CP_R_NECK], CP[GC.CP_R_CHAMBER] = -Dp - tn, Rn, Rc
+    depth_max = ct.pos("max_depth", rh)
+
+    # scenario overrides for test variants (e.g. frictionless)
+    ov = sc.get("overrides", {})
+    if not isinstance(ov, dict):
+        raise ScenarioError(spath, "overrides", "must be a table")
+    for k, v in ov.items():
+        if k in ("head_friction", "latch_friction", "limiter_friction"):
+            CP[{"head_friction": GC.CP_MU_HEAD, "latch_friction": GC.CP_MU_LATCH,
+                "limiter_friction": GC.CP_MU_LIM}[k]] = _Sec(spath, ov, "overrides").num(k, 0.0, 1.0)
+        else:
+            raise ScenarioError(spath, f"overrides.{k}", "unknown override")
+
+    # solver settings
+    so = S.sub("solver")
+    step = so.pos("step", 0.01)
+    out = so.pos("output_step", 1.0, default=1e-3)
+    dur = so.pos("duration", 1e4)
+    spo = out / step
+    if abs(spo - round(spo)) > 1e-6:
+        raise ScenarioError(spath, "solver.step", f"{step:g} must divide output_step {out:g} exactly")
+    omega = _omega_max(P, CP, mA)
+    if omega * step > 0.5:
+        raise ScenarioError(spath, "solver.step", f"{step:g} s is too large for the stiffest contact "
+                            f"(omega_max = {omega:.0f} rad/s; need step <= {0.5 / omega:.2e} s for RK4 accuracy)")
+
+    # initial conditions at the start of the run
+    ini = S.sub("initial")
+    v0 = ini.num("closing_speed", 0.0, 1.0, lo_open=True)
+    vlat = ini.vec("lateral_velocity", 2, -0.3, 0.3, default=[0.0, 0.0])
+    miss = ini.vec("lateral_miss", 2, -0.5, 0.5, default=[0.0, 0.0])
+    ang = np.radians(ini.vec("angular_miss_deg", 3, -15.0, 15.0, default=[0.0, 0.0, 0.0]))
+    rate = np.radians(ini.vec("angular_rate_deg_s", 3, -5.0, 5.0, default=[0.0, 0.0, 0.0]))
+    hx0 = ini.num("head_start_x", -Dp - Sd + rh, 1.0)
+    s0, Z0 = _initial_state(P, mA, JA, cA, cP, v0, vlat, miss, ang, rate, hx0)
+    geo = dict(R0=R0, D=Dp, Rn=Rn, tn=tn, Rc=Rc, Sd=Sd, Rf=Rf, rh=rh, L0=L0, Lh=P[I["l_h"]], goff=P[I["g_off"]],
+               lim_len=llen, lim_rw=rw, lim_rn=rn_, pads=PADS[:npads].copy(), latch_x=P[I["latch_x"]],
+               latch_r=lr, LAT=LAT.copy(), stroke_max=smax, rod_length=L0 + 0.1)
+    strokes = dict(axial_spring=s_max / (i_fr * i_nut), friction_brake=smax - s_max / (i_fr * i_nut),
+                   lateral=float(TLS[-2, 0]), rpm=float(mx[-1]), lat_rpm=float(lx[-1]), stroke=smax)
+    places = dict(spring_mechanism_1=float(sp[0]), spring_mechanism_2=float(sp[1]),
+                  magnetic_brake_1=float(bp[0]), magnetic_brake_2=float(bp[1]))
+    text = f"# scenario {spath.name}\n{spath.read_text()}\n# mechanism {mpath.name}\n{mpath.read_text()}"
+    return Model(name, str(comment), variant, text, P, LAT, TLS, TAX, TMA, TML, prof, seg_pair, vert_pair, CP,
+                 PADS, s0, Z0, step, out, dur, depth_max, geo, places, strokes, omega)
+
+
+def _omega_max(P, CP, mA):
+    """Highest contact/joint frequency estimate (rad/s) from stiffness over effective mass."""
+    I = D.P_INDEX
+    L0 = P[I["l0"]]
+    m_head_lat = (P[I["i_prt"]] + P[I["m_pr"]] * (L0 - P[I["a_pr"]]) ** 2) / L0 ** 2
+    m_axial = P[I["i_nut_tot"]] * P[I["i_nut"]] ** 2
+    i_x = P[I["i_prx"]]
+    w = [math.sqrt(CP[GC.CP_K_HEAD] / min(m_head_lat, m_axial)),
+         math.sqrt(CP[GC.CP_K_LATCH] / m_axial),
+         math.sqrt(CP[GC.CP_K_LIM] / ((P[I["i_ht"]] + P[I["m_h"]] * P[I["d_h"]] ** 2) / P[I["lim_x"]] ** 2)),
+         math.sqrt((P[I["k_tors"]] + P[I["ht_k"]] + P[I["k_tors_stop"]]) / i_x)]
+    return max(w)
+
+
+def _initial_state(P, mA, JA, cA, cP, v0, vlat, miss, ang, rate, hx0):
+    """Active craft placed with its docking frame at the lateral miss, attitude miss, head at head_start_x."""
+    from solver import quat
+    I = D.P_INDEX
+    s = np.zeros(D.NS)
+    Z = np.zeros(D.NZ)
+    s[D.S_QP] = 1.0
+    s[D.S_RP:D.S_RP + 3] = cP            # passive docking frame at the world origin
+    roll, pitch, yaw = ang
+    qa = quat.multiply(quat.multiply(quat.from_axis_angle([0, 0, 1.0], yaw), quat.from_axis_angle([0, 1.0, 0], pitch)),
+                       quat.from_axis_angle([1.0, 0, 0], roll))
+    RA = quat.to_matrix(qa)
+    head_loc = np.array([P[I["g_off"]] - P[I["l_h"]] - P[I["l0"]], 0.0, 0.0])
+    oA = np.array([0.0, miss[0], miss[1]])
+    oA[0] = hx0 - (RA @ head_loc)[0]
+    rA = oA + RA @ cA
+    w = rate
+    v_origin = np.array([-v0, vlat[0], vlat[1]])
+    vA = v_origin + np.cross(w, rA - oA)
+    s[D.S_RA:D.S_RA + 3] = rA
+    s[D.S_QA:D.S_QA + 4] = qa
+    s[D.S_VA:D.S_VA + 3] = vA
+    s[D.S_WA:D.S_WA + 3] = w
+    return s, Z
