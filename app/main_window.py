@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QApplication, QDialog, QFileDialog, QMainWindow, 
                                QVBoxLayout)
 
 from solver.runfile import RunFile, RunFileError
-from viewer.diagram import PANES, MnemonicDiagram
+from viewer.diagram import PANES, MnemonicDiagram, compose_grab
 from viewer.playback import SPEEDS
 from viewer.run_facts import RunFactsPanel
 from viewer.variable_chooser import VariableChooser
@@ -146,6 +146,10 @@ class MainWindow(QMainWindow):
         lay.addWidget(panel)
         dlg.resize(700, 600)
         dlg.open()
+
+    def grab_image(self):
+        """The window as shown, VTK scene included."""
+        return compose_grab(self, self.diagram)
 
     # ---- settings -------------------------------------------------------------------------
     def _restore_settings(self):

@@ -73,6 +73,7 @@ class DevicesPane(QWidget):
         self.lateral: list[str] = []
         self.values: dict[str, float] = {}
         self.scales: dict[str, float] = {}
+        self.bar_rects: dict[str, QRectF] = {}  # where each device bar was last painted (widget pixels)
         self._font = QFont(self.font())
         self._font.setPointSizeF(9.0)
         self._bold = QFont(self._font)
@@ -143,6 +144,7 @@ class DevicesPane(QWidget):
         """One device rectangle: fill from the left edge by |value|/range, red +, blue -; name and value."""
         v = self.value(name)
         frac = fill_fraction(v, self.scales.get(name, 1.0))
+        self.bar_rects[name] = QRectF(r)
         p.setPen(Qt.NoPen)
         p.setBrush(QColor(30, 36, 54))
         p.drawRect(r)

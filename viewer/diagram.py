@@ -5,8 +5,8 @@ One `Playback` owns time; every pane's `show_frame` is connected to its `frameCh
 from __future__ import annotations
 
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtCore import QPoint, QRect, Qt, Signal
+from PySide6.QtGui import QAction, QActionGroup, QImage, QKeySequence, QPainter
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSlider, QSplitter, QStyle,
                                QToolButton, QVBoxLayout, QWidget)
 
@@ -42,6 +42,21 @@ class ScenePlaceholder(QLabel):
 
 
 PANES = ("scene", "devices", "plots")
+
+
+def compose_grab(top: QWidget, diagram: "MnemonicDiagram") -> QImage:
+    """Grab `top` (the diagram or a window holding it) and paint the scene pane's own image over it."""
+    img = top.grab().toImage()
+    scene = diagram.scene
+    if scene.isVisible() and hasattr(scene, "grab_image"):
+        shot = scene.grab_image()
+        ratio = img.width() / max(top.width(), 1)
+        pos = scene.mapTo(top, QPoint(0, 0))
+        p = QPainter(img)
+        p.drawImage(QRect(int(pos.x() * ratio), int(pos.y() * ratio), int(scene.width() * ratio),
+                          int(scene.height() * ratio)), shot)
+        p.end()
+    return img
 
 
 class MnemonicDiagram(QWidget):
@@ -258,6 +273,10 @@ class MnemonicDiagram(QWidget):
         if a.isChecked() != on:
             a.setChecked(on)
         self.paneVisibilityChanged.emit(key, on)
+
+    def grab_image(self) -> QImage:
+        """The whole diagram as shown, with the VTK scene pasted in (QWidget.grab leaves it black)."""
+        return compose_grab(self, self)
 
     # ---- run ------------------------------------------------------------------------------
     def set_run(self, run: RunFile | None, plotted: list[str] | None = None):
