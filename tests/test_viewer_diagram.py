@@ -282,7 +282,7 @@ def test_small_run_opens_and_syncs(qtbot, tmp_path, small_run):
 def test_screenshots(window, qtbot, artifacts):
     """Save each pane and the whole window (VTK scene composed in) for people to look at."""
     d, pb = window.diagram, window.playback
-    pb.seek_time(2.6)            # after capture: limiter contact, springs compressing
+    pb.seek_time(2.62)           # after capture: limiter on the cone, spring fully compressed, brake slipping
     qtbot.wait(50)
     shots = {
         "pane_devices.png": d.devices.grab().toImage(),

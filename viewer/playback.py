@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time as _time
 
+import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import numpy as np
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
