@@ -375,24 +375,32 @@ def _bisect(mode, w, ia, ib, iB, iE, fB, fE, dth):
     return iE, fE
 
 
+SECTORS = 4   # sectors searched by bisection; 003 uses 2 (see `dichotomy`)
+
+
 @njit(cache=True)
 def dichotomy(mode, w, ia, ib, nbis):
     """Angle of the set member with the largest characteristic distance, and that distance.
 
-    The full surface (2^(N+1) members) is split into two convex halves of 2^N + 1 members; the second
-    is searched only if the first one's maximum lies on its boundary. A neighbour check and a
-    parabolic step between the neighbours refine the discrete maximum.
+    The full surface has 2^(N+1) members. 003 splits it into two convex halves and bisects each; with
+    tilt the characteristic distance can have two or three local maxima (found by the property tests),
+    so the circle is split into SECTORS equal sectors, each bisected (N + 1 - log2(SECTORS) steps).
+    A climb to the discrete local maximum and a parabolic step between its neighbours refine it.
     """
-    H = 1 << nbis
-    M = 2 * H
+    M = 1 << (nbis + 1)
+    nsec = min(SECTORS, M)
+    S = M // nsec
     dth = TWO_PI / M
     f0 = set_char(mode, w, ia, ib, 0.0)
-    fH = set_char(mode, w, ia, ib, H * dth)
-    i, f = _bisect(mode, w, ia, ib, 0, H, f0, fH, dth)
-    if i == 0 or i == H:
-        i2, f2 = _bisect(mode, w, ia, ib, H, M, fH, f0, dth)
+    fB = f0
+    i, f = 0, f0
+    for k in range(nsec):
+        iE = (k + 1) * S
+        fE = f0 if iE == M else set_char(mode, w, ia, ib, iE * dth)
+        i2, f2 = _bisect(mode, w, ia, ib, k * S, iE, fB, fE, dth)
         if f2 > f:
             i, f = i2, f2
+        fB = fE
     fm = set_char(mode, w, ia, ib, (i - 1) * dth)
     fp = set_char(mode, w, ia, ib, (i + 1) * dth)
     steps = 0
