@@ -1,0 +1,124 @@
+"""The Qt Playback wrapper, the lazy channel reader and the devices and plots panes on their own."""
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PySide6")
+
+from solver.runfile import RunFile  # noqa: E402
+from viewer.channel_blocks import ChannelBlocks  # noqa: E402
+from viewer.devices_pane import DevicesPane, fill_fraction, format_value  # noqa: E402
+from viewer.playback import Playback  # noqa: E402
+from viewer.plots_pane import PlotsPane, scroll_window  # noqa: E402
+
+
+@pytest.fixture
+def run(small_run):
+    r = RunFile(small_run)
+    yield r
+    r.close()
+
+
+def test_playback_signals_once_per_change(qtbot, run):
+    pb = Playback()
+    frames, playing, speeds = [], [], []
+    pb.frameChanged.connect(frames.append)
+    pb.playingChanged.connect(playing.append)
+    pb.speedChanged.connect(speeds.append)
+    pb.set_run(run)
+    assert frames == [0]
+    pb.seek_frame(0)                      # no change, no signal
+    pb.step(3)
+    pb.step_graph(1)
+    assert frames == [0, 3, 3 + round(pb.graph_step / run.meta.output_step)]
+    pb.faster()
+    pb.faster()
+    assert speeds == [2.0, 4.0]
+    with qtbot.waitSignal(pb.frameChanged, timeout=2000):
+        pb.play()                         # the QTimer moves the playhead by itself
+    assert playing == [True] and pb.frame > frames[-2]
+    pb.pause()
+    assert playing == [True, False]
+
+
+def test_playback_stops_at_end_and_announces_it(qtbot, run):
+    pb = Playback()
+    pb.set_run(run)
+    pb.set_speed(16.0)
+    pb.seek_time(run.time[-1] - 0.2)
+    with qtbot.waitSignal(pb.playingChanged, timeout=3000, check_params_cb=lambda on: not on):
+        pb.play()
+    assert pb.frame == run.n_frames - 1
+
+
+def test_channel_blocks_read_by_chunk_and_full_scale(run):
+    b = ChannelBlocks(run, block=128)
+    fx = run.channel("Fx")
+    assert b.value("Fx", 5) == fx[5] and b.value("Fx", 127) == fx[127]
+    assert b.reads == 1                   # one block serves both frames
+    assert b.value("Fx", 128) == fx[128] and b.reads == 2
+    assert math.isnan(b.value("no_such_channel", 3))
+    # a bar's range is the channel's stroke, or the run's max |value| when the stroke is NaN
+    assert b.full_scale("axial_spring") == run.channels["axial_spring"].stroke
+    assert math.isnan(run.channels["Fx"].stroke)
+    assert b.full_scale("Fx") == pytest.approx(np.nanmax(np.abs(fx)))
+    assert set(b._full) == set()          # nothing loaded whole unless asked
+    assert np.array_equal(b.full("Fy"), run.channel("Fy"))
+
+
+def test_fill_fraction_and_format():
+    assert fill_fraction(0.04, 0.08) == 0.5
+    assert fill_fraction(-0.2, 0.08) == 1.0
+    assert fill_fraction(math.nan, 1.0) == 0.0
+    assert fill_fraction(1.0, math.nan) == 0.0
+    assert format_value(0.0412, "m") == "+41.2 mm"
+    assert format_value(-1234.0, "rpm") == "-1234 rpm"
+    assert format_value(math.nan, "m") == "—"
+
+
+def test_devices_pane_reads_only_device_channels(qtbot, run):
+    w = DevicesPane()
+    qtbot.addWidget(w)
+    w.resize(1400, 240)
+    w.show()
+    b = ChannelBlocks(run)
+    w.set_run(run, b)
+    f = run.frame_at(3.0)
+    w.show_frame(f)
+    assert set(w.values) == set(w.shown_channels())
+    assert len(w.values) == 7 + 3 + 4 < len(run.channels)   # probe schematic, axial, lateral
+    assert w.axial == ["axial_spring", "friction_brake", "axial_magnetic_brake"]  # spring, friction, magnetic
+    for n, v in w.values.items():
+        assert v == pytest.approx(run.channel_at(n, f))
+    img = w.grab().toImage()
+    assert img.width() == 1400
+    # the lateral bars sit where ChannelInfo.place puts them, seen from the head: 0 deg left (+y), 180 right
+    r0, r180 = w.bar_rects["spring_mechanism_2"], w.bar_rects["magnetic_brake_2"]
+    r90, r270 = w.bar_rects["spring_mechanism_1"], w.bar_rects["magnetic_brake_1"]
+    assert r0.center().x() < r90.center().x() < r180.center().x()
+    assert r90.center().y() < r0.center().y() < r270.center().y()
+
+
+def test_plots_pane_scroll_window_and_readout(qtbot, run):
+    assert scroll_window(5.0, 10.0, 0.1, 0.0, 6.0) == (0.0, 10.0)        # shorter run: fixed window
+    lo, hi = scroll_window(55.04, 10.0, 0.1, 0.0, 300.0)
+    assert (lo, hi) == (pytest.approx(47.0), pytest.approx(57.0))
+    assert scroll_window(299.0, 10.0, 0.1, 0.0, 300.0) == (290.0, 300.0)
+    p = PlotsPane()
+    qtbot.addWidget(p)
+    p.resize(1200, 400)
+    p.show()
+    p.set_run(run, names=["Fx", "nonexistent", "probe_stroke"])
+    assert p.names == ["Fx", "probe_stroke"]
+    clicked = []
+    p.seekRequested.connect(clicked.append)
+    f = run.frame_at(2.5)
+    p.show_frame(f)
+    assert p.cursors[0].value() == run.time[f] and p.cursors[1].value() == run.time[f]
+    assert "2.5000" in p.t_label.text()
+    assert "Fx" in p.readout.text() and "probe_stroke" in p.readout.text()
+    assert p.values()["Fx"] == pytest.approx(run.channel_at("Fx", f))
+    assert len(p.capture_lines) == 2 and p.capture_lines[0].value() == pytest.approx(run.t_capture)
+    p.set_scrolling(False)
+    assert p.x_range() == (run.time[0], run.time[-1])
