@@ -185,7 +185,7 @@ def test_screenshots_show_red_only_in_contact(pane, run, artifacts):
     for label, f in shots.items():
         pane.show_frame(f)
         img = pane.grab_image()
-        assert (img.width(), img.height()) == (pane.vtk_widget.width(), pane.vtk_widget.height())
+        assert (img.width(), img.height()) == (pane.width(), pane.height())
         path = artifacts / f"scene_{label}.png"
         assert img.save(str(path))
         rgb = _rgb(img)
@@ -209,9 +209,10 @@ def test_only_the_3d_view_orbits(pane, qtbot):
             QTest.mouseMove(w, QPoint(x, y))
         QTest.mouseRelease(w, Qt.LeftButton, Qt.NoModifier, QPoint(x1, y))
 
-    drag(400, 480, 200)  # inside plane Ld
+    x_ld, x_3d = int(0.15 * w.width()), int(0.82 * w.width())
+    drag(x_ld, x_ld + 80, 200)  # inside plane Ld
     assert ld.GetPosition() == ld_pos and c3.GetPosition() == pos3
-    drag(1450, 1530, 200)  # inside the 3D view
+    drag(x_3d, x_3d + 80, 200)  # inside the 3D view
     assert c3.GetPosition() != pos3
     assert ld.GetPosition() == ld_pos
 
@@ -249,7 +250,7 @@ def test_run_without_optional_channels_and_bodies(qtbot, tmp_path):
     assert "no capture" in p.time_text()
     p.show_frame(99)  # clamped to the last frame
     assert p.current_frame == 4
-    assert p.grab_image().width() == p.vtk_widget.width()
+    assert p.grab_image().width() == p.width()
     p.set_run(None)
     assert p.part_names() == [] and p.readout_text() == ""
     r.close()

@@ -11,9 +11,9 @@ vtkmodules.qt.PyQtImpl = "PySide6"
 import vtkmodules.vtkInteractionStyle  # noqa: E402,F401  (interactor styles)
 import vtkmodules.vtkRenderingFreeType  # noqa: E402,F401  (text)
 import vtkmodules.vtkRenderingOpenGL2  # noqa: E402,F401  (rendering back end)
-from PySide6.QtCore import Qt, Slot  # noqa: E402
-from PySide6.QtGui import QImage  # noqa: E402
-from PySide6.QtWidgets import QVBoxLayout, QWidget  # noqa: E402
+from PySide6.QtCore import QEvent, Qt, Slot  # noqa: E402
+from PySide6.QtGui import QFont, QFontDatabase, QImage, QPainter  # noqa: E402
+from PySide6.QtWidgets import QApplication, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget  # noqa: E402
 from vtkmodules.qt.QVTKRenderWindowInteractor import QVTKRenderWindowInteractor  # noqa: E402
 from vtkmodules.util.numpy_support import vtk_to_numpy  # noqa: E402
 from vtkmodules.vtkCommonCore import vtkPoints  # noqa: E402
@@ -21,7 +21,8 @@ from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkPolyData  # noqa: E40
 from vtkmodules.vtkCommonMath import vtkMatrix4x4  # noqa: E402
 from vtkmodules.vtkFiltersSources import vtkArrowSource  # noqa: E402
 from vtkmodules.vtkInteractionStyle import vtkInteractorStyleTrackballCamera  # noqa: E402
-from vtkmodules.vtkRenderingCore import (vtkActor, vtkPolyDataMapper, vtkProperty,  # noqa: E402
+from vtkmodules.vtkRenderingCore import (vtkActor, vtkActor2D, vtkCoordinate,  # noqa: E402
+                                         vtkPolyDataMapper, vtkPolyDataMapper2D, vtkProperty,
                                          vtkRenderer, vtkTextActor, vtkWindowToImageFilter)
 
 from solver.runfile import TIME_CHUNK, RunFile  # noqa: E402
@@ -54,10 +55,13 @@ AFTER_RIGHT = ("rate_x", "rate_y", "rate_z", "att_roll", "att_pitch", "att_yaw")
 BASE_LOADS = ("Fx", "Fy", "Fz", "Mx", "My", "Mz")
 
 # ---- layout, px -------------------------------------------------------------------------------
-STRIP_W = 196
-BOTTOM_H = 26
+STRIP_W = 212      # readout columns (Qt labels) left and right of the VTK views
 FONT = 12
 VIEW_3D_SHARE = 0.30
+
+
+def _hex(rgb) -> str:
+    return "#" + "".join(f"{int(round(255 * c)):02x}" for c in rgb)
 
 
 def _wire_polydata(points: np.ndarray, lines: np.ndarray) -> vtkPolyData:
@@ -170,6 +174,25 @@ class _View:
         self.label.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
         self.label.SetPosition(0.015, 0.975)
         self.overlay.AddViewProp(self.label)
+        edge = vtkPolyData()
+        pts = vtkPoints()
+        pts.InsertNextPoint(1.0, 0.0, 0.0)
+        pts.InsertNextPoint(1.0, 1.0, 0.0)
+        edge.SetPoints(pts)
+        cells = vtkCellArray()
+        cells.InsertNextCell(2)
+        cells.InsertCellPoint(0)
+        cells.InsertCellPoint(1)
+        edge.SetLines(cells)
+        coord = vtkCoordinate()
+        coord.SetCoordinateSystemToNormalizedViewport()
+        m2 = vtkPolyDataMapper2D()
+        m2.SetInputData(edge)
+        m2.SetTransformCoordinate(coord)
+        self.edge = vtkActor2D()
+        self.edge.SetMapper(m2)
+        self.edge.GetProperty().SetColor(0.22, 0.26, 0.34)
+        self.overlay.AddViewProp(self.edge)
 
     @property
     def camera(self):
@@ -198,17 +221,26 @@ class ScenePane(QWidget):
 
         self.vtk_widget = QVTKRenderWindowInteractor()  # no parent: avoids Finalize() on parent destroy
         self.vtk_widget.setFocusPolicy(Qt.NoFocus)      # keys stay with the window (playback shortcuts)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.vtk_widget)
+        self._build_labels()
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setSpacing(0)
+        grid.addWidget(self._column(self._left_head, self._left), 0, 0)
+        grid.addWidget(self.vtk_widget, 0, 1)
+        grid.addWidget(self._column(self._right_head, self._right), 0, 2)
+        bottom = QWidget()
+        row = QHBoxLayout(bottom)
+        row.setContentsMargins(8, 3, 8, 4)
+        row.addWidget(self._loads, 1)
+        row.addWidget(self._time)
+        grid.addWidget(bottom, 1, 0, 1, 3)
+        grid.setColumnStretch(1, 1)
+        grid.setRowStretch(0, 1)
+        self.setStyleSheet(f"ScenePane, QWidget {{ background: {_hex(BACKGROUND)}; }}")
         self.render_window = self.vtk_widget.GetRenderWindow()
         self.render_window.SetNumberOfLayers(2)
         self.render_window.SetMultiSamples(0)
 
-        self.hud = vtkRenderer()
-        self.hud.SetBackground(*BACKGROUND)
-        self.hud.SetInteractive(0)
-        self.render_window.AddRenderer(self.hud)
         self.views = {
             "ld": _View("ld", "plane Ld (cone axis, gimbal, probe joint)", False),
             "top": _View("top", "top view", False),
@@ -219,14 +251,7 @@ class ScenePane(QWidget):
             self.render_window.AddRenderer(v.overlay)
         for key in ("ld", "top"):
             self.views[key].camera.ParallelProjectionOn()
-
-        self._left_head, self._left = self._text(), self._text()
-        self._right_head, self._right = self._text(), self._text()
-        self._loads, self._time = self._text(), self._text()
-        for t in (self._left_head, self._right_head):
-            t.GetTextProperty().SetColor(*HEADER_COLOR)
-            t.GetTextProperty().SetBold(True)
-        self._time.GetTextProperty().SetJustificationToRight()
+        self.views["3d"].edge.SetVisibility(False)
 
         iren = self.vtk_widget._Iren  # noqa: SLF001  (the generic interactor behind the widget)
         self._style = vtkInteractorStyleTrackballCamera()
@@ -241,19 +266,37 @@ class ScenePane(QWidget):
         self._cache: _BlockCache | None = None
         self._texts = {"left": "", "right": "", "loads": ""}
         self._extent = (-0.6, 0.8, 0.7)  # x min, x max, radial extent (m)
-        self._layout(max(self.width(), 1), max(self.height(), 1))
+        self._layout()
 
     # ---- construction helpers ----------------------------------------------------------------
-    def _text(self) -> vtkTextActor:
-        t = vtkTextActor()
-        tp = t.GetTextProperty()
-        tp.SetFontFamilyToCourier()
-        tp.SetFontSize(FONT)
-        tp.SetColor(*TEXT_COLOR)
-        tp.SetLineSpacing(1.15)
-        tp.SetVerticalJustificationToTop()
-        self.hud.AddViewProp(t)
-        return t
+    def _build_labels(self):
+        mono = QFontDatabase.systemFont(QFontDatabase.FixedFont)
+        mono.setPixelSize(FONT)
+        bold = QFont(mono)
+        bold.setBold(True)
+
+        def label(font, color, align=Qt.AlignLeft | Qt.AlignTop):
+            lab = QLabel()
+            lab.setFont(font)
+            lab.setStyleSheet(f"color: {_hex(color)};")
+            lab.setAlignment(align)
+            lab.setTextFormat(Qt.PlainText)
+            return lab
+
+        self._left_head, self._left = label(bold, HEADER_COLOR), label(mono, TEXT_COLOR)
+        self._right_head, self._right = label(bold, HEADER_COLOR), label(mono, TEXT_COLOR)
+        self._loads = label(mono, TEXT_COLOR, Qt.AlignLeft | Qt.AlignVCenter)
+        self._time = label(mono, TEXT_COLOR, Qt.AlignRight | Qt.AlignVCenter)
+
+    def _column(self, head: QLabel, body: QLabel) -> QWidget:
+        col = QWidget()
+        col.setFixedWidth(STRIP_W)
+        lay = QVBoxLayout(col)
+        lay.setContentsMargins(8, 6, 4, 4)
+        lay.setSpacing(6)
+        lay.addWidget(head)
+        lay.addWidget(body, 1)  # fills the column: new text never changes the layout
+        return col
 
     def _install_mouse_filter(self, iren):
         """Only the 3D view orbits and zooms; the projections keep their camera logic."""
@@ -280,34 +323,17 @@ class ScenePane(QWidget):
     # ---- layout ------------------------------------------------------------------------------
     def resizeEvent(self, ev):
         super().resizeEvent(ev)
-        self._layout(max(self.width(), 1), max(self.height(), 1))
+        self._layout()
 
-    def _layout(self, w: int, h: int):
-        """Viewports: [left readout | Ld | top view | right readout | 3D], base-loads line at the bottom."""
-        strip = min(STRIP_W, 0.16 * w)
-        avail = max(w - 2 * strip, 10)
-        w3 = VIEW_3D_SHARE * avail
-        wp = (avail - w3) / 2
-        yb = min(BOTTOM_H / h, 0.2)
-        xs = [0, strip, strip + wp, strip + 2 * wp, 2 * strip + 2 * wp, w]
-        f = [x / w for x in xs]
-        self.hud.SetViewport(0, 0, 1, 1)
-        self.views["ld"].set_viewport(f[1], yb, f[2] - 0.5 / w, 1)
-        self.views["top"].set_viewport(f[2] + 0.5 / w, yb, f[3], 1)
-        self.views["3d"].set_viewport(f[4], yb, 1, 1)
-        pad = 6 / w
-        top = 1 - 6 / h
-        for actor, x in ((self._left_head, f[0] + pad), (self._right_head, f[3] + pad)):
-            actor.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
-            actor.SetPosition(x, top)
-        for actor, x in ((self._left, f[0] + pad), (self._right, f[3] + pad)):
-            actor.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
-            actor.SetPosition(x, top - 22 / h)
-        self._loads.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
-        self._loads.SetPosition(pad, yb - 5 / h)
-        self._time.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
-        self._time.SetPosition(1 - pad, yb - 5 / h)
-        self._frame_projections((f[2] - f[1]) * w, (1 - yb) * h)
+    def _layout(self):
+        """Viewports of the VTK window: [plane Ld | top view | 3D]."""
+        w = max(self.vtk_widget.width(), 1)
+        h = max(self.vtk_widget.height(), 1)
+        wp = (1.0 - VIEW_3D_SHARE) / 2
+        self.views["ld"].set_viewport(0.0, 0.0, wp, 1.0)
+        self.views["top"].set_viewport(wp, 0.0, 2 * wp, 1.0)
+        self.views["3d"].set_viewport(2 * wp, 0.0, 1.0, 1.0)
+        self._frame_projections(wp * w, h)
 
     def _frame_projections(self, vw: float, vh: float):
         """Fixed parallel scale so the whole scene fits both projections at the same scale."""
@@ -355,7 +381,7 @@ class ScenePane(QWidget):
         self._body_matrix = {}
         self._cache = None
         for t in (self._left_head, self._left, self._right_head, self._right, self._loads, self._time):
-            t.SetInput("")
+            t.setText("")
         self._texts = {"left": "", "right": "", "loads": ""}
 
     def _add_part(self, name: str, g):
@@ -472,7 +498,7 @@ class ScenePane(QWidget):
         ld = self.views["ld"].camera
         ld.SetFocalPoint(xc, 0.0, 0.0)
         ld.SetClippingRange(5.0, 15.0)
-        self._layout(max(self.width(), 1), max(self.height(), 1))
+        self._layout()
         r3 = self.views["3d"].renderer
         cam = r3.GetActiveCamera()
         cam.ParallelProjectionOff()
@@ -563,24 +589,25 @@ class ScenePane(QWidget):
             ln, rn = BEFORE_LEFT, BEFORE_RIGHT
         ln = [n for n in ln if n in run.channels]
         rn = [n for n in rn if n in run.channels]
-        width = max((len(n) for n in ln + rn), default=0) + 1
-        left = "\n".join(_fmt(n, cache.value(n, i), run.channels[n].unit, width) for n in ln)
-        right = "\n".join(_fmt(n, cache.value(n, i), run.channels[n].unit, width) for n in rn)
+        lw = max((len(n) for n in ln), default=0) + 1
+        rw = max((len(n) for n in rn), default=0) + 1
+        left = "\n".join(_fmt(n, cache.value(n, i), run.channels[n].unit, lw) for n in ln)
+        right = "\n".join(_fmt(n, cache.value(n, i), run.channels[n].unit, rw) for n in rn)
         loads = "   ".join(_fmt_load(n, cache.value(n, i), run.channels[n].unit.replace("*", "·"))
                            for n in BASE_LOADS if n in run.channels)
         if loads:
             loads = "base: " + loads
         if left != self._texts["left"]:
-            self._left_head.SetInput(lh if ln else "")
-            self._left.SetInput(left)
+            self._left_head.setText(lh if ln else "")
+            self._left.setText(left)
         if right != self._texts["right"]:
-            self._right_head.SetInput(rh if rn else "")
-            self._right.SetInput(right)
+            self._right_head.setText(rh if rn else "")
+            self._right.setText(right)
         if loads != self._texts["loads"]:
-            self._loads.SetInput(loads)
+            self._loads.setText(loads)
         self._texts = {"left": left, "right": right, "loads": loads}
         phase = "after capture" if after else "before capture" if math.isfinite(tc) else "no capture"
-        self._time.SetInput(f"T Current {t:8.3f} s  ({phase})")
+        self._time.setText(f"T Current {t:8.3f} s  ({phase})")
 
     # ---- rendering -----------------------------------------------------------------------------
     def showEvent(self, ev):
@@ -598,8 +625,8 @@ class ScenePane(QWidget):
         self._dirty = False
         self.render_window.Render()
 
-    def grab_image(self) -> QImage:
-        """The pane as rendered now (QWidget.grab is black for VTK)."""
+    def vtk_image(self) -> QImage:
+        """The three views as rendered now, read back with vtkWindowToImageFilter."""
         self.render_window.Render()
         f = vtkWindowToImageFilter()
         f.SetInput(self.render_window)
@@ -612,6 +639,16 @@ class ScenePane(QWidget):
         arr = vtk_to_numpy(img.GetPointData().GetScalars()).reshape(h, w, 3)[::-1]
         arr = np.ascontiguousarray(arr, dtype=np.uint8)
         return QImage(arr.data, w, h, 3 * w, QImage.Format_RGB888).copy()
+
+    def grab_image(self) -> QImage:
+        """The whole pane (readouts and views) as an RGB image; QWidget.grab alone is black for VTK."""
+        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        views = self.vtk_image()
+        img = self.grab().toImage().convertToFormat(QImage.Format_RGB888)
+        painter = QPainter(img)
+        painter.drawImage(self.vtk_widget.geometry().topLeft(), views)
+        painter.end()
+        return img
 
     # ---- options and what is shown (for tests and the window) ---------------------------------
     def set_show_forces(self, on: bool):
@@ -654,11 +691,11 @@ class ScenePane(QWidget):
         return out
 
     def readout_text(self) -> str:
-        return "\n".join(s for s in (self._left_head.GetInput(), self._left.GetInput(),
-                                     self._right_head.GetInput(), self._right.GetInput()) if s)
+        return "\n".join(s for s in (self._left_head.text(), self._left.text(),
+                                     self._right_head.text(), self._right.text()) if s)
 
     def base_loads_text(self) -> str:
-        return self._loads.GetInput() or ""
+        return self._loads.text()
 
     def time_text(self) -> str:
-        return self._time.GetInput() or ""
+        return self._time.text()
