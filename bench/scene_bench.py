@@ -16,6 +16,18 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
+def _pad_singleton_refcounts(n=300_000):
+    """Work around PySide6 6.12.0 on CPython 3.11, which drops a reference to None/True/False on
+    void or bool calls (setText, processEvents, emit ...) and aborts with none_dealloc after a few
+    thousand calls. Extra references to these immortal-in-practice singletons are harmless."""
+    if sys.version_info >= (3, 12):
+        return
+    import ctypes
+    for obj in (None, True, False):
+        for _ in range(n):
+            ctypes.pythonapi.Py_IncRef(ctypes.py_object(obj))
+
+
 def _stats(ts):
     a = np.asarray(ts) * 1e3
     return f"median {np.median(a):6.2f} ms   p90 {np.percentile(a, 90):6.2f} ms   max {a.max():6.2f} ms"
@@ -38,6 +50,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     w, h = (int(v) for v in a.size.split("x"))
 
+    _pad_singleton_refcounts()
     from PySide6.QtWidgets import QApplication
     app = QApplication.instance() or QApplication(sys.argv)
     from solver.runfile import RunFile
