@@ -23,7 +23,7 @@ POSITIVE = QColor(220, 40, 40)
 NEGATIVE = QColor(50, 110, 235)
 PROBE = QColor(230, 230, 120)
 HOUSING = QColor(120, 200, 230)
-ANGLE_GAIN = 5.0  # the schematic draws housing and bending angles five times larger than they are
+ANGLE_GAINS = (10.0, 5.0, 2.0, 1.0)  # angles are drawn magnified by the largest gain that keeps the run in view
 
 PROBE_CHANNELS = ("head_offset_y", "head_offset_z", "probe_bend_y", "probe_bend_z",
                   "housing_angle_y", "housing_angle_z", "probe_stroke")
@@ -73,7 +73,9 @@ class DevicesPane(QWidget):
         self.lateral: list[str] = []
         self.values: dict[str, float] = {}
         self.scales: dict[str, float] = {}
-        self.bar_rects: dict[str, QRectF] = {}  # where each device bar was last painted (widget pixels)
+        self.bar_rects: dict[str, QRectF] = {}
+        self.max_angle = 0.0   # deg, largest housing + bending angle in the run (sets the drawing gain)
+        self.angle_gain = 1.0  # where each device bar was last painted (widget pixels)
         self._font = QFont(self.font())
         self._font.setPointSizeF(9.0)
         self._bold = QFont(self._font)
@@ -93,6 +95,8 @@ class DevicesPane(QWidget):
         self.lateral = sorted(groups.get("lateral_damper", []),
                               key=lambda n: (run.channels[n].place if math.isfinite(run.channels[n].place) else 1e9, n))
         self.scales = {n: self.blocks.full_scale(n) for n in self.axial + self.lateral}
+        self.max_angle = max((sum(self.blocks.abs_max(f"{k}_{a}") for k in ("housing_angle", "probe_bend")
+                                  if f"{k}_{a}" in run.channels) for a in "yz"), default=0.0)
         self.show_frame(0)
 
     def shown_channels(self) -> list[str]:
@@ -215,9 +219,10 @@ class DevicesPane(QWidget):
 
     def _paint_probe(self, p: QPainter, r: QRectF):
         fm = QFontMetrics(self._font)
-        text_w = 150.0
+        text_w = 178.0
         draw = QRectF(r.left(), r.top(), r.width() - text_w, r.height())
         half = draw.height() / 2
+        self.angle_gain = self._gain(draw.width() - 30, half / 2 - 10)
         for k, axis in enumerate("yz"):
             band = QRectF(draw.left(), draw.top() + k * half, draw.width(), half - 4)
             self._paint_probe_view(p, band, axis)
@@ -230,14 +235,21 @@ class DevicesPane(QWidget):
         for label, name in lines:
             unit = self.run.channels[name].unit if name in self.run.channels else ""
             p.setPen(DIM)
-            p.drawText(QRectF(r.right() - text_w, y, 92, fm.height()), Qt.AlignLeft, label)
+            p.drawText(QRectF(r.right() - text_w, y, 104, fm.height()), Qt.AlignLeft, label)
             p.setPen(TEXT)
-            p.drawText(QRectF(r.right() - text_w + 80, y, text_w - 80, fm.height()), Qt.AlignRight,
+            p.drawText(QRectF(r.right() - text_w + 100, y, text_w - 100, fm.height()), Qt.AlignRight,
                        format_value(self.value(name), unit))
             y += fm.height() + 2
         p.setPen(DIM)
         p.drawText(QRectF(r.right() - text_w, y + 2, text_w, fm.height()), Qt.AlignLeft,
-                   f"angles drawn x{ANGLE_GAIN:g}")
+                   f"angles drawn x{self.angle_gain:g}")
+
+    def _gain(self, length: float, room: float) -> float:
+        """Largest magnification that keeps the probe's largest swing in the run inside its band."""
+        for g in ANGLE_GAINS:
+            if length * math.sin(math.radians(min(self.max_angle * g, 90.0))) <= room:
+                return g
+        return 1.0
 
     def _paint_probe_view(self, p: QPainter, band: QRectF, axis: str):
         """Side view in the x-<axis> plane: 3 at the left, housing to 2, free probe to 1 (head)."""
@@ -252,10 +264,13 @@ class DevicesPane(QWidget):
         length = band.width() - 30
         l_h = 0.35 * length
         l_p = 0.62 * length * (1.0 - 0.45 * fill_fraction(stroke, full))
+        p.save()
+        p.setClipRect(band)
         p3 = QPointF(band.left() + 14, band.center().y())
-        a_h = math.radians(hous * ANGLE_GAIN)
+        g = self.angle_gain
+        a_h = math.radians(hous * g)
         p2 = QPointF(p3.x() + l_h * math.cos(a_h), p3.y() - l_h * math.sin(a_h))
-        a_p = math.radians((hous + bend) * ANGLE_GAIN)
+        a_p = math.radians((hous + bend) * g)
         p1 = QPointF(p2.x() + l_p * math.cos(a_p), p2.y() - l_p * math.sin(a_p))
         p.setPen(QPen(FRAME, 1, Qt.DotLine))
         p.drawLine(p3, QPointF(band.right(), p3.y()))  # the craft's axis
@@ -275,3 +290,4 @@ class DevicesPane(QWidget):
         if math.isfinite(off) and off:
             p.setPen(POSITIVE if off > 0 else NEGATIVE)
             p.drawText(QPointF(p1.x() - 40, p1.y() + 20), format_value(off, "m"))
+        p.restore()
