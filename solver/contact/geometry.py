@@ -59,6 +59,8 @@ def circle_row(o, axis, R, tube=0.0, nbis=5, wedge=None, e1=None):
     w = _row()
     w[0:3], w[3:6] = o, a
     w[6:9] = _perp(a) if e1 is None else _unit(np.asarray(e1, float) - (np.asarray(e1) @ a) * a)
+    if not 1 <= nbis <= 9:
+        raise ValueError("bisection steps must be 1..9")
     w[9], w[10], w[11] = R, tube, nbis
     if wedge is not None:
         m1, m2 = _unit(wedge[0]), _unit(wedge[1])
@@ -76,6 +78,8 @@ def cone_row(o, axis, x0, r0, x1, r1, side=1, nbis=5, gen_r=0.0, e1=None):
     L = math.hypot(x1 - x0, r1 - r0)
     if x1 - x0 <= 0:
         raise ValueError("cone with zero axial length: use an annulus")
+    if not 1 <= nbis <= 9:
+        raise ValueError("bisection steps must be 1..9")
     gx, gr = (x1 - x0) / L, (r1 - r0) / L
     mx, mr = (gr, -gx) if side > 0 else (-gr, gx)
     w = _row()
@@ -113,14 +117,17 @@ def face_row(vertices, normal):
 def latch_tip_row(x, psi, rho_retracted, rho_extended, r):
     """Latch tip sphere whose distance from the probe axis follows state[0] (latch extension)."""
     w = _row()
-    w[0:5] = [x, psi, rho_retracted, rho_extended, r]
+    w[0:7] = [x, psi, rho_retracted, rho_extended, r, math.cos(psi), math.sin(psi)]
     return K.LATCH_TIP, w
 
 
 def roller_row(pivot_x, pivot_rho, psi, lever, phi_retracted, phi_extended, R, tube, nbis):
     """Alignment-lever roller (torus) whose lever angle follows state[1] (lever extension)."""
     w = _row()
-    w[0:9] = [pivot_x, pivot_rho, psi, lever, phi_retracted, phi_extended, R, tube, nbis]
+    if not 1 <= nbis <= 9:
+        raise ValueError("bisection steps must be 1..9")
+    w[0:11] = [pivot_x, pivot_rho, psi, lever, phi_retracted, phi_extended, R, tube, nbis,
+               math.cos(psi), math.sin(psi)]
     return K.ROLLER, w
 
 

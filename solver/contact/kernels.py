@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 # primitive kinds --------------------------------------------------------------------------------
@@ -21,13 +22,17 @@ CONE = 3       # o a e1, x0[9] r0[10] x1[11] r1[12] side[13] nbis[14] gen_r[15] 
 #                mx[19] mr[20] e2[21:24]                         (frustum surface; cylinder if r0 == r1)
 ANNULUS = 4    # o a e1, rho_min[9] rho_max[10]                 (plane normal to a, face toward +a)
 FACE = 5       # v0[0:3] v1[3:6] v2[6:9] v3[9:12] n[12:15]      (convex quad, e.g. trapezoid; CCW about n)
-LATCH_TIP = 6  # x[0] psi[1] rho_retracted[2] rho_extended[3] r[4]           -> SPHERE (state[0])
+LATCH_TIP = 6  # x[0] psi[1] rho_retracted[2] rho_extended[3] r[4] cos psi[5] sin psi[6]
+#                                                                           -> SPHERE (state[0])
 ROLLER = 7     # pivot_x[0] pivot_rho[1] psi[2] lever[3] phi_ret[4] phi_ext[5] R[6] tube[7] nbis[8]
-#                                                                           -> CIRCLE (state[1])
+#                cos psi[9] sin psi[10]                                     -> CIRCLE (state[1])
 ROW = 24
 NO = -1.0e30
 TWO_PI = 2.0 * math.pi
 NONE = (NO, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+MAX_MEMBERS = 1024                     # 2^(N+1) <= MAX_MEMBERS, i.e. at most N = 9 bisection steps
+_COS = np.cos(np.arange(MAX_MEMBERS) * (2.0 * math.pi / MAX_MEMBERS))
+_SIN = np.sin(np.arange(MAX_MEMBERS) * (2.0 * math.pi / MAX_MEMBERS))
 
 
 @njit(cache=True)
@@ -45,17 +50,15 @@ def effective_kind(kind):
 # ------------------------------------------------------------------------------------------------
 
 @njit(cache=True)
-def _put_point(R, t, w, j, k, x, y, z):
-    w[j, k] = R[0, 0] * x + R[0, 1] * y + R[0, 2] * z + t[0]
-    w[j, k + 1] = R[1, 0] * x + R[1, 1] * y + R[1, 2] * z + t[1]
-    w[j, k + 2] = R[2, 0] * x + R[2, 1] * y + R[2, 2] * z + t[2]
+def _put_point(rot, pos, b, w, j, k, x, y, z):
+    for i in range(3):
+        w[j, k + i] = rot[b, i, 0] * x + rot[b, i, 1] * y + rot[b, i, 2] * z + pos[b, i]
 
 
 @njit(cache=True)
-def _put_dir(R, w, j, k, x, y, z):
-    w[j, k] = R[0, 0] * x + R[0, 1] * y + R[0, 2] * z
-    w[j, k + 1] = R[1, 0] * x + R[1, 1] * y + R[1, 2] * z
-    w[j, k + 2] = R[2, 0] * x + R[2, 1] * y + R[2, 2] * z
+def _put_dir(rot, b, w, j, k, x, y, z):
+    for i in range(3):
+        w[j, k + i] = rot[b, i, 0] * x + rot[b, i, 1] * y + rot[b, i, 2] * z
 
 
 @njit(cache=True)
@@ -74,44 +77,41 @@ def transform_rows(prim, pint, pos, rot, state, work):
     for j in range(prim.shape[0]):
         kind = pint[j, 0]
         b = pint[j, 1]
-        R = rot[b]
-        t = pos[b]
-        p = prim[j]
         if kind == SPHERE:
-            _put_point(R, t, work, j, 0, p[0], p[1], p[2])
-            work[j, 3] = p[3]
+            _put_point(rot, pos, b, work, j, 0, prim[j, 0], prim[j, 1], prim[j, 2])
+            work[j, 3] = prim[j, 3]
         elif kind == SEGMENT:
-            _put_point(R, t, work, j, 0, p[0], p[1], p[2])
-            _put_point(R, t, work, j, 3, p[3], p[4], p[5])
-            work[j, 6] = p[6]
+            _put_point(rot, pos, b, work, j, 0, prim[j, 0], prim[j, 1], prim[j, 2])
+            _put_point(rot, pos, b, work, j, 3, prim[j, 3], prim[j, 4], prim[j, 5])
+            work[j, 6] = prim[j, 6]
         elif kind == CIRCLE or kind == CONE or kind == ANNULUS:
-            _put_point(R, t, work, j, 0, p[0], p[1], p[2])
-            _put_dir(R, work, j, 3, p[3], p[4], p[5])
-            _put_dir(R, work, j, 6, p[6], p[7], p[8])
+            _put_point(rot, pos, b, work, j, 0, prim[j, 0], prim[j, 1], prim[j, 2])
+            _put_dir(rot, b, work, j, 3, prim[j, 3], prim[j, 4], prim[j, 5])
+            _put_dir(rot, b, work, j, 6, prim[j, 6], prim[j, 7], prim[j, 8])
             for k in range(9, 21):
-                work[j, k] = p[k]
+                work[j, k] = prim[j, k]
             if kind == CIRCLE:
                 _cross_into(work, j, 17, 3, 6)
             elif kind == CONE:
                 _cross_into(work, j, 21, 3, 6)
         elif kind == FACE:
             for k in range(0, 12, 3):
-                _put_point(R, t, work, j, k, p[k], p[k + 1], p[k + 2])
-            _put_dir(R, work, j, 12, p[12], p[13], p[14])
+                _put_point(rot, pos, b, work, j, k, prim[j, k], prim[j, k + 1], prim[j, k + 2])
+            _put_dir(rot, b, work, j, 12, prim[j, 12], prim[j, 13], prim[j, 14])
         elif kind == LATCH_TIP:
-            rho = p[2] + state[0] * (p[3] - p[2])
-            _put_point(R, t, work, j, 0, p[0], rho * math.cos(p[1]), rho * math.sin(p[1]))
-            work[j, 3] = p[4]
+            rho = prim[j, 2] + state[0] * (prim[j, 3] - prim[j, 2])
+            _put_point(rot, pos, b, work, j, 0, prim[j, 0], rho * prim[j, 5], rho * prim[j, 6])
+            work[j, 3] = prim[j, 4]
         elif kind == ROLLER:
-            phi = p[4] + state[1] * (p[5] - p[4])
-            c, s = math.cos(p[2]), math.sin(p[2])
-            rho = p[1] + p[3] * math.sin(phi)
-            _put_point(R, t, work, j, 0, p[0] - p[3] * math.cos(phi), rho * c, rho * s)
-            _put_dir(R, work, j, 3, 0.0, -s, c)      # roller axle: tangential
-            _put_dir(R, work, j, 6, 0.0, c, s)       # angle 0: radially outward
-            work[j, 9] = p[6]
-            work[j, 10] = p[7]
-            work[j, 11] = p[8]
+            phi = prim[j, 4] + state[1] * (prim[j, 5] - prim[j, 4])
+            c, s = prim[j, 9], prim[j, 10]
+            rho = prim[j, 1] + prim[j, 3] * math.sin(phi)
+            _put_point(rot, pos, b, work, j, 0, prim[j, 0] - prim[j, 3] * math.cos(phi), rho * c, rho * s)
+            _put_dir(rot, b, work, j, 3, 0.0, -s, c)      # roller axle: tangential
+            _put_dir(rot, b, work, j, 6, 0.0, c, s)       # angle 0: radially outward
+            work[j, 9] = prim[j, 6]
+            work[j, 10] = prim[j, 7]
+            work[j, 11] = prim[j, 8]
             for k in range(12, 17):
                 work[j, k] = 0.0
             _cross_into(work, j, 17, 3, 6)
@@ -314,9 +314,18 @@ def segment_circle_pts(x1, y1, z1, x2, y2, z2, rseg, w, j):
 # ------------------------------------------------------------------------------------------------
 
 @njit(cache=True)
-def ring_point(w, i, theta):
+def _cs(theta, m, step):
+    """cos, sin of theta; from the table when theta is member m (step = MAX_MEMBERS / members)."""
+    if m >= 0:
+        k = (m * step) % MAX_MEMBERS
+        return _COS[k], _SIN[k]
+    return math.cos(theta), math.sin(theta)
+
+
+@njit(cache=True)
+def ring_point(w, i, theta, m=-1, step=0):
     """Point at angle theta on circle row i (centre of the theta-th approximating sphere)."""
-    c, s = math.cos(theta), math.sin(theta)
+    c, s = _cs(theta, m, step)
     R = w[i, 9]
     return (w[i, 0] + R * (c * w[i, 6] + s * w[i, 17]),
             w[i, 1] + R * (c * w[i, 7] + s * w[i, 18]),
@@ -324,9 +333,9 @@ def ring_point(w, i, theta):
 
 
 @njit(cache=True)
-def generator(w, i, theta):
+def generator(w, i, theta, m=-1, step=0):
     """End points of the generator at angle theta of active cone row i."""
-    c, s = math.cos(theta), math.sin(theta)
+    c, s = _cs(theta, m, step)
     ux = c * w[i, 6] + s * w[i, 21]
     uy = c * w[i, 7] + s * w[i, 22]
     uz = c * w[i, 8] + s * w[i, 23]
@@ -341,12 +350,12 @@ MODE_GENERATOR_EDGE = 1  # active cone (generator segments) against a passive ed
 
 
 @njit(cache=True)
-def set_char(mode, w, ia, ib, theta):
-    """Characteristic distance of the theta-th member of active set ia against passive ib."""
+def set_char(mode, w, ia, ib, theta, m=-1, step=0):
+    """Characteristic distance of the member at angle theta (member m if m >= 0) of set ia against ib."""
     if mode == MODE_RING_CONE:
-        px, py, pz = ring_point(w, ia, theta)
+        px, py, pz = ring_point(w, ia, theta, m, step)
         return cone_char(w, ib, px, py, pz, w[ia, 10])
-    x1, y1, z1, x2, y2, z2 = generator(w, ia, theta)
+    x1, y1, z1, x2, y2, z2 = generator(w, ia, theta, m, step)
     ax, ay, az = w[ib, 3], w[ib, 4], w[ib, 5]
     den = (x2 - x1) * ax + (y2 - y1) * ay + (z2 - z1) * az
     if abs(den) < 1e-14:
@@ -359,11 +368,11 @@ def set_char(mode, w, ia, ib, theta):
 
 
 @njit(cache=True)
-def _bisect(mode, w, ia, ib, iB, iE, fB, fE, dth):
+def _bisect(mode, w, ia, ib, iB, iE, fB, fE, dth, step):
     """003 dichotomy over indices iB..iE: keep the two largest of (B, M, E), halve, at most N steps."""
     while iE - iB > 1:
         iM = (iB + iE) >> 1
-        fM = set_char(mode, w, ia, ib, iM * dth)
+        fM = set_char(mode, w, ia, ib, iM * dth, iM, step)
         if fB == fM and fM == fE:                   # axes coincide: all equal, take the middle one
             return iM, fM
         if fB >= fE:
@@ -388,29 +397,31 @@ def dichotomy(mode, w, ia, ib, nbis):
     A climb to the discrete local maximum and a parabolic step between its neighbours refine it.
     """
     M = 1 << (nbis + 1)
+    step = MAX_MEMBERS // M
     nsec = min(SECTORS, M)
     S = M // nsec
     dth = TWO_PI / M
-    f0 = set_char(mode, w, ia, ib, 0.0)
+    f0 = set_char(mode, w, ia, ib, 0.0, 0, step)
     fB = f0
     i, f = 0, f0
     for k in range(nsec):
         iE = (k + 1) * S
-        fE = f0 if iE == M else set_char(mode, w, ia, ib, iE * dth)
-        i2, f2 = _bisect(mode, w, ia, ib, k * S, iE, fB, fE, dth)
+        fE = f0 if iE == M else set_char(mode, w, ia, ib, iE * dth, iE, step)
+        i2, f2 = _bisect(mode, w, ia, ib, k * S, iE, fB, fE, dth, step)
         if f2 > f:
             i, f = i2, f2
         fB = fE
-    fm = set_char(mode, w, ia, ib, (i - 1) * dth)
-    fp = set_char(mode, w, ia, ib, (i + 1) * dth)
+    i = i % M
+    fm = set_char(mode, w, ia, ib, (i - 1) * dth, (i - 1) % M, step)
+    fp = set_char(mode, w, ia, ib, (i + 1) * dth, (i + 1) % M, step)
     steps = 0
     while (fm > f or fp > f) and steps < M:          # climb to the discrete local maximum
         if fm > fp:
-            i, fp, f = i - 1, f, fm
-            fm = set_char(mode, w, ia, ib, (i - 1) * dth)
+            i, fp, f = (i - 1) % M, f, fm
+            fm = set_char(mode, w, ia, ib, (i - 1) * dth, (i - 1) % M, step)
         else:
-            i, fm, f = i + 1, f, fp
-            fp = set_char(mode, w, ia, ib, (i + 1) * dth)
+            i, fm, f = (i + 1) % M, f, fp
+            fp = set_char(mode, w, ia, ib, (i + 1) * dth, (i + 1) % M, step)
         steps += 1
     theta = i * dth
     den = fm - 2.0 * f + fp

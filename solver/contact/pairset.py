@@ -68,11 +68,10 @@ def evaluate_pairs(prim, pint, pairs, ppar, pos, rot, vel, omega, state, work,
         bb = pint[b0, 1]
         # quick may-touch test: active bounding sphere against the passive set's bounding sphere
         ax, ay, az, ar = _bound_radius(work, ka, ia)
-        Rb = rot[bb]
         lx, ly, lz = ppar[k, PAR_BX], ppar[k, PAR_BY], ppar[k, PAR_BZ]
-        bx = Rb[0, 0] * lx + Rb[0, 1] * ly + Rb[0, 2] * lz + pos[bb, 0]
-        by = Rb[1, 0] * lx + Rb[1, 1] * ly + Rb[1, 2] * lz + pos[bb, 1]
-        bz = Rb[2, 0] * lx + Rb[2, 1] * ly + Rb[2, 2] * lz + pos[bb, 2]
+        bx = rot[bb, 0, 0] * lx + rot[bb, 0, 1] * ly + rot[bb, 0, 2] * lz + pos[bb, 0]
+        by = rot[bb, 1, 0] * lx + rot[bb, 1, 1] * ly + rot[bb, 1, 2] * lz + pos[bb, 1]
+        bz = rot[bb, 2, 0] * lx + rot[bb, 2, 1] * ly + rot[bb, 2, 2] * lz + pos[bb, 2]
         reach = ar + ppar[k, PAR_BR]
         if (ax - bx) ** 2 + (ay - by) ** 2 + (az - bz) ** 2 > reach * reach:
             continue
@@ -96,10 +95,11 @@ def evaluate_pairs(prim, pint, pairs, ppar, pos, rot, vel, omega, state, work,
         ba = pint[ia, 1]
         rax, ray, raz = bpx - pos[ba, 0], bpy - pos[ba, 1], bpz - pos[ba, 2]
         rbx, rby, rbz = bpx - pos[bb, 0], bpy - pos[bb, 1], bpz - pos[bb, 2]
-        wa, wb = omega[ba], omega[bb]
-        vx = vel[ba, 0] + wa[1] * raz - wa[2] * ray - (vel[bb, 0] + wb[1] * rbz - wb[2] * rby)
-        vy = vel[ba, 1] + wa[2] * rax - wa[0] * raz - (vel[bb, 1] + wb[2] * rbx - wb[0] * rbz)
-        vz = vel[ba, 2] + wa[0] * ray - wa[1] * rax - (vel[bb, 2] + wb[0] * rby - wb[1] * rbx)
+        wax, way, waz = omega[ba, 0], omega[ba, 1], omega[ba, 2]
+        wbx, wby, wbz = omega[bb, 0], omega[bb, 1], omega[bb, 2]
+        vx = vel[ba, 0] + way * raz - waz * ray - (vel[bb, 0] + wby * rbz - wbz * rby)
+        vy = vel[ba, 1] + waz * rax - wax * raz - (vel[bb, 1] + wbz * rbx - wbx * rbz)
+        vz = vel[ba, 2] + wax * ray - way * rax - (vel[bb, 2] + wbx * rby - wby * rbx)
         vn = vx * bnx + vy * bny + vz * bnz          # > 0: separating
         fn = ppar[k, PAR_K] * best - ppar[k, PAR_C] * vn
         if fn < 0.0:                                  # no pulling force
