@@ -58,7 +58,7 @@ NO = 36
 NPOSE = 7
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _tab(T, x):
     """Piecewise-linear table T (n, 3): x, value, integral; linear extrapolation at both ends."""
     n = T.shape[0]
@@ -73,7 +73,7 @@ def _tab(T, x):
     return T[i, 1] + k * dx, T[i, 2] + T[i, 1] * dx + 0.5 * k * dx * dx
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _jenkins(k, x, z, lim):
     """Elastic element with a slider (hysteresis, seed 000 piecewise-linear with constant parameters)."""
     f = k * (x - z)
@@ -84,7 +84,7 @@ def _jenkins(k, x, z, lim):
     return f, 0.5 * f * f / k if k > 0.0 else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _stop(x, lim, k):
     """Symmetric mechanical stop beyond |x| > lim: restoring force and stored energy."""
     if x > lim:
@@ -94,7 +94,7 @@ def _stop(x, lim, k):
     return 0.0, 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def qmul_omega(w, q0, q1, q2, q3):
     """dq/dt for a world-frame angular velocity w: 0.5 * (0, w) * q."""
     return (0.5 * (-w[0] * q1 - w[1] * q2 - w[2] * q3),
@@ -103,7 +103,7 @@ def qmul_omega(w, q0, q1, q2, q3):
             0.5 * (w[0] * q2 - w[1] * q1 + w[2] * q0))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def lateral_chain(LAT, k, th1, th2, dth1, dth2):
     """Loop closure of lateral chain k (UPS spring strut or RUS brake crank), housing-base frame.
 
@@ -141,8 +141,8 @@ def lateral_chain(LAT, k, th1, th2, dth1, dth2):
         cc = -1.0
     ph0 = math.atan2(B, A)
     ac = math.acos(cc)
-    p1 = math.remainder(ph0 + ac, 2 * math.pi)
-    p2 = math.remainder(ph0 - ac, 2 * math.pi)
+    p1 = ph0 + ac - 2 * math.pi * round((ph0 + ac) / (2 * math.pi))
+    p2 = ph0 - ac - 2 * math.pi * round((ph0 - ac) / (2 * math.pi))
     psi = p1 if abs(p1) < abs(p2) else p2
     cp, sp = math.cos(psi), math.sin(psi)
     nr = add(scl(u1, cp), scl(u2, sp))
@@ -157,7 +157,7 @@ def lateral_chain(LAT, k, th1, th2, dth1, dth2):
     return psi, psid, H[1], dot(H, e2), h
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _gen_force(Q, F, M, p, lvl, rA, pG, pE, e1, e2, f1, f2, f3):
     """Add the generalized force of (force F at point p, moment M) on body level lvl (0 craft, 1 housing, 2 probe)."""
     for i in range(3):
@@ -176,10 +176,10 @@ def _gen_force(Q, F, M, p, lvl, rA, pG, pE, e1, e2, f1, f2, f3):
         Q[10] += dot(f3, mE)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _body_jac(JV, JW, b, pc, nc, rA, pG, pE, e1, e2, f1, f2, f3):
     """Jacobian columns (3 x 11) of the CoM velocity and angular velocity of body b."""
-    for j in range(ND):
+    for j in range(6):
         for i in range(3):
             JV[b, i, j] = 0.0
             JW[b, i, j] = 0.0
@@ -201,7 +201,7 @@ def _body_jac(JV, JW, b, pc, nc, rA, pG, pE, e1, e2, f1, f2, f3):
             JW[b, i, 6 + j] = a[i]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _cholesky_solve(M, b, n, x):
     """Solve M x = b (M symmetric positive definite, overwritten by its Cholesky factor)."""
     for j in range(n):
@@ -230,7 +230,7 @@ def _cholesky_solve(M, b, n, x):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, prof, seg_pair, vert_pair, CP, W, JV, JW, sph, lat, fo,
              rec, ds, obs, pose):
     """State derivative ds of the whole system; also fills obs (loads, energies), rec (contacts), pose."""
@@ -309,9 +309,11 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, prof, seg_pair, vert_pair, CP, W,
         sph[1 + k, 6:9] = wH
         sph[1 + k, 9] = W[k, 3]
         sph[1 + k, 10] = 1.0
+    lr = P[P_LATCH_R] * 0.7071067811865476
     for k in range(N_LATCH):
-        a = 0.25 * math.pi + 0.5 * math.pi * k
-        tip = add(ph, mv(Rhead, (P[P_LATCH_X], P[P_LATCH_R] * math.cos(a), P[P_LATCH_R] * math.sin(a))))
+        cy = lr if (k == 0 or k == 3) else -lr
+        cz = lr if k < 2 else -lr
+        tip = add(ph, mv(Rhead, (P[P_LATCH_X], cy, cz)))
         vt = add(vh, cross(wPr, sub(tip, ph)))
         lat[k, 0:3] = tip
         lat[k, 3:6] = vt
@@ -334,6 +336,8 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, prof, seg_pair, vert_pair, CP, W,
     for r in range(nrow):
         F = (fo[r, 0], fo[r, 1], fo[r, 2])
         M = (fo[r, 3], fo[r, 4], fo[r, 5])
+        if F[0] == 0.0 and F[1] == 0.0 and F[2] == 0.0 and M[0] == 0.0 and M[1] == 0.0 and M[2] == 0.0:
+            continue
         if r == 0:
             p = ph
             lvl = 2
@@ -567,7 +571,7 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, prof, seg_pair, vert_pair, CP, W,
     pose[0, 15:18] = wP
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _pose(pose, i, p, R):
     for j in range(3):
         pose[i, j] = p[j]
@@ -576,7 +580,7 @@ def _pose(pose, i, p, R):
 
 
 # ---------------------------------------------------------------- discrete updates (hysteresis sliders)
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _tab_inv(T, val):
     """x with table value val (monotone increasing table, linear extrapolation)."""
     n = T.shape[0]
@@ -587,7 +591,7 @@ def _tab_inv(T, val):
     return T[i, 0] + (val - T[i, 1]) / k
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _slide(k, x, z, lim):
     """Return-map a slider: new z and the energy it dissipated."""
     f = k * (x - z)
@@ -600,7 +604,7 @@ def _slide(k, x, z, lim):
     return z, 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def post_step(s, Z, P, LAT, TLS, TAX):
     """Friction-brake slip and hysteresis-slider updates after an explicit step; adds their dissipation."""
     diss = 0.0
@@ -646,7 +650,7 @@ RAD = 180.0 / math.pi
 RPM = 60.0 / (2.0 * math.pi)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _rel_pose(pose, i, RP, oP):
     """Position and rotation of pose row i in the receiving-cone (passive docking) frame."""
     p = (pose[i, 0], pose[i, 1], pose[i, 2])
@@ -656,7 +660,7 @@ def _rel_pose(pose, i, RP, oP):
     return mtv(RP, sub(p, oP)), mm(RPT, R)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def record(row, t, s, Z, P, obs, rec, pose, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n,
            out_d, out_vn, LAT):
     """Write one output frame: channels, body poses and contact records, all in the receiving-cone frame."""
@@ -751,7 +755,7 @@ EV_FIRST, EV_BEGIN, EV_END, EV_CAPTURE, EV_DIAG = 0, 1, 2, 3, 4
 ST_OK, ST_NAN, ST_DEPTH, ST_EVFULL = 0, 1, 2, 3
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def run_block(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, prof, seg_pair, vert_pair, CP, PADS, depth_max,
               prev_act, ev, n_ev, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n, out_d, out_vn):
     """Advance n_out output frames of spo RK4 steps each; record frames and events. Returns (status, t, rows)."""

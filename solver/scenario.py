@@ -392,6 +392,8 @@ def load_model(scenario_path) -> Model:
     CP[GC.CP_MU_LIM] = ct.num("limiter_friction", 0.0, 1.0)
     CP[GC.CP_VEPS] = ct.pos("friction_speed", 1.0)
     CP[GC.CP_X_FACE], CP[GC.CP_R_NECK], CP[GC.CP_R_CHAMBER] = -Dp - tn, Rn, Rc
+    CP[GC.CP_K_LSPR] = la.pos("spring_stiffness", 1e6)
+    CP[GC.CP_X_MOUTH] = -Dp
     depth_max = ct.pos("max_depth", rh)
 
     # scenario overrides for test variants (e.g. frictionless)
@@ -402,8 +404,11 @@ def load_model(scenario_path) -> Model:
         if k in ("head_friction", "latch_friction", "limiter_friction"):
             CP[{"head_friction": GC.CP_MU_HEAD, "latch_friction": GC.CP_MU_LATCH,
                 "limiter_friction": GC.CP_MU_LIM}[k]] = _Sec(spath, ov, "overrides").num(k, 0.0, 1.0)
+        elif k == "max_depth":
+            depth_max = _Sec(spath, ov, "overrides").pos(k, rh)
         else:
-            raise ScenarioError(spath, f"overrides.{k}", "unknown override")
+            raise ScenarioError(spath, f"overrides.{k}", "unknown override (allowed: head_friction, "
+                                "latch_friction, limiter_friction, max_depth)")
 
     # solver settings
     so = S.sub("solver")
@@ -414,9 +419,9 @@ def load_model(scenario_path) -> Model:
     if abs(spo - round(spo)) > 1e-6:
         raise ScenarioError(spath, "solver.step", f"{step:g} must divide output_step {out:g} exactly")
     omega = _omega_max(P, CP, mA)
-    if omega * step > 0.5:
+    if omega * step > 1.0:
         raise ScenarioError(spath, "solver.step", f"{step:g} s is too large for the stiffest contact "
-                            f"(omega_max = {omega:.0f} rad/s; need step <= {0.5 / omega:.2e} s for RK4 accuracy)")
+                            f"(omega_max = {omega:.0f} rad/s; need omega*step <= 1, step <= {1.0 / omega:.2e} s, for RK4 accuracy)")
 
     # initial conditions at the start of the run
     ini = S.sub("initial")

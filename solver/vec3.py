@@ -6,37 +6,37 @@ import math
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def add(a, b):
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def sub(a, b):
     return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def scl(a, k):
     return (a[0] * k, a[1] * k, a[2] * k)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def dot(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def cross(a, b):
     return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def norm(a):
     return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def mv(R, v):
     """R @ v for a row-major 9-tuple R."""
     return (R[0] * v[0] + R[1] * v[1] + R[2] * v[2],
@@ -44,7 +44,7 @@ def mv(R, v):
             R[6] * v[0] + R[7] * v[1] + R[8] * v[2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def mtv(R, v):
     """R.T @ v."""
     return (R[0] * v[0] + R[3] * v[1] + R[6] * v[2],
@@ -52,7 +52,7 @@ def mtv(R, v):
             R[2] * v[0] + R[5] * v[1] + R[8] * v[2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def mm(A, B):
     return (A[0] * B[0] + A[1] * B[3] + A[2] * B[6], A[0] * B[1] + A[1] * B[4] + A[2] * B[7],
             A[0] * B[2] + A[1] * B[5] + A[2] * B[8],
@@ -62,7 +62,7 @@ def mm(A, B):
             A[6] * B[2] + A[7] * B[5] + A[8] * B[8])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def mtm(A, B):
     """A.T @ B."""
     return (A[0] * B[0] + A[3] * B[3] + A[6] * B[6], A[0] * B[1] + A[3] * B[4] + A[6] * B[7],
@@ -73,37 +73,37 @@ def mtm(A, B):
             A[2] * B[2] + A[5] * B[5] + A[8] * B[8])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def col(R, j):
     return (R[j], R[3 + j], R[6 + j])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def rot_x(a):
     c, s = math.cos(a), math.sin(a)
     return (1.0, 0.0, 0.0, 0.0, c, -s, 0.0, s, c)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def rot_y(a):
     c, s = math.cos(a), math.sin(a)
     return (c, 0.0, s, 0.0, 1.0, 0.0, -s, 0.0, c)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def rot_z(a):
     c, s = math.cos(a), math.sin(a)
     return (c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def quat_to_mat(w, x, y, z):
     return (1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
             2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
             2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def mat_to_quat(R):
     """Unit quaternion (w, x, y, z) of a rotation matrix (Shepperd's method)."""
     tr = R[0] + R[4] + R[8]
@@ -120,13 +120,13 @@ def mat_to_quat(R):
     return ((R[3] - R[1]) / s, (R[2] + R[6]) / s, (R[5] + R[7]) / s, 0.25 * s)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def sym_mv(I, v):
     """I @ v for a symmetric 3x3 given as a 9-tuple."""
     return mv(I, v)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def rot_inertia(R, I):
     """R I R^T."""
     return mm(mm(R, I), (R[0], R[3], R[6], R[1], R[4], R[7], R[2], R[5], R[8]))
