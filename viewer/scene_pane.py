@@ -93,6 +93,12 @@ def _vertex_polydata(points) -> vtkPolyData:
     return pd
 
 
+def _draw_on_top(actor: vtkActor):
+    """Fragments at the near plane: the actor stays visible through every wireframe (no extra layer)."""
+    actor.GetShaderProperty().AddFragmentShaderReplacement(
+        "//VTK::Depth::Impl", True, "//VTK::Depth::Impl\n  gl_FragDepth = 0.0;\n", False)
+
+
 def _fmt(name: str, value: float, unit: str, width: int) -> str:
     v = "       —" if not math.isfinite(value) else f"{value:+9.4f}" if abs(value) < 1e4 else f"{value:+9.3g}"
     return f"{name:<{width}}{v} {unit}".rstrip()
@@ -153,17 +159,13 @@ def _contact_points(run: RunFile, pair: str, start: int, stop: int) -> np.ndarra
 
 
 class _View:
-    """One projection: a scene renderer and an overlay renderer (layer 1) sharing its camera."""
+    """One projection: its renderer, camera, title and right-hand edge line."""
 
     def __init__(self, name: str, label: str, interactive: bool):
         self.name = name
         self.renderer = vtkRenderer()
         self.renderer.SetBackground(*VIEW_BACKGROUND)
         self.renderer.SetInteractive(int(interactive))
-        self.overlay = vtkRenderer()
-        self.overlay.SetLayer(1)
-        self.overlay.SetInteractive(0)
-        self.overlay.SetActiveCamera(self.renderer.GetActiveCamera())
         self.label = vtkTextActor()
         self.label.SetInput(label)
         tp = self.label.GetTextProperty()
@@ -173,7 +175,7 @@ class _View:
         tp.SetVerticalJustificationToTop()
         self.label.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
         self.label.SetPosition(0.015, 0.975)
-        self.overlay.AddViewProp(self.label)
+        self.renderer.AddViewProp(self.label)
         edge = vtkPolyData()
         pts = vtkPoints()
         pts.InsertNextPoint(1.0, 0.0, 0.0)
@@ -192,7 +194,7 @@ class _View:
         self.edge = vtkActor2D()
         self.edge.SetMapper(m2)
         self.edge.GetProperty().SetColor(0.22, 0.26, 0.34)
-        self.overlay.AddViewProp(self.edge)
+        self.renderer.AddViewProp(self.edge)
 
     @property
     def camera(self):
@@ -200,7 +202,6 @@ class _View:
 
     def set_viewport(self, x0, y0, x1, y1):
         self.renderer.SetViewport(x0, y0, x1, y1)
-        self.overlay.SetViewport(x0, y0, x1, y1)
 
 
 class ScenePane(QWidget):
@@ -238,7 +239,6 @@ class ScenePane(QWidget):
         grid.setRowStretch(0, 1)
         self.setStyleSheet(f"ScenePane, QWidget {{ background: {_hex(BACKGROUND)}; }}")
         self.render_window = self.vtk_widget.GetRenderWindow()
-        self.render_window.SetNumberOfLayers(2)
         self.render_window.SetMultiSamples(0)
 
         self.views = {
@@ -248,7 +248,6 @@ class ScenePane(QWidget):
         }
         for v in self.views.values():
             self.render_window.AddRenderer(v.renderer)
-            self.render_window.AddRenderer(v.overlay)
         for key in ("ld", "top"):
             self.views[key].camera.ParallelProjectionOn()
         self.views["3d"].edge.SetVisibility(False)
@@ -424,11 +423,13 @@ class ScenePane(QWidget):
             if point_size:
                 a.GetProperty().SetPointSize(point_size)
             a.SetUserMatrix(self._body_matrix[body])
-            (v.overlay if point_size else v.renderer).AddActor(a)
-            self._static_actors.append((v.overlay if point_size else v.renderer, a))
+            if point_size:
+                _draw_on_top(a)
+            v.renderer.AddActor(a)
+            self._static_actors.append((v.renderer, a))
 
     def _add_arrows(self):
-        """One force arrow and contact-point dot per contact pair, drawn on top (overlay layer)."""
+        """One force arrow and contact-point dot per contact pair, drawn on top of the wireframes."""
         src = vtkArrowSource()
         src.SetTipResolution(10)
         src.SetShaftResolution(8)
@@ -447,14 +448,15 @@ class ScenePane(QWidget):
                     mapper.SetInputData(pd)
                     a = vtkActor()
                     a.SetMapper(mapper)
+                    _draw_on_top(a)
                     p = a.GetProperty()
                     p.SetColor(*(CONTACT_RED if is_dot else FORCE_COLOR))
                     p.LightingOff()
                     p.SetPointSize(7)
                     a.SetUserMatrix(m)
                     a.SetVisibility(False)
-                    v.overlay.AddActor(a)
-                    actors.append((v.overlay, a))
+                    v.renderer.AddActor(a)
+                    actors.append((v.renderer, a))
             self._arrows.append(dict(pair=pair, arrow=am, dot=dm, actors=actors, visible=False))
 
     def _compute_extent(self, run: RunFile):
@@ -645,6 +647,7 @@ class ScenePane(QWidget):
         QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
         views = self.vtk_image()
         img = self.grab().toImage().convertToFormat(QImage.Format_RGB888)
+        views.setDevicePixelRatio(img.devicePixelRatio())
         painter = QPainter(img)
         painter.drawImage(self.vtk_widget.geometry().topLeft(), views)
         painter.end()
