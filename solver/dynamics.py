@@ -292,7 +292,8 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, prof, seg_pair, vert_pair, CP, W,
     aH0 = add(aG0, add(cross(alH0, dHc), cross(wH, cross(wH, dHc))))
     alP0 = add(add(alH0, cross(wH, scl(f1, db1))), add(cross(wb1, scl(f2, db2)), cross(wb2, scl(f3, dps))))
     dPc = sub(pPc, pE)
-    aP0 = add(aE0, add(cross(alP0, dPc), cross(wPr, cross(wPr, dPc))))
+    # the probe CoM slides with the stroke (rheonomic in this chain): d/dt of (omega x d) adds omega x (s' axis)
+    aP0 = add(aE0, add(cross(alP0, dPc), cross(wPr, add(cross(wPr, dPc), scl(px, dstroke)))))
 
     # ---- contacts (one separated call)
     n_pads = int(P[P_N_PADS])
