@@ -254,3 +254,19 @@ def test_run_without_optional_channels_and_bodies(qtbot, tmp_path):
     p.set_run(None)
     assert p.part_names() == [] and p.readout_text() == ""
     r.close()
+
+
+def test_block_cache_reads_each_block_once_and_matches_the_file(run):
+    from viewer.scene_pane import _BlockCache
+    pairs = list(run.contact_pairs)
+    c = _BlockCache(run, ["Fx", "head_x", "no_such_channel"], pairs, block=4096, keep=2)
+    fx, hx = run.channel("Fx"), run.channel("head_x")
+    for f in (0, 4095, 4096, 8191, 4096, 0, 12000, 4100):
+        assert c.value("Fx", f) == fx[f] and c.value("head_x", f) == hx[f]
+        assert math.isnan(c.value("no_such_channel", f))
+        k = c.at(f)
+        for j, p in enumerate(pairs):
+            assert c.active[j, k] == run.contact_active(p, f, f + 1)[0]
+            np.testing.assert_array_equal(c.point[j, k], run.contact_state(f)[p][2])
+    # reads: block 0, block 1, (0 again: kept), block 2 evicting 1 (least recent), block 1 again
+    assert c.loads == 4

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 
 import numpy as np
 import vtkmodules.qt
@@ -109,40 +110,48 @@ def _fmt_load(name: str, value: float, unit: str) -> str:
 
 
 class _BlockCache:
-    """Channel, contact-active, force and point values of a run, read in time-chunk-aligned blocks."""
+    """Channel, contact-active, force and point values of a run, read in time-chunk-aligned blocks.
 
-    def __init__(self, run: RunFile, channels, pairs, block: int = TIME_CHUNK):
+    The last `keep` blocks stay in memory (about 2 MB each for the synthetic run), so scrubbing back
+    and forth reads the file only once per block."""
+
+    def __init__(self, run: RunFile, channels, pairs, block: int = TIME_CHUNK, keep: int = 8):
         self.run = run
         self.channels = [c for c in channels if c in run.channels]
         self.pairs = list(pairs)
         self.block = int(block)
+        self.keep = int(keep)
         self.start = self.stop = -1
         self.ch: dict[str, np.ndarray] = {}
         self.active = np.zeros((0, 0), bool)
         self.force = np.zeros((0, 0, 3))
         self.point = np.zeros((0, 0, 3))
         self.loads = 0
+        self._blocks: OrderedDict[int, tuple] = OrderedDict()
 
-    def _load(self, frame: int):
-        a = (frame // self.block) * self.block
-        b = min(a + self.block, self.run.n_frames)
+    def _read(self, a: int, b: int) -> tuple:
         r = self.run
-        self.ch = {c: r.channel(c, a, b) for c in self.channels}
-        k = b - a
-        self.active = np.zeros((len(self.pairs), k), bool)
-        self.force = np.zeros((len(self.pairs), k, 3))
-        self.point = np.zeros((len(self.pairs), k, 3))
+        ch = {c: r.channel(c, a, b) for c in self.channels}
+        k, n = b - a, len(self.pairs)
+        active, force, point = np.zeros((n, k), bool), np.zeros((n, k, 3)), np.zeros((n, k, 3))
         for j, p in enumerate(self.pairs):
-            self.active[j] = r.contact_active(p, a, b)
-            self.force[j] = r.contact_force(p, a, b)
-            self.point[j] = _contact_points(r, p, a, b)
-        self.start, self.stop = a, b
+            active[j] = r.contact_active(p, a, b)
+            force[j] = r.contact_force(p, a, b)
+            point[j] = _contact_points(r, p, a, b)
         self.loads += 1
+        return a, b, ch, active, force, point
 
     def at(self, frame: int) -> int:
-        """Index of `frame` inside the cached block (loading the block if needed)."""
+        """Index of `frame` inside the current block (switching or loading the block if needed)."""
         if not (self.start <= frame < self.stop):
-            self._load(frame)
+            a = (frame // self.block) * self.block
+            blk = self._blocks.get(a)
+            if blk is None:
+                blk = self._blocks[a] = self._read(a, min(a + self.block, self.run.n_frames))
+                while len(self._blocks) > self.keep:
+                    self._blocks.popitem(last=False)
+            self._blocks.move_to_end(a)
+            self.start, self.stop, self.ch, self.active, self.force, self.point = blk
         return frame - self.start
 
     def value(self, name: str, frame: int) -> float:
