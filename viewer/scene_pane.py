@@ -173,7 +173,7 @@ class _View:
     def __init__(self, name: str, label: str, interactive: bool):
         self.name = name
         self.renderer = vtkRenderer()
-        self.renderer.SetBackground(*VIEW_BACKGROUND)
+        self.renderer.SetErase(0)  # the background renderer clears the whole window once
         self.renderer.SetInteractive(int(interactive))
         self.label = vtkTextActor()
         self.label.SetInput(label)
@@ -255,6 +255,10 @@ class ScenePane(QWidget):
             "top": _View("top", "top view", False),
             "3d": _View("3d", "3D (drag to orbit, wheel to zoom)", True),
         }
+        self.background = vtkRenderer()  # one full-window clear is cheaper than three scissored ones
+        self.background.SetBackground(*VIEW_BACKGROUND)
+        self.background.SetInteractive(0)
+        self.render_window.AddRenderer(self.background)
         for v in self.views.values():
             self.render_window.AddRenderer(v.renderer)
         for key in ("ld", "top"):
