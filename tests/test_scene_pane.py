@@ -248,6 +248,9 @@ def test_run_without_optional_channels_and_bodies(qtbot, tmp_path):
     assert "head_x" in text and "head_vx" not in text and "probe_pitch" not in text
     assert p.base_loads_text() == "base: Fx 30.0 N"
     assert "no capture" in p.time_text()
+    cam = p.views["ld"].camera  # no housing or probe body: plane Ld falls back to the x-z plane
+    np.testing.assert_allclose(cam.GetDirectionOfProjection(), [0, 1, 0], atol=1e-12)
+    np.testing.assert_allclose(cam.GetViewUp(), [0, 0, 1], atol=1e-12)
     p.show_frame(99)  # clamped to the last frame
     assert p.current_frame == 4
     assert p.grab_image().width() == p.width()

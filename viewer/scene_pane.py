@@ -513,6 +513,7 @@ class ScenePane(QWidget):
         ld = self.views["ld"].camera
         ld.SetFocalPoint(xc, 0.0, 0.0)
         ld.SetClippingRange(5.0, 15.0)
+        self._update_ld(np.zeros(3), np.zeros(3))  # plane Ld along the reference until poses say more
         self._layout()
         r3 = self.views["3d"].renderer
         cam = r3.GetActiveCamera()
