@@ -139,6 +139,10 @@ def test_force_arrows_start_at_the_contact_point_along_the_force(pane, run):
     np.testing.assert_allclose(tail, point, atol=1e-12)
     d = tip - tail
     assert np.linalg.norm(np.cross(d, force)) < 1e-9 * np.linalg.norm(force) and d @ force > 0
+    assert np.linalg.norm(d) == pytest.approx(min(np.linalg.norm(force) * pane.force_scale, pane.force_max_length))
+    pane.set_force_scale(1e-5)
+    tail, tip = pane.force_arrows()["head_socket"]
+    assert np.linalg.norm(tip - tail) == pytest.approx(np.linalg.norm(force) * 1e-5)
     pane.set_show_forces(False)
     assert pane.force_arrows() == {}
     pane.set_show_forces(True)
@@ -215,6 +219,8 @@ def test_only_the_3d_view_orbits(pane, qtbot):
     drag(x_3d, x_3d + 80, 200)  # inside the 3D view
     assert c3.GetPosition() != pos3
     assert ld.GetPosition() == ld_pos
+    pane.reset_3d_view()
+    np.testing.assert_allclose(c3.GetPosition(), pos3, atol=1e-9)
 
 
 def _tiny_run(path):

@@ -515,6 +515,12 @@ class ScenePane(QWidget):
         ld.SetClippingRange(5.0, 15.0)
         self._update_ld(np.zeros(3), np.zeros(3))  # plane Ld along the reference until poses say more
         self._layout()
+        self.reset_3d_view()
+
+    def reset_3d_view(self):
+        """Put the free 3D view back to its oblique overview of the scene."""
+        x0, x1, rad = self._extent
+        xc = 0.5 * (x0 + x1)
         r3 = self.views["3d"].renderer
         cam = r3.GetActiveCamera()
         cam.ParallelProjectionOff()
@@ -524,6 +530,8 @@ class ScenePane(QWidget):
         r3.ResetCamera(x0, x1, -rad, rad, -rad, rad)
         cam.Zoom(1.25)
         r3.ResetCameraClippingRange(x0 - 1, x1 + 1, -rad - 1, rad + 1, -rad - 1, rad + 1)
+        if self.run is not None and self.current_frame >= 0:
+            self._render()
 
     # ---- per frame -----------------------------------------------------------------------------
     @Slot(int)
