@@ -1,7 +1,5 @@
-"""Print how long the top pane's show_frame takes (median, p90) on a run; run under xvfb-run.
-
-    xvfb-run -a -s "-screen 0 1920x1200x24" python bench/scene_bench.py [RUN.h5] [--size 1600x450]
-"""
+"""Print how long the top pane's show_frame takes (median, p90) on a run. Run it as
+xvfb-run -a -s "-screen 0 1920x1200x24" python bench/scene_bench.py [RUN.h5] [--size 1600x450]"""
 from __future__ import annotations
 
 import argparse
@@ -17,9 +15,8 @@ sys.path.insert(0, str(ROOT))
 
 
 def _pad_singleton_refcounts(n=300_000):
-    """Work around PySide6 6.12.0 on CPython 3.11, which drops a reference to None/True/False on
-    void or bool calls (setText, processEvents, emit ...) and aborts with none_dealloc after a few
-    thousand calls. Extra references to these immortal-in-practice singletons are harmless."""
+    """PySide6 6.12.0 on CPython 3.11 drops a reference to None/True/False on each void or bool call
+    and aborts (none_dealloc) after a few thousand; extra references to these singletons are harmless."""
     if sys.version_info >= (3, 12):
         return
     import ctypes
@@ -87,6 +84,13 @@ def main(argv=None):
     rng = np.random.default_rng(0)
     scrub = rng.integers(0, n, 300)
     print(f"scrub 300 random frames              show_frame {_stats(_time(pane.show_frame, scrub))}")
+
+    cache = pane._cache
+    blk = cache.block
+    t0 = time.perf_counter()
+    cache._read(0, min(blk, n))
+    print(f"one cold block read ({blk} frames, {len(cache.channels)} channels, {len(cache.pairs)} pairs): "
+          f"{(time.perf_counter() - t0) * 1e3:.1f} ms (once per block; last 8 blocks kept)")
 
     render = pane._render
     pane._render = lambda: None

@@ -94,6 +94,14 @@ def _vertex_polydata(points) -> vtkPolyData:
     return pd
 
 
+def _static_mapper(pd: vtkPolyData) -> vtkPolyDataMapper:
+    """A mapper of geometry built once: Static skips the pipeline check on every render."""
+    mapper = vtkPolyDataMapper()
+    mapper.SetInputData(pd)
+    mapper.StaticOn()
+    return mapper
+
+
 def _draw_on_top(actor: vtkActor):
     """Fragments at the near plane: the actor stays visible through every wireframe (no extra layer)."""
     actor.GetShaderProperty().AddFragmentShaderReplacement(
@@ -110,10 +118,8 @@ def _fmt_load(name: str, value: float, unit: str) -> str:
 
 
 class _BlockCache:
-    """Channel, contact-active, force and point values of a run, read in time-chunk-aligned blocks.
-
-    The last `keep` blocks stay in memory (about 2 MB each for the synthetic run), so scrubbing back
-    and forth reads the file only once per block."""
+    """Readout/visibility channels and contact active, force, point, read in time-chunk-aligned blocks;
+    the last `keep` blocks stay in memory (about 2 MB each), so scrubbing reads each block once."""
 
     def __init__(self, run: RunFile, channels, pairs, block: int = TIME_CHUNK, keep: int = 8):
         self.run = run
@@ -398,8 +404,7 @@ class ScenePane(QWidget):
 
     def _add_part(self, name: str, g):
         pd = _wire_polydata(g.points, g.lines)
-        mapper = vtkPolyDataMapper()
-        mapper.SetInputData(pd)
+        mapper = _static_mapper(pd)
         prop = vtkProperty()
         base = KIND_COLORS.get(g.kind, DEFAULT_PART_COLOR)
         prop.SetColor(*base)
@@ -426,8 +431,7 @@ class ScenePane(QWidget):
                 self._static(_vertex_polydata([(0.0, 0.0, 0.0)]), (0.35, 0.9, 1.0), body, point_size=6)
 
     def _static(self, pd, color, body, point_size):
-        mapper = vtkPolyDataMapper()
-        mapper.SetInputData(pd)
+        mapper = _static_mapper(pd)
         for v in self.views.values():
             a = vtkActor()
             a.SetMapper(mapper)
@@ -457,8 +461,7 @@ class ScenePane(QWidget):
             actors = []
             for v in self.views.values():
                 for pd, m, is_dot in ((arrow_pd, am, False), (dot_pd, dm, True)):
-                    mapper = vtkPolyDataMapper()
-                    mapper.SetInputData(pd)
+                    mapper = _static_mapper(pd)
                     a = vtkActor()
                     a.SetMapper(mapper)
                     _draw_on_top(a)
