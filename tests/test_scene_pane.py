@@ -279,3 +279,21 @@ def test_block_cache_reads_each_block_once_and_matches_the_file(run):
             np.testing.assert_array_equal(c.point[j, k], run.contact_state(f)[p][2])
     # reads: block 0, block 1, (0 again: kept), block 2 evicting 1 (least recent), block 1 again
     assert c.loads == 4
+
+
+def test_switching_runs_replaces_the_parts(pane, run, tmp_path):
+    r = RunFile(_tiny_run(tmp_path / "tiny.h5"))
+    pane.set_run(r)
+    assert sorted(pane.part_names()) == ["probe_head", "receiving_cone"]
+    pane.show_frame(2)
+    np.testing.assert_allclose(pane.probe_head_position(), [0.3, 0, 0], atol=1e-12)
+    pane.set_run(run)
+    assert sorted(pane.part_names()) == sorted(run.geometry)
+    pd = pane._parts["receiving_cone"]["pd"]
+    g = run.geometry["receiving_cone"]
+    assert pd.GetNumberOfPoints() == len(g.points) and pd.GetNumberOfLines() == len(g.lines)
+    for c in (0, 5, len(g.lines) - 1):
+        ids = pd.GetCell(c).GetPointIds()
+        assert [ids.GetId(0), ids.GetId(1)] == list(g.lines[c])
+    np.testing.assert_allclose(pd.GetPoint(int(g.lines[5, 1])), g.points[g.lines[5, 1]])
+    r.close()

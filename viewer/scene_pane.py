@@ -16,8 +16,8 @@ from PySide6.QtCore import QEvent, Qt, Slot  # noqa: E402
 from PySide6.QtGui import QFont, QFontDatabase, QImage, QPainter  # noqa: E402
 from PySide6.QtWidgets import QApplication, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget  # noqa: E402
 from vtkmodules.qt.QVTKRenderWindowInteractor import QVTKRenderWindowInteractor  # noqa: E402
-from vtkmodules.util.numpy_support import vtk_to_numpy  # noqa: E402
-from vtkmodules.vtkCommonCore import vtkPoints  # noqa: E402
+from vtkmodules.util.numpy_support import numpy_to_vtk, numpy_to_vtkIdTypeArray, vtk_to_numpy  # noqa: E402
+from vtkmodules.vtkCommonCore import vtkIdTypeArray, vtkPoints  # noqa: E402
 from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkPolyData  # noqa: E402
 from vtkmodules.vtkCommonMath import vtkMatrix4x4  # noqa: E402
 from vtkmodules.vtkFiltersSources import vtkArrowSource  # noqa: E402
@@ -65,16 +65,17 @@ def _hex(rgb) -> str:
     return "#" + "".join(f"{int(round(255 * c)):02x}" for c in rgb)
 
 
+_ID = np.int64 if vtkIdTypeArray().GetDataTypeSize() == 8 else np.int32
+
+
 def _wire_polydata(points: np.ndarray, lines: np.ndarray) -> vtkPolyData:
+    """Line-segment polydata from (P, 3) points and (L, 2) index pairs (built once per part)."""
     pts = vtkPoints()
-    pts.SetNumberOfPoints(len(points))
-    for i, p in enumerate(np.asarray(points, float)):
-        pts.SetPoint(i, *p)
+    pts.SetData(numpy_to_vtk(np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 3), deep=True))
+    conn = np.ascontiguousarray(lines, dtype=_ID).reshape(-1)
+    offsets = np.arange(0, conn.size + 1, 2, dtype=_ID)
     cells = vtkCellArray()
-    for a, b in np.asarray(lines, int):
-        cells.InsertNextCell(2)
-        cells.InsertCellPoint(int(a))
-        cells.InsertCellPoint(int(b))
+    cells.SetData(numpy_to_vtkIdTypeArray(offsets, deep=True), numpy_to_vtkIdTypeArray(conn, deep=True))
     pd = vtkPolyData()
     pd.SetPoints(pts)
     pd.SetLines(cells)
