@@ -1,11 +1,21 @@
-"""Contact events from a run's per-pair contact records: intervals, peaks, impulses, rebounds (numpy)."""
+"""Contact events from a run's per-pair contact records: intervals, peaks, impulses, rebounds (numpy).
+
+`EventAccumulator` takes frames in blocks (as the solver writes them, or as the viewer reads them) and
+keeps only running sums, so a 300 s, 1 kHz run is processed without holding its force arrays.
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass
+import csv
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 REBOUND_WINDOW = 0.5  # s: a new contact of the same pair this soon after an end counts as a rebound
+READ_BLOCK = 32768    # frames per read when scanning a run file (8 HDF5 chunks)
+CSV_COLUMNS = ("pair", "label", "part_a", "part_b", "start_s", "end_s", "duration_s", "peak_normal_force_N",
+               "peak_time_s", "impulse_Ns", "approach_speed_m_s", "rebound", "start_frame", "end_frame")
 
 
 @dataclass(frozen=True)
@@ -34,37 +44,271 @@ def intervals(active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.flatnonzero(d == 1), np.flatnonzero(d == -1)
 
 
+def normal_force(force, normal=None) -> np.ndarray:
+    """Normal force magnitude per frame: |F . n|, or |F| without normals."""
+    force = np.asarray(force, float)
+    if normal is None:
+        return np.sqrt(np.einsum("ij,ij->i", force, force))
+    return np.abs(np.einsum("ij,ij->i", force, np.asarray(normal, float)))
+
+
+_FIELDS = ("start_frame", "start", "end_frame", "end", "peak", "peak_time", "impulse", "approach")
+
+
+class _PairAccumulator:
+    """Running interval statistics of one pair; frames arrive in blocks of any size."""
+
+    def __init__(self):
+        self.n = 0                       # frames seen
+        self.last_t = math.nan
+        self.last_fn = 0.0
+        self.last_active = False
+        self.open: dict | None = None    # the interval still running at the end of the last block
+        self.closed: list[dict[str, np.ndarray]] = []
+
+    def feed(self, t, active, fn, normal_speed=None):
+        """Add K frames: times, active flags, normal force magnitudes, approach speeds (or None)."""
+        t = np.asarray(t, float)
+        k = len(t)
+        if k == 0:
+            return
+        act = np.asarray(active, bool)
+        fn = np.where(act, np.asarray(fn, float), 0.0)
+        n0 = self.n
+        prev_t = t[0] if self.n == 0 else self.last_t
+        prev_a = np.concatenate([[self.last_active], act[:-1]])        # active at the frame before
+        tt = np.concatenate([[prev_t], t])
+        ff = np.concatenate([[self.last_fn], fn])
+        inc = 0.5 * (ff[1:] + ff[:-1]) * np.diff(tt)                     # trapezoid ending at each frame
+        starts = act & ~prev_a
+        ends = ~act & prev_a                                             # first inactive frame
+        carry = self.open is not None
+        ids = np.cumsum(starts) - (0 if carry else 1)                   # interval of each frame in this block
+        n_int = int(ids[-1]) + 1 if k else 0
+        owned = act | prev_a
+        impulse = np.bincount(ids[owned], weights=inc[owned], minlength=n_int) if n_int > 0 else np.zeros(0)
+        # peaks: first frame of the maximum inside each interval (active frames only)
+        pos = np.flatnonzero(act)
+        peak = np.full(n_int, -1.0)
+        peak_at = np.full(n_int, -1, np.int64)
+        if len(pos):
+            gid = ids[pos]
+            bounds = np.concatenate([[0], np.flatnonzero(np.diff(gid)) + 1])
+            gmax = np.maximum.reduceat(fn[pos], bounds)
+            counts = np.diff(np.concatenate([bounds, [len(pos)]]))
+            hit = fn[pos] == np.repeat(gmax, counts)
+            first = np.unique(gid[hit], return_index=True)[1]
+            peak[gid[bounds]] = gmax
+            peak_at[gid[bounds]] = pos[hit][first]
+        s_idx = np.flatnonzero(starts)
+        e_idx = np.flatnonzero(ends)
+        vn = np.asarray(normal_speed, float) if normal_speed is not None else None
+        # interval j of this block: j == 0 is the carried one when `carry`
+        cols = {
+            "start_frame": np.empty(n_int, np.int64), "start": np.empty(n_int), "approach": np.empty(n_int),
+            "peak": peak, "peak_time": np.where(peak_at >= 0, t[np.maximum(peak_at, 0)], math.nan),
+            "impulse": impulse,
+        }
+        new = slice(1, None) if carry else slice(None)
+        cols["start_frame"][new] = n0 + s_idx
+        cols["start"][new] = t[s_idx]
+        cols["approach"][new] = vn[s_idx] if vn is not None else math.nan
+        if carry:
+            o = self.open
+            cols["start_frame"][0], cols["start"][0], cols["approach"][0] = o["start_frame"], o["start"], o["approach"]
+            cols["impulse"][0] += o["impulse"]
+            if not (peak[0] > o["peak"]):                                  # keep the earlier peak on ties
+                cols["peak"][0], cols["peak_time"][0] = o["peak"], o["peak_time"]
+        # every interval but possibly the last one closed in this block
+        n_closed = len(e_idx)
+        cols["end_frame"] = np.full(n_int, -1, np.int64)
+        cols["end"] = np.full(n_int, math.nan)
+        cols["end_frame"][:n_closed] = n0 + e_idx
+        cols["end"][:n_closed] = t[e_idx]
+        if n_closed:
+            self.closed.append({f: cols[f][:n_closed].copy() for f in _FIELDS})
+        self.open = {f: cols[f][n_closed] for f in _FIELDS} if n_closed < n_int else None
+        self.n += k
+        self.last_t, self.last_fn, self.last_active = float(t[-1]), float(fn[-1]), bool(act[-1])
+
+    def skip(self, t_last: float, k: int):
+        """Add K frames in which the pair does not touch (no force data needed); t_last is the last time."""
+        if k <= 0:
+            return
+        if self.open is not None or self.last_active:
+            raise ValueError("skip() only over frames where the pair is apart")
+        self.n += k
+        self.last_t, self.last_fn, self.last_active = float(t_last), 0.0, False
+
+    def finish(self) -> dict[str, np.ndarray]:
+        """Columns of all intervals; one still open ends at the last frame (so its impulse stops there)."""
+        parts = list(self.closed)
+        if self.open is not None:
+            o = dict(self.open)
+            o["end_frame"], o["end"] = self.n - 1, self.last_t
+            parts.append({f: np.atleast_1d(np.asarray(o[f])) for f in _FIELDS})
+        if not parts:
+            return {f: np.zeros(0, np.int64 if f.endswith("frame") else float) for f in _FIELDS}
+        out = {f: np.concatenate([p[f] for p in parts]) for f in _FIELDS}
+        out["lasts_to_end"] = np.zeros(len(out["start"]), bool)
+        if self.open is not None:
+            out["lasts_to_end"][-1] = True
+        return out
+
+
+@dataclass
+class EventTable:
+    """All contact events of a run as columns, sorted by start time then pair."""
+    pairs: list[str]                       # pair names; `pair_index` indexes this list
+    labels: dict[str, str] = field(default_factory=dict)
+    parts: dict[str, tuple[str, str]] = field(default_factory=dict)
+    pair_index: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    start: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    end: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    peak_force: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    peak_time: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    impulse: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    approach_speed: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    rebound: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    start_frame: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    end_frame: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    lasts_to_end: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))  # still touching at the last frame
+
+    def __len__(self) -> int:
+        return len(self.start)
+
+    @property
+    def duration(self) -> np.ndarray:
+        return self.end - self.start
+
+    def pair(self, i: int) -> str:
+        return self.pairs[int(self.pair_index[i])]
+
+    def event(self, i: int) -> ContactEvent:
+        return ContactEvent(self.pair(i), float(self.start[i]), float(self.end[i]), float(self.peak_force[i]),
+                            float(self.peak_time[i]), float(self.impulse[i]), float(self.approach_speed[i]),
+                            bool(self.rebound[i]), int(self.start_frame[i]), int(self.end_frame[i]))
+
+    def events(self) -> list[ContactEvent]:
+        return [self.event(i) for i in range(len(self))]
+
+    def start_frames(self) -> np.ndarray:
+        """Distinct event start frames, ascending (what N / P walk through)."""
+        return np.unique(self.start_frame)
+
+
+class EventAccumulator:
+    """Contact events of several pairs from frames fed in blocks shaped like `RunWriter.append`'s."""
+
+    def __init__(self, pairs, labels: dict[str, str] | None = None, parts: dict[str, tuple[str, str]] | None = None,
+                 rebound_window: float = REBOUND_WINDOW):
+        self.pairs = [getattr(p, "name", p) for p in pairs]
+        self.labels = dict(labels or {getattr(p, "name", p): getattr(p, "label", "") or getattr(p, "name", p)
+                                      for p in pairs})
+        self.parts = dict(parts or {p.name: (p.part_a, p.part_b) for p in pairs if hasattr(p, "part_a")})
+        self.rebound_window = float(rebound_window)
+        self._acc = [_PairAccumulator() for _ in self.pairs]
+
+    def append(self, time, active, force, normal=None, normal_speed=None):
+        """K frames of all pairs: active (K, P), force (K, P, 3), optional normal (K, P, 3) and speed (K, P)."""
+        time = np.atleast_1d(np.asarray(time, float))
+        k, npair = len(time), len(self.pairs)
+        active = np.asarray(active).reshape(k, npair)
+        force = np.asarray(force, float).reshape(k, npair, 3)
+        normal = None if normal is None else np.asarray(normal, float).reshape(k, npair, 3)
+        normal_speed = None if normal_speed is None else np.asarray(normal_speed, float).reshape(k, npair)
+        for j, acc in enumerate(self._acc):
+            fn = normal_force(force[:, j], None if normal is None else normal[:, j])
+            acc.feed(time, active[:, j], fn, None if normal_speed is None else normal_speed[:, j])
+
+    def append_pair(self, j: int, time, active, force, normal=None, normal_speed=None):
+        """K frames of pair j alone (readers that go pair by pair)."""
+        self._acc[j].feed(time, active, normal_force(force, normal), normal_speed)
+
+    def skip_pair(self, j: int, t_last: float, k: int):
+        """K frames in which pair j is apart (its force data need not be read)."""
+        self._acc[j].skip(t_last, k)
+
+    def table(self) -> EventTable:
+        """The events so far (open intervals end at the last frame fed)."""
+        cols = []
+        for j, acc in enumerate(self._acc):
+            c = acc.finish()
+            n = len(c["start"])
+            c.setdefault("lasts_to_end", np.zeros(n, bool))
+            nxt = np.concatenate([c["start"][1:], [math.inf]])
+            c["rebound"] = ~c["lasts_to_end"] & (nxt - c["end"] <= self.rebound_window)
+            c["pair_index"] = np.full(n, j, np.int64)
+            cols.append(c)
+        cat = {f: np.concatenate([c[f] for c in cols]) for f in (*_FIELDS, "rebound", "pair_index", "lasts_to_end")}
+        order = np.lexsort((cat["pair_index"], cat["start"]))
+        cat = {f: v[order] for f, v in cat.items()}
+        return EventTable(self.pairs, self.labels, self.parts, cat["pair_index"], cat["start"], cat["end"],
+                          cat["peak"], cat["peak_time"], cat["impulse"], cat["approach"], cat["rebound"],
+                          cat["start_frame"], cat["end_frame"], cat["lasts_to_end"])
+
+
 def pair_events(pair: str, time, active, force, normal=None, normal_speed=None,
                 rebound_window: float = REBOUND_WINDOW) -> list[ContactEvent]:
     """Contact events of one pair from its (N,) active flags and (N, 3) force vectors."""
-    time = np.asarray(time, float)
-    force = np.asarray(force, float)
-    fn = np.abs(np.einsum("ij,ij->i", force, normal)) if normal is not None else np.linalg.norm(force, axis=1)
-    fn = np.where(np.asarray(active, bool), fn, 0.0)
-    s, e = intervals(active)
-    if len(s) == 0:
-        return []
-    n = len(time)
-    # impulse: integral of the piecewise-linear normal force, which is zero at inactive frames
-    cum = np.concatenate([[0.0], np.cumsum(0.5 * (fn[1:] + fn[:-1]) * np.diff(time))])
-    impulse = cum[np.minimum(e, n - 1)] - cum[np.maximum(s - 1, 0)]
-    peaks_idx = np.array([a + int(np.argmax(fn[a:b])) for a, b in zip(s, e)])
-    out = []
-    for k, (a, b) in enumerate(zip(s, e)):
-        nxt = s[k + 1] if k + 1 < len(s) else None
-        rebound = nxt is not None and b < n and time[nxt] - time[b] <= rebound_window
-        out.append(ContactEvent(
-            pair, float(time[a]), float(time[min(b, n - 1)]), float(fn[peaks_idx[k]]), float(time[peaks_idx[k]]),
-            float(impulse[k]), float(normal_speed[a]) if normal_speed is not None else float("nan"),
-            bool(rebound), int(a), int(min(b, n - 1))))
-    return out
+    acc = EventAccumulator([pair], rebound_window=rebound_window)
+    acc.append_pair(0, time, active, force, normal, normal_speed)
+    return acc.table().events()
+
+
+def table_from_run(run, rebound_window: float = REBOUND_WINDOW, block: int = READ_BLOCK) -> EventTable:
+    """Events of every pair of a `RunFile`; force data are read only in blocks where the pair touches."""
+    pairs = list(run.contact_pairs.values())
+    acc = EventAccumulator(pairs, rebound_window=rebound_window)
+    t_all = run.time
+    n = run.n_frames
+    for j, p in enumerate(pairs):
+        active = run.contact_active(p.name)
+        for a in range(0, n, block):
+            b = min(n, a + block)
+            if not active[a:b].any():
+                acc.skip_pair(j, t_all[b - 1], b - a)
+                continue
+            d = run.contact_detail(p.name, a, b)
+            acc.append_pair(j, t_all[a:b], active[a:b], run.contact_force(p.name, a, b), d.get("normal"),
+                            d.get("normal_speed"))
+    return acc.table()
 
 
 def run_events(run) -> list[ContactEvent]:
     """All contact events of a `RunFile`, sorted by start time."""
-    out = []
-    for name in run.contact_pairs:
-        detail = run.contact_detail(name)
-        out += pair_events(name, run.time, run.contact_active(name), run.contact_force(name),
-                           detail.get("normal"), detail.get("normal_speed"))
-    return sorted(out, key=lambda e: (e.start, e.pair))
+    return table_from_run(run).events()
+
+
+# ---- outputs ------------------------------------------------------------------------------------
+
+def event_rows(table: EventTable) -> list[tuple[float, str, str, str]]:
+    """Rows (time, kind, pair, text) for `RunWriter.add_event`: a contact_begin with the interval's
+    statistics and a contact_end per event (an interval lasting to the last frame gets no end row)."""
+    rows = []
+    for i in range(len(table)):
+        e = table.event(i)
+        label = table.labels.get(e.pair, e.pair)
+        speed = f"{e.approach_speed:.4f} m/s" if math.isfinite(e.approach_speed) else "n/a"
+        text = (f"{label}: peak normal force {e.peak_force:.1f} N at {e.peak_time:.4f} s, "
+                f"impulse {e.impulse:.3f} N*s, approach speed {speed}, duration {e.duration:.4f} s"
+                + (", rebound" if e.rebound else ""))
+        rows.append((e.start, "contact_begin", e.pair, text))
+    return rows + [(float(table.end[i]), "contact_end", table.pair(i), table.labels.get(table.pair(i), table.pair(i)))
+                   for i in range(len(table)) if not table.lasts_to_end[i]]
+
+
+def write_csv(table: EventTable, path) -> Path:
+    """Write the event table as CSV (one row per event, SI units in the column names)."""
+    path = Path(path)
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(CSV_COLUMNS)
+        for i in range(len(table)):
+            e = table.event(i)
+            a, b = table.parts.get(e.pair, ("", ""))
+            w.writerow([e.pair, table.labels.get(e.pair, e.pair), a, b, f"{e.start:.6f}", f"{e.end:.6f}",
+                        f"{e.duration:.6f}", f"{e.peak_force:.6g}", f"{e.peak_time:.6f}", f"{e.impulse:.6g}",
+                        "" if not math.isfinite(e.approach_speed) else f"{e.approach_speed:.6g}",
+                        "yes" if e.rebound else "no", e.start_frame, e.end_frame])
+    return path

@@ -1,4 +1,6 @@
 """Contact-event statistics: exact intervals, peaks and impulses on hand-built records."""
+import math
+
 import numpy as np
 import pytest
 
@@ -61,3 +63,141 @@ def test_run_events_match_run_flags(small_run):
             assert [e.start_frame for e in mine] == s.tolist()
         starts = [e.start for e in evs]
         assert starts == sorted(starts)
+
+
+# ---- the hand-built run with known contacts ----------------------------------------------------
+
+import csv  # noqa: E402
+
+from solver.contact_events import (CSV_COLUMNS, EventAccumulator, event_rows, normal_force,  # noqa: E402
+                                   table_from_run, write_csv)
+from solver.runfile import RunMeta, RunWriter  # noqa: E402
+from tests import contact_run  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def known_run(tmp_path_factory):
+    return contact_run.make(tmp_path_factory.mktemp("known") / "known.h5")
+
+
+@pytest.mark.parametrize("block", [256, 4096, 1 << 20])
+def test_known_run_exact_intervals_peaks_impulses(known_run, block):
+    with RunFile(known_run) as r:
+        tab = table_from_run(r, block=block)
+        t = r.time
+    exp = contact_run.EXPECTED
+    assert len(tab) == len(exp)
+    for i, k in enumerate(exp):
+        assert tab.pair(i) == k.pair
+        assert tab.start_frame[i] == k.first and tab.start[i] == t[k.first]
+        assert tab.end_frame[i] == min(k.stop, contact_run.N - 1) and tab.end[i] == t[min(k.stop, contact_run.N - 1)]
+        assert tab.peak_force[i] == pytest.approx(k.peak, rel=1e-12)         # normal part only, not |F|
+        assert tab.peak_time[i] == t[k.peak_frame]
+        assert tab.impulse[i] == pytest.approx(k.impulse, rel=1e-12)
+        assert tab.approach_speed[i] == k.approach
+        assert bool(tab.rebound[i]) == k.rebound
+        assert bool(tab.lasts_to_end[i]) == (k.stop == contact_run.N)
+    assert tab.start_frames().tolist() == sorted({k.first for k in exp})
+
+
+def test_without_normals_peak_is_the_force_magnitude(tmp_path):
+    with RunFile(contact_run.make(tmp_path / "nodetail.h5", detail=False)) as r:
+        tab = table_from_run(r)
+    assert tab.peak_force[0] == pytest.approx(1000.0 * math.hypot(1.0, 0.3), rel=1e-12)
+    assert np.isnan(tab.approach_speed).all()
+
+
+def _reference(t, active, fn, window=0.5):
+    """Naive per-interval loop: trapezoid of the record from the frame before the start to the end frame."""
+    s, e = intervals(active)
+    n = len(t)
+    out = []
+    for k, (a, b) in enumerate(zip(s, e)):
+        lo, hi = max(a - 1, 0), min(b, n - 1)
+        f = np.where(active, fn, 0.0)[lo:hi + 1]
+        imp = float(np.sum(0.5 * (f[1:] + f[:-1]) * np.diff(t[lo:hi + 1])))
+        pk = a + int(np.argmax(fn[a:b]))
+        reb = k + 1 < len(s) and b < n and t[s[k + 1]] - t[b] <= window
+        out.append((int(a), int(hi), float(fn[pk]), float(t[pk]), imp, bool(reb)))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_blocks_of_any_size_match_a_naive_loop(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(50, 3000))
+    t = np.cumsum(rng.uniform(0.5e-3, 1.5e-3, n))
+    active = np.zeros(n, bool)
+    for _ in range(int(rng.integers(0, 25))):
+        a = int(rng.integers(0, n))
+        active[a:a + int(rng.integers(1, 200))] = True
+    if seed == 0:
+        active[:5] = active[-5:] = True                    # touching at the first and last frames
+    normal = rng.normal(size=(n, 3))
+    normal /= np.linalg.norm(normal, axis=1, keepdims=True)
+    force = rng.uniform(0, 500, (n, 1)) * normal + rng.normal(0, 50, (n, 3))
+    fn = normal_force(force, normal)
+    fn[rng.random(n) < 0.05] = 0.0                          # ties and zero-force active frames
+    force = force * 0 + fn[:, None] * normal
+    speed = rng.normal(size=n)
+    acc = EventAccumulator(["p"])
+    a = 0
+    while a < n:                                           # random cuts, skipping blocks where the pair is apart
+        b = min(n, a + int(rng.integers(1, 300)))
+        if not active[a:b].any() and rng.random() < 0.7:
+            acc.skip_pair(0, t[b - 1], b - a)
+        else:
+            acc.append_pair(0, t[a:b], active[a:b], force[a:b], normal[a:b], speed[a:b])
+        a = b
+    tab = acc.table()
+    ref = _reference(t, active, fn)
+    assert len(tab) == len(ref)
+    for i, (s0, e0, pk, pt, imp, reb) in enumerate(ref):
+        assert (tab.start_frame[i], tab.end_frame[i]) == (s0, e0)
+        assert tab.peak_force[i] == pytest.approx(pk, rel=1e-12) and tab.peak_time[i] == pt
+        assert tab.impulse[i] == pytest.approx(imp, rel=1e-9, abs=1e-12)
+        assert tab.approach_speed[i] == speed[s0] and bool(tab.rebound[i]) == reb
+
+
+def test_event_rows_round_trip_through_the_run_writer(known_run, tmp_path):
+    with RunFile(known_run) as r:
+        tab = table_from_run(r)
+        pairs = list(r.contact_pairs.values())
+    rows = event_rows(tab)
+    begins = [row for row in rows if row[1] == "contact_begin"]
+    ends = [row for row in rows if row[1] == "contact_end"]
+    assert [(row[0], row[2]) for row in begins] == [(k.first * contact_run.DT, k.pair) for k in contact_run.EXPECTED]
+    assert len(ends) == len(tab) - 1                        # ring / ring still touches at the end
+    first = begins[0][3]
+    assert first.startswith("head / cone:") and "peak normal force 1000.0 N at 0.2500 s" in first
+    assert "impulse 50.000 N*s" in first and "approach speed 0.1500 m/s" in first and first.endswith("rebound")
+    w = RunWriter(tmp_path / "ev.h5", RunMeta(variant="synthetic"), [], ["passive_craft"], pairs, [])
+    w.append(np.arange(3) * 0.1, np.zeros((3, 0)), np.zeros((3, 1, 3)), np.tile([1.0, 0, 0, 0], (3, 1, 1)),
+             np.zeros((3, len(pairs))), np.zeros((3, len(pairs), 3)), np.zeros((3, len(pairs), 3)))
+    for row in rows:
+        w.add_event(*row)
+    w.finish(complete=True)
+    with RunFile(tmp_path / "ev.h5") as back:
+        assert [(e.time, e.kind, e.pair, e.text) for e in back.events] == sorted(rows, key=lambda r: r[0])
+
+
+def test_csv_export_content(known_run, tmp_path):
+    with RunFile(known_run) as r:
+        tab = table_from_run(r)
+    path = write_csv(tab, tmp_path / "events.csv")
+    with open(path, newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert tuple(rows[0]) == CSV_COLUMNS
+    body = rows[1:]
+    assert len(body) == len(contact_run.EXPECTED)
+    col = {name: i for i, name in enumerate(CSV_COLUMNS)}
+    for row, k in zip(body, contact_run.EXPECTED):
+        assert row[col["pair"]] == k.pair
+        assert float(row[col["start_s"]]) == pytest.approx(k.first * contact_run.DT, abs=1e-9)
+        assert float(row[col["peak_normal_force_N"]]) == pytest.approx(k.peak, rel=1e-6)
+        assert float(row[col["impulse_Ns"]]) == pytest.approx(k.impulse, rel=1e-6)
+        assert row[col["rebound"]] == ("yes" if k.rebound else "no")
+        assert int(row[col["start_frame"]]) == k.first
+    head = body[0]
+    assert head[col["label"]] == "head / cone" and head[col["part_a"]] == "probe_head"
+    assert head[col["part_b"]] == "receiving_cone" and float(head[col["duration_s"]]) == pytest.approx(0.099)
