@@ -12,8 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
+from solver.runfile import TIME_CHUNK
+
 REBOUND_WINDOW = 0.5  # s: a new contact of the same pair this soon after an end counts as a rebound
-READ_BLOCK = 32768    # frames per read when scanning a run file (8 HDF5 chunks)
 CSV_COLUMNS = ("pair", "label", "part_a", "part_b", "start_s", "end_s", "duration_s", "peak_normal_force_N",
                "peak_time_s", "impulse_Ns", "approach_speed_m_s", "rebound", "start_frame", "end_frame")
 
@@ -131,12 +132,15 @@ class _PairAccumulator:
         self.n += k
         self.last_t, self.last_fn, self.last_active = float(t[-1]), float(fn[-1]), bool(act[-1])
 
-    def skip(self, t_last: float, k: int):
-        """Add K frames in which the pair does not touch (no force data needed); t_last is the last time."""
+    def skip(self, t_first: float, t_last: float, k: int):
+        """Add K frames (times t_first .. t_last) in which the pair is apart; no force data needed."""
         if k <= 0:
             return
-        if self.open is not None or self.last_active:
-            raise ValueError("skip() only over frames where the pair is apart")
+        if self.last_active:                       # the first skipped frame ends the running interval
+            self.feed(np.array([t_first]), np.zeros(1, bool), np.zeros(1))
+            t_first, k = math.nan, k - 1
+            if k == 0:
+                return
         self.n += k
         self.last_t, self.last_fn, self.last_active = float(t_last), 0.0, False
 
@@ -225,9 +229,9 @@ class EventAccumulator:
         """K frames of pair j alone (readers that go pair by pair)."""
         self._acc[j].feed(time, active, normal_force(force, normal), normal_speed)
 
-    def skip_pair(self, j: int, t_last: float, k: int):
-        """K frames in which pair j is apart (its force data need not be read)."""
-        self._acc[j].skip(t_last, k)
+    def skip_pair(self, j: int, t_first: float, t_last: float, k: int):
+        """K frames (t_first .. t_last) in which pair j is apart (its force data need not be read)."""
+        self._acc[j].skip(t_first, t_last, k)
 
     def table(self) -> EventTable:
         """The events so far (open intervals end at the last frame fed)."""
@@ -256,22 +260,34 @@ def pair_events(pair: str, time, active, force, normal=None, normal_speed=None,
     return acc.table().events()
 
 
-def table_from_run(run, rebound_window: float = REBOUND_WINDOW, block: int = READ_BLOCK) -> EventTable:
-    """Events of every pair of a `RunFile`; force data are read only in blocks where the pair touches."""
+def active_spans(active: np.ndarray, block: int) -> list[tuple[int, int]]:
+    """Frame ranges [a, b) made of whole `block`s, merged, covering every active frame."""
+    n = len(active)
+    nb = -(-n // block)
+    hit = np.zeros(nb, bool)
+    hit[np.flatnonzero(active) // block] = True
+    s, e = intervals(hit)
+    return [(int(a) * block, min(int(b) * block, n)) for a, b in zip(s, e)]
+
+
+def table_from_run(run, rebound_window: float = REBOUND_WINDOW, block: int = TIME_CHUNK) -> EventTable:
+    """Events of every pair of a `RunFile`; force data are read only in the chunks where the pair touches."""
     pairs = list(run.contact_pairs.values())
     acc = EventAccumulator(pairs, rebound_window=rebound_window)
     t_all = run.time
     n = run.n_frames
     for j, p in enumerate(pairs):
         active = run.contact_active(p.name)
-        for a in range(0, n, block):
-            b = min(n, a + block)
-            if not active[a:b].any():
-                acc.skip_pair(j, t_all[b - 1], b - a)
-                continue
-            d = run.contact_detail(p.name, a, b)
+        done = 0
+        for a, b in active_spans(active, block):
+            if a > done:
+                acc.skip_pair(j, t_all[done], t_all[a - 1], a - done)
+            d = run.contact_detail(p.name, a, b, fields=("normal", "normal_speed"))
             acc.append_pair(j, t_all[a:b], active[a:b], run.contact_force(p.name, a, b), d.get("normal"),
                             d.get("normal_speed"))
+            done = b
+        if n > done:
+            acc.skip_pair(j, t_all[done], t_all[-1], n - done)
     return acc.table()
 
 

@@ -509,10 +509,11 @@ class RunFile:
     def contact_force(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
         return self._read(self._f["contacts"][name]["force"], np.s_[start:stop])
 
-    def contact_detail(self, name: str, start: int = 0, stop: int | None = None) -> dict[str, np.ndarray]:
+    def contact_detail(self, name: str, start: int = 0, stop: int | None = None,
+                       fields=("normal", "depth", "normal_speed")) -> dict[str, np.ndarray]:
         """Optional per-pair normal, depth and normal_speed over [start, stop) (empty dict if absent)."""
         pg = self._f["contacts"][name]
-        return {k: self._read(pg[k], np.s_[start:stop]) for k in ("normal", "depth", "normal_speed") if k in pg}
+        return {k: self._read(pg[k], np.s_[start:stop]) for k in fields if k in pg}
 
     def groups(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}

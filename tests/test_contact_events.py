@@ -133,6 +133,8 @@ def test_blocks_of_any_size_match_a_naive_loop(seed):
         active[a:a + int(rng.integers(1, 200))] = True
     if seed == 0:
         active[:5] = active[-5:] = True                    # touching at the first and last frames
+    if seed == 1:
+        active[n // 2 - 7:n // 2] = True                   # a contact ending right before a skipped block
     normal = rng.normal(size=(n, 3))
     normal /= np.linalg.norm(normal, axis=1, keepdims=True)
     force = rng.uniform(0, 500, (n, 1)) * normal + rng.normal(0, 50, (n, 3))
@@ -144,8 +146,10 @@ def test_blocks_of_any_size_match_a_naive_loop(seed):
     a = 0
     while a < n:                                           # random cuts, skipping blocks where the pair is apart
         b = min(n, a + int(rng.integers(1, 300)))
+        if seed == 1 and a < n // 2 < b:
+            b = n // 2
         if not active[a:b].any() and rng.random() < 0.7:
-            acc.skip_pair(0, t[b - 1], b - a)
+            acc.skip_pair(0, t[a], t[b - 1], b - a)
         else:
             acc.append_pair(0, t[a:b], active[a:b], force[a:b], normal[a:b], speed[a:b])
         a = b
@@ -201,3 +205,25 @@ def test_csv_export_content(known_run, tmp_path):
     head = body[0]
     assert head[col["label"]] == "head / cone" and head[col["part_a"]] == "probe_head"
     assert head[col["part_b"]] == "receiving_cone" and float(head[col["duration_s"]]) == pytest.approx(0.099)
+
+
+@pytest.mark.parametrize("last", [255, 256, 511, 4000])
+def test_contact_ending_at_a_read_block_edge(tmp_path, last):
+    """A pair touching up to the last frame of a read block, apart in the next blocks (which are skipped)."""
+    from solver.runfile import ContactPairInfo
+    n = 4001
+    t = np.arange(n) * 1e-3
+    active = np.zeros(n, bool)
+    active[200:last + 1] = True
+    force = np.zeros((n, 1, 3))
+    force[active, 0, 0] = 100.0
+    w = RunWriter(tmp_path / "edge.h5", RunMeta(variant="synthetic"), [], ["passive_craft"],
+                  [ContactPairInfo("head_cone", "probe_head", "receiving_cone")], [])
+    w.append(t, np.zeros((n, 0)), np.zeros((n, 1, 3)), np.tile([1.0, 0, 0, 0], (n, 1, 1)), active[:, None],
+             force, np.zeros((n, 1, 3)))
+    w.finish(complete=True)
+    with RunFile(tmp_path / "edge.h5") as r:
+        tab = table_from_run(r, block=256)
+    assert len(tab) == 1 and tab.start_frame[0] == 200 and tab.end_frame[0] == min(last + 1, n - 1)
+    ramps = 0.05 if last == n - 1 else 0.1                   # the 1 ms ramps up from and down to zero
+    assert tab.impulse[0] == pytest.approx(100.0 * (t[min(last + 1, n - 1)] - t[199]) - ramps)
