@@ -34,14 +34,23 @@ def build_parser() -> argparse.ArgumentParser:
                                    "channel groups, contact pairs and events of RUN.h5.")
     i.add_argument("run", type=Path, help="run file (HDF5, format v1)")
     i.add_argument("--channels", action="store_true", help="also list every channel with unit and label")
+    i.add_argument("--criteria", type=Path, default=None,
+                   help="capture verdict criteria (TOML); default: resources/capture_criteria.toml")
     return p
 
 
 def cmd_info(args) -> int:
     from solver.runfile import RunFile, RunFileError
+    from viewer.capture_verdict import CriteriaError, evaluate, load_criteria
+    try:
+        criteria = load_criteria(args.criteria) if args.criteria else load_criteria()
+    except CriteriaError as exc:
+        print(f"dockmnemo: error: {exc}", file=sys.stderr)
+        return 2
     try:
         with RunFile(args.run) as run:
             print(run.summary())
+            print(evaluate(run, criteria).report())
             if args.channels:
                 for g, names in run.groups().items():
                     print(f"[{g}]")

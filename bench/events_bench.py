@@ -113,7 +113,7 @@ def main(argv=None) -> int:
         tab = table_from_run(run)
         t2 = time.perf_counter()
         if evaluate is not None:
-            verdict = evaluate(run, criteria, tab)
+            verdict = evaluate(run, criteria)
         t3 = time.perf_counter()
         run.close()
         t_open.append(t1 - t0)
