@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QApplication, QDialog, QFileDialog, QMainWindow, 
 
 from solver.runfile import RunFile, RunFileError
 from viewer.diagram import PANES, MnemonicDiagram, compose_grab
+from viewer.events_dock import EventsDock
 from viewer.playback import SPEEDS
 from viewer.run_facts import RunFactsPanel
 from viewer.variable_chooser import VariableChooser
@@ -30,6 +31,8 @@ KEYS_HELP = """<table>
 <tr><td><b>L</b></td><td>loop on / off</td></tr>
 <tr><td><b>I / O</b></td><td>loop range starts / ends at T Current; <b>Shift+L</b> clears it</td></tr>
 <tr><td><b>W</b></td><td>scrolling plots / whole run</td></tr>
+<tr><td><b>N / P</b></td><td>next / previous contact event start</td></tr>
+<tr><td><b>F</b></td><td>contact points and force vectors on / off</td></tr>
 <tr><td><b>click in a plot</b></td><td>go to that time</td></tr>
 </table>"""
 
@@ -49,6 +52,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.diagram)
         self.playback = self.diagram.playback
         self._build_menus()
+        self._build_events_ui()
         self.resize(1600, 1000)
         self._restore_settings()
         self.playback.speedChanged.connect(lambda s: self.settings.setValue("speed", float(s)))
@@ -93,6 +97,30 @@ class MainWindow(QMainWindow):
         h = mb.addMenu("&Help")
         h.addAction(QAction("&Keys", self, shortcut=QKeySequence("F1"), triggered=self._keys))
         h.addAction(QAction("&About dockmnemo", self, triggered=self._about))
+
+    # ---- contact events (dock, CSV export, scene and lane toggles) ------------------------------
+    def _build_events_ui(self):
+        """The contact-events dock and its menu entries (File: CSV export; View: dock, lanes, forces)."""
+        d = self.diagram
+        self.events_dock = EventsDock(d, self)
+        self.addDockWidget(Qt.RightDockWidgetArea, self.events_dock)
+        self.resizeDocks([self.events_dock], [540], Qt.Horizontal)
+        self.act_export_events = QAction("Export contact &events as CSV…", self, triggered=self.export_events_dialog)
+        menus = {a.text(): a.menu() for a in self.menuBar().actions() if a.menu() is not None}
+        file_menu, view_menu = menus["&File"], menus["&View"]
+        seps = [a for a in file_menu.actions() if a.isSeparator()]
+        file_menu.insertAction(seps[-1] if seps else None, self.act_export_events)
+        view_menu.addSeparator()
+        self.events_dock.toggleViewAction().setText("Contact &events dock")
+        for a in (self.events_dock.toggleViewAction(), d.act_show_lanes, d.act_show_forces):
+            view_menu.addAction(a)
+        state = self.settings.value("window/state")
+        if state is not None:
+            self.restoreState(state)
+
+    def export_events_dialog(self):
+        """Ask for a file and write the event table's rows shown in the dock as CSV."""
+        return self.events_dock.export_dialog()
 
     def _about(self):
         QMessageBox.about(self, "About dockmnemo",
@@ -185,6 +213,7 @@ class MainWindow(QMainWindow):
     def save_layout(self):
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/splitter", self.diagram.splitter.saveState())
+        self.settings.setValue("window/state", self.saveState())
         self.settings.sync()
 
     # ---- recent runs ----------------------------------------------------------------------

@@ -314,13 +314,14 @@ def event_rows(table: EventTable) -> list[tuple[float, str, str, str]]:
                    for i in range(len(table)) if not table.lasts_to_end[i]]
 
 
-def write_csv(table: EventTable, path) -> Path:
-    """Write the event table as CSV (one row per event, SI units in the column names)."""
+def write_csv(table: EventTable, path, rows=None) -> Path:
+    """Write the event table as CSV (one row per event, SI units in the column names); `rows` picks and
+    orders events (default: all, by start)."""
     path = Path(path)
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(CSV_COLUMNS)
-        for i in range(len(table)):
+        for i in (range(len(table)) if rows is None else rows):
             e = table.event(i)
             a, b = table.parts.get(e.pair, ("", ""))
             w.writerow([e.pair, table.labels.get(e.pair, e.pair), a, b, f"{e.start:.6f}", f"{e.end:.6f}",

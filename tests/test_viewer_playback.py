@@ -173,3 +173,30 @@ def test_long_stall_does_not_jump():
     s.play()
     s.advance(30.0)
     assert s.t_current == pytest.approx(0.5)
+
+
+def test_next_and_previous_contact_event():
+    s = state()
+    s.set_event_frames([500, 120, 120, 900, 5000, -1])          # unsorted, repeated, out of the run
+    assert s.event_frames.tolist() == [120, 500, 900]
+    walked = []
+    for _ in range(5):
+        s.next_event()
+        walked.append(s.frame)
+    assert walked == [120, 500, 900, 900, 900]                  # stays at the last one
+    s.seek_frame(600)                                           # between events
+    s.prev_event()
+    assert s.frame == 500
+    s.prev_event()
+    s.prev_event()
+    assert s.frame == 120
+    s.seek_frame(700)
+    s.next_event()
+    assert s.frame == 900
+    s.play()
+    s.prev_event()
+    assert s.frame == 500 and s.playing                         # jumping keeps playing, like a seek
+    s.set_time(np.arange(10) * 0.1)
+    assert len(s.event_frames) == 0                             # a new run forgets the old events
+    s.next_event()
+    assert s.frame == 0

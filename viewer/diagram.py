@@ -10,8 +10,11 @@ from PySide6.QtGui import QAction, QActionGroup, QImage, QKeySequence, QPainter
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSlider, QSplitter, QStyle,
                                QToolButton, QVBoxLayout, QWidget)
 
-from solver.runfile import RunFile
+from solver.contact_events import EventTable, table_from_run
+from solver.runfile import RunFile, RunFileError
+from viewer.capture_verdict import DEFAULT_CRITERIA, CriteriaError, Verdict, evaluate, load_criteria
 from viewer.channel_blocks import ChannelBlocks
+from viewer.contact_lanes import ContactLanes
 from viewer.devices_pane import DevicesPane
 from viewer.playback import SPEEDS, Playback, speed_label
 from viewer.plots_pane import PlotsPane
@@ -63,6 +66,7 @@ class MnemonicDiagram(QWidget):
     """Three synchronized panes and a transport bar over one Playback model."""
 
     paneVisibilityChanged = Signal(str, bool)
+    eventsChanged = Signal(object)      # the run's EventTable (None without a run)
 
     def __init__(self, parent=None, with_scene: bool = True):
         super().__init__(parent)
@@ -72,6 +76,11 @@ class MnemonicDiagram(QWidget):
         self.scene = ScenePane() if (with_scene and ScenePane is not None) else ScenePlaceholder()
         self.devices = DevicesPane()
         self.plots = PlotsPane()
+        self.events: EventTable | None = None
+        self.verdict: Verdict | None = None
+        self.criteria_path = DEFAULT_CRITERIA
+        self.lanes = ContactLanes()
+        self.plots.set_footer(self.lanes)
         self.splitter = QSplitter(Qt.Vertical)
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setHandleWidth(4)
@@ -94,6 +103,7 @@ class MnemonicDiagram(QWidget):
         pb.frameChanged.connect(self.scene.show_frame)
         pb.frameChanged.connect(self.devices.show_frame)
         pb.frameChanged.connect(self.plots.show_frame)
+        pb.frameChanged.connect(self.lanes.show_frame)
         pb.frameChanged.connect(self._show_frame_transport)
         pb.playingChanged.connect(self._show_playing)
         pb.speedChanged.connect(self._show_speed)
@@ -249,16 +259,36 @@ class MnemonicDiagram(QWidget):
         self.act_scrolling.setShortcutContext(Qt.WindowShortcut)
         self.act_scrolling.toggled.connect(self.plots.set_scrolling)
         self.addAction(self.act_scrolling)
+        self._build_event_actions(act)
         self.pane_actions = {}
         for key, w in zip(PANES, (self.scene, self.devices, self.plots)):
             a = QAction(f"Show {key} pane", self, checkable=True, checked=True)
             a.toggled.connect(lambda on, key=key: self.set_pane_visible(key, on))
             self.pane_actions[key] = a
 
+    def _build_event_actions(self, act):
+        """Contact-event keys: N / P jump between event starts; F shows force vectors; lanes on/off."""
+        pb = self.playback
+        self.act_next_event = act("&Next contact event", ["N"], lambda: pb.next_event())
+        self.act_prev_event = act("Pre&vious contact event", ["P"], lambda: pb.prev_event())
+        self.act_show_forces = act("Contact points and &force vectors", ["F"],
+                                   lambda on: self.set_show_forces(on), checkable=True)
+        self.act_show_forces.setChecked(True)
+        self.act_show_lanes = QAction("Contact &lanes under the plots", self, checkable=True, checked=True)
+        self.act_show_lanes.toggled.connect(self.plots.set_footer_visible)
+
+    def set_show_forces(self, on: bool):
+        """Show or hide contact points, force vectors and their magnitudes in the scene views."""
+        if hasattr(self.scene, "set_show_forces"):
+            self.scene.set_show_forces(on)
+        if self.act_show_forces.isChecked() != bool(on):
+            self.act_show_forces.setChecked(bool(on))
+
     def playback_actions(self) -> list[QAction | None]:
         """The transport actions in menu order (None = separator)."""
         return [self.act_play, None, self.act_step_fwd, self.act_step_back, self.act_graph_fwd,
-                self.act_graph_back, self.act_home, self.act_end, None, self.act_faster, self.act_slower,
+                self.act_graph_back, self.act_home, self.act_end, None, self.act_next_event,
+                self.act_prev_event, None, self.act_faster, self.act_slower,
                 None, self.act_loop, self.act_mark_in, self.act_mark_out, self.act_clear_range]
 
     # ---- panes ----------------------------------------------------------------------------
@@ -283,6 +313,7 @@ class MnemonicDiagram(QWidget):
         """Show a run in all panes (plotted: channels for the bottom pane, default if None)."""
         self.run = run
         self.blocks = ChannelBlocks(run) if run is not None else None
+        self._analyse(run)
         self.scene.set_run(run)
         self.devices.set_run(run, self.blocks)
         self.plots.set_run(run, self.blocks, plotted)
@@ -292,3 +323,39 @@ class MnemonicDiagram(QWidget):
         self.slider.setPageStep(max(1, n // 50))
         self.slider.blockSignals(False)
         self.playback.set_run(run)
+        self.playback.set_event_frames(self.events.start_frame if self.events is not None else [])
+        self._show_verdict()
+        self.eventsChanged.emit(self.events)
+
+    # ---- contact events and capture verdict -----------------------------------------------
+    def _analyse(self, run: RunFile | None):
+        """Contact-event table and capture verdict, computed once per run (the lanes get the events)."""
+        self.events, self.verdict, self.analysis_error = None, None, ""
+        if run is not None:
+            try:
+                self.events = table_from_run(run)
+            except RunFileError as exc:
+                self.analysis_error = f"contact events unavailable: {exc}"
+            try:
+                self.verdict = evaluate(run, load_criteria(self.criteria_path))
+            except (CriteriaError, RunFileError) as exc:
+                self.analysis_error = (self.analysis_error + "; " if self.analysis_error else "") + \
+                    f"verdict unavailable: {exc}"
+        self.lanes.set_events(self.events, run)
+
+    def _show_verdict(self):
+        v = self.verdict
+        if v is not None:
+            self.plots.set_verdict(v.line(), v.passed, v.report())
+        else:
+            self.plots.set_verdict(self.analysis_error, None)
+
+    def set_criteria(self, path):
+        """Use another capture-criteria TOML and re-evaluate the open run."""
+        self.criteria_path = path
+        if self.run is not None:
+            try:
+                self.verdict, self.analysis_error = evaluate(self.run, load_criteria(path)), ""
+            except (CriteriaError, RunFileError) as exc:
+                self.verdict, self.analysis_error = None, f"verdict unavailable: {exc}"
+            self._show_verdict()

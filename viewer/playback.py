@@ -128,6 +128,16 @@ class Playback(QObject):
     def end(self):
         self._apply(self.state.end)
 
+    def set_event_frames(self, frames):
+        """Contact-event start frames that next_event / prev_event (keys N / P) walk through."""
+        self.state.set_event_frames(frames)
+
+    def next_event(self):
+        self._apply(self.state.next_event)
+
+    def prev_event(self):
+        self._apply(self.state.prev_event)
+
     def play(self):
         self._apply(self.state.play)
 

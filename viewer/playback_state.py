@@ -56,6 +56,7 @@ class PlaybackState:
         self.loop_range: tuple[int, int] | None = None
         self.graph_step = 0.1
         self.play_time = 0.0  # continuous playhead time while playing; the frame is derived from it
+        self.event_frames = np.zeros(0, np.int64)  # contact-event start frames, ascending (N / P)
         if time is not None:
             self.set_time(time, output_step)
 
@@ -73,6 +74,7 @@ class PlaybackState:
         self.playing = False
         self.frame = 0
         self.play_time = float(t[0])
+        self.event_frames = np.zeros(0, np.int64)
 
     @property
     def n_frames(self) -> int:
@@ -118,6 +120,24 @@ class PlaybackState:
 
     def home(self):
         self.seek_frame(0)
+
+    # ---- contact events --------------------------------------------------------------------
+    def set_event_frames(self, frames):
+        """Start frames of the run's contact events (any order, repeats allowed)."""
+        f = np.unique(np.asarray(frames, dtype=np.int64))
+        self.event_frames = f[(f >= 0) & (f < self.n_frames)]
+
+    def next_event(self):
+        """Go to the first event start after the current frame (stay at the last one)."""
+        i = int(np.searchsorted(self.event_frames, self.frame, side="right"))
+        if i < len(self.event_frames):
+            self.seek_frame(int(self.event_frames[i]))
+
+    def prev_event(self):
+        """Go to the last event start before the current frame (stay at the first one)."""
+        i = int(np.searchsorted(self.event_frames, self.frame, side="left")) - 1
+        if i >= 0:
+            self.seek_frame(int(self.event_frames[i]))
 
     def end(self):
         self.seek_frame(self.n_frames - 1)

@@ -22,6 +22,7 @@ CAPTURE = "#ffffff"
 TRACE_COLORS = ("#4fc3f7", "#81c784", "#ff8a65", "#ba68c8", "#f06292", "#aed581", "#ffb74d", "#90a4ae")
 DEFAULT_PLOTS = ("Fx", "Fy", "Fz", "probe_stroke")
 DEFAULT_WINDOW = 10.0   # s of run time shown in scrolling mode
+AXIS_W = 112            # px of every plot's left axis (the contact lanes' pair names fit, x axes align)
 CURSOR_AT = 0.8         # where the yellow line sits in the scrolling window (share of its width)
 PANEL_STYLE = ("QWidget#facts { background: #0c101c; } QLabel { color: #e1e4eb; } "
                "QLabel[role=key] { color: #8c94aa; } QFrame#readout { border: 1px solid #5a6482; }")
@@ -76,6 +77,8 @@ class PlotsPane(QWidget):
         self.titles: list[pg.LabelItem] = []
         self.loop_range_t: tuple[float, float] | None = None
         self._xrange: tuple[float, float] | None = None
+        self.footer: pg.PlotItem | None = None   # e.g. the contact lanes: below the plots, same time axis
+        self.footer_visible = True
 
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -110,7 +113,7 @@ class PlotsPane(QWidget):
             return lab
 
         form.addRow(key("GraphStep"), self.graph_step_box)
-        for k in ("Run Date", "Comment", "T capture", "T Final"):
+        for k in ("Run Date", "Comment", "T capture", "T Final", "Verdict"):
             lab = self.fact_labels[k] = QLabel("—")
             lab.setWordWrap(True)
             lab.setTextInteractionFlags(Qt.TextSelectableByMouse)
@@ -137,6 +140,17 @@ class PlotsPane(QWidget):
         bl.addWidget(self.readout, 1)
         v.addWidget(box, 1)
         return w
+
+    def set_verdict(self, line: str, passed: bool | None, report: str = ""):
+        """The capture verdict line (PASS green, FAIL red; None: could not be evaluated)."""
+        lab = self.fact_labels["Verdict"]
+        color = {True: "#66dd77", False: "#ff5a4a", None: "#8c94aa"}[passed]
+        lab.setText(line or "—")
+        lab.setStyleSheet(f"color: {color};" + (" font-weight: bold;" if passed is False else ""))
+        lab.setToolTip(f"<pre>{report}</pre>" if report else "")
+
+    def verdict_text(self) -> str:
+        return self.fact_labels["Verdict"].text()
 
     # ---- run and variables ----------------------------------------------------------------
     def set_run(self, run: RunFile | None, blocks: ChannelBlocks | None = None, names: list[str] | None = None):
@@ -166,6 +180,9 @@ class PlotsPane(QWidget):
                 self.blocks.drop_full(old)
         self.names = names
         self.glw.ci.clear()
+        for r in range(self.glw.ci.layout.rowCount()):
+            self.glw.ci.layout.setRowFixedHeight(r, -1)      # a footer row's fixed height must not stay
+            self.glw.ci.layout.setRowStretchFactor(r, 1)
         self.plots, self.curves, self.cursors, self.capture_lines, self.ranges = [], [], [], [], []
         self.titles = []
         self._xrange = None
@@ -181,7 +198,7 @@ class PlotsPane(QWidget):
             plot.setMenuEnabled(False)
             plot.hideButtons()
             plot.showGrid(x=True, y=True, alpha=0.15)
-            plot.getAxis("left").setWidth(56)
+            plot.getAxis("left").setWidth(AXIS_W)
             plot.getAxis("left").enableAutoSIPrefix(False)
             color = TRACE_COLORS[i % len(TRACE_COLORS)]
             title = pg.LabelItem(f"{name} [{info.unit}]" if info.unit else name, color=color, size="8pt")
@@ -190,7 +207,7 @@ class PlotsPane(QWidget):
             self.titles.append(title)
             for ax in ("left", "bottom"):
                 plot.getAxis(ax).setCacheMode(QGraphicsItem.DeviceCoordinateCache)  # cursor moves don't redraw text
-            if i < len(names) - 1:
+            if i < len(names) - 1 or self._footer_shown():
                 plot.getAxis("bottom").setStyle(showValues=False)
             else:
                 plot.setLabel("bottom", "time", units="s")
@@ -224,11 +241,38 @@ class PlotsPane(QWidget):
             self.cursors.append(cur)
             self.plots.append(plot)
             self.curves.append(curve)
+        self._add_footer(first)
         self.set_loop_range_time(self.loop_range_t)
         self._apply_xrange(force=True)
         self._update_readout()
         self.plotsChanged.emit(list(self.names))
 
+    # ---- footer (contact lanes) -----------------------------------------------------------
+    def set_footer(self, item: pg.PlotItem | None):
+        """Put a plot item (the contact lanes) under the plots, x-linked to them; it keeps its own height."""
+        self.footer = item
+        self.set_plotted(self.names)
+
+    def set_footer_visible(self, on: bool):
+        self.footer_visible = bool(on)
+        self.set_plotted(self.names)
+
+    def _footer_shown(self) -> bool:
+        return self.footer is not None and self.footer_visible and self.run is not None
+
+    def _add_footer(self, first):
+        if not self._footer_shown():
+            if self.footer is not None:
+                self.footer.setVisible(False)
+            return
+        f = self.footer
+        f.setVisible(True)
+        row = len(self.names)
+        self.glw.addItem(f, row=row, col=0)
+        h = f.height_px() if hasattr(f, "height_px") else 80
+        self.glw.ci.layout.setRowFixedHeight(row, h)
+        self.glw.ci.layout.setRowStretchFactor(row, 0)
+        f.setXLink(first if first is not None else None)
     # ---- time -----------------------------------------------------------------------------
     def set_graph_step(self, seconds: float):
         self.graph_step = float(seconds)
@@ -269,8 +313,11 @@ class PlotsPane(QWidget):
     def x_range(self) -> tuple[float, float] | None:
         return self._xrange
 
+    def _x_master(self):
+        return self.plots[0] if self.plots else (self.footer if self._footer_shown() else None)
+
     def _apply_xrange(self, force: bool = False):
-        if self.run is None or not self.plots:
+        if self.run is None or self._x_master() is None:
             return
         t0, t1 = float(self.run.time[0]), float(self.run.time[-1])
         if self.scrolling:
@@ -279,7 +326,7 @@ class PlotsPane(QWidget):
             rng = (t0, t1)
         if force or rng != self._xrange:
             self._xrange = rng
-            self.plots[0].setXRange(*rng, padding=0)
+            self._x_master().setXRange(*rng, padding=0)
 
     def values(self) -> dict[str, float]:
         """The plotted channels' values at the shown frame (what the readout box prints)."""
@@ -305,7 +352,7 @@ class PlotsPane(QWidget):
         if ev.button() != Qt.LeftButton or self.run is None:
             return
         pos = ev.scenePos()
-        for plot in self.plots:
+        for plot in self.plots + ([self.footer] if self._footer_shown() else []):
             vb = plot.getViewBox()
             if vb.sceneBoundingRect().contains(pos):
                 t = float(vb.mapSceneToView(pos).x())

@@ -59,6 +59,7 @@ BASE_LOADS = ("Fx", "Fy", "Fz", "Mx", "My", "Mz")
 STRIP_W = 212      # readout columns (Qt labels) left and right of the VTK views
 FONT = 12
 VIEW_3D_SHARE = 0.30
+LABEL_OFFSET_PX = 7   # force magnitude label: right of and above the contact point
 
 
 def _hex(rgb) -> str:
@@ -107,6 +108,33 @@ def _draw_on_top(actor: vtkActor):
     """Fragments at the near plane: the actor stays visible through every wireframe (no extra layer)."""
     actor.GetShaderProperty().AddFragmentShaderReplacement(
         "//VTK::Depth::Impl", True, "//VTK::Depth::Impl\n  gl_FragDepth = 0.0;\n", False)
+
+
+def _force_label() -> vtkTextActor:
+    """A 2D text actor next to a world point: overlays are drawn after the wireframes, so it stays on top."""
+    lab = vtkTextActor()
+    anchor = vtkCoordinate()                       # the contact point; the text sits a few pixels off it
+    anchor.SetCoordinateSystemToWorld()
+    pos = lab.GetPositionCoordinate()
+    pos.SetCoordinateSystemToDisplay()
+    pos.SetValue(LABEL_OFFSET_PX, LABEL_OFFSET_PX)
+    pos.SetReferenceCoordinate(anchor)
+    tp = lab.GetTextProperty()
+    tp.SetFontSize(FONT)
+    tp.SetFontFamilyToArial()
+    tp.BoldOn()
+    tp.SetColor(*FORCE_COLOR)
+    tp.SetBackgroundColor(*BACKGROUND)
+    tp.SetBackgroundOpacity(0.6)
+    tp.SetJustificationToLeft()
+    tp.SetVerticalJustificationToBottom()
+    lab.SetVisibility(False)
+    return lab
+
+
+def _force_text(newtons: float) -> str:
+    """Magnitude label of a force arrow: 850 N, 1.23 kN."""
+    return f"{newtons / 1000:.2f} kN" if newtons >= 1000 else f"{newtons:.0f} N"
 
 
 def _fmt(name: str, value: float, unit: str, width: int) -> str:
@@ -460,6 +488,7 @@ class ScenePane(QWidget):
         for pair in self._pairs:
             am, dm = vtkMatrix4x4(), vtkMatrix4x4()
             actors = []
+            labels = []
             for v in self.views.values():
                 for pd, m, is_dot in ((arrow_pd, am, False), (dot_pd, dm, True)):
                     mapper = _static_mapper(pd)
@@ -474,7 +503,11 @@ class ScenePane(QWidget):
                     a.SetVisibility(False)
                     v.renderer.AddActor(a)
                     actors.append((v.renderer, a))
-            self._arrows.append(dict(pair=pair, arrow=am, dot=dm, actors=actors, visible=False))
+                labels.append((v.renderer, _force_label()))
+                v.renderer.AddViewProp(labels[-1][1])
+            actors += labels
+            self._arrows.append(dict(pair=pair, arrow=am, dot=dm, actors=actors, labels=labels, visible=False,
+                                     text=""))
 
     def _compute_extent(self, run: RunFile):
         """Scene extent: from the passive craft's far end (socket) to the mechanism at start and capture."""
@@ -588,6 +621,12 @@ class ScenePane(QWidget):
                 d = np.eye(4)
                 d[:3, 3] = cache.point[j, k]
                 a["dot"].DeepCopy(d.ravel())
+                text = _force_text(float(np.linalg.norm(cache.force[j, k])))
+                for _, lab in a["labels"]:
+                    lab.GetPositionCoordinate().GetReferenceCoordinate().SetValue(*cache.point[j, k])
+                    if text != a["text"]:
+                        lab.SetInput(text)
+                a["text"] = text
             vis = m is not None
             if vis != a["visible"]:
                 a["visible"] = vis
@@ -717,6 +756,15 @@ class ScenePane(QWidget):
             if a["visible"]:
                 m = np.array([[a["arrow"].GetElement(r, c) for c in range(4)] for r in range(4)])
                 out[a["pair"]] = (m[:3, 3].copy(), m[:3, 3] + m[:3, 0])
+        return out
+
+    def force_labels(self) -> dict[str, tuple[str, np.ndarray]]:
+        """Visible magnitude labels: pair -> (text, the contact point they are drawn next to)."""
+        out = {}
+        for a in self._arrows:
+            if a["visible"]:
+                lab = a["labels"][0][1]
+                out[a["pair"]] = (lab.GetInput(), np.array(lab.GetPositionCoordinate().GetReferenceCoordinate().GetValue()))
         return out
 
     def readout_text(self) -> str:

@@ -1,0 +1,127 @@
+"""Contact lanes under the plots: one lane per contact pair, each contact interval a bar on the time axis
+coloured by its peak normal force; a yellow T Current line and the dashed capture line as in the plots."""
+from __future__ import annotations
+
+import math
+
+import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QGraphicsItem
+
+from solver.contact_events import EventTable
+from viewer.plots_pane import AXIS_W
+
+CURSOR = "#ffd700"
+CAPTURE = "#ffffff"
+LANE_PX = 15          # height of one lane
+AXIS_PX = 34          # the time axis under the lanes
+FORCE_COLORS = [(70, 140, 255), (60, 220, 170), (255, 215, 0), (255, 40, 30)]   # low .. high peak force
+
+
+def force_colormap() -> pg.ColorMap:
+    return pg.ColorMap(np.linspace(0.0, 1.0, len(FORCE_COLORS)), FORCE_COLORS)
+
+
+def _small_font() -> QFont:
+    f = QFont()
+    f.setPointSizeF(7.5)
+    return f
+
+
+def _kn(v: float) -> str:
+    return f"{v / 1000:.2f} kN" if abs(v) >= 1000 else f"{v:.0f} N"
+
+
+class ContactLanes(pg.PlotItem):
+    """Lanes of contact intervals on the shared time axis (x-linked to the plots by the plots pane)."""
+
+    def __init__(self):
+        super().__init__()
+        self.setMenuEnabled(False)
+        self.hideButtons()
+        self.showGrid(x=True, y=False, alpha=0.15)
+        left = self.getAxis("left")
+        left.setWidth(AXIS_W)
+        left.setStyle(tickLength=0, tickFont=_small_font())
+        left.setTextPen("#c8cede")
+        left.setTicks([[]])
+        self.getAxis("bottom").enableAutoSIPrefix(False)
+        for ax in ("left", "bottom"):
+            self.getAxis(ax).setCacheMode(QGraphicsItem.DeviceCoordinateCache)
+        self.setLabel("bottom", "time", units="s")
+        vb = self.getViewBox()
+        vb.setMouseEnabled(x=False, y=False)
+        vb.setDefaultPadding(0.0)
+        self.table: EventTable | None = None
+        self.pairs: list[str] = []
+        self.max_force = 0.0
+        self.cmap = force_colormap()
+        self.bars: pg.BarGraphItem | None = None
+        self.cursor = pg.InfiniteLine(0.0, angle=90, movable=False, pen=pg.mkPen(CURSOR, width=1.5))
+        self.cursor.setZValue(10)
+        self.addItem(self.cursor, ignoreBounds=True)
+        self.capture = pg.InfiniteLine(0.0, angle=90, movable=False,
+                                       pen=pg.mkPen(CAPTURE, width=1, style=Qt.DashLine))
+        self.capture.setVisible(False)
+        self.addItem(self.capture, ignoreBounds=True)
+        self.legend = pg.LabelItem("", size="7pt", color="#8c94aa")
+        self.legend.setParentItem(vb)
+        self.legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-4, -2))
+        self.time = np.zeros(1)
+
+    def height_px(self) -> int:
+        """Height the lanes want in the plots pane: one lane per pair plus the time axis."""
+        return LANE_PX * max(len(self.pairs), 1) + AXIS_PX
+
+    def set_events(self, table: EventTable | None, run=None):
+        """Show a run's contact events (None clears)."""
+        vb = self.getViewBox()
+        if self.bars is not None:
+            self.removeItem(self.bars)
+            self.bars = None
+        self.table = table
+        self.pairs = list(table.pairs) if table is not None else []
+        self.time = run.time if run is not None else np.zeros(1)
+        n = max(len(self.pairs), 1)
+        vb.setYRange(0, n, padding=0)
+        self.getAxis("left").setTicks([[(self.lane_of(p), table.labels.get(p, p)) for p in self.pairs]])
+        tc = run.t_capture if run is not None else math.nan
+        self.capture.setVisible(math.isfinite(tc))
+        if math.isfinite(tc):
+            self.capture.setPos(tc)
+        if table is None or len(table) == 0:
+            self.max_force = 0.0
+            self.legend.setText("no contacts" if table is not None else "")
+            return
+        self.max_force = float(np.nanmax(table.peak_force)) if len(table) else 0.0
+        colors = self.colors()
+        brushes = [pg.mkBrush(*c) for c in colors]
+        pens = [pg.mkPen(*c, width=1) for c in colors]          # cosmetic: a 1 ms contact is still 1 px wide
+        y0 = n - 1 - table.pair_index + 0.18
+        self.bars = pg.BarGraphItem(x0=table.start, x1=np.maximum(table.end, table.start), y0=y0, height=0.64,
+                                    brushes=brushes, pens=pens)
+        self.addItem(self.bars)
+        lo, mid, hi = (pg.mkColor(*FORCE_COLORS[0]).name(), pg.mkColor(*FORCE_COLORS[2]).name(),
+                       pg.mkColor(*FORCE_COLORS[-1]).name())
+        self.legend.setText(f"peak normal force <span style='color:{lo}'>0</span> "
+                            f"<span style='color:{mid}'>&#9632;</span> "
+                            f"<span style='color:{hi}'>{_kn(self.max_force)}</span>")
+
+    def colors(self) -> list[tuple[int, int, int]]:
+        """RGB of each event's bar (by its peak normal force relative to the run's largest)."""
+        if self.table is None or len(self.table) == 0:
+            return []
+        frac = self.table.peak_force / self.max_force if self.max_force > 0 else np.zeros(len(self.table))
+        rgba = self.cmap.map(np.clip(np.nan_to_num(frac), 0, 1), mode="byte")
+        return [tuple(int(c) for c in row[:3]) for row in rgba]
+
+    def lane_of(self, pair: str) -> float:
+        """Centre y of a pair's lane (view coordinates)."""
+        return len(self.pairs) - 1 - self.pairs.index(pair) + 0.5
+
+    def show_frame(self, frame: int):
+        if len(self.time) > 1 or self.table is not None:
+            self.cursor.setPos(float(self.time[min(max(int(frame), 0), len(self.time) - 1)]))

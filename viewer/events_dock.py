@@ -1,0 +1,288 @@
+"""Events dock: the run's contact events in a sortable, filterable table; double-click jumps to a start.
+
+Events touching the shown frame are bold on a dark yellow row. The dock observes the diagram's
+`eventsChanged` and the playback's `frameChanged`; it changes time only through the playback model.
+"""
+from __future__ import annotations
+
+import math
+
+import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDockWidget, QDoubleSpinBox, QFileDialog,
+                               QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableView, QVBoxLayout, QWidget)
+
+from solver.contact_events import EventTable, write_csv
+
+COLUMNS = ("pair", "start s", "end s", "dur. s", "peak N", "imp. N·s", "v m/s", "reb.")
+COLUMN_TIPS = ("contact pair", "start: first frame in contact", "end: first frame apart (or the run's last frame)",
+               "duration", "peak normal force", "impulse: time integral of the normal force",
+               "approach speed along the normal at the start", "rebound: touched again within 0.5 s after the end")
+SORT_ROLE = Qt.UserRole
+TABLE_PT = 8.5
+CURRENT_BG = QColor(90, 76, 10)
+
+
+class EventTableModel(QAbstractTableModel):
+    """Rows of an EventTable; SORT_ROLE gives raw numbers so sorting is numeric."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.table: EventTable | None = None
+        self.current: set[int] = set()
+        self._bold = QFont()
+        self._bold.setBold(True)
+
+    def set_table(self, table: EventTable | None):
+        self.beginResetModel()
+        self.table = table
+        self.current = set()
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() or self.table is None else len(self.table)
+
+    def columnCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if orientation == Qt.Horizontal and role == Qt.DisplayRole:
+            return COLUMNS[section]
+        if orientation == Qt.Horizontal and role == Qt.ToolTipRole:
+            return COLUMN_TIPS[section]
+        return None
+
+    def raw(self, row: int, col: int):
+        t = self.table
+        return (t.labels.get(t.pair(row), t.pair(row)), float(t.start[row]), float(t.end[row]),
+                float(t.end[row] - t.start[row]), float(t.peak_force[row]), float(t.impulse[row]),
+                float(t.approach_speed[row]), bool(t.rebound[row]))[col]
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid() or self.table is None:
+            return None
+        r, c = index.row(), index.column()
+        if role == SORT_ROLE:
+            v = self.raw(r, c)
+            return -math.inf if isinstance(v, float) and math.isnan(v) else v
+        if role == Qt.DisplayRole:
+            v = self.raw(r, c)
+            if c == 0:
+                return v
+            if c == 7:
+                return "yes" if v else "no"
+            if isinstance(v, float) and math.isnan(v):
+                return "—"
+            return {1: f"{v:.4f}", 2: f"{v:.4f}", 3: f"{v:.4f}", 4: f"{v:.1f}", 5: f"{v:.4g}", 6: f"{v:.4f}"}[c]
+        if role == Qt.TextAlignmentRole:
+            return int(Qt.AlignLeft | Qt.AlignVCenter) if c in (0, 7) else int(Qt.AlignRight | Qt.AlignVCenter)
+        if role == Qt.FontRole and r in self.current:
+            return self._bold
+        if role == Qt.BackgroundRole and r in self.current:
+            return QBrush(CURRENT_BG)
+        if role == Qt.ToolTipRole:
+            t = self.table
+            a, b = t.parts.get(t.pair(r), ("", ""))
+            return f"{t.pair(r)}: {a} / {b}; peak at {t.peak_time[r]:.4f} s; frames {t.start_frame[r]}–{t.end_frame[r]}"
+        return None
+
+    def set_current(self, rows: set[int]):
+        """Mark the events touching the shown frame; repaints only the rows that change."""
+        if rows == self.current:
+            return
+        changed = rows ^ self.current
+        self.current = rows
+        for r in changed:
+            self.dataChanged.emit(self.index(r, 0), self.index(r, len(COLUMNS) - 1))
+
+
+class EventFilter(QSortFilterProxyModel):
+    """Filter by pair ('' = all) and by minimum peak normal force."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.pair = ""
+        self.min_force = 0.0
+        self.setSortRole(SORT_ROLE)
+
+    def set_filter(self, pair: str, min_force: float):
+        self.pair, self.min_force = pair, float(min_force)
+        self.invalidateFilter()
+
+    def filterAcceptsRow(self, row, parent):
+        t = self.sourceModel().table
+        if t is None:
+            return False
+        if self.pair and t.pair(row) != self.pair:
+            return False
+        return not (t.peak_force[row] < self.min_force)
+
+
+class EventsDock(QDockWidget):
+    """Dock with the contact-event table of the diagram's run."""
+
+    seekRequested = Signal(int)     # a frame to go to (the start of a double-clicked event)
+
+    def __init__(self, diagram=None, parent=None):
+        super().__init__("Contact events", parent)
+        self.setObjectName("events_dock")
+        self.table: EventTable | None = None
+        self.run = None
+        self.frame = 0
+        w = QWidget()
+        v = QVBoxLayout(w)
+        v.setContentsMargins(4, 4, 4, 4)
+        row = QHBoxLayout()
+        self.pair_box = QComboBox()
+        self.pair_box.setToolTip("Show one contact pair")
+        self.pair_box.setFocusPolicy(Qt.ClickFocus)
+        self.min_force_box = QDoubleSpinBox(decimals=0, minimum=0.0, maximum=1e9, singleStep=100.0, suffix=" N")
+        self.min_force_box.setToolTip("Show events whose peak normal force is at least this")
+        self.min_force_box.setKeyboardTracking(False)
+        self.min_force_box.setFocusPolicy(Qt.ClickFocus)
+        self.count_label = QLabel("")
+        self.export_button = QPushButton("Export CSV…")
+        self.export_button.setFocusPolicy(Qt.NoFocus)
+        self.export_button.setToolTip("Write the rows shown (filter and order as in the table) to a CSV file")
+        self.export_button.clicked.connect(self.export_dialog)
+        row.addWidget(QLabel("pair"))
+        row.addWidget(self.pair_box, 1)
+        row.addWidget(QLabel("peak ≥"))
+        row.addWidget(self.min_force_box)
+        row.addWidget(self.count_label)
+        row.addWidget(self.export_button)
+        v.addLayout(row)
+        self.model = EventTableModel(self)
+        self.proxy = EventFilter(self)
+        self.proxy.setSourceModel(self.model)
+        self.view = QTableView()
+        self.view.setModel(self.proxy)
+        self.view.setSortingEnabled(True)
+        self.view.sortByColumn(1, Qt.AscendingOrder)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.view.setAlternatingRowColors(True)
+        self.view.verticalHeader().setVisible(False)
+        self.view.verticalHeader().setDefaultSectionSize(18)
+        f = self.view.font()
+        f.setPointSizeF(TABLE_PT)
+        self.view.setFont(f)
+        self.view.horizontalHeader().setFont(f)
+        self.view.setStyleSheet("QHeaderView::section { padding: 1px 2px; }")
+        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
+        self.view.horizontalHeader().setStretchLastSection(True)
+        self.view.horizontalHeader().setMinimumSectionSize(24)
+        self.view.doubleClicked.connect(self._double_clicked)
+        v.addWidget(self.view, 1)
+        self.setWidget(w)
+        self.pair_box.currentIndexChanged.connect(self._filter_changed)
+        self.min_force_box.valueChanged.connect(self._filter_changed)
+        self.last_export = None
+        if diagram is not None:
+            diagram.eventsChanged.connect(lambda t: self.set_events(t, diagram.run))
+            diagram.playback.frameChanged.connect(self.show_frame)
+            self.seekRequested.connect(diagram.playback.seek_frame)
+            if diagram.events is not None:
+                self.set_events(diagram.events, diagram.run)
+
+    # ---- content --------------------------------------------------------------------------
+    def set_events(self, table: EventTable | None, run=None):
+        self.table, self.run = table, run
+        self.model.set_table(table)
+        self.pair_box.blockSignals(True)
+        self.pair_box.clear()
+        self.pair_box.addItem("all pairs", "")
+        if table is not None:
+            counts = np.bincount(table.pair_index, minlength=len(table.pairs))
+            for j, p in enumerate(table.pairs):
+                self.pair_box.addItem(f"{table.labels.get(p, p)} ({counts[j]})", p)
+        self.pair_box.setCurrentIndex(0)
+        self.pair_box.blockSignals(False)
+        self.proxy.set_filter("", self.min_force_box.value())
+        self._update_count()
+        self._fit_columns()
+        self.show_frame(self.frame if run is not None and self.frame < run.n_frames else 0)
+
+    def _fit_columns(self):
+        """Columns just wide enough for their header and widest value (the dock stays narrow)."""
+        fm = self.view.fontMetrics()
+        hm = self.view.horizontalHeader().fontMetrics()
+        for c, head in enumerate(COLUMNS):
+            texts = [head]
+            if self.table is not None and len(self.table):
+                if c == 0:
+                    texts += [self.table.labels.get(p, p) for p in self.table.pairs]
+                else:
+                    texts += [self.model.index(r, c).data() for r in range(min(len(self.table), 200))]
+            w = max(max(fm.horizontalAdvance(str(t)) for t in texts[1:]) if len(texts) > 1 else 0,
+                    hm.horizontalAdvance(head) + 14)
+            self.view.setColumnWidth(c, w + 10)
+
+    def set_filter(self, pair: str = "", min_force: float = 0.0):
+        """Show only `pair` ('' = all) and events with peak normal force >= min_force (N)."""
+        i = self.pair_box.findData(pair)
+        if i < 0:
+            raise KeyError(f"no contact pair {pair!r} in this run")
+        self.pair_box.setCurrentIndex(i)
+        self.min_force_box.setValue(min_force)
+        self._filter_changed()
+
+    def _filter_changed(self, *_):
+        self.proxy.set_filter(self.pair_box.currentData() or "", self.min_force_box.value())
+        self._update_count()
+
+    def _update_count(self):
+        n = len(self.table) if self.table is not None else 0
+        self.count_label.setText(f"{self.proxy.rowCount()} of {n}")
+
+    def shown_rows(self) -> list[int]:
+        """EventTable rows in the order the view shows them (after filter and sort)."""
+        return [self.proxy.mapToSource(self.proxy.index(r, 0)).row() for r in range(self.proxy.rowCount())]
+
+    def cell(self, view_row: int, col: int) -> str:
+        return self.proxy.index(view_row, col).data()
+
+    # ---- time -----------------------------------------------------------------------------
+    def show_frame(self, frame: int):
+        """Mark the events in contact at this frame and bring the first one into view when the set changes."""
+        self.frame = int(frame)
+        t = self.table
+        if t is None or len(t) == 0:
+            self.model.set_current(set())
+            return
+        last = np.where(t.lasts_to_end, t.end_frame, t.end_frame - 1)          # last frame in contact
+        rows = set(np.flatnonzero((t.start_frame <= frame) & (frame <= last)).tolist())
+        if rows != self.model.current:
+            self.model.set_current(rows)
+            if rows:
+                src = self.model.index(min(rows, key=lambda r: (t.start[r], r)), 0)
+                idx = self.proxy.mapFromSource(src)
+                if idx.isValid():
+                    self.view.scrollTo(idx, QAbstractItemView.EnsureVisible)
+
+    def current_rows(self) -> list[int]:
+        return sorted(self.model.current)
+
+    def _double_clicked(self, index):
+        row = self.proxy.mapToSource(index).row()
+        if self.table is not None and row >= 0:
+            self.seekRequested.emit(int(self.table.start_frame[row]))
+
+    # ---- export ---------------------------------------------------------------------------
+    def export_csv(self, path) -> str:
+        """Write the rows shown (filter and order as in the table) as CSV; returns the path."""
+        if self.table is None:
+            raise ValueError("no run open: no contact events to export")
+        out = write_csv(self.table, path, rows=self.shown_rows())
+        self.last_export = str(out)
+        return str(out)
+
+    def export_dialog(self):
+        if self.table is None:
+            return None
+        default = (self.run.path.with_suffix(".events.csv").name if self.run is not None else "events.csv")
+        path, _ = QFileDialog.getSaveFileName(self, "Export contact events", default, "CSV files (*.csv)")
+        return self.export_csv(path) if path else None
