@@ -10,7 +10,7 @@ import math
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDockWidget, QDoubleSpinBox, QFileDialog,
                                QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableView, QVBoxLayout, QWidget)
 
@@ -108,8 +108,13 @@ class EventFilter(QSortFilterProxyModel):
         self.setSortRole(SORT_ROLE)
 
     def set_filter(self, pair: str, min_force: float):
-        self.pair, self.min_force = pair, float(min_force)
-        self.invalidateFilter()
+        if hasattr(self, "beginFilterChange"):          # Qt >= 6.10; invalidateFilter is deprecated there
+            self.beginFilterChange()
+            self.pair, self.min_force = pair, float(min_force)
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            self.pair, self.min_force = pair, float(min_force)
+            self.invalidateFilter()
 
     def filterAcceptsRow(self, row, parent):
         t = self.sourceModel().table
@@ -208,7 +213,9 @@ class EventsDock(QDockWidget):
 
     def _fit_columns(self):
         """Columns just wide enough for their header and widest value (the dock stays narrow)."""
-        fm = self.view.fontMetrics()
+        bold = QFont(self.view.font())
+        bold.setBold(True)                               # rows in contact at T Current are bold
+        fm = QFontMetrics(bold)
         hm = self.view.horizontalHeader().fontMetrics()
         for c, head in enumerate(COLUMNS):
             texts = [head]
@@ -283,6 +290,6 @@ class EventsDock(QDockWidget):
     def export_dialog(self):
         if self.table is None:
             return None
-        default = (self.run.path.with_suffix(".events.csv").name if self.run is not None else "events.csv")
+        default = str(self.run.path.with_suffix(".events.csv")) if self.run is not None else "events.csv"
         path, _ = QFileDialog.getSaveFileName(self, "Export contact events", default, "CSV files (*.csv)")
         return self.export_csv(path) if path else None
