@@ -227,3 +227,26 @@ def test_contact_ending_at_a_read_block_edge(tmp_path, last):
     assert len(tab) == 1 and tab.start_frame[0] == 200 and tab.end_frame[0] == min(last + 1, n - 1)
     ramps = 0.05 if last == n - 1 else 0.1                   # the 1 ms ramps up from and down to zero
     assert tab.impulse[0] == pytest.approx(100.0 * (t[min(last + 1, n - 1)] - t[199]) - ramps)
+
+
+def test_solver_style_block_appends_give_the_same_table(known_run):
+    """How simulate.py uses it: EventAccumulator(PAIRS).append(...) per written block, event_rows at the end."""
+    with RunFile(known_run) as r:
+        pairs = list(r.contact_pairs.values())
+        t = r.time
+        act = np.stack([r.contact_active(p.name) for p in pairs], 1).astype(np.uint8)
+        force = np.stack([r.contact_force(p.name) for p in pairs], 1)
+        det = [r.contact_detail(p.name) for p in pairs]
+        normal = np.stack([d["normal"] for d in det], 1)
+        speed = np.stack([d["normal_speed"] for d in det], 1)
+        ref = table_from_run(r)
+    acc = EventAccumulator(pairs)
+    for a in range(0, len(t), 1000):
+        acc.append(t[a:a + 1000], act[a:a + 1000], force[a:a + 1000], normal[a:a + 1000], speed[a:a + 1000])
+    tab = acc.table()
+    for f in ("pair_index", "start_frame", "end_frame", "peak_force", "peak_time", "approach_speed", "rebound",
+              "lasts_to_end"):
+        np.testing.assert_array_equal(getattr(tab, f), getattr(ref, f), err_msg=f)
+    np.testing.assert_allclose(tab.impulse, ref.impulse, rtol=1e-12)
+    assert tab.labels == ref.labels and tab.parts == ref.parts
+    assert event_rows(tab) == event_rows(ref)
