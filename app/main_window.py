@@ -104,7 +104,7 @@ class MainWindow(QMainWindow):
         d = self.diagram
         self.events_dock = EventsDock(d, self)
         self.addDockWidget(Qt.RightDockWidgetArea, self.events_dock)
-        self.resizeDocks([self.events_dock], [540], Qt.Horizontal)
+        self.resizeDocks([self.events_dock], [480], Qt.Horizontal)
         self.act_export_events = QAction("Export contact &events as CSV…", self, triggered=self.export_events_dialog)
         menus = {a.text(): a.menu() for a in self.menuBar().actions() if a.menu() is not None}
         file_menu, view_menu = menus["&File"], menus["&View"]
