@@ -189,11 +189,14 @@ class DevicesPane(QWidget):
             p.drawText(r, Qt.AlignCenter, "no lateral damper channels")
             return
         fm = QFontMetrics(self._font)
+        slots = self._lateral_slots()
+        depth = max(len(names) for names in slots.values())   # devices sharing a place stack downwards
         c = r.center()
         bar_w = min(150.0, r.width() * 0.30)
         bar_h = 18.0
+        cell = bar_h + fm.height() + 2
         rx = (r.width() - bar_w) / 2 - 2
-        ry = (r.height() - bar_h - fm.height()) / 2 - 2
+        ry = max(10.0, (r.height() - depth * cell) / 2 - 2)
         # probe axis seen from the head (looking along +x): +z up, +y to the left
         p.setPen(QPen(FRAME, 1, Qt.DashLine))
         p.drawEllipse(c, min(rx, ry) * 0.45, min(rx, ry) * 0.45)
@@ -202,20 +205,28 @@ class DevicesPane(QWidget):
         p.setPen(DIM)
         p.drawText(QPointF(c.x() + 4, c.y() - min(rx, ry) * 0.45 - 2), "+z")
         p.drawText(QPointF(c.x() - min(rx, ry) * 0.45 - 18, c.y() - 3), "+y")
+        for place, names in slots.items():
+            a = math.radians(place)
+            cx = c.x() - rx * math.cos(a)
+            top = c.y() - ry * math.sin(a) - len(names) * cell / 2
+            for k, name in enumerate(names):
+                box = QRectF(cx - bar_w / 2, top + k * cell + fm.height() + 1, bar_w, bar_h)
+                p.setPen(DIM)
+                p.drawText(QRectF(box.left() - 20, box.top() - fm.height() - 1, box.width() + 40, fm.height()),
+                           Qt.AlignHCenter | Qt.AlignBottom, f"{name} @{place:g}°")
+                self._bar(p, box, name)
+
+    def _lateral_slots(self) -> dict[float, list[str]]:
+        """Lateral devices grouped by their place around the probe axis (unplaced ones on the diagonals)."""
+        slots: dict[float, list[str]] = {}
         unplaced = 0
         for name in self.lateral:
             place = self.run.channels[name].place
             if not math.isfinite(place):
-                place = 45.0 + 90.0 * unplaced  # devices without a placement go on the diagonals
+                place = 45.0 + 90.0 * unplaced
                 unplaced += 1
-            a = math.radians(place)
-            cx = c.x() - rx * math.cos(a)
-            cy = c.y() - ry * math.sin(a)
-            box = QRectF(cx - bar_w / 2, cy - bar_h / 2 + fm.height() / 2, bar_w, bar_h)
-            p.setPen(DIM)
-            p.drawText(QRectF(box.left() - 20, box.top() - fm.height() - 1, box.width() + 40, fm.height()),
-                       Qt.AlignHCenter | Qt.AlignBottom, f"{name} @{place:g}°")
-            self._bar(p, box, name)
+            slots.setdefault(round(place, 3), []).append(name)
+        return slots
 
     def _paint_probe(self, p: QPainter, r: QRectF):
         fm = QFontMetrics(self._font)
