@@ -31,6 +31,11 @@ def caption_height(height: int) -> int:
     return max(16, int(round(height / 30 / 2)) * 2)
 
 
+def speed_text(speed: float) -> str:
+    """'2x', '1/4x', '0.3x' (speed_label of the playback bar rounds 1/speed)."""
+    return f"1/{1 / speed:g}x" if speed < 1 and (1 / speed).is_integer() else f"{speed:g}x"
+
+
 def bgra_view(img: QImage) -> np.ndarray:
     """(H, W, 4) uint8 view (B, G, R, A) of a Format_RGB32 image's pixels; valid while `img` lives."""
     h, bpl = img.height(), img.bytesPerLine()
@@ -39,7 +44,10 @@ def bgra_view(img: QImage) -> np.ndarray:
 
 
 class DiagramRenderer:
-    """A hidden three-pane diagram at a fixed export size; `render_time(t)` returns the composed frame."""
+    """A hidden three-pane diagram at a fixed export size; `render_time(t)` returns the composed frame.
+
+    Sizes below the diagram's minimum (about 840x450) are laid out larger and scaled down smoothly.
+    """
 
     def __init__(self, run: RunFile, size: tuple[int, int], plotted: list[str] | None = None,
                  graph_step: float | None = None, scrolling: bool = True, splitter_sizes=None,
@@ -51,33 +59,56 @@ class DiagramRenderer:
         self.size = (int(size[0]), int(size[1]))
         self.caption = caption or f"{Path(run.path).name}  ·  {run.meta.variant}"
         w, h = self.size
-        self.caption_h = caption_height(h)
         d = self.diagram = MnemonicDiagram()
         d.setAttribute(Qt.WA_DontShowOnScreen, True)
         transport = d.findChild(QWidget, "transport")
         if transport is not None:
             transport.hide()
-        d.setFixedSize(w, h - self.caption_h)
-        if splitter_sizes:
-            total = sum(splitter_sizes)
-            room = h - self.caption_h - d.splitter.handleWidth() * 2
-            d.splitter.setSizes([int(round(s * room / total)) for s in splitter_sizes])
-        d.show()
         d.set_run(run, plotted)
         d.act_scrolling.setChecked(bool(scrolling))
         if graph_step:
             d.playback.set_graph_step(float(graph_step))
         self.playback = d.playback
+        need = d.minimumSizeHint()
+        scale = max(1.0, need.width() / w, need.height() / max(h - caption_height(h), 1))
+        self.layout_size = (int(math.ceil(w * scale)), int(math.ceil(h * scale)))
+        lw, lh = self.layout_size
+        self.caption_h = caption_height(lh)
+        d.setFixedSize(lw, lh - self.caption_h)
+        d.show()
         self._settle()
+        if splitter_sizes:
+            self.set_splitter_proportions(splitter_sizes)
         if hasattr(d.scene, "render_window"):
             d.scene.render_window.SetOffScreenRendering(1)  # render into VTK's framebuffer; no window blit
-        self.image = QImage(w, h, QImage.Format_RGB32)
-        self.image.fill(CAPTION_BG)
+        self.canvas = QImage(lw, lh, QImage.Format_RGB32)
+        self.canvas.fill(CAPTION_BG)
+        self._canvas_pixels = bgra_view(self.canvas)
+        self.image = self.canvas if (lw, lh) == (w, h) else QImage(w, h, QImage.Format_RGB32)
         self.pixels = bgra_view(self.image)
         self._vtk = _VtkReadback(d.scene) if hasattr(d.scene, "render_window") else None
         self._cap_font = QFont("DejaVu Sans Mono")
         self._cap_font.setPixelSize(max(10, int(self.caption_h * 0.62)))
         self.frame = -1
+
+    def set_splitter_proportions(self, sizes):
+        """Share the height among scene, devices and plots as in the user's window."""
+        d = self.diagram
+        total = float(sum(sizes))
+        if total <= 0:
+            return
+        room = d.splitter.height() - d.splitter.handleWidth() * 2
+        d.splitter.setSizes([int(round(v * room / total)) for v in sizes])
+        self._settle()
+        self.frame = -1
+
+    def copy_view(self, camera):
+        """Use a 3D camera (e.g. the window's, after the user orbited) for the free 3D view."""
+        views = getattr(self.diagram.scene, "views", None)
+        if views is not None and camera is not None:
+            views["3d"].camera.DeepCopy(camera)
+            views["3d"].renderer.ResetCameraClippingRange()
+            self.frame = -1
 
     def _settle(self):
         """Let layouts and pending resizes happen (the diagram is hidden, so nothing paints)."""
@@ -103,6 +134,11 @@ class DiagramRenderer:
             self.frame = pb.frame
             self._compose()
         self._draw_caption(pb.t_current, speed, note)
+        if self.image is not self.canvas:
+            p = QPainter(self.image)
+            p.setRenderHint(QPainter.SmoothPixmapTransform)
+            p.drawImage(QRect(0, 0, *self.size), self.canvas)
+            p.end()
         return self.pixels
 
     def render_frame(self, frame: int, speed: float | None = None, note: str = "") -> np.ndarray:
@@ -111,7 +147,7 @@ class DiagramRenderer:
 
     def _compose(self):
         d = self.diagram
-        p = QPainter(self.image)
+        p = QPainter(self.canvas)
         vtk = self._vtk
         if vtk is None:
             d.render(p, QPoint(0, 0))
@@ -121,12 +157,12 @@ class DiagramRenderer:
             d.render(p, QPoint(0, 0), region)  # the VTK widget is left out (its paintEvent re-renders)
         p.end()
         if vtk is not None:
-            vtk.paste(self.pixels, d)
+            vtk.paste(self._canvas_pixels, d)
 
     def _draw_caption(self, t: float, speed: float | None, note: str):
-        w, h = self.size
+        w, h = self.layout_size
         y = h - self.caption_h
-        p = QPainter(self.image)
+        p = QPainter(self.canvas)
         p.fillRect(0, y, w, self.caption_h, CAPTION_BG)
         p.setFont(self._cap_font)
         p.setPen(TEXT)
@@ -134,7 +170,7 @@ class DiagramRenderer:
         left = self.caption + (f"  ·  {note}" if note else "")
         p.drawText(r, Qt.AlignLeft | Qt.AlignVCenter, left)
         p.setPen(ACCENT)
-        sp = "" if speed is None else f"{speed:g}x   "
+        sp = "" if speed is None else f"{speed_text(speed)}   "
         p.drawText(r, Qt.AlignRight | Qt.AlignVCenter, f"{sp}T Current {t:9.3f} s")
         p.end()
 
@@ -168,10 +204,6 @@ class _VtkReadback:
         bgra[y:y + hh, x:x + ww, 0] = rgb[:hh, :ww, 2]
         bgra[y:y + hh, x:x + ww, 1] = rgb[:hh, :ww, 1]
         bgra[y:y + hh, x:x + ww, 2] = rgb[:hh, :ww, 0]
-
-
-def speed_text(speed: float) -> str:
-    return f"{speed:g}x" if speed >= 1 else f"1/{1 / speed:g}x" if (1 / speed).is_integer() else f"{speed:g}x"
 
 
 def export_clips(run: RunFile, clips: ClipList, out, fmt: str | None = None,

@@ -136,6 +136,9 @@ class FrameSink:
             self.container = None
         if self.fmt == "png" and self.path.exists():
             shutil.rmtree(self.path)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(self.tmp, (0o777 if self.tmp.is_dir() else 0o666) & ~mask)  # mkstemp made it private
         os.replace(self.tmp, self.path)
         return self.path
 
