@@ -70,16 +70,20 @@ def main(argv=None):
             enc.append(n / (time.perf_counter() - t1))
         print(f"encode only (H.264 veryfast, worker thread): median {np.median(enc):.1f} frames/s")
 
-        fps, sizes = [], []
+        fps, sizes, cpu = [], [], []
         for _ in range(a.repeat):
             out = Path(tmp) / "clip.mp4"
-            t1 = time.perf_counter()
+            t1, c1 = time.perf_counter(), time.process_time()
             export_clips(run, clips, out, renderer=r)
             fps.append(n / (time.perf_counter() - t1))
+            cpu.append((time.process_time() - c1) / n * 1e3)
             sizes.append(out.stat().st_size)
         print(f"export (render + encode, {n} frames): median {np.median(fps):.1f} frames/s, "
               f"{n / np.median(fps):.2f} s for the {a.seconds:g} s clip (runs: "
               f"{', '.join(f'{f:.1f}' for f in fps)}), file {sizes[-1] / 1e6:.2f} MB")
+        c = float(np.median(cpu))
+        print(f"CPU time of this process per exported frame (all its threads): median {c:.1f} ms "
+              f"-> at most {2e3 / c:.0f} frames/s if it had both cores to itself")
     print(f"load average {os.getloadavg()[0]:.2f} at end")
     r.close()
 
