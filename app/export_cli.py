@@ -12,7 +12,8 @@ title cards and burned-in T Current, and encode them to MP4 (H.264 yuv420p), GIF
 The diagram is rendered offscreen (no window appears) but VTK still needs an X display with OpenGL:
 on a server or in CI run it under a virtual one, e.g. `xvfb-run -a dockmnemo export ...`.
 Without --clip the run's saved clip list (RUN.clips.json beside the run, written by the Clips dialog)
-is used. Exit status 2 with a one-line message on bad input; nothing is left behind on failure or Ctrl+C."""
+is used. Exit status 2 with a one-line message on bad input; nothing is left behind on failure or Ctrl+C.
+(QT_QPA_PLATFORM=offscreen gives VTK no GL context, so export uses the X display even if it is set.)"""
 
 EXPORT_EXAMPLES = """\
 examples:
@@ -79,6 +80,8 @@ def build_clip_list(args, run):
         if not side.exists():
             raise ClipError(f"no --clip given and no saved clip list {side} beside the run")
         cl = ClipList.load(side)
+        if not cl.clips:
+            raise ClipError(f"the saved clip list {side} has no intervals; give --clip START:END")
         for kind, value in items:  # --title without --clip: title of the first saved clip
             cl.clips[0].title = value
     if args.size:
@@ -124,6 +127,8 @@ def cmd_export(args) -> int:
         out = args.output
         if out.exists() and fmt != "png" and out.is_dir():
             return _fail(f"{out}: is a folder; give a file name ending in .{fmt}")
+        if out.exists() and fmt == "png" and not out.is_dir():
+            return _fail(f"{out}: is a file; a PNG sequence is written to a folder")
         if not out.resolve().parent.exists():
             return _fail(f"{out}: folder {out.resolve().parent} does not exist")
         if not os.access(out.resolve().parent, os.W_OK):
@@ -139,6 +144,8 @@ def _export(run, clips, out, fmt, plotted) -> int:
     from app.progress import TerminalProgress
     from viewer.clip_render import export_clips
 
+    if QApplication.instance() is None and os.environ.get("QT_QPA_PLATFORM", "xcb") in ("offscreen", "minimal"):
+        os.environ["QT_QPA_PLATFORM"] = "xcb"  # VTK needs a real X window for its GL context; nothing is shown
     app = QApplication.instance() or QApplication(sys.argv[:1])  # noqa: F841  (Qt widgets need it)
     total = clips.total_frames()
     bar = TerminalProgress(f"export {out.name}", total, " frames")
@@ -148,7 +155,7 @@ def _export(run, clips, out, fmt, plotted) -> int:
         bar.close(0)
         print(f"dockmnemo: export cancelled; {out} not written", file=sys.stderr)
         return 130
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         bar.close(0)
         return _fail(f"{out}: {exc}")
     bar.close()

@@ -116,6 +116,28 @@ def test_burned_in_time_and_speed_in_caption(qapp, run):
     assert yellow.sum() > 50, "T Current drawn in the accent colour"
 
 
+def test_3d_camera_of_the_window_is_used(qapp, run):
+    r = DiagramRenderer(run, SIZE)
+    try:
+        r.render_time(1.0)
+        before = r.rgb()
+        views = r.diagram.scene.views
+        cam = type(views["3d"].camera)()
+        cam.DeepCopy(views["3d"].camera)
+        cam.Azimuth(70)
+        r.copy_view(cam)
+        r.render_time(1.0)
+        after = r.rgb()
+    finally:
+        r.close()
+    vw = r._vtk.rect_in(r.diagram)  # noqa: SLF001
+    x3d = vw.x() + int(vw.width() * 0.72)   # the 3D view is the right 30 % of the VTK views
+    y = slice(vw.y(), vw.y() + vw.height())
+    assert np.abs(after[y, x3d:vw.right()].astype(int) - before[y, x3d:vw.right()]).mean() > 1.0
+    np.testing.assert_array_equal(after[y, vw.x():vw.x() + vw.width() // 3],
+                                  before[y, vw.x():vw.x() + vw.width() // 3])  # plane Ld unchanged
+
+
 def test_small_size_is_laid_out_larger_and_scaled(qapp, run, tmp_path):
     clips = ClipList([Clip(1.0, 1.5, 1.0)], fps=10, size=(640, 360))
     out = export_clips(run, clips, tmp_path / "small.gif")
@@ -194,3 +216,14 @@ def test_cli_bad_run_and_no_display(tmp_path):
     p = _cli(str(bad), "--clip", "0:1", "-o", str(tmp_path / "x.mp4"), env=env)
     assert p.returncode == 2 and "xvfb-run" in p.stderr
     assert "xvfb-run" in _cli("--help").stdout
+
+
+def test_cli_with_qt_offscreen_platform_still_renders(small_run, tmp_path):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    out = tmp_path / "f"
+    p = _cli(str(small_run), "--clip", "1:1.3", "--fps", "10", "--size", "480p", "--format", "png", "-o", str(out),
+             env=env)
+    assert p.returncode == 0, p.stderr
+    assert len(list(out.iterdir())) == 3
+    p = _cli(str(small_run), "--clip", "1:1.3", "--format", "png", "-o", str(tmp_path / "f" / "frame_000000.png"))
+    assert p.returncode == 2 and "is a file" in p.stderr and len(p.stderr.strip().splitlines()) == 1

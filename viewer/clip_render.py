@@ -129,8 +129,11 @@ class DiagramRenderer:
     def render_time(self, t: float, speed: float | None = None, note: str = "") -> np.ndarray:
         """Seek the diagram's Playback to run time t and compose the frame; a BGRA view of the reused image."""
         pb = self.playback
-        pb.seek_time(t)
+        before = pb.frame
+        pb.seek_time(t)  # the panes redraw through frameChanged when the frame changes
         if pb.frame != self.frame or self.frame < 0:
+            if pb.frame == before and self._vtk is not None:
+                self._vtk.rw.Render()  # same frame, changed view (camera, pane sizes): render the scene again
             self.frame = pb.frame
             self._compose()
         self._draw_caption(pb.t_current, speed, note)

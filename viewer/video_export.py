@@ -50,6 +50,8 @@ class FrameSink:
         parent = self.path.parent
         parent.mkdir(parents=True, exist_ok=True)
         if self.fmt == "png":
+            if self.path.exists() and not self.path.is_dir():
+                raise ValueError(f"{self.path} is a file; a PNG sequence is written to a folder")
             self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.", suffix=".part", dir=parent))
             self.container = None
             return
