@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from solver.runfile import RunFile
 from viewer.clips import ClipList
-from viewer.title_card import ACCENT, TEXT, qimage_to_rgb, title_card
+from viewer.title_card import ACCENT, TEXT, title_card
 from viewer.video_export import ExportCancelled, FrameSink
 
 CAPTION_BG = QColor(26, 32, 48)
@@ -234,8 +234,8 @@ def export_clips(run: RunFile, clips: ClipList, out, fmt: str | None = None,
             c = clips.clips[ci]
             if kind == "title":
                 if card_clip != ci:
-                    card = title_card(clips.size, c.title, f"{c.start:g}–{c.end:g} s of the run at {speed_text(c.speed)}",
-                                      r.caption)
+                    sub = f"{c.start:g}–{c.end:g} s of the run at {speed_text(c.speed)}"
+                    card = title_card(clips.size, c.title, sub, r.caption)
                     card_clip = ci
                 sink.write(card)
             else:
