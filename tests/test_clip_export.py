@@ -29,20 +29,20 @@ def decode(path):
     return info, frames
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def run(small_run):
     r = RunFile(small_run)
     yield r
     r.close()
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def clips():
     # 0.5 s title + 1.0 s at 1x, then 0.5 s at quarter speed (2 s of video) without a title
     return ClipList([Clip(0.5, 1.5, 1.0, "Approach to the cone", 0.5), Clip(2.0, 2.5, 0.25)], fps=FPS, size=SIZE)
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def exported(qapp, run, clips, tmp_path_factory):
     out = tmp_path_factory.mktemp("clip") / "clip.mp4"
     return export_clips(run, clips, out)
@@ -58,8 +58,6 @@ def test_mp4_frame_count_size_and_codec(exported, clips):
     # title frames: dark ground with the title's light text in the middle
     card = frames[5].astype(int)
     assert card[5, 5].max() < 40 and card[SIZE[1] // 5: SIZE[1] // 2].max() > 180
-    # quarter speed: consecutive frames of the second interval step 1/80 s of run time, so they repeat
-    # or change little, while 1x frames step 1/20 s
 
 
 def _screenshot(qtbot, run, t, layout_size):
