@@ -23,7 +23,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n"
                "  dockmnemo                          open the bundled sample run\n"
                "  dockmnemo view run.h5              open a run file\n"
-               "  dockmnemo info run.h5              print the run's facts, channels, pairs, events\n",
+               "  dockmnemo info run.h5              print the run's facts, channels, pairs, events\n"
+               "  xvfb-run -a dockmnemo export run.h5 --clip 0:12 --clip 177:180@0.25 --title \"Impact\" -o clip.mp4\n"
+               "                                     render intervals of the diagram to MP4 (needs an X display)\n",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     v = sub.add_parser("view", help="open a run file in the mnemonic diagram window",
@@ -36,6 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--channels", action="store_true", help="also list every channel with unit and label")
     i.add_argument("--criteria", type=Path, default=None,
                    help="capture verdict criteria (TOML); default: resources/capture_criteria.toml")
+    from app.export_cli import add_export_parser  # export subcommand (clips to MP4/GIF/PNG)
+    add_export_parser(sub)
     return p
 
 
@@ -72,6 +76,8 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     if args.command is None:
         return cmd_view(args)
+    if getattr(args, "handler", None) is not None:  # subcommands defined in their own modules (export)
+        return args.handler(args)
     return {"view": cmd_view, "info": cmd_info}[args.command](args)
 
 

@@ -69,6 +69,9 @@ class MainWindow(QMainWindow):
         self.recent_menu = m.addMenu("Open &recent")
         self._refresh_recent()
         m.addSeparator()
+        from app.export_actions import add_clip_actions  # report clips: clip list and video export
+        add_clip_actions(self, m)
+        m.addSeparator()
         m.addAction(QAction("&Quit", self, shortcut=QKeySequence.Quit, triggered=self.close))
 
         v = mb.addMenu("&View")
