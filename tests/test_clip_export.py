@@ -17,7 +17,7 @@ from viewer.clips import Clip, ClipList  # noqa: E402
 from viewer.title_card import qimage_to_rgb, rgb_to_qimage  # noqa: E402
 from viewer.video_export import ExportCancelled  # noqa: E402
 
-SIZE = (854, 480)   # 480p: the smallest size the diagram is laid out at without scaling
+SIZE = (1280, 720)   # 720p: laid out at this size without scaling (the lanes raised the minimum over 480p)
 FPS = 20
 
 

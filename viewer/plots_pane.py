@@ -269,10 +269,21 @@ class PlotsPane(QWidget):
         f.setVisible(True)
         row = len(self.names)
         self.glw.addItem(f, row=row, col=0)
-        h = f.height_px() if hasattr(f, "height_px") else 80
-        self.glw.ci.layout.setRowFixedHeight(row, h)
+        self._size_footer()
         self.glw.ci.layout.setRowStretchFactor(row, 0)
         f.setXLink(first if first is not None else None)
+
+    def _size_footer(self):
+        """The footer keeps its wanted height, but at most a third of the plots (lanes never hide the plots)."""
+        if not self._footer_shown():
+            return
+        want = self.footer.height_px() if hasattr(self.footer, "height_px") else 80
+        room = self.glw.height() // 3 if self.names else self.glw.height()
+        self.glw.ci.layout.setRowFixedHeight(len(self.names), max(30, min(want, room)))
+
+    def resizeEvent(self, e):
+        super().resizeEvent(e)
+        self._size_footer()
     # ---- time -----------------------------------------------------------------------------
     def set_graph_step(self, seconds: float):
         self.graph_step = float(seconds)
