@@ -23,7 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n"
                "  dockmnemo                          open the bundled sample run\n"
                "  dockmnemo view run.h5              open a run file\n"
-               "  dockmnemo info run.h5              print the run's facts, channels, pairs, events\n",
+               "  dockmnemo info run.h5              print the run's facts, channels, pairs, events\n"
+               "  dockmnemo run scenario.toml --out run.h5   simulate a scenario into a run file\n",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     v = sub.add_parser("view", help="open a run file in the mnemonic diagram window",
@@ -34,7 +35,42 @@ def build_parser() -> argparse.ArgumentParser:
                                    "channel groups, contact pairs and events of RUN.h5.")
     i.add_argument("run", type=Path, help="run file (HDF5, format v1)")
     i.add_argument("--channels", action="store_true", help="also list every channel with unit and label")
+    add_run_parser(sub)
     return p
+
+
+# ---- `dockmnemo run`: the numba solver (a separate block; other subcommands stay independent)
+def add_run_parser(sub):
+    r = sub.add_parser("run", help="simulate a docking scenario into a run file (progress bar on stderr)",
+                       description="Simulate SCENARIO.toml (resources/scenarios/*.toml) with the numba solver and "
+                                   "write RUN.h5. Exit 2 on bad input, 1 if the solver diverges (the partial run "
+                                   "file is kept, with a diagnostic event).")
+    r.add_argument("scenario", type=Path, help="scenario TOML")
+    r.add_argument("--out", type=Path, required=True, help="run file to write (HDF5, format v1)")
+    r.add_argument("--t-end", type=float, default=None, help="simulated time in s (default: the scenario's duration)")
+
+
+def cmd_run(args) -> int:
+    from app.progress import TerminalProgress
+    from solver.scenario import ScenarioError, load_model
+    from solver.simulate import SolverDiverged, run_scenario
+    try:
+        total = args.t_end if args.t_end is not None else load_model(args.scenario).duration
+        bar = TerminalProgress(f"run {args.scenario.name}", total if total and total > 0 else 1.0, " s")
+        run_scenario(args.scenario, args.out, progress=lambda t, T: bar.update(t), t_end=args.t_end)
+    except ScenarioError as exc:
+        print(f"dockmnemo: error: {exc}", file=sys.stderr)
+        return 2
+    except SolverDiverged as exc:
+        bar.close(None)
+        print(f"dockmnemo: solver diverged: {exc}; partial run kept in {args.out}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"dockmnemo: error: {args.out}: cannot write the run file ({exc})", file=sys.stderr)
+        return 2
+    bar.close()
+    print(f"wrote {args.out}")
+    return 0
 
 
 def cmd_info(args) -> int:
@@ -63,7 +99,7 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     if args.command is None:
         return cmd_view(args)
-    return {"view": cmd_view, "info": cmd_info}[args.command](args)
+    return {"view": cmd_view, "info": cmd_info, "run": cmd_run}[args.command](args)
 
 
 if __name__ == "__main__":
