@@ -12,7 +12,7 @@ import math
 import numpy as np
 from numba import njit
 
-from solver.guide_contact import N_PAIRS, REC_W, guide_contacts
+from solver.contact.pairset import PAR_K, evaluate_pairs
 from solver.vec3 import (add, col, cross, dot, mat_to_quat, mm, mtv, mv, norm, quat_to_mat, rot_inertia, rot_x,
                          rot_y, rot_z, scl, sub)
 
@@ -25,8 +25,8 @@ NS = 39
 ND = 11                                        # active-subsystem generalized velocities
 
 # discrete state
-Z_SLIP, Z_LAT0, Z_BEND0, Z_TORS, Z_LATCH0, Z_CAPT, Z_EDISS, Z_FIRST, Z_TCAPT = 0, 1, 3, 5, 6, 10, 11, 12, 13
-NZ = 16
+Z_SLIP, Z_LAT0, Z_BEND0, Z_TORS, Z_LATCH0, Z_CAPT, Z_EDISS, Z_FIRST, Z_TCAPT, Z_EXT0 = 0, 1, 3, 5, 6, 10, 11, 12, 13, 14
+NZ = 18
 
 # ---------------------------------------------------------------- parameter vector
 _P_NAMES = """
@@ -37,7 +37,7 @@ m_h d_h i_hx i_ht m_pr a_pr i_prx i_prt
 k_bend0 c_bend k_tors c_tors hb_k hb_lim ht_k ht_lim bend_max k_bend_stop tors_max k_tors_stop
 i_nut i_nut_tot k_nutfr i_fr k_tr t_pre k_spring spring_max t_in t_out c_d i_mb k_stroke_stop v_screw
 lh_k lh_f0 lh_mu c_lat psi_max k_crank_stop
-latch_x latch_r x_face r_neck r_chamber n_pads lim_x
+latch_x latch_rr latch_re latch_rt latch_k latch_psi0 x_mouth x_stop r_bore r_floor tan_cone slot_hs slot_hf slot_len lim_x
 """.split()
 for _i, _n in enumerate(_P_NAMES):
     globals()["P_" + _n.upper()] = _i
@@ -52,10 +52,13 @@ N_LATCH = 4
 
 # observation vector written by `evaluate`
 O_FB, O_MB, O_PE, O_PDISS, O_KE, O_MOM, O_DEPTH, O_SPRING, O_BRAKE, O_FAX = 0, 3, 6, 7, 8, 9, 12, 13, 14, 15
-O_LATX, O_LATV, O_LATCH_X, O_LATCH_R, O_KE_BARY, O_MTOT = 16, 20, 24, 28, 32, 33
-NO = 36
-# poses: passive dock, active dock, housing, probe (origin at head), probe_head, limiter, exit point
-NPOSE = 7
+O_LATX, O_LATV, O_LATCH_X, O_LATCH_U, O_KE_BARY, O_MTOT = 16, 20, 24, 28, 32, 33
+O_EXT, O_CSTAT, O_CPAIR, O_CDEPTH, O_LATCH_IN, O_LATCH_E = 34, 35, 36, 37, 38, 42
+NO = 46
+# poses: passive dock, active dock, housing, probe (origin at the housing exit), probe_head, limiter
+NPOSE = 6
+# contact-library bodies (solver.contact.BODIES order) and the chain level each one rides on
+B_PASSIVE, B_ACTIVE, B_HOUSING, B_PROBE, B_HEAD, B_LIMITER = 0, 1, 2, 3, 4, 5
 
 
 @njit(cache=True, error_model="numpy")
@@ -231,9 +234,45 @@ def _cholesky_solve(M, b, n, x):
 
 
 @njit(cache=True, error_model="numpy")
-def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, prof, seg_pair, vert_pair, CP, W, JV, JW, sph, lat, fo,
-             rec, ds, obs, pose):
-    """State derivative ds of the whole system; also fills obs (loads, energies), rec (contacts), pose."""
+def _body(pos, rot, vel, om, b, o, R, v, w):
+    """Pose and velocity of contact-library body b (world frame)."""
+    for i in range(3):
+        pos[b, i] = o[i]
+        vel[b, i] = v[i]
+        om[b, i] = w[i]
+        for j in range(3):
+            rot[b, i, j] = R[3 * i + j]
+
+
+@njit(cache=True, error_model="numpy")
+def _latch_energy(k, c, cmax):
+    """Latch spring energy at radial interference c; the force stays k*cmax once the latch is fully in."""
+    if c <= 0.0:
+        return 0.0
+    if c <= cmax:
+        return 0.5 * k * c * c
+    return 0.5 * k * cmax * cmax + k * cmax * (c - cmax)
+
+
+@njit(cache=True, error_model="numpy")
+def _contact_load(Q, acc, F, p, lvl, rA, rP, pG, pE, e1, e2, f1, f2, f3, px):
+    """Add a contact force F at p on the active chain (level lvl) and its reaction on the passive craft."""
+    _gen_force(Q, F, (0.0, 0.0, 0.0), p, lvl, rA, pG, pE, e1, e2, f1, f2, f3)
+    mP = cross(sub(p, rP), F)
+    mG = cross(sub(p, pG), F)
+    for i in range(3):
+        acc[i] -= F[i]
+        acc[3 + i] -= mP[i]
+        acc[6 + i] += F[i]
+        acc[9 + i] += mG[i]
+    if lvl == 2:
+        acc[12] += dot(F, px)
+
+
+@njit(cache=True, error_model="numpy")
+def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
+             c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, ds, obs, pose):
+    """State derivative ds of the whole system; also fills obs (loads, energies), the contact arrays c_*, pose."""
     # ---- passive craft
     qn = math.sqrt(s[3] ** 2 + s[4] ** 2 + s[5] ** 2 + s[6] ** 2)
     RP = quat_to_mat(s[3] / qn, s[4] / qn, s[5] / qn, s[6] / qn)
@@ -295,69 +334,130 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, prof, seg_pair, vert_pair, CP, W,
     # the probe CoM slides with the stroke (rheonomic in this chain): d/dt of (omega x d) adds omega x (s' axis)
     aP0 = add(aE0, add(cross(alP0, dPc), cross(wPr, add(cross(wPr, dPc), scl(px, dstroke)))))
 
-    # ---- contacts (one separated call)
-    n_pads = int(P[P_N_PADS])
-    sph[0, 0:3] = ph
-    sph[0, 3:6] = vh
-    sph[0, 6:9] = wPr
-    sph[0, 9] = P[P_R_HEAD]
-    sph[0, 10] = 0.0
-    for k in range(n_pads):
-        pk = add(pG, mv(RH, (W[k, 0], W[k, 1], W[k, 2])))
-        vk = add(vG, cross(wH, sub(pk, pG)))
-        sph[1 + k, 0:3] = pk
-        sph[1 + k, 3:6] = vk
-        sph[1 + k, 6:9] = wH
-        sph[1 + k, 9] = W[k, 3]
-        sph[1 + k, 10] = 1.0
-    lr = P[P_LATCH_R] * 0.7071067811865476
-    for k in range(N_LATCH):
-        cy = lr if (k == 0 or k == 3) else -lr
-        cz = lr if k < 2 else -lr
-        tip = add(ph, mv(Rhead, (P[P_LATCH_X], cy, cz)))
-        vt = add(vh, cross(wPr, sub(tip, ph)))
-        lat[k, 0:3] = tip
-        lat[k, 3:6] = vt
-        lat[k, 6] = Z[Z_LATCH0 + k]
-        tl = mtv(RP, sub(tip, oP))
-        obs[O_LATCH_X + k] = tl[0]
-        obs[O_LATCH_R + k] = math.sqrt(tl[1] ** 2 + tl[2] ** 2)
-    pe_c, pd_c, dmax = guide_contacts(RP, oP, vP, wP, rP, sph, 1 + n_pads, lat, N_LATCH, prof, seg_pair,
-                                      vert_pair, CP, rec, fo)
-
-    # ---- generalized forces
+    # ---- contacts: the contact library, one call over every pair of the probe-cone unit
+    _body(cpos, crot, cvel, cw, B_PASSIVE, oP, RP, add(vP, cross(wP, sub(oP, rP))), wP)
+    _body(cpos, crot, cvel, cw, B_ACTIVE, oA, RA, add(vA, cross(wA, sub(oA, rA))), wA)
+    _body(cpos, crot, cvel, cw, B_HOUSING, pG, RH, vG, wH)
+    _body(cpos, crot, cvel, cw, B_PROBE, pE, RPr, vE, wPr)
+    _body(cpos, crot, cvel, cw, B_HEAD, ph, Rhead, vh, wPr)
+    pL = add(pG, scl(hx, P[P_LIM_X]))
+    _body(cpos, crot, cvel, cw, B_LIMITER, pL, RH, add(vG, cross(wH, sub(pL, pG))), wH)
     Q = W[16, 0:ND]
     Q[:] = 0.0
-    FPs = (0.0, 0.0, 0.0)
-    MPs = (0.0, 0.0, 0.0)
-    Fm = (0.0, 0.0, 0.0)       # external force on mechanism bodies
-    Mm = (0.0, 0.0, 0.0)       # its moment about the gimbal centre
-    F_ax = 0.0
-    nrow = 1 + n_pads + N_LATCH
-    for r in range(nrow):
-        F = (fo[r, 0], fo[r, 1], fo[r, 2])
-        M = (fo[r, 3], fo[r, 4], fo[r, 5])
-        if F[0] == 0.0 and F[1] == 0.0 and F[2] == 0.0 and M[0] == 0.0 and M[1] == 0.0 and M[2] == 0.0:
+    acc = W[15, 0:13]          # reaction on the passive craft F(3) M(3) about rP; load on the mechanism F(3) M(3)
+    acc[:] = 0.0               # about the gimbal centre; axial force on the probe
+    pe = 0.0
+    pdiss = 0.0
+    # latch mechanism: each latch is sprung out; the guide surface (cone wall, socket neck) presses it in
+    # (radial interference c with the wall of revolution, potential 0.5 k c^2); behind the shoulder it
+    # springs out and stays engaged. The library sees each latch in its own state slot 2 + k: retracted (0)
+    # while pressed in (it bears only on the guide wall modelled here), and once engaged at the extension
+    # it sprang to (on the slot floor or full), held fixed: the library's latch pairs (slot walls, stops)
+    # then act on material points of the head, so their forces stay conservative.
+    ext = 1.0
+    cmax = P[P_LATCH_RE] - P[P_LATCH_RR]
+    kn = gpairs.shape[0]                                     # solver-side pair `latch_neck` after the library's
+    c_act[kn] = 0
+    c_dep[kn] = 0.0
+    c_vn[kn] = 0.0
+    for i in range(3):
+        c_frc[kn, i] = 0.0
+    for k in range(N_LATCH):
+        a = P[P_LATCH_PSI0] + 0.5 * math.pi * k
+        tip = add(ph, mv(Rhead, (P[P_LATCH_X], P[P_LATCH_RE] * math.cos(a), P[P_LATCH_RE] * math.sin(a))))
+        tl = mtv(RP, sub(tip, oP))
+        rho = math.sqrt(tl[1] ** 2 + tl[2] ** 2)
+        obs[O_LATCH_X + k] = tl[0]
+        cb = rho + P[P_LATCH_RT] - P[P_R_BORE]              # interference with the socket bore
+        cf = rho + P[P_LATCH_RT] - P[P_R_FLOOR]             # ... with the slot floor
+        # behind the shoulder and inside its slot (tapered: narrow at the stop) the latch springs out; tested
+        # at the tip it would have there (on the floor if it reaches it: a tilted head moves the tip axially)
+        rf = P[P_LATCH_RE] - min(max(cf, 0.0), cmax)
+        tf = mtv(RP, sub(add(ph, mv(Rhead, (P[P_LATCH_X], rf * math.cos(a), rf * math.sin(a)))), oP))
+        deep = P[P_X_STOP] - tf[0]
+        hw = P[P_SLOT_HS] + (P[P_SLOT_HF] - P[P_SLOT_HS]) * min(max(deep / P[P_SLOT_LEN], 0.0), 1.0)
+        tt = -tf[1] * math.sin(a) + tf[2] * math.cos(a)
+        free = deep > P[P_LATCH_RT] and abs(tt) + P[P_LATCH_RT] < hw
+        obs[O_LATCH_IN + k] = 1.0 if free else 0.0
+        # energy released when the latch springs from the bore onto the slot floor (absorbed on engagement)
+        obs[O_LATCH_U + k] = _latch_energy(P[P_LATCH_K], cb, cmax) - _latch_energy(P[P_LATCH_K], cf, cmax)
+        cst[2 + k] = Z[Z_EXT0 + k] if Z[Z_LATCH0 + k] > 0.5 else 1.0
+        obs[O_LATCH_E + k] = 1.0 - min(max(cf, 0.0), cmax) / cmax
+        if rho < 1e-9 or tl[0] > 0.0:
             continue
-        if r == 0:
-            p = ph
-            lvl = 2
-        elif r <= n_pads:
-            p = (sph[r, 0], sph[r, 1], sph[r, 2])
-            lvl = 1
+        slope = 0.0
+        if Z[Z_LATCH0 + k] > 0.5 or free:
+            c = cf                                          # engaged: rides in its slot, on the floor if it reaches it
         else:
-            p = (lat[r - 1 - n_pads, 0], lat[r - 1 - n_pads, 1], lat[r - 1 - n_pads, 2])
-            lvl = 2
-        if lvl == 2:
-            F_ax += dot(F, px)
-        _gen_force(Q, F, M, p, lvl, rA, pG, pE, e1, e2, f1, f2, f3)
-        FPs = sub(FPs, F)
-        MPs = sub(MPs, add(cross(sub(p, rP), F), M))
-        Fm = add(Fm, F)
-        Mm = add(Mm, add(cross(sub(p, pG), F), M))
+            slope = P[P_TAN_CONE] if tl[0] > P[P_X_MOUTH] else 0.0
+            c = cb - slope * (tl[0] - P[P_X_MOUTH])         # pressed in by the cone wall or the socket bore
+        if c <= 0.0:
+            continue
+        fk = P[P_LATCH_K] * min(c, cmax)                  # spring force; constant once fully pressed in
+        Fl = (fk * slope, -fk * tl[1] / rho, -fk * tl[2] / rho)
+        Fw = mv(RP, Fl)
+        _contact_load(Q, acc, Fw, tip, 2, rA, rP, pG, pE, e1, e2, f1, f2, f3, px)
+        c_act[kn] = 1
+        for i in range(3):
+            c_frc[kn, i] += Fw[i]
+        if c > c_dep[kn]:
+            # the most pressed latch gives the reported point, normal and closing speed (rate of c)
+            c_dep[kn] = c
+            fm = norm(Fw)
+            vt = sub(add(vh, cross(wPr, sub(tip, ph))), add(vP, cross(wP, sub(tip, rP))))
+            for i in range(3):
+                c_pnt[kn, i] = tip[i]
+                c_nrm[kn, i] = Fw[i] / fm
+            c_vn[kn] = -dot(vt, Fw) / fm * math.sqrt(1.0 + slope * slope)
+        pe += _latch_energy(P[P_LATCH_K], c, cmax)
+        e_k = 1.0 - min(c, cmax) / cmax
+        # the library sees an engaged latch at its extension (a slot wall or stop bears on it) and a latch
+        # pressed by the bore as retracted (it bears only on the guide wall modelled here)
+        cst[2 + k] = Z[Z_EXT0 + k] if Z[Z_LATCH0 + k] > 0.5 else (e_k if free else 0.0)
+        ext = min(ext, e_k)
+    obs[O_EXT] = ext                                        # the most pressed latch (output channel)
+    cst[0] = ext
+    cst[1] = 0.0                                            # alignment levers retracted (not modelled)
+    status = evaluate_pairs(gprim, gpint, gpairs, gppar, cpos, crot, cvel, cw, cst, gwork, c_act, c_dep, c_pnt,
+                            c_nrm, c_frc, c_diag)
+    if status != 0 and obs[O_CSTAT] == 0.0:
+        obs[O_CSTAT] = 1.0
+        obs[O_CPAIR] = c_diag[0]
+        obs[O_CDEPTH] = c_diag[1]
+    dmax = 0.0
+    for k in range(gpairs.shape[0]):
+        c_vn[k] = 0.0
+        if c_act[k] == 0:
+            continue
+        ba = gpint[gpairs[k, 0], 1]
+        bb = gpint[gpairs[k, 1], 1]
+        p = (c_pnt[k, 0], c_pnt[k, 1], c_pnt[k, 2])
+        n = (c_nrm[k, 0], c_nrm[k, 1], c_nrm[k, 2])
+        F = (c_frc[k, 0], c_frc[k, 1], c_frc[k, 2])
+        va = add((cvel[ba, 0], cvel[ba, 1], cvel[ba, 2]),
+                 cross((cw[ba, 0], cw[ba, 1], cw[ba, 2]), sub(p, (cpos[ba, 0], cpos[ba, 1], cpos[ba, 2]))))
+        vb = add((cvel[bb, 0], cvel[bb, 1], cvel[bb, 2]),
+                 cross((cw[bb, 0], cw[bb, 1], cw[bb, 2]), sub(p, (cpos[bb, 0], cpos[bb, 1], cpos[bb, 2]))))
+        vr = sub(va, vb)
+        vn = dot(vr, n)
+        fn = dot(F, n)
+        d = c_dep[k]
+        kk = gppar[k, PAR_K]
+        # stored 0.5 k d^2; dissipated = -(F . v_rel) - d/dt(stored), with d' = -v_n
+        pe += 0.5 * kk * d * d
+        Ft = sub(F, scl(n, fn))
+        pdiss += (kk * d - fn) * vn - dot(Ft, sub(vr, scl(n, vn)))
+        c_vn[k] = -vn
+        if d > dmax:
+            dmax = d
+        lvl = 2 if (ba == B_PROBE or ba == B_HEAD) else (0 if ba == B_ACTIVE else 1)
+        _contact_load(Q, acc, F, p, lvl, rA, rP, pG, pE, e1, e2, f1, f2, f3, px)
+    FPs = (acc[0], acc[1], acc[2])
+    MPs = (acc[3], acc[4], acc[5])
+    Fm = (acc[6], acc[7], acc[8])
+    Mm = (acc[9], acc[10], acc[11])
+    F_ax = acc[12]
 
-    pe = pe_c
-    pdiss = pd_c
     # probe bending and torsion (stiffness scaled by L(0)/L(t); hysteresis sliders scaled alike)
     kmod = L0 / L
     dVds = 0.0
@@ -563,11 +663,10 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, prof, seg_pair, vert_pair, CP, W,
     _pose(pose, 0, oP, RP)
     _pose(pose, 1, oA, RA)
     _pose(pose, 2, pG, RH)
-    _pose(pose, 3, ph, RPr)
+    _pose(pose, 3, pE, RPr)
     _pose(pose, 4, ph, Rhead)
-    _pose(pose, 5, add(pG, scl(hx, -P[P_LIM_X])), RH)
-    _pose(pose, 6, pE, RH)
-    pose[3, 12:15] = vh
+    _pose(pose, 5, pL, RH)
+    pose[4, 12:15] = vh
     pose[0, 12:15] = vP
     pose[0, 15:18] = wP
 
@@ -645,7 +744,7 @@ CHANNELS = ("head_x head_y head_z head_vx head_vy head_vz probe_pitch probe_yaw 
             "housing_angle_y housing_angle_z probe_bend_y probe_bend_z probe_torsion probe_stroke "
             "head_offset_y head_offset_z head_near_socket lever_extension kinetic_energy potential_energy "
             "dissipated_energy total_energy head_axial_force latches_engaged max_depth momentum_x momentum_y "
-            "momentum_z crank_angle_1 crank_angle_2 nut_rate").split()
+            "momentum_z crank_angle_1 crank_angle_2 nut_rate latch_extension").split()
 NCH = len(CHANNELS)
 RAD = 180.0 / math.pi
 RPM = 60.0 / (2.0 * math.pi)
@@ -662,8 +761,8 @@ def _rel_pose(pose, i, RP, oP):
 
 
 @njit(cache=True, error_model="numpy")
-def record(row, t, s, Z, P, obs, rec, pose, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n,
-           out_d, out_vn, LAT):
+def record(row, t, s, Z, P, obs, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, pose, out_t, out_ch, out_pos, out_q,
+           out_act, out_f, out_p, out_n, out_d, out_vn, LAT):
     """Write one output frame: channels, body poses and contact records, all in the receiving-cone frame."""
     RP = (pose[0, 3], pose[0, 4], pose[0, 5], pose[0, 6], pose[0, 7], pose[0, 8], pose[0, 9], pose[0, 10],
           pose[0, 11])
@@ -679,9 +778,9 @@ def record(row, t, s, Z, P, obs, rec, pose, out_t, out_ch, out_pos, out_q, out_a
             out_pos[row, bi, j] = p[j]
         for j in range(4):
             out_q[row, bi, j] = q[j]
-    ph_w = (pose[3, 0], pose[3, 1], pose[3, 2])
-    head, _ = _rel_pose(pose, 3, RP, oP)
-    vh_w = (pose[3, 12], pose[3, 13], pose[3, 14])
+    ph_w = (pose[4, 0], pose[4, 1], pose[4, 2])
+    head, _ = _rel_pose(pose, 4, RP, oP)
+    vh_w = (pose[4, 12], pose[4, 13], pose[4, 14])
     vrel_h = mtv(RP, sub(vh_w, add(vP, cross(wP, sub(ph_w, (s[0], s[1], s[2]))))))
     _, Rpr = _rel_pose(pose, 3, RP, oP)
     ax = (-Rpr[0], -Rpr[3], -Rpr[6])
@@ -702,7 +801,7 @@ def record(row, t, s, Z, P, obs, rec, pose, out_t, out_ch, out_pos, out_q, out_a
     for k in range(N_LATCH):
         lat_on += Z[Z_LATCH0 + k]
     diss = s[S_EDISS] + Z[Z_EDISS]
-    near = 1.0 if (head[0] < P[P_X_FACE] + 0.15 or lat_on > 0.0) else 0.0
+    near = 1.0 if (head[0] < P[P_X_MOUTH] + 0.15 or lat_on > 0.0) else 0.0
     v = out_ch[row]
     v[0], v[1], v[2] = head[0], head[1], head[2]
     v[3], v[4], v[5] = vrel_h[0], vrel_h[1], vrel_h[2]
@@ -741,14 +840,18 @@ def record(row, t, s, Z, P, obs, rec, pose, out_t, out_ch, out_pos, out_q, out_a
     v[50] = obs[O_LATX + 2] * RAD
     v[51] = obs[O_LATX + 3] * RAD
     v[52] = s[S_DPHI] * RPM
-    for p in range(N_PAIRS):
-        out_act[row, p] = 1 if rec[p, 0] > 0.0 else 0
+    v[53] = obs[O_EXT]
+    for p in range(c_act.shape[0]):
+        out_act[row, p] = c_act[p]
+        f = mtv(RP, (c_frc[p, 0], c_frc[p, 1], c_frc[p, 2]))
+        pt = mtv(RP, sub((c_pnt[p, 0], c_pnt[p, 1], c_pnt[p, 2]), oP))
+        nn = mtv(RP, (c_nrm[p, 0], c_nrm[p, 1], c_nrm[p, 2]))
         for j in range(3):
-            out_f[row, p, j] = rec[p, 1 + j]
-            out_p[row, p, j] = rec[p, 4 + j]
-            out_n[row, p, j] = rec[p, 7 + j]
-        out_d[row, p] = rec[p, 10]
-        out_vn[row, p] = rec[p, 11]
+            out_f[row, p, j] = f[j]
+            out_p[row, p, j] = pt[j]
+            out_n[row, p, j] = nn[j]
+        out_d[row, p] = c_dep[p]
+        out_vn[row, p] = c_vn[p]
 
 
 # ---------------------------------------------------------------- integration
@@ -757,20 +860,25 @@ ST_OK, ST_NAN, ST_DEPTH, ST_EVFULL = 0, 1, 2, 3
 
 
 @njit(cache=True, error_model="numpy")
-def run_block(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, prof, seg_pair, vert_pair, CP, PADS, depth_max,
+def run_block(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, c_diag,
               prev_act, ev, n_ev, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n, out_d, out_vn):
     """Advance n_out output frames of spo RK4 steps each; record frames and events. Returns (status, t, rows)."""
-    W = np.zeros((30, ND))
+    W = np.zeros((30, 16))
     JV = np.zeros((3, 3, ND))
     JW = np.zeros((3, 3, ND))
-    n_pads = int(P[P_N_PADS])
-    for k in range(n_pads):
-        for j in range(4):
-            W[k, j] = PADS[k, j]
-    sph = np.zeros((1 + n_pads, 11))
-    lat = np.zeros((N_LATCH, 7))
-    fo = np.zeros((1 + n_pads + N_LATCH, 6))
-    rec = np.zeros((N_PAIRS, REC_W))
+    nb = 6
+    npair = gpairs.shape[0]
+    cpos = np.zeros((nb, 3))
+    crot = np.zeros((nb, 3, 3))
+    cvel = np.zeros((nb, 3))
+    cw = np.zeros((nb, 3))
+    cst = np.zeros(2 + N_LATCH)
+    c_act = np.zeros(npair + 1, np.uint8)       # library pairs, then the solver's latch_neck
+    c_dep = np.zeros(npair + 1)
+    c_pnt = np.zeros((npair + 1, 3))
+    c_nrm = np.zeros((npair + 1, 3))
+    c_frc = np.zeros((npair + 1, 3))
+    c_vn = np.zeros(npair + 1)
     obs = np.zeros(NO)
     pose = np.zeros((NPOSE, 18))
     k1 = np.zeros(NS)
@@ -781,21 +889,24 @@ def run_block(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, prof, seg_pai
     t = t0
     for row in range(n_out):
         for it in range(spo):
-            evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, prof, seg_pair, vert_pair, CP, W, JV, JW, sph, lat, fo,
-                     rec, k1, obs, pose)
+            obs[O_CSTAT] = 0.0
+            evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
+                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose)
             ok = True
             for i in range(NS):
                 if not math.isfinite(s[i]) or not math.isfinite(k1[i]):
                     ok = False
             if not ok:
                 return ST_NAN, t, row
-            if obs[O_DEPTH] > depth_max:
+            if obs[O_CSTAT] != 0.0:
                 return ST_DEPTH, t, row
             # latch engagement behind the socket shoulder; capture when all latches are engaged
             changed = False
             for k in range(N_LATCH):
-                if Z[Z_LATCH0 + k] < 0.5 and obs[O_LATCH_X + k] < P[P_X_FACE] and obs[O_LATCH_R + k] < P[P_R_CHAMBER]:
+                if Z[Z_LATCH0 + k] < 0.5 and obs[O_LATCH_IN + k] > 0.5:
                     Z[Z_LATCH0 + k] = 1.0
+                    Z[Z_EXT0 + k] = obs[O_LATCH_E + k]     # from now on a rigid tip on the head, at this extension
+                    Z[Z_EDISS] += obs[O_LATCH_U + k]     # the pressed latch springs out: its energy is absorbed
                     changed = True
             if changed:
                 nl = 0.0
@@ -807,12 +918,14 @@ def run_block(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, prof, seg_pai
                     if n_ev[0] < ev.shape[0]:
                         ev[n_ev[0], 0] = t
                         ev[n_ev[0], 1] = EV_CAPTURE
-                        ev[n_ev[0], 2] = 2
+                        ev[n_ev[0], 2] = -1
                         n_ev[0] += 1
-                evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, prof, seg_pair, vert_pair, CP, W, JV, JW, sph, lat,
-                         fo, rec, k1, obs, pose)
-            for p in range(N_PAIRS):
-                a = 1 if rec[p, 0] > 0.0 else 0
+                evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
+                         cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose)
+                if obs[O_CSTAT] != 0.0:
+                    return ST_DEPTH, t, row
+            for p in range(npair + 1):
+                a = c_act[p]
                 if a != prev_act[p]:
                     if a == 1 and Z[Z_FIRST] < 0.5:
                         Z[Z_FIRST] = 1.0
@@ -828,21 +941,23 @@ def run_block(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, prof, seg_pai
                         n_ev[0] += 1
                     prev_act[p] = a
             if it == 0:
-                record(row, t, s, Z, P, obs, rec, pose, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p,
-                       out_n, out_d, out_vn, LAT)
+                record(row, t, s, Z, P, obs, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, pose, out_t, out_ch, out_pos,
+                       out_q, out_act, out_f, out_p, out_n, out_d, out_vn, LAT)
             # classical RK4 (k1 above)
             for i in range(NS):
                 st[i] = s[i] + 0.5 * h * k1[i]
-            evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, prof, seg_pair, vert_pair, CP, W, JV, JW, sph, lat, fo,
-                     rec, k2, obs, pose)
+            evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
+                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k2, obs, pose)
             for i in range(NS):
                 st[i] = s[i] + 0.5 * h * k2[i]
-            evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, prof, seg_pair, vert_pair, CP, W, JV, JW, sph, lat, fo,
-                     rec, k3, obs, pose)
+            evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
+                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k3, obs, pose)
             for i in range(NS):
                 st[i] = s[i] + h * k3[i]
-            evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, prof, seg_pair, vert_pair, CP, W, JV, JW, sph, lat, fo,
-                     rec, k4, obs, pose)
+            evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
+                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k4, obs, pose)
+            if obs[O_CSTAT] != 0.0:
+                return ST_DEPTH, t, row
             for i in range(NS):
                 s[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
             for q0 in (S_QP, S_QA):

@@ -9,10 +9,12 @@ from pathlib import Path
 import numpy as np
 
 from solver import dynamics as D
-from solver import guide_contact as GC
+from solver import contact as C
+from solver.contact.pairset import PAR_DMAX, PAR_K, PAR_MU
 
 ROOT = Path(__file__).resolve().parent.parent
 MECHANISMS = ROOT / "resources" / "mechanisms"
+GEOMETRY = ROOT / "resources" / "geometry"
 
 
 class ScenarioError(ValueError):
@@ -145,17 +147,12 @@ class Model:
     TAX: np.ndarray
     TMA: np.ndarray
     TML: np.ndarray
-    prof: np.ndarray
-    seg_pair: np.ndarray
-    vert_pair: np.ndarray
-    CP: np.ndarray
-    PADS: np.ndarray
+    cgeo: C.ContactGeometry
     s0: np.ndarray
     Z0: np.ndarray
     step: float
     output_step: float
     duration: float
-    depth_max: float
     geo: dict = field(default_factory=dict)
     places: dict = field(default_factory=dict)
     strokes: dict = field(default_factory=dict)
@@ -210,45 +207,80 @@ def load_model(scenario_path) -> Model:
     P[I["ja0"]:I["ja0"] + 9] = JA.ravel()
     P[I["cax"]:I["cax"] + 3] = cA
 
-    # receiving cone profile
-    rc = M.sub("receiving_cone")
-    R0 = rc.pos("entrance_radius", 2.0)
-    Dp = rc.pos("depth", 2.0)
-    Rn = rc.pos("neck_radius", R0)
-    tn = rc.pos("neck_length", 0.5)
-    Rc = rc.pos("chamber_radius", R0)
-    Sd = rc.pos("chamber_depth", 1.0)
-    Rf = rc.pos("docking_face_radius", 3.0)
-    if Rc <= Rn:
-        raise ScenarioError(mpath, "receiving_cone.chamber_radius", "must exceed neck_radius (latch stop)")
-    if Sd <= tn:
-        raise ScenarioError(mpath, "receiving_cone.chamber_depth", "must exceed neck_length")
-    if Rf <= R0:
-        raise ScenarioError(mpath, "receiving_cone.docking_face_radius", "must exceed entrance_radius")
-    prof = np.array([[0.0, Rf], [0.0, R0], [-Dp, Rn], [-Dp - tn, Rn], [-Dp - tn, Rc], [-Dp - Sd, Rc],
-                     [-Dp - Sd, 0.0]])
-    # segment codes: 0 = cone region (head_cone / limiter), 1 = socket region; vertex codes for convex edges
-    seg_pair = np.array([0, 0, 1, 1, 1, 1], np.int64)
-    vert_pair = np.array([-1, 0, 1, 1, -1, -1, -1], np.int64)
+    # part geometry and contact law: one source, resources/geometry/<geometry>.toml
+    gname = mt.get("geometry")
+    if not isinstance(gname, str) or not gname:
+        raise ScenarioError(mpath, "geometry", "missing; name a file in resources/geometry (e.g. \"probe_cone\")")
+    gpath = GEOMETRY / f"{gname}.toml"
+    if not gpath.is_file():
+        raise ScenarioError(mpath, "geometry", f"no geometry file {gpath}")
+    gt = _load(gpath)
+    G = _Sec(gpath, gt, "")
+    gc, gs, gsl, gla = G.sub("receiving_cone"), G.sub("socket"), G.sub("socket_slots"), G.sub("latches")
+    R0 = gc.pos("entrance_radius", 2.0)
+    Dp = gc.pos("depth", 2.0)
+    Rs = gs.pos("radius", R0)
+    Sd = gs.pos("depth", 1.0)
+    stop = gsl.pos("stop_below_mouth", Sd)
+    rh = G.sub("probe_head").pos("radius", Rs)
+    if rh >= Rs:
+        raise ScenarioError(gpath, "probe_head.radius", f"head must pass the socket bore (radius {Rs})")
+    if int(gla.num("count", 1, 16)) != D.N_LATCH or int(gsl.num("count", 1, 16)) != D.N_LATCH:
+        raise ScenarioError(gpath, "latches.count", f"the solver models {D.N_LATCH} latches in {D.N_LATCH} slots")
+    ltx = gla.num("tip_x", -0.5, 0.5)
+    lrr, lre = gla.pos("tip_radius_retracted", 1.0), gla.pos("tip_radius_extended", 1.0)
+    lrt = gla.num("tip_sphere_radius", 0.0, 0.1)
+    if lrr + lrt >= Rs:
+        raise ScenarioError(gpath, "latches.tip_radius_retracted", f"retracted latches must pass the socket bore {Rs}")
+    if not (Rs < lre + lrt < Rs + gsl.pos("radial_depth", 1.0)):
+        raise ScenarioError(gpath, "latches.tip_radius_extended", "extended latches must reach past the bore "
+                            "onto the stops and stay inside the slots")
+    x_stop = -Dp - stop
+    if -Dp - Sd + rh + ltx + lrt >= x_stop - lrt:
+        raise ScenarioError(gpath, "socket.depth", "too shallow: latches cannot pass the stops before the head "
+                            "reaches the socket bottom")
+    ghs, gpr = G.sub("housing"), G.sub("probe")
+    put("g_off", ghs.num("gimbal_offset", -1.0, 1.0))
+    put("l_h", ghs.pos("length", 2.0))
+    L0 = gpr.pos("length", 3.0)
+    put("l0", L0)
+    put("r_head", rh)
+    put("latch_x", ltx)
+    put("latch_rr", lrr)
+    put("latch_re", lre)
+    put("latch_rt", lrt)
+    put("latch_psi0", math.radians(gla.num("first_angle", -360.0, 360.0)))
+    put("x_mouth", -Dp)
+    put("x_stop", x_stop)
+    put("r_bore", Rs)
+    put("r_floor", Rs + gsl.pos("radial_depth", 1.0))
+    put("tan_cone", (R0 - Rs) / Dp)
+    put("slot_hs", 0.5 * gsl.pos("width_at_stop", 0.2))
+    put("slot_hf", 0.5 * gsl.pos("width_far", 0.2))
+    put("slot_len", gsl.pos("length", Sd))
+    if gsl.num("first_angle", -360.0, 360.0) != gla.num("first_angle", -360.0, 360.0):
+        raise ScenarioError(gpath, "socket_slots.first_angle", "must equal latches.first_angle (latch k in slot k)")
+    gli = G.sub("limiter")
+    put("lim_x", gli.num("back_rim_x_in_housing", -2.0, 2.0))
+    try:
+        cgeo = C.load(gpath, movable_limiter=False)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ScenarioError(gpath, "/", f"cannot build the contact geometry ({exc!r})") from None
+    for k in range(D.N_LATCH):                          # each latch reads its own extension (state slot 2 + k)
+        cgeo.prim[cgeo.prim_names.index(f"latch_{k + 1}"), 7] = 2 + k
+    if np.any(cgeo.pint[cgeo.pairs[:, 1], 1] != 0):
+        raise ScenarioError(gpath, "/", "every passive contact part must ride on passive_craft")
 
     hs = M.sub("housing")
-    put("g_off", hs.num("gimbal_offset", -1.0, 1.0))
-    put("l_h", hs.pos("length", 2.0))
     put("m_h", hs.pos("mass", 1000.0))
     put("d_h", hs.num("com_distance", 0.0, 2.0))
     put("i_hx", hs.pos("inertia_axial", 100.0))
     put("i_ht", hs.pos("inertia_transverse", 100.0))
     pr = M.sub("probe")
-    L0 = pr.pos("free_length", 3.0)
-    put("l0", L0)
     smax = pr.pos("stroke_max", L0)
     if smax >= L0:
         raise ScenarioError(mpath, "probe.stroke_max", "must be less than free_length")
     put("stroke_max", smax)
-    rh = pr.pos("head_radius", Rn)
-    if rh >= Rn:
-        raise ScenarioError(mpath, "probe.head_radius", "head must pass the socket neck (head_radius < neck_radius)")
-    put("r_head", rh)
     put("m_pr", pr.pos("mass", 500.0))
     put("a_pr", pr.num("com_from_head", 0.0, 3.0))
     put("i_prx", pr.pos("inertia_axial", 10.0))
@@ -266,35 +298,7 @@ def load_model(scenario_path) -> Model:
     put("tors_max", math.radians(pr.pos("torsion_limit_deg", 45.0)))
     put("k_tors_stop", pr.pos("torsion_stop_stiffness", 1e8))
 
-    la = M.sub("latches")
-    put("latch_x", la.num("axial_offset", 0.0, 0.5))
-    lr = la.pos("tip_radius", 1.0)
-    if not (Rn < lr < Rc):
-        raise ScenarioError(mpath, "latches.tip_radius", f"must lie between neck_radius {Rn} and chamber_radius {Rc}")
-    put("latch_r", lr)
-    if Sd - tn <= rh + P[I["latch_x"]]:
-        raise ScenarioError(mpath, "receiving_cone.chamber_depth",
-                            "too shallow: latches cannot pass the shoulder before the head reaches the bottom")
-    put("x_face", -Dp - tn)
-    put("r_neck", Rn)
-    put("r_chamber", Rc)
-
-    li = M.sub("limiter")
-    ldist = li.pos("distance", 2.0)
-    llen = li.pos("length", 1.0)
-    rw = li.pos("radius_wide", R0)
-    li.pos("radius_narrow", rw)
-    npads = int(li.num("pad_count", 0, 16))
-    prad = li.pos("pad_radius", 0.2)
-    ppos = li.num("pad_position", 0.0, llen)
-    put("n_pads", npads)
-    put("lim_x", ldist)
-    PADS = np.zeros((max(npads, 1), 4))
-    rn_ = li.data["radius_narrow"]
-    r_at = rw + (rn_ - rw) * ppos / llen
-    for k in range(npads):
-        a = 2 * math.pi * k / npads
-        PADS[k] = [-(ldist + ppos), (r_at + prad) * math.cos(a), (r_at + prad) * math.sin(a), prad]
+    put("latch_k", M.sub("latches").pos("spring_stiffness", 1e6))
 
     ad = M.sub("axial_damper")
     pitch = ad.pos("screw_pitch", 0.2)
@@ -379,36 +383,25 @@ def load_model(scenario_path) -> Model:
     lx, lyv = ld.table("brake_rpm", "brake_torque")
     TML = _table(lx * 2 * math.pi / 60.0, lyv)
 
-    ct = M.sub("contact")
-    CP = np.zeros(GC.CP_SIZE)
-    CP[GC.CP_K_HEAD] = ct.pos("head_stiffness", 1e10)
-    CP[GC.CP_C_HEAD] = ct.num("head_damping", 0.0, 1e7)
-    CP[GC.CP_MU_HEAD] = ct.num("head_friction", 0.0, 1.0)
-    CP[GC.CP_K_LATCH] = ct.pos("latch_stiffness", 1e10)
-    CP[GC.CP_C_LATCH] = ct.num("latch_damping", 0.0, 1e7)
-    CP[GC.CP_MU_LATCH] = ct.num("latch_friction", 0.0, 1.0)
-    CP[GC.CP_K_LIM] = ct.pos("limiter_stiffness", 1e10)
-    CP[GC.CP_C_LIM] = ct.num("limiter_damping", 0.0, 1e7)
-    CP[GC.CP_MU_LIM] = ct.num("limiter_friction", 0.0, 1.0)
-    CP[GC.CP_VEPS] = ct.pos("friction_speed", 1.0)
-    CP[GC.CP_X_FACE], CP[GC.CP_R_NECK], CP[GC.CP_R_CHAMBER] = -Dp - tn, Rn, Rc
-    CP[GC.CP_K_LSPR] = la.pos("spring_stiffness", 1e6)
-    CP[GC.CP_X_MOUTH] = -Dp
-    depth_max = ct.pos("max_depth", rh)
-
     # scenario overrides for test variants (e.g. frictionless)
+    groups = {"head_friction": ("head_cone", "head_socket"), "latch_friction": ("latch_slot", "latch_stop"),
+              "limiter_friction": ("limiter_cone", "load_pad_cone"), "roller_friction": ("roller_cone",),
+              "ring_friction": ("ring_ring",)}
     ov = sc.get("overrides", {})
     if not isinstance(ov, dict):
         raise ScenarioError(spath, "overrides", "must be a table")
-    for k, v in ov.items():
-        if k in ("head_friction", "latch_friction", "limiter_friction"):
-            CP[{"head_friction": GC.CP_MU_HEAD, "latch_friction": GC.CP_MU_LATCH,
-                "limiter_friction": GC.CP_MU_LIM}[k]] = _Sec(spath, ov, "overrides").num(k, 0.0, 1.0)
+    O = _Sec(spath, ov, "overrides")
+    for k in ov:
+        if k in groups:
+            mu = O.num(k, 0.0, 1.0)
+            for j, g in enumerate(cgeo.pair_groups):
+                if g in groups[k]:
+                    cgeo.ppar[j, PAR_MU] = mu
         elif k == "max_depth":
-            depth_max = _Sec(spath, ov, "overrides").pos(k, rh)
+            cgeo.ppar[:, PAR_DMAX] = O.pos(k, rh)
         else:
-            raise ScenarioError(spath, f"overrides.{k}", "unknown override (allowed: head_friction, "
-                                "latch_friction, limiter_friction, max_depth)")
+            raise ScenarioError(spath, f"overrides.{k}", "unknown override (allowed: "
+                                + ", ".join([*groups, "max_depth"]) + ")")
 
     # solver settings
     so = S.sub("solver")
@@ -418,7 +411,7 @@ def load_model(scenario_path) -> Model:
     spo = out / step
     if abs(spo - round(spo)) > 1e-6:
         raise ScenarioError(spath, "solver.step", f"{step:g} must divide output_step {out:g} exactly")
-    omega = _omega_max(P, CP, mA)
+    omega = _omega_max(P, cgeo)
     if omega * step > 1.0:
         raise ScenarioError(spath, "solver.step", f"{step:g} s is too large for the stiffest contact "
                             f"(omega_max = {omega:.0f} rad/s; need omega*step <= 1, step <= {1.0 / omega:.2e} s, for RK4 accuracy)")
@@ -432,29 +425,34 @@ def load_model(scenario_path) -> Model:
     rate = np.radians(ini.vec("angular_rate_deg_s", 3, -5.0, 5.0, default=[0.0, 0.0, 0.0]))
     hx0 = ini.num("head_start_x", -Dp - Sd + rh, 1.0)
     s0, Z0 = _initial_state(P, mA, JA, cA, cP, v0, vlat, miss, ang, rate, hx0)
-    geo = dict(R0=R0, D=Dp, Rn=Rn, tn=tn, Rc=Rc, Sd=Sd, Rf=Rf, rh=rh, L0=L0, Lh=P[I["l_h"]], goff=P[I["g_off"]],
-               lim_len=llen, lim_rw=rw, lim_rn=rn_, pads=PADS[:npads].copy(), latch_x=P[I["latch_x"]],
-               latch_r=lr, LAT=LAT.copy(), stroke_max=smax, rod_length=L0 + 0.1)
+    geo = dict(rh=rh, L0=L0, goff=P[I["g_off"]], LAT=LAT.copy(), stroke_max=smax,
+               rod_radius=gpr.pos("radius", rh), path=gpath)
     strokes = dict(axial_spring=s_max / (i_fr * i_nut), friction_brake=smax - s_max / (i_fr * i_nut),
                    lateral=float(TLS[-2, 0]), rpm=float(mx[-1]), lat_rpm=float(lx[-1]), stroke=smax)
     places = dict(spring_mechanism_1=float(sp[0]), spring_mechanism_2=float(sp[1]),
                   magnetic_brake_1=float(bp[0]), magnetic_brake_2=float(bp[1]))
-    text = f"# scenario {spath.name}\n{spath.read_text()}\n# mechanism {mpath.name}\n{mpath.read_text()}"
-    return Model(name, str(comment), variant, text, P, LAT, TLS, TAX, TMA, TML, prof, seg_pair, vert_pair, CP,
-                 PADS, s0, Z0, step, out, dur, depth_max, geo, places, strokes, omega)
+    text = (f"# scenario {spath.name}\n{spath.read_text()}\n# mechanism {mpath.name}\n{mpath.read_text()}"
+            f"\n# geometry {gpath.name}\n{gpath.read_text()}")
+    return Model(name, str(comment), variant, text, P, LAT, TLS, TAX, TMA, TML, cgeo, s0, Z0, step, out, dur,
+                 geo, places, strokes, omega)
 
 
-def _omega_max(P, CP, mA):
+def _omega_max(P, cgeo):
     """Highest contact/joint frequency estimate (rad/s) from stiffness over effective mass."""
     I = D.P_INDEX
     L0 = P[I["l0"]]
     m_head_lat = (P[I["i_prt"]] + P[I["m_pr"]] * (L0 - P[I["a_pr"]]) ** 2) / L0 ** 2
     m_axial = P[I["i_nut_tot"]] * P[I["i_nut"]] ** 2
-    i_x = P[I["i_prx"]]
-    w = [math.sqrt(CP[GC.CP_K_HEAD] / min(m_head_lat, m_axial)),
-         math.sqrt(CP[GC.CP_K_LATCH] / m_axial),
-         math.sqrt(CP[GC.CP_K_LIM] / ((P[I["i_ht"]] + P[I["m_h"]] * P[I["d_h"]] ** 2) / P[I["lim_x"]] ** 2)),
-         math.sqrt((P[I["k_tors"]] + P[I["ht_k"]] + P[I["k_tors_stop"]]) / i_x)]
+    m_tip_torsion = P[I["i_prx"]] / P[I["latch_re"]] ** 2
+    m_lim = (P[I["i_ht"]] + P[I["m_h"]] * P[I["d_h"]] ** 2) / P[I["lim_x"]] ** 2
+
+    def k(*groups):
+        return max(cgeo.ppar[j, PAR_K] for j, g in enumerate(cgeo.pair_groups) if g in groups)
+    w = [math.sqrt(k("head_cone", "head_socket") / min(m_head_lat, m_axial)),
+         math.sqrt(k("latch_stop") / m_axial),
+         math.sqrt(k("latch_slot") * (1.0 / m_tip_torsion + 1.0 / m_head_lat)),
+         math.sqrt(k("limiter_cone", "load_pad_cone") / m_lim),
+         math.sqrt((P[I["k_tors"]] + P[I["ht_k"]] + P[I["k_tors_stop"]]) / P[I["i_prx"]])]
     return max(w)
 
 

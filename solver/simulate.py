@@ -8,16 +8,16 @@ from pathlib import Path
 import numpy as np
 
 from solver import dynamics as D
+from solver.contact import BODIES as CONTACT_BODIES
+from solver.contact.pairset import PAR_DMAX
 from solver.runfile import ChannelInfo, ContactPairInfo, PartGeometry, RunMeta, RunWriter
 from solver.scenario import Model, ScenarioError, load_model  # noqa: F401  (re-exported)
 from solver.wireframe import Wire
 
-SOLVER_VERSION = "dockmnemo-solver 1 (CRBA + nut equation, RK4)"
-BODIES = ["passive_craft", "active_craft", "housing", "probe", "probe_head", "limiter"]
-PAIRS = [ContactPairInfo("head_cone", "probe_head", "receiving_cone", "head / cone"),
-         ContactPairInfo("head_socket", "probe_head", "socket", "head / socket"),
-         ContactPairInfo("latch_slot", "latches", "socket_slots", "latch / socket stop"),
-         ContactPairInfo("limiter_cone", "limiter", "receiving_cone", "limiter pads / cone")]
+SOLVER_VERSION = "dockmnemo-solver 2 (CRBA + nut equation, RK4, contact library)"
+BODIES = list(CONTACT_BODIES)
+# solver-side contact reported after the library's pairs: the guide surface pressing the latches in
+LATCH_NECK = ContactPairInfo("latch_neck", "latches", "socket", "latch springs on the cone, socket neck, slot floors")
 EVENT_KIND = {D.EV_FIRST: "first_contact", D.EV_BEGIN: "contact_begin", D.EV_END: "contact_end",
               D.EV_CAPTURE: "capture"}
 
@@ -66,6 +66,7 @@ def channel_infos(m: Model) -> list[ChannelInfo]:
         "crank_angle_1": ("deg", "lateral magnetic brake 1 crank angle", "lateral_damper"),
         "crank_angle_2": ("deg", "lateral magnetic brake 2 crank angle", "lateral_damper"),
         "nut_rate": ("rpm", "ball-screw nut rate", "axial_damper"),
+        "latch_extension": ("", "extension of the most pressed-in latch (1 = all sprung out)", "mechanism", 1.0),
     }
     out = []
     for name in D.CHANNELS:
@@ -90,53 +91,30 @@ def channel_infos(m: Model) -> list[ChannelInfo]:
 
 
 def geometry(m: Model) -> list[PartGeometry]:
-    """Wireframes of the drawn parts in their body frames (probe-side axes along -x)."""
+    """Drawn parts in their body frames: the contact library's wireframes, the probe rod riding on the head
+    (it slides into the housing with the stroke) and the lateral damper struts."""
     g = m.geo
-    parts = []
+    parts = [p for p in m.cgeo.parts if p.name != "probe"]
 
     def add(name, body, wire, kind="mechanism", vis=""):
         p, l = wire.build()
         parts.append(PartGeometry(name, body, p, l, kind, vis))
 
-    R0, Dp, Rn, tn, Rc, Sd = g["R0"], g["D"], g["Rn"], g["tn"], g["Rc"], g["Sd"]
-    add("receiving_cone", "passive_craft", Wire().frustum(0.0, R0, -Dp, Rn, n_generators=16, n_circles=4), "cone")
-    add("socket", "passive_craft", Wire().frustum(-Dp, Rn, -Dp - tn, Rn, 8, 2).frustum(-Dp - tn, Rc, -Dp - Sd, Rc, 8, 2)
-        .circle(-Dp - tn, Rn, 36).circle(-Dp - Sd, 0.5 * Rc, 24), "cone")
-    slots = Wire()
-    for k in range(4):
-        a = math.pi / 4 + k * math.pi / 2
-        for da in (-0.25, 0.25):
-            slots.polyline([[-Dp - tn, Rn * math.cos(a + da), Rn * math.sin(a + da)],
-                            [-Dp - tn, Rc * math.cos(a + da), Rc * math.sin(a + da)]])
-    add("socket_slots", "passive_craft", slots, "slot", "head_near_socket")
-    add("passive_ring", "passive_craft", Wire().circle(0.0, g["Rf"], 64).circle(0.0, 0.9 * g["Rf"], 64), "ring")
-    add("active_ring", "active_craft", Wire().circle(0.0, g["Rf"], 64).circle(0.0, 0.9 * g["Rf"], 64), "ring")
+    add("probe", "probe_head", Wire().frustum(g["rh"], g["rod_radius"], g["L0"], g["rod_radius"], n_generators=4,
+                                              n_circles=2))
     gx = g["goff"]
-    add("mechanism_base", "active_craft", Wire().box((gx, -0.15, -0.15), (gx + 0.08, 0.15, 0.15)))
     lat = Wire()
     for k in range(4):
         row = g["LAT"][k]
-        a = row[D.L_ATT:D.L_ATT + 3] + [gx, 0, 0]
-        b = row[D.L_BASE:D.L_BASE + 3] + [gx, 0, 0]
-        lat.polyline([a, b])
+        lat.polyline([row[D.L_ATT:D.L_ATT + 3] + [gx, 0, 0], row[D.L_BASE:D.L_BASE + 3] + [gx, 0, 0]])
     add("lateral_damper", "active_craft", lat)
-    add("housing", "housing", Wire().frustum(0.0, 0.09, -g["Lh"], 0.07, n_generators=8, n_circles=3))
-    lim = Wire().frustum(0.0, g["lim_rw"], -g["lim_len"], g["lim_rn"], n_generators=12, n_circles=2)
-    add("limiter", "limiter", lim, "limiter")
-    pads = Wire()
-    for pd in g["pads"]:
-        pads.extend(Wire().sphere(pd[3], center=(pd[0] + m.P[D.P_LIM_X], pd[1], pd[2]), n_lat=2, n_meridians=3, n=12))
-    add("load_pads", "limiter", pads, "pad")
-    add("probe", "probe", Wire().frustum(0.0, 0.03, g["rod_length"], 0.03, n_generators=4, n_circles=2))
-    add("probe_head", "probe_head", Wire().sphere(g["rh"]))
-    latches = Wire()
-    lx, lr, rh = g["latch_x"], g["latch_r"], g["rh"]
-    for k in range(4):
-        a = math.pi / 4 + k * math.pi / 2
-        c, s = math.cos(a), math.sin(a)
-        latches.polyline([[lx - 0.03, rh * 0.8 * c, rh * 0.8 * s], [lx, lr * c, lr * s], [lx + 0.01, rh * 0.9 * c, rh * 0.9 * s]])
-    add("latches", "probe_head", latches, "latch", "head_near_socket")
     return parts
+
+
+def kernel_args(m: Model) -> tuple:
+    """The contact geometry arrays `run_block` takes after the damper tables."""
+    g = m.cgeo
+    return g.prim, g.pint, g.pairs, g.ppar, g.work
 
 
 def run_scenario(scenario_path, out_path, progress=None, t_end=None) -> Path:
@@ -151,17 +129,19 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None) -> Path:
     meta = RunMeta(comment=m.comment, variant=m.variant,
                    run_date=_dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
                    solver_version=SOLVER_VERSION, output_step=m.output_step, scenario=m.name)
-    w = RunWriter(out_path, meta, channel_infos(m), BODIES, PAIRS, geometry(m), parameters_toml=m.text,
+    pairs = [*m.cgeo.pair_info, LATCH_NECK]
+    w = RunWriter(out_path, meta, channel_infos(m), BODIES, pairs, geometry(m), parameters_toml=m.text,
                   contact_detail=True)
     s = m.s0.copy()
     Z = m.Z0.copy()
     block = 1000
-    nc, npair = D.NCH, len(PAIRS)
+    nc, npair = D.NCH, len(pairs)
     buf = dict(t=np.zeros(block), ch=np.zeros((block, nc)), pos=np.zeros((block, 6, 3)), q=np.zeros((block, 6, 4)),
                act=np.zeros((block, npair), np.uint8), f=np.zeros((block, npair, 3)), p=np.zeros((block, npair, 3)),
                n=np.zeros((block, npair, 3)), d=np.zeros((block, npair)), vn=np.zeros((block, npair)))
     prev = np.zeros(npair, np.int64)
-    ev = np.zeros((4096, 3))
+    ev = np.zeros((16384, 3))
+    diag = np.zeros(2)
     n_ev = np.zeros(1, np.int64)
     t = 0.0
     done = 0
@@ -169,8 +149,8 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None) -> Path:
     t_capture = math.nan
     while done < n_total:
         k = min(block, n_total - done)
-        status, t, rows = D.run_block(s, Z, t, m.step, k, spo, m.P, m.LAT, m.TLS, m.TAX, m.TMA, m.TML, m.prof,
-                                      m.seg_pair, m.vert_pair, m.CP, m.PADS, m.depth_max, prev, ev, n_ev,
+        status, t, rows = D.run_block(s, Z, t, m.step, k, spo, m.P, m.LAT, m.TLS, m.TAX, m.TMA, m.TML,
+                                      *kernel_args(m), diag, prev, ev, n_ev,
                                       buf["t"], buf["ch"], buf["pos"], buf["q"], buf["act"], buf["f"], buf["p"],
                                       buf["n"], buf["d"], buf["vn"])
         if rows:
@@ -186,14 +166,19 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None) -> Path:
     for i in range(int(n_ev[0])):
         te, kind, pair = ev[i]
         kind = int(kind)
-        pname = PAIRS[int(pair)].name
-        text = {D.EV_FIRST: f"first contact: {PAIRS[int(pair)].label}", D.EV_BEGIN: PAIRS[int(pair)].label,
-                D.EV_END: PAIRS[int(pair)].label,
-                D.EV_CAPTURE: "capture: all latches engaged behind the socket shoulder"}[kind]
-        w.add_event(float(te), EVENT_KIND[kind], pname, text)
+        if kind == D.EV_CAPTURE:
+            w.add_event(float(te), "capture", "", "capture: all latches engaged behind the socket shoulder")
+            continue
+        info = pairs[int(pair)]
+        text = f"first contact: {info.label}" if kind == D.EV_FIRST else info.label
+        w.add_event(float(te), EVENT_KIND[kind], info.name, text)
+    if n_ev[0] >= ev.shape[0]:
+        w.add_event(t, "diagnostic", "", f"event table full after {ev.shape[0]} events; later events not recorded")
     if status != D.ST_OK:
+        k = int(diag[0])
         msg = {D.ST_NAN: "state became NaN or infinite",
-               D.ST_DEPTH: f"contact penetration exceeded max_depth = {m.depth_max:g} m"}.get(status, "solver stopped")
+               D.ST_DEPTH: f"contact penetration exceeded: pair {pairs[k].name!r} at {diag[1] * 1e3:.3f} mm, "
+                           f"admissible {m.cgeo.ppar[k, PAR_DMAX] * 1e3:.3f} mm"}.get(status, "solver stopped")
         msg = f"{Path(scenario_path).name}: diverged at t = {t:.6f} s: {msg}"
         w.add_event(t, "diagnostic", "", msg)
         w.finish(t_capture=t_capture, complete=False)

@@ -37,3 +37,37 @@ def test_bundled_sample_run_is_valid():
 def test_help_lists_commands():
     text = build_parser().format_help()
     assert "view" in text and "info" in text and "examples" in text
+
+
+def test_run_writes_a_run_file_with_progress(tmp_path):
+    """`dockmnemo run` simulates a scenario, prints a progress bar on stderr, and `info` reads the result."""
+    from tests.test_solver_helpers import SCEN
+    out = tmp_path / "ci.h5"
+    p = _run("run", str(SCEN / "central_impact_20t.toml"), "--out", str(out), "--t-end", "0.3")
+    assert p.returncode == 0, p.stderr
+    assert "run central_impact_20t.toml [" in p.stderr and "100.0%" in p.stderr
+    q = _run("info", str(out))
+    assert q.returncode == 0 and "301 frames" in q.stdout and "latch_neck" in q.stdout
+
+
+def test_run_bad_scenario_exits_2_naming_file_and_key(tmp_path):
+    from tests.test_solver_helpers import variant
+    sc = variant(tmp_path, "central_impact_20t.toml", {"closing_speed": "-0.2"})
+    p = _run("run", str(sc), "--out", str(tmp_path / "x.h5"))
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in p.stderr
+    assert lines[0].startswith("dockmnemo: error:") and sc.name in lines[0] and "initial.closing_speed" in lines[0]
+    assert not (tmp_path / "x.h5").exists()
+
+
+def test_run_divergence_keeps_partial_file(tmp_path):
+    from solver.runfile import RunFile
+    from tests.test_solver_helpers import variant
+    sc = variant(tmp_path, "central_impact_20t.toml", {}, "[overrides]\nmax_depth = 1.0e-5\n")
+    out = tmp_path / "div.h5"
+    p = _run("run", str(sc), "--out", str(out), "--t-end", "2.0")
+    assert p.returncode == 1
+    assert "diverged" in p.stderr and "head_socket_bottom" in p.stderr and str(out) in p.stderr
+    r = RunFile(out)
+    assert not r.meta.complete and r.events[-1].kind == "diagnostic"

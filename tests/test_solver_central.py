@@ -24,7 +24,8 @@ def test_capture_and_events(central):
     assert math.isfinite(r.meta.t_capture) and r.meta.t_capture < 1.0
     kinds = [(e.kind, e.pair) for e in r.events]
     assert kinds[0][0] == "first_contact"
-    assert ("capture", "latch_slot") in kinds
+    assert ("capture", "") in kinds
+    assert kinds[0] == ("first_contact", "latch_neck")              # latch noses on the cone, then the neck
     assert r.channel("latches_engaged")[-1] == 4
     assert r.events[0].time < r.meta.t_capture
 
@@ -50,12 +51,14 @@ def test_spring_then_friction_brake_plateau(central):
 def test_latch_return_impact_and_decaying_repeats(central):
     r = central
     t, fx = r.time, r.channel("Fx")
-    lat = [e.time for e in r.events if e.kind == "contact_begin" and e.pair == "latch_slot" and e.time > r.meta.t_capture]
+    lat = [e.time for e in r.events if e.kind == "contact_begin" and e.pair.startswith("latch_stop")
+           and e.time > r.meta.t_capture]
     assert lat, "latches never hit the socket stops"
     t_lat = lat[0]
     after = (t > t_lat - 0.01) & (t < t_lat + 0.05)
     assert fx[after].min() < -0.5 * fx.max()          # tension spike: latches on the stops
-    heads = [e.time for e in r.events if e.kind == "contact_begin" and e.pair == "head_socket" and e.time > t_lat]
+    heads = [e.time for e in r.events if e.kind == "contact_begin" and e.pair == "head_socket_bottom"
+             and e.time > t_lat]
     assert len(heads) >= 2, "no repeated head impacts on the socket bottom"
     ke = r.channel("kinetic_energy")
     peaks = [ke[(t > a - 1.0) & (t < a)].max() for a in heads[:3]]

@@ -46,6 +46,12 @@ def test_every_scenario_loads_and_channels_match_the_viewer():
 def test_run_file_layout(tmp_path):
     r = RunFile(run_scenario(SCEN / "central_impact_20t.toml", tmp_path / "a.h5", t_end=0.05))
     assert r.bodies == ["passive_craft", "active_craft", "housing", "probe", "probe_head", "limiter"]
-    assert set(r.contact_pairs) == {"head_cone", "head_socket", "latch_slot", "limiter_cone"}
+    lib = [f"latch_slot_{k}" for k in range(1, 5)] + [f"latch_stop_{k}" for k in range(1, 5)] + \
+        [f"load_pad_{k}" for k in range(1, 7)] + [f"roller_{k}" for k in range(1, 4)]
+    assert set(r.contact_pairs) == {"head_cone", "head_socket", "head_socket_bottom", "limiter_cone", "limiter_edge",
+                                    "ring_ring", "latch_neck", *lib}
+    for name in r.contact_pairs:                     # every pair's full state is stored
+        d = r.contact_detail(name)
+        assert {"normal", "depth", "normal_speed"} <= set(d), name
     assert r.n_frames == 51 and r.meta.output_step == 1e-3
     assert r.channels["spring_mechanism_1"].place == 90.0

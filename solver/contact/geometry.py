@@ -347,7 +347,7 @@ def build_probe_cone(cfg: dict, movable_limiter: bool = False) -> ContactGeometr
     g.pair("limiter_edge", "limiter", ["entry_edge"], ct["limiter"], "limiter_cone",
            parts=("limiter", "receiving_cone"))
     for k in range(1, lp["count"] + 1):
-        g.pair(f"load_pad_{k}", f"load_pad_{k}", ["receiving_cone"], ct["limiter"], "load_pad_cone",
+        g.pair(f"load_pad_{k}", f"load_pad_{k}", ["receiving_cone", "entry_edge"], ct["limiter"], "load_pad_cone",
                parts=("load_pads", "receiving_cone"))
     for k in range(1, lv["count"] + 1):
         g.pair(f"roller_{k}", f"roller_{k}", ["receiving_cone"], ct["roller"], "roller_cone",

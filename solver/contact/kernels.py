@@ -22,8 +22,8 @@ CONE = 3       # o a e1, x0[9] r0[10] x1[11] r1[12] side[13] nbis[14] gen_r[15] 
 #                mx[19] mr[20] e2[21:24]                         (frustum surface; cylinder if r0 == r1)
 ANNULUS = 4    # o a e1, rho_min[9] rho_max[10]                 (plane normal to a, face toward +a)
 FACE = 5       # v0[0:3] v1[3:6] v2[6:9] v3[9:12] n[12:15]      (convex quad, e.g. trapezoid; CCW about n)
-LATCH_TIP = 6  # x[0] psi[1] rho_retracted[2] rho_extended[3] r[4] cos psi[5] sin psi[6]
-#                                                                           -> SPHERE (state[0])
+LATCH_TIP = 6  # x[0] psi[1] rho_retracted[2] rho_extended[3] r[4] cos psi[5] sin psi[6] state slot[7]
+#                                                      -> SPHERE (state[slot]; slot 0 unless the solver sets one per latch)
 ROLLER = 7     # pivot_x[0] pivot_rho[1] psi[2] lever[3] phi_ret[4] phi_ext[5] R[6] tube[7] nbis[8]
 #                cos psi[9] sin psi[10]                                     -> CIRCLE (state[1])
 ROW = 24
@@ -99,7 +99,7 @@ def transform_rows(prim, pint, pos, rot, state, work):
                 _put_point(rot, pos, b, work, j, k, prim[j, k], prim[j, k + 1], prim[j, k + 2])
             _put_dir(rot, b, work, j, 12, prim[j, 12], prim[j, 13], prim[j, 14])
         elif kind == LATCH_TIP:
-            rho = prim[j, 2] + state[0] * (prim[j, 3] - prim[j, 2])
+            rho = prim[j, 2] + state[int(prim[j, 7])] * (prim[j, 3] - prim[j, 2])
             _put_point(rot, pos, b, work, j, 0, prim[j, 0], rho * prim[j, 5], rho * prim[j, 6])
             work[j, 3] = prim[j, 4]
         elif kind == ROLLER:
