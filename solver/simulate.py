@@ -10,6 +10,7 @@ import numpy as np
 from solver import dynamics as D
 from solver.contact import BODIES as CONTACT_BODIES
 from solver.contact.pairset import PAR_DMAX
+from solver.contact_events import EventAccumulator, event_rows
 from solver.runfile import ChannelInfo, ContactPairInfo, PartGeometry, RunMeta, RunWriter
 from solver.scenario import Model, ScenarioError, load_model  # noqa: F401  (re-exported)
 from solver.wireframe import Wire
@@ -63,8 +64,10 @@ def channel_infos(m: Model) -> list[ChannelInfo]:
         "momentum_x": ("N*s", "total linear momentum x (world)", "spacecraft"),
         "momentum_y": ("N*s", "total linear momentum y (world)", "spacecraft"),
         "momentum_z": ("N*s", "total linear momentum z (world)", "spacecraft"),
-        "crank_angle_1": ("deg", "lateral magnetic brake 1 crank angle", "lateral_damper"),
-        "crank_angle_2": ("deg", "lateral magnetic brake 2 crank angle", "lateral_damper"),
+        "crank_angle_1": ("deg", "lateral magnetic brake 1 crank angle", "lateral_damper", math.nan,
+                          pl["magnetic_brake_1"]),
+        "crank_angle_2": ("deg", "lateral magnetic brake 2 crank angle", "lateral_damper", math.nan,
+                          pl["magnetic_brake_2"]),
         "nut_rate": ("rpm", "ball-screw nut rate", "axial_damper"),
         "latch_extension": ("", "extension of the most pressed-in latch (1 = all sprung out)", "mechanism", 1.0),
     }
@@ -132,6 +135,7 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None) -> Path:
     pairs = [*m.cgeo.pair_info, LATCH_NECK]
     w = RunWriter(out_path, meta, channel_infos(m), BODIES, pairs, geometry(m), parameters_toml=m.text,
                   contact_detail=True)
+    contact_events = EventAccumulator(pairs)
     s = m.s0.copy()
     Z = m.Z0.copy()
     block = 1000
@@ -156,6 +160,8 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None) -> Path:
         if rows:
             w.append(buf["t"][:rows], buf["ch"][:rows], buf["pos"][:rows], buf["q"][:rows], buf["act"][:rows],
                      buf["f"][:rows], buf["p"][:rows], buf["n"][:rows], buf["d"][:rows], buf["vn"][:rows])
+            contact_events.append(buf["t"][:rows], buf["act"][:rows], buf["f"][:rows], buf["n"][:rows],
+                                  buf["vn"][:rows])
         done += rows
         if Z[D.Z_CAPT] > 0.5:
             t_capture = float(Z[D.Z_TCAPT])
@@ -169,9 +175,11 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None) -> Path:
         if kind == D.EV_CAPTURE:
             w.add_event(float(te), "capture", "", "capture: all latches engaged behind the socket shoulder")
             continue
-        info = pairs[int(pair)]
-        text = f"first contact: {info.label}" if kind == D.EV_FIRST else info.label
-        w.add_event(float(te), EVENT_KIND[kind], info.name, text)
+        if kind == D.EV_FIRST:   # contact begin/end rows, with each interval's statistics, come from the table
+            info = pairs[int(pair)]
+            w.add_event(float(te), EVENT_KIND[kind], info.name, f"first contact: {info.label}")
+    for row in event_rows(contact_events.table()):
+        w.add_event(*row)
     if n_ev[0] >= ev.shape[0]:
         w.add_event(t, "diagnostic", "", f"event table full after {ev.shape[0]} events; later events not recorded")
     if status != D.ST_OK:
