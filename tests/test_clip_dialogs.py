@@ -6,10 +6,10 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import QSettings, Qt, QTimer  # noqa: E402
+from PySide6.QtCore import Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QDialogButtonBox, QPushButton  # noqa: E402
 
-from app.main_window import MainWindow  # noqa: E402
+from tests.gui_util import main_window  # noqa: E402
 from viewer.clips import Clip, ClipList, sidecar_path  # noqa: E402
 
 
@@ -24,13 +24,7 @@ def run_copy(small_run, tmp_path):
 
 @pytest.fixture
 def window(qtbot, tmp_path, run_copy):
-    w = MainWindow(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat))
-    qtbot.addWidget(w)
-    w.resize(1280, 860)
-    w.show()
-    qtbot.waitExposed(w)
-    assert w.open_run(run_copy)
-    return w
+    return main_window(qtbot, tmp_path / "settings.ini", run_copy, size=(1280, 860), activate=False)
 
 
 def type_into(qtbot, widget, text):

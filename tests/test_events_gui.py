@@ -11,11 +11,11 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("vtkmodules")
 
-from PySide6.QtCore import QPoint, QPointF, QSettings, Qt, QTimer  # noqa: E402
+from PySide6.QtCore import QPoint, QPointF, Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit  # noqa: E402
 
 from app.cli import DEFAULT_RUN  # noqa: E402
-from app.main_window import MainWindow  # noqa: E402
+from tests.gui_util import main_window  # noqa: E402
 from tests import contact_run  # noqa: E402
 from tests.synthetic_run import PAIRS  # noqa: E402
 
@@ -28,16 +28,7 @@ def known_path(tmp_path_factory):
 
 
 def make_window(qtbot, tmp_path, run):
-    w = MainWindow(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat))
-    qtbot.addWidget(w)
-    w.resize(1700, 1000)
-    w.show()
-    qtbot.waitExposed(w)
-    w.activateWindow()
-    qtbot.waitUntil(w.isActiveWindow, timeout=3000)
-    assert w.open_run(run)
-    qtbot.wait(30)
-    return w
+    return main_window(qtbot, tmp_path / "settings.ini", run, size=(1700, 1000))
 
 
 @pytest.fixture

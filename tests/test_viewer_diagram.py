@@ -6,29 +6,18 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import QPoint, QPointF, QSettings, Qt  # noqa: E402
+from PySide6.QtCore import QPoint, QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QColor  # noqa: E402
 
 from app.cli import DEFAULT_RUN  # noqa: E402
-from app.main_window import MainWindow  # noqa: E402
+from tests.gui_util import main_window  # noqa: E402
 from viewer.playback import EVERY_FRAME  # noqa: E402
 
 DOCS = DEFAULT_RUN.parent.parent / "docs"
 
 
 def make_window(qtbot, settings_path, run=DEFAULT_RUN):
-    w = MainWindow(QSettings(str(settings_path), QSettings.IniFormat))
-    qtbot.addWidget(w)
-    w.resize(1600, 1000)
-    w.show()
-    qtbot.waitExposed(w)
-    w.activateWindow()
-    w.raise_()
-    qtbot.waitUntil(w.isActiveWindow, timeout=3000)
-    if run is not None:
-        assert w.open_run(run)
-    qtbot.wait(30)
-    return w
+    return main_window(qtbot, settings_path, run)
 
 
 @pytest.fixture

@@ -1,0 +1,22 @@
+"""Shared GUI-test helper: the main window shown under Xvfb with its own settings file."""
+from pathlib import Path
+
+
+def main_window(qtbot, settings_path: Path, run=None, size=(1600, 1000), activate=True):
+    """A shown (and, by default, active) MainWindow with isolated QSettings, optionally on `run`."""
+    from PySide6.QtCore import QSettings
+
+    from app.main_window import MainWindow
+    w = MainWindow(QSettings(str(settings_path), QSettings.IniFormat))
+    qtbot.addWidget(w)
+    w.resize(*size)
+    w.show()
+    qtbot.waitExposed(w)
+    if activate:
+        w.activateWindow()
+        w.raise_()
+        qtbot.waitUntil(w.isActiveWindow, timeout=3000)
+    if run is not None:
+        assert w.open_run(run), w.last_error
+        qtbot.wait(30)
+    return w
