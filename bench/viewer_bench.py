@@ -75,6 +75,28 @@ def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
+def empty_render_ms(size: tuple[int, int], n: int = 100) -> float:
+    """Median time of one Render() of a bare VTK window of this size holding one line (no multisampling)."""
+    from vtkmodules.vtkFiltersSources import vtkLineSource
+    from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper, vtkRenderer, vtkRenderWindow
+    rw = vtkRenderWindow()
+    rw.SetMultiSamples(0)
+    rw.SetSize(*size)
+    ren, line, mapper, actor = vtkRenderer(), vtkLineSource(), vtkPolyDataMapper(), vtkActor()
+    mapper.SetInputConnection(line.GetOutputPort())
+    actor.SetMapper(mapper)
+    ren.AddActor(actor)
+    rw.AddRenderer(ren)
+    rw.Render()
+    ts = []
+    for _ in range(n):
+        s = time.perf_counter()
+        rw.Render()
+        ts.append(time.perf_counter() - s)
+    rw.Finalize()
+    return float(np.median(ts) * 1000)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--duration", type=float, default=300.0)
@@ -151,6 +173,7 @@ def main(argv=None) -> int:
         d.scene.show_frame(f)
         scene_t.append(time.perf_counter() - s)
     peak = rss_mb()
+    floor = empty_render_ms(tuple(d.scene.render_window.GetSize())) if hasattr(d.scene, "render_window") else None
     ms = np.array(times) * 1000
     sc = np.array(scene_t) * 1000
     print(f"run: {run.n_frames} frames, {len(run.channels)} channels, plotted {len(d.plots.names)}; "
@@ -164,6 +187,9 @@ def main(argv=None) -> int:
     print(f"  scene pane hidden (devices + plots + transport): p50 {np.percentile(two_ms, 50):6.2f} ms   "
           f"p95 {np.percentile(two_ms, 95):6.2f} ms")
     print(f"  scene render alone          : p50 {np.percentile(sc, 50):6.2f} ms   p95 {np.percentile(sc, 95):6.2f} ms")
+    if floor is not None:
+        print(f"  floor: an empty VTK window of the scene's size {d.scene.render_window.GetSize()} renders in "
+              f"p50 {floor:6.2f} ms (software GL under Xvfb: clear and present cost per pixel)")
     print(f"  HDF5 block reads during play: {d.blocks.reads}")
     print(f"  played at 1x with {len(ms) + len(two)} ticks of 1/60 s: run time {pb.t_current - 5.0:.2f} s, "
           f"frame skipping {round(run.meta.output_step ** -1 / 60)} frames per tick")

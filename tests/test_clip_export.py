@@ -68,6 +68,7 @@ def _screenshot(qtbot, run, t, layout_size):
     qtbot.addWidget(d)
     d.findChild(QWidget, "transport").hide()
     d.set_run(run)
+    d.ensure_analysed()
     d.setFixedSize(w, h - caption_height(h))
     d.show()
     qtbot.waitExposed(d)

@@ -65,6 +65,7 @@ class DiagramRenderer:
         if transport is not None:
             transport.hide()
         d.set_run(run, plotted)
+        d.ensure_analysed()   # lanes and verdict in every exported frame
         d.act_scrolling.setChecked(bool(scrolling))
         if graph_step:
             d.playback.set_graph_step(float(graph_step))

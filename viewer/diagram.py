@@ -5,7 +5,7 @@ One `Playback` owns time; every pane's `show_frame` is connected to its `frameCh
 from __future__ import annotations
 
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
-from PySide6.QtCore import QPoint, QRect, Qt, Signal
+from PySide6.QtCore import QPoint, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QImage, QKeySequence, QPainter
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSlider, QSplitter, QStyle,
                                QToolButton, QVBoxLayout, QWidget)
@@ -78,6 +78,7 @@ class MnemonicDiagram(QWidget):
         self.plots = PlotsPane()
         self.events: EventTable | None = None
         self.verdict: Verdict | None = None
+        self._analysed_run: RunFile | None = None
         self.criteria_path = DEFAULT_CRITERIA
         self.lanes = ContactLanes()
         self.plots.set_footer(self.lanes)
@@ -313,7 +314,7 @@ class MnemonicDiagram(QWidget):
         """Show a run in all panes (plotted: channels for the bottom pane, default if None)."""
         self.run = run
         self.blocks = ChannelBlocks(run) if run is not None else None
-        self._analyse(run)
+        self._analyse(None)
         self.scene.set_run(run)
         self.devices.set_run(run, self.blocks)
         self.plots.set_run(run, self.blocks, plotted)
@@ -323,6 +324,21 @@ class MnemonicDiagram(QWidget):
         self.slider.setPageStep(max(1, n // 50))
         self.slider.blockSignals(False)
         self.playback.set_run(run)
+        self._analysed_run = None
+        self.playback.set_event_frames([])
+        self._show_verdict()
+        self.eventsChanged.emit(None)
+        if run is not None:   # the first frame shows first; events and verdict follow on the next loop turn
+            self.plots.set_verdict("analysing contact events…", None)
+            QTimer.singleShot(0, lambda r=run: self.ensure_analysed(r))
+
+    def ensure_analysed(self, run: RunFile | None = None):
+        """Compute the run's contact events and verdict now if not done yet (idempotent)."""
+        run = run if run is not None else self.run
+        if run is None or run is not self.run or self._analysed_run is run:
+            return
+        self._analysed_run = run
+        self._analyse(run)
         self.playback.set_event_frames(self.events.start_frame if self.events is not None else [])
         self._show_verdict()
         self.eventsChanged.emit(self.events)
