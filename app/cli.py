@@ -23,7 +23,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n"
                "  dockmnemo                          open the bundled sample run\n"
                "  dockmnemo view run.h5              open a run file\n"
-               "  dockmnemo info run.h5              print the run's facts, channels, pairs, events\n",
+               "  dockmnemo info run.h5              print the run's facts, channels, pairs, events\n"
+               "  dockmnemo run scenario.toml -o run.h5 --t-end 5    simulate a scenario into a run file\n"
+               "  dockmnemo run edited.toml --from run.h5 --at 2.5   branch a run at 2.5 s with new parameters\n",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     v = sub.add_parser("view", help="open a run file in the mnemonic diagram window",
@@ -36,7 +38,84 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--channels", action="store_true", help="also list every channel with unit and label")
     i.add_argument("--criteria", type=Path, default=None,
                    help="capture verdict criteria (TOML); default: resources/capture_criteria.toml")
+    r = sub.add_parser("run", help="simulate a scenario into a run file (exit 2 on bad input, nothing written)",
+                       description="Validate SCENARIO.toml (and the mechanism it names), then integrate and write "
+                                   "a run file. Ctrl+C or SIGTERM stops after the current block and keeps the "
+                                   "file, marked incomplete. Exit: 0 done, 2 bad input, 3 diverged, 4 cancelled.")
+    r.add_argument("scenario", type=Path, help="scenario TOML (resources/scenarios/*.toml or an edited copy)")
+    r.add_argument("-o", "--out", type=Path, default=None, help="run file to write (default: <scenario>.h5 here)")
+    r.add_argument("--t-end", type=float, default=None, help="end time, s (default: the scenario's duration)")
+    r.add_argument("--from", dest="branch_of", type=Path, default=None,
+                   help="branch: start from the state stored in this run file ...")
+    r.add_argument("--at", type=float, default=None, help="... at this time, s (its frame at or before)")
+    r.add_argument("--progress-lines", action="store_true",
+                   help="print 'PROGRESS t t_end' lines on stdout (for the app's worker) instead of a bar")
     return p
+
+
+def cmd_run(args) -> int:
+    """Simulate; bad input is reported before any file is created."""
+    import math
+    import signal
+    import time
+
+    from app.progress import TerminalProgress
+    from solver.runfile import RunFile, RunFileError
+    from solver.scenario import ScenarioError, load_model
+    from solver.simulate import RunCancelled, SolverDiverged, run_scenario, start_from_run
+
+    def fail(msg, code=2):
+        print(f"dockmnemo: error: {msg}", file=sys.stderr, flush=True)
+        return code
+    try:
+        model = load_model(args.scenario)
+    except ScenarioError as exc:
+        return fail(exc)
+    t_end = args.t_end if args.t_end is not None else model.duration
+    if not (math.isfinite(t_end) and t_end > 0):
+        return fail(f"{args.scenario}: --t-end: must be a positive number of seconds, found {t_end}")
+    start = None
+    if args.branch_of is not None:
+        if args.at is None:
+            return fail("--from needs --at (the branch time in seconds)")
+        try:
+            with RunFile(args.branch_of) as src:
+                frame = src.frame_at(args.at)
+            start = start_from_run(args.branch_of, frame)
+        except (RunFileError, ValueError) as exc:
+            return fail(exc)
+        if t_end <= start.t:
+            return fail(f"{args.scenario}: --t-end: {t_end:g} s must be later than the branch time {start.t:g} s")
+    out = args.out or Path(args.scenario).with_suffix(".h5").name
+    stop = {"flag": False}
+
+    def on_signal(signum, _frame):
+        stop["flag"] = True
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, on_signal)
+    bar = None if args.progress_lines else TerminalProgress(f"run {Path(args.scenario).name}", t_end, " s")
+    t_wall = time.perf_counter()
+
+    def progress(t, total):
+        if bar is not None:
+            bar.update(t)
+        else:
+            print(f"PROGRESS {t:.6f} {total:.6f} {time.perf_counter() - t_wall:.3f}", flush=True)
+    if args.progress_lines:
+        print(f"STARTED {Path(out).resolve()}", flush=True)
+    try:
+        run_scenario(args.scenario, out, progress=progress, t_end=t_end, start=start, cancel=lambda: stop["flag"])
+    except ScenarioError as exc:
+        return fail(exc)
+    except SolverDiverged as exc:
+        return fail(f"{exc} (partial run kept in {out})", 3)
+    except RunCancelled as exc:
+        return fail(f"{exc} (partial run kept in {out}, marked incomplete)", 4)
+    finally:
+        if bar is not None:
+            bar.close()
+    print(f"DONE {Path(out).resolve()}" if args.progress_lines else f"wrote {out}", flush=True)
+    return 0
 
 
 def cmd_info(args) -> int:
@@ -72,7 +151,7 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     if args.command is None:
         return cmd_view(args)
-    return {"view": cmd_view, "info": cmd_info}[args.command](args)
+    return {"view": cmd_view, "info": cmd_info, "run": cmd_run}[args.command](args)
 
 
 if __name__ == "__main__":
