@@ -86,7 +86,8 @@ def cmd_run(args) -> int:
             return fail(exc)
         if t_end <= start.t:
             return fail(f"{args.scenario}: --t-end: {t_end:g} s must be later than the branch time {start.t:g} s")
-    out = args.out or Path(args.scenario).with_suffix(".h5").name
+    out = Path(args.out or Path(args.scenario).with_suffix(".h5").name)
+    out.parent.mkdir(parents=True, exist_ok=True)
     stop = {"flag": False}
 
     def on_signal(signum, _frame):

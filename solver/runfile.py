@@ -443,17 +443,28 @@ class RunFile:
                 if not self._shape_ok(d.shape, (n, d.shape[1])):
                     raise self._err(f"/state/{name}", f"wrong shape {d.shape}, expected ({n}, k) like /time")
                 self.state_sizes[name] = int(d.shape[1])
+        self._time_datasets()   # keep the handles
 
     def _time_datasets(self) -> list:
-        """Every dataset indexed by frame (they grow together while the run is written)."""
-        f = self._f
-        out = [f["time"], f["bodies/position"], f["bodies/quaternion"]]
-        out += [d for d in f["channels"].values() if isinstance(d, h5py.Dataset)]
-        for pg in f["contacts"].values():
-            out += [d for d in pg.values() if isinstance(d, h5py.Dataset)]
-        if "state" in f:
-            out += list(f["state"].values())
-        return out
+        """Every dataset indexed by frame (they grow together while the run is written); handles kept."""
+        h = getattr(self, "_handles", None)
+        if h is None:
+            f = self._f
+            h = {"time": f["time"], "bodies/position": f["bodies/position"],
+                 "bodies/quaternion": f["bodies/quaternion"]}
+            h.update({f"channels/{k}": d for k, d in f["channels"].items() if isinstance(d, h5py.Dataset)})
+            for pn, pg in f["contacts"].items():
+                h.update({f"contacts/{pn}/{k}": d for k, d in pg.items() if isinstance(d, h5py.Dataset)})
+            if "state" in f:
+                h.update({f"state/{k}": d for k, d in f["state"].items()})
+            self._handles = h
+        return list(h.values())
+
+    def _ds(self, name: str):
+        """A time-indexed dataset by path, through the kept handles (HDF5 name lookups are slow under SWMR)."""
+        h = getattr(self, "_handles", None)
+        d = h.get(name) if h is not None else None
+        return d if d is not None else self._f[name]
 
     def _live_frames(self) -> int:
         """Frames present in every time-indexed dataset of a growing file (a block may be half flushed)."""
@@ -473,7 +484,7 @@ class RunFile:
         if not self.live or self._f is None:
             return False
         try:
-            for d in self._time_datasets():
+            for d in self._time_datasets() + [self._pos, self._quat]:
                 d.refresh()
             self._f["events"].refresh()
         except (OSError, KeyError) as exc:
@@ -481,7 +492,8 @@ class RunFile:
         n = self._live_frames()
         if n <= self.n_frames:
             return False
-        t = self._read(self._f["time"], np.s_[:n])
+        self._pos, self._quat = self._ds("bodies/position"), self._ds("bodies/quaternion")
+        t = self._read(self._ds("time"), np.s_[:n])
         if not np.all(np.isfinite(t)) or np.any(np.diff(t) <= 0):
             raise self._err("/time", "NaN, inf or not increasing in the frames added while the run grows")
         self.time, self.n_frames = t, n
@@ -494,8 +506,7 @@ class RunFile:
         """The solver state at the start of a frame ({name: vector}), or None for a run without /state."""
         if not self.state_sizes:
             return None
-        g = self._f["state"]
-        return {k: np.array(self._read(g[k], int(frame)), dtype=float) for k in self.state_sizes}
+        return {k: np.array(self._read(self._ds(f"state/{k}"), int(frame)), dtype=float) for k in self.state_sizes}
 
     def _req_attr(self, name):
         v = self._f.attrs.get(name)
@@ -563,10 +574,10 @@ class RunFile:
         """Values of one channel over frames [start, stop)."""
         if name not in self.channels:
             raise KeyError(f"{self.path}: no channel {name!r}")
-        return self._read(self._f["channels"][name], np.s_[start:self._stop(stop)])
+        return self._read(self._ds(f"channels/{name}"), np.s_[start:self._stop(stop)])
 
     def channel_at(self, name: str, frame: int) -> float:
-        return float(self._read(self._f["channels"][name], frame))
+        return float(self._read(self._ds(f"channels/{name}"), frame))
 
     def channels_at(self, names, frame: int) -> dict[str, float]:
         return {n: self.channel_at(n, frame) for n in names}
@@ -590,19 +601,19 @@ class RunFile:
         return self.n_frames if stop is None else min(stop, self.n_frames)
 
     def contact_active(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
-        return self._read(self._f["contacts"][name]["active"], np.s_[start:self._stop(stop)]).astype(bool)
+        return self._read(self._ds(f"contacts/{name}/active"), np.s_[start:self._stop(stop)]).astype(bool)
 
     def contact_force(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
-        return self._read(self._f["contacts"][name]["force"], np.s_[start:self._stop(stop)])
+        return self._read(self._ds(f"contacts/{name}/force"), np.s_[start:self._stop(stop)])
 
     def contact_point(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
-        return self._read(self._f["contacts"][name]["point"], np.s_[start:self._stop(stop)])
+        return self._read(self._ds(f"contacts/{name}/point"), np.s_[start:self._stop(stop)])
 
     def contact_detail(self, name: str, start: int = 0, stop: int | None = None,
                        fields=("normal", "depth", "normal_speed")) -> dict[str, np.ndarray]:
         """Optional per-pair normal, depth and normal_speed over [start, stop) (empty dict if absent)."""
         pg = self._f["contacts"][name]
-        return {k: self._read(pg[k], np.s_[start:self._stop(stop)]) for k in fields if k in pg}
+        return {k: self._read(self._ds(f"contacts/{name}/{k}"), np.s_[start:self._stop(stop)]) for k in fields if k in pg}
 
     def groups(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}

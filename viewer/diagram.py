@@ -338,7 +338,7 @@ class MnemonicDiagram(QWidget):
         if run is None or not run.refresh():
             return False
         self.blocks = ChannelBlocks(run)
-        self.devices.set_run(run, self.blocks)
+        self.devices.blocks = self.blocks      # bar ranges stay those of the first frames
         self.plots.refresh_live(self.blocks)
         if hasattr(self.scene, "refresh_live"):
             self.scene.refresh_live()
@@ -372,7 +372,9 @@ class MnemonicDiagram(QWidget):
     def _analyse(self, run: RunFile | None):
         """Contact-event table and capture verdict, computed once per run (the lanes get the events)."""
         self.events, self.verdict, self.analysis_error = None, None, ""
-        if run is not None:
+        if run is not None and run.live:
+            self.analysis_error = "run still being written: events and verdict when it ends"
+        elif run is not None:
             try:
                 self.events = table_from_run(run)
             except RunFileError as exc:

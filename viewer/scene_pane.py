@@ -696,7 +696,10 @@ class ScenePane(QWidget):
             prop.LightingOff()
             prop.SetLineWidth(1.5)
             parts, actors = [], []
+            passive = "passive_craft" if "passive_craft" in run_b.bodies else run_b.bodies[0]
             for g in run_b.geometry.values():
+                if g.body == passive:   # the station barely moves: its ghost would only hide run A's cone
+                    continue
                 mapper = _static_mapper(_wire_polydata(g.points, g.lines))
                 mine = []
                 for v in self.views.values():
@@ -729,8 +732,8 @@ class ScenePane(QWidget):
             return
         rb = g["run"]
         tb = t_a - g["offset"]
-        inside = rb.time[0] - 1e-9 <= tb <= rb.time[-1] + 1e-9
-        j = rb.frame_at(tb) if inside else -1
+        inside = bool(rb.time[0] - 1e-9 <= tb <= rb.time[-1] + 1e-9)
+        j = rb.frame_at(tb + 1e-9) if inside else -1   # 1 ns: summed float times
         if inside and j != g["frame"]:
             pos, quat = rb.poses(j)
             for b, m in zip(rb.bodies, pose_matrices(pos, quat)):
@@ -738,7 +741,7 @@ class ScenePane(QWidget):
         g["frame"] = j
         for part, actors in g["parts"]:
             vc = part.visible_channel
-            vis = inside and (not vc or g["blocks"].value(vc, j) > 0)
+            vis = bool(inside and (not vc or g["blocks"].value(vc, j) > 0))
             for _, a in actors:
                 a.SetVisibility(vis)
 
