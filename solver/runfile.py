@@ -425,7 +425,12 @@ class RunFile:
         names = ev.dtype.names or ()
         if not all(k in names for k in ("time", "kind", "pair", "text")):
             raise self._err("/events", f"wrong dtype {ev.dtype}, expected fields time, kind, pair, text")
-        raw = self._read(ev)
+        try:
+            raw = self._read(ev)
+        except RunFileError:
+            if not self.live:
+                raise
+            raw = []   # a growing run's event strings can be caught mid-rewrite; they are complete at the end
         self.events = [Event(float(r["time"]), str(_decode(r["kind"])), str(_decode(r["pair"])),
                              str(_decode(r["text"]))) for r in raw]
         for e in self.events:
@@ -486,7 +491,6 @@ class RunFile:
         try:
             for d in self._time_datasets() + [self._pos, self._quat]:
                 d.refresh()
-            self._f["events"].refresh()
         except (OSError, KeyError) as exc:
             raise self._err("/", f"cannot refresh a growing run ({exc})") from None
         n = self._live_frames()
@@ -497,10 +501,7 @@ class RunFile:
         if not np.all(np.isfinite(t)) or np.any(np.diff(t) <= 0):
             raise self._err("/time", "NaN, inf or not increasing in the frames added while the run grows")
         self.time, self.n_frames = t, n
-        raw = self._read(self._f["events"])
-        self.events = [Event(float(r["time"]), str(_decode(r["kind"])), str(_decode(r["pair"])),
-                             str(_decode(r["text"]))) for r in raw]
-        return True
+        return True   # events are not re-read: their strings may be rewritten under us (read them at the end)
 
     def state_at(self, frame: int) -> dict[str, np.ndarray] | None:
         """The solver state at the start of a frame ({name: vector}), or None for a run without /state."""
