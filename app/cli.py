@@ -26,7 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
                "  dockmnemo info run.h5              print the run's facts, channels, pairs, events\n"
                "  xvfb-run -a dockmnemo export run.h5 --clip 0:12 --clip 177:180@0.25 --title \"Impact\" -o clip.mp4\n"
                "                                     render intervals of the diagram to MP4 (needs an X display)\n"
-               "  dockmnemo run scenario.toml --out run.h5   simulate a scenario into a run file\n",
+                              "  dockmnemo run scenario.toml -o run.h5 --t-end 5    simulate a scenario into a run file\n"
+               "  dockmnemo run edited.toml --from run.h5 --at 2.5   branch a run at 2.5 s with new parameters\n",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     v = sub.add_parser("view", help="open a run file in the mnemonic diagram window",
@@ -41,41 +42,84 @@ def build_parser() -> argparse.ArgumentParser:
                    help="capture verdict criteria (TOML); default: resources/capture_criteria.toml")
     from app.export_cli import add_export_parser  # export subcommand (clips to MP4/GIF/PNG)
     add_export_parser(sub)
-    add_run_parser(sub)
+    r = sub.add_parser("run", help="simulate a scenario into a run file (exit 2 on bad input, nothing written)",
+                       description="Validate SCENARIO.toml (and the mechanism it names), then integrate and write "
+                                   "a run file. Ctrl+C or SIGTERM stops after the current block and keeps the "
+                                   "file, marked incomplete. Exit: 0 done, 2 bad input, 3 diverged, 4 cancelled.")
+    r.add_argument("scenario", type=Path, help="scenario TOML (resources/scenarios/*.toml or an edited copy)")
+    r.add_argument("-o", "--out", type=Path, default=None, help="run file to write (default: <scenario>.h5 here)")
+    r.add_argument("--t-end", type=float, default=None, help="end time, s (default: the scenario's duration)")
+    r.add_argument("--from", dest="branch_of", type=Path, default=None,
+                   help="branch: start from the state stored in this run file ...")
+    r.add_argument("--at", type=float, default=None, help="... at this time, s (its frame at or before)")
+    r.add_argument("--progress-lines", action="store_true",
+                   help="print 'PROGRESS t t_end' lines on stdout (for the app's worker) instead of a bar")
     return p
 
 
-# ---- `dockmnemo run`: the numba solver (a separate block; other subcommands stay independent)
-def add_run_parser(sub):
-    r = sub.add_parser("run", help="simulate a docking scenario into a run file (progress bar on stderr)",
-                       description="Simulate SCENARIO.toml (resources/scenarios/*.toml) with the numba solver and "
-                                   "write RUN.h5. Exit 2 on bad input, 1 if the solver diverges (the partial run "
-                                   "file is kept, with a diagnostic event).")
-    r.add_argument("scenario", type=Path, help="scenario TOML")
-    r.add_argument("--out", type=Path, required=True, help="run file to write (HDF5, format v1)")
-    r.add_argument("--t-end", type=float, default=None, help="simulated time in s (default: the scenario's duration)")
-
-
 def cmd_run(args) -> int:
+    """Simulate; bad input is reported before any file is created."""
+    import math
+    import signal
+    import time
+
     from app.progress import TerminalProgress
+    from solver.runfile import RunFile, RunFileError
     from solver.scenario import ScenarioError, load_model
-    from solver.simulate import SolverDiverged, run_scenario
+    from solver.simulate import RunCancelled, SolverDiverged, run_scenario, start_from_run
+
+    def fail(msg, code=2):
+        print(f"dockmnemo: error: {msg}", file=sys.stderr, flush=True)
+        return code
     try:
-        total = args.t_end if args.t_end is not None else load_model(args.scenario).duration
-        bar = TerminalProgress(f"run {args.scenario.name}", total if total and total > 0 else 1.0, " s")
-        run_scenario(args.scenario, args.out, progress=lambda t, T: bar.update(t), t_end=args.t_end)
+        model = load_model(args.scenario)
     except ScenarioError as exc:
-        print(f"dockmnemo: error: {exc}", file=sys.stderr)
-        return 2
+        return fail(exc)
+    t_end = args.t_end if args.t_end is not None else model.duration
+    if not (math.isfinite(t_end) and t_end > 0):
+        return fail(f"{args.scenario}: --t-end: must be a positive number of seconds, found {t_end}")
+    start = None
+    if args.branch_of is not None:
+        if args.at is None:
+            return fail("--from needs --at (the branch time in seconds)")
+        try:
+            with RunFile(args.branch_of) as src:
+                frame = src.frame_at(args.at)
+            start = start_from_run(args.branch_of, frame)
+        except (RunFileError, ValueError) as exc:
+            return fail(exc)
+        if t_end <= start.t:
+            return fail(f"{args.scenario}: --t-end: {t_end:g} s must be later than the branch time {start.t:g} s")
+    out = Path(args.out or Path(args.scenario).with_suffix(".h5").name)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    stop = {"flag": False}
+
+    def on_signal(signum, _frame):
+        stop["flag"] = True
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, on_signal)
+    bar = None if args.progress_lines else TerminalProgress(f"run {Path(args.scenario).name}", t_end, " s")
+    t_wall = time.perf_counter()
+
+    def progress(t, total):
+        if bar is not None:
+            bar.update(t)
+        else:
+            print(f"PROGRESS {t:.6f} {total:.6f} {time.perf_counter() - t_wall:.3f}", flush=True)
+    if args.progress_lines:
+        print(f"STARTED {Path(out).resolve()}", flush=True)
+    try:
+        run_scenario(args.scenario, out, progress=progress, t_end=t_end, start=start, cancel=lambda: stop["flag"])
+    except ScenarioError as exc:
+        return fail(exc)
     except SolverDiverged as exc:
-        bar.close(None)
-        print(f"dockmnemo: solver diverged: {exc}; partial run kept in {args.out}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"dockmnemo: error: {args.out}: cannot write the run file ({exc})", file=sys.stderr)
-        return 2
-    bar.close()
-    print(f"wrote {args.out}")
+        return fail(f"{exc} (partial run kept in {out})", 3)
+    except RunCancelled as exc:
+        return fail(f"{exc} (partial run kept in {out}, marked incomplete)", 4)
+    finally:
+        if bar is not None:
+            bar.close()
+    print(f"DONE {Path(out).resolve()}" if args.progress_lines else f"wrote {out}", flush=True)
     return 0
 
 

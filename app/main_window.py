@@ -53,6 +53,7 @@ class MainWindow(QMainWindow):
         self.playback = self.diagram.playback
         self._build_menus()
         self._build_events_ui()
+        self._build_run_ui()
         self.resize(1600, 1000)
         self._restore_settings()
         self.playback.speedChanged.connect(lambda s: self.settings.setValue("speed", float(s)))
@@ -120,6 +121,210 @@ class MainWindow(QMainWindow):
         state = self.settings.value("window/state")
         if state is not None:
             self.restoreState(state)
+
+    # ---- running the solver: scenario dialog, worker, live view, re-run, compare ---------------
+    def _build_run_ui(self):
+        """Run menu, the status-bar progress (bar, ETA, Cancel) and the worker controller."""
+        from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton
+        from app.run_controller import RunController
+        self.runner = RunController(self)
+        self.runner.started.connect(self._run_started)
+        self.runner.progress.connect(self._run_progress)
+        self.runner.finished.connect(self._run_finished)
+        self.live_path: Path | None = None
+        self.live_timings: list[tuple[str, int, float]] = []   # (open | refresh, frames, s) of the live view
+        self.last_run_message = ""
+        self.scenario_dialog = None
+        self.compare_path: Path | None = None
+        m = self.menuBar().addMenu("&Run")
+        self.act_new_run = QAction("&New run…", self, shortcut=QKeySequence("Ctrl+R"), triggered=self.new_run_dialog)
+        self.act_rerun = QAction("Re-run from &T Current…", self, shortcut=QKeySequence("Ctrl+Shift+R"),
+                                 triggered=self.rerun_dialog)
+        self.act_cancel_run = QAction("&Cancel run", self, triggered=self.cancel_run, enabled=False)
+        self.act_compare = QAction("C&ompare with run…", self, triggered=self.compare_dialog)
+        self.act_align_contact = QAction("Align comparison on &first contact", self, checkable=True,
+                                         toggled=lambda on: self.set_compare_alignment("first_contact" if on else "t0"))
+        self.act_difference = QAction("&Difference plot of…", self, triggered=self.difference_dialog)
+        self.act_clear_compare = QAction("C&lear comparison", self, triggered=lambda: self.compare_with(None))
+        for a in (self.act_new_run, self.act_rerun, self.act_cancel_run, None, self.act_compare,
+                  self.act_align_contact, self.act_difference, self.act_clear_compare):
+            m.addSeparator() if a is None else m.addAction(a)
+        sb = self.statusBar()
+        self.run_label = QLabel("")
+        self.run_bar = QProgressBar()
+        self.run_bar.setRange(0, 1000)
+        self.run_bar.setMaximumWidth(260)
+        self.run_bar.setFormat("%p%")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel_run)
+        for w in (self.run_label, self.run_bar, self.cancel_button):
+            sb.addPermanentWidget(w)
+        self._show_run_widgets(False)
+
+    def runs_dir(self) -> Path:
+        return Path(str(self.settings.value("runs_dir", str(Path.home() / "dockmnemo_runs"))))
+
+    def _show_run_widgets(self, running: bool):
+        self.run_bar.setVisible(running)
+        self.cancel_button.setVisible(running)
+        self.act_cancel_run.setEnabled(running)
+        self.act_new_run.setEnabled(not running)
+        self.act_rerun.setEnabled(not running)
+
+    def new_run_dialog(self, scenario_path=None):
+        """The scenario dialog; Run starts the worker (only on valid input)."""
+        from app.scenario_dialog import ScenarioDialog
+        dlg = self.scenario_dialog = ScenarioDialog(self, scenario_path=scenario_path)
+        dlg.accepted.connect(lambda: self._start_from_dialog(dlg))
+        dlg.open()
+        return dlg
+
+    def rerun_dialog(self):
+        """The scenario dialog on the open run's parameters; Run branches a new run at T Current."""
+        from app.scenario_dialog import ScenarioDialog
+        run = self.run
+        if run is None:
+            return None
+        if not run.state_sizes:
+            self.show_error(f"{run.path.name}: /state: this run holds no solver state to re-run from "
+                            "(written before branch runs existed, or not by the solver); run its scenario anew")
+            return None
+        frame = self.playback.frame
+        t = float(run.time[frame])
+        dlg = self.scenario_dialog = ScenarioDialog(self, parameters_text=run.parameters_toml, branch_time=t,
+                                                    t_end=float(run.time[-1]),
+                                                    source_label=f"{run.path.name}, branching at T Current = {t:.4f} s")
+        dlg.accepted.connect(lambda: self._start_from_dialog(dlg, branch_of=run.path, at=t))
+        dlg.open()
+        return dlg
+
+    def _start_from_dialog(self, dlg, branch_of=None, at=None):
+        import datetime as dt
+        stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        stem = f"{dlg.scenario_name}{'_branch' if branch_of else ''}_{stamp}"
+        folder = self.runs_dir()
+        scen = dlg.write(folder, stem + ".scenario")
+        self.start_run(scen, folder / f"{stem}.h5", dlg.t_end(), branch_of=branch_of, at=at)
+
+    def start_run(self, scenario, out, t_end: float, branch_of=None, at=None):
+        """Start the worker process; the window follows the run file as it grows."""
+        self.live_path = Path(out)
+        self.run_bar.setValue(0)
+        self.run_label.setText(f"starting {Path(out).name} …")
+        self._show_run_widgets(True)
+        self._live_t = 0.0
+        self.runner.start(scenario, out, t_end, branch_of=branch_of, at=at, t_start=at or 0.0)
+
+    def cancel_run(self):
+        self.runner.cancel()
+
+    def _run_started(self, path: str):
+        self.run_label.setText(f"running {Path(path).name}")
+
+    def _run_progress(self, t: float, t_end: float, eta: float):
+        import math
+        import time
+        t0 = self.runner.t_start
+        frac = (t - t0) / (t_end - t0) if t_end > t0 else 1.0
+        self.run_bar.setValue(int(round(1000 * min(max(frac, 0.0), 1.0))))
+        eta_text = f"ETA {eta:.0f} s" if math.isfinite(eta) else "ETA —"
+        self.run_label.setText(f"{self.live_path.name}: t = {t:.2f} / {t_end:.2f} s   {eta_text}")
+        now = time.perf_counter()
+        if now - getattr(self, "_live_t", 0.0) < 0.25:   # at most 4 refreshes a second
+            return
+        self._live_t = now
+        self._follow_live()
+
+    def _follow_live(self):
+        """Show the growing run: open it once, then take in new frames (panes keep their layout)."""
+        import time
+        path = self.live_path
+        if path is None or not path.exists():
+            return
+        t0 = time.perf_counter()
+        if self.run is not None and self.run.path == path and self.run.live:
+            self.diagram.refresh_live(follow=True)
+            self.live_timings.append(("refresh", self.run.n_frames, time.perf_counter() - t0))
+            return
+        try:
+            run = RunFile(path)
+        except RunFileError:
+            return   # nothing flushed yet
+        old, self.run = self.run, run
+        saved = self.saved_plots()
+        self.diagram.set_run(run, [n for n in saved if n in run.channels] if saved else None)
+        self.playback.seek_frame(run.n_frames - 1)
+        if old is not None:
+            old.close()
+        self.setWindowTitle(f"{APP_NAME} — {path.name} (running)")
+        self.live_timings.append(("open", run.n_frames, time.perf_counter() - t0))
+
+    def _run_finished(self, path: str, code: int, message: str):
+        self._show_run_widgets(False)
+        self.last_run_message = message
+        self.run_label.setText(f"{Path(path).name}: {message}")
+        if self.run is not None and self.run.live:
+            self.run.close()
+            self.run = None
+        if Path(path).exists() and code != 2:
+            self.open_run(path)   # the saved run (complete, or truncated and marked incomplete), in recent runs
+        elif code == 2:
+            self.show_error(message)
+
+    # ---- comparison ---------------------------------------------------------------------------
+    def compare_dialog(self):
+        path, _ = QFileDialog.getOpenFileName(self, "Compare with run", str(self.runs_dir()),
+                                              "Run files (*.h5 *.hdf5);;All files (*)")
+        if path:
+            self.compare_with(path)
+
+    def compare_with(self, path, align: str | None = None, diff: str | None = None) -> bool:
+        """Open a second run as a ghost and dashed curves (None clears); keeps the current run."""
+        d = self.diagram
+        if path is None:
+            old = d.compare_run
+            d.set_compare(None)
+            if old is not None:
+                old.close()
+            self.compare_path = None
+            return True
+        try:
+            run_b = RunFile(path)
+        except RunFileError as exc:
+            self.show_error(str(exc))
+            return False
+        old = d.compare_run
+        align = align or ("first_contact" if self.act_align_contact.isChecked() else "t0")
+        note = d.set_compare(run_b, align, diff if diff is not None else d.compare_diff)
+        if old is not None and old is not run_b:
+            old.close()
+        self.compare_path = Path(path)
+        self.statusBar().showMessage(f"comparing with {Path(path).name}: {note}", 10000)
+        return True
+
+    def set_compare_alignment(self, mode: str):
+        d = self.diagram
+        if self.act_align_contact.isChecked() != (mode == "first_contact"):
+            self.act_align_contact.setChecked(mode == "first_contact")
+            return
+        if d.compare_run is not None:
+            d.set_compare(d.compare_run, mode, d.compare_diff)
+
+    def set_difference(self, name: str | None):
+        d = self.diagram
+        if d.compare_run is not None:
+            d.set_compare(d.compare_run, d.compare_align, name)
+
+    def difference_dialog(self):
+        from PySide6.QtWidgets import QInputDialog
+        d = self.diagram
+        if self.run is None or d.compare_run is None:
+            return
+        names = sorted(set(self.run.channels) & set(d.compare_run.channels))
+        cur = d.compare_diff if d.compare_diff in names else (d.plots.names[0] if d.plots.names else names[0])
+        name, ok = QInputDialog.getItem(self, "Difference plot", "A − B of", names, names.index(cur), False)
+        if ok:
+            self.set_difference(name)
 
     def export_events_dialog(self):
         """Ask for a file and write the event table's rows shown in the dock as CSV."""
@@ -280,6 +485,9 @@ class MainWindow(QMainWindow):
                 break
 
     def closeEvent(self, e):
+        if getattr(self, "runner", None) is not None and self.runner.running:
+            self.runner.cancel()
+            self.runner.proc.waitForFinished(5000)
         self.playback.pause()
         self.save_layout()
         if self.run is not None:

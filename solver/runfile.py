@@ -99,8 +99,10 @@ class RunWriter:
 
     def __init__(self, path, meta: RunMeta, channels: list[ChannelInfo], bodies: list[str],
                  pairs: list[ContactPairInfo], geometry: list[PartGeometry],
-                 parameters_toml: str = "", chunk: int = TIME_CHUNK, contact_detail: bool = False):
+                 parameters_toml: str = "", chunk: int = TIME_CHUNK, contact_detail: bool = False,
+                 state_sizes: dict[str, int] | None = None, live: bool = False):
         self.path = Path(path)
+        self.state_sizes = dict(state_sizes or {})
         self.chunk = int(chunk)
         self.channels = list(channels)
         self.bodies = list(bodies)
@@ -158,6 +160,13 @@ class RunWriter:
             pg.create_dataset("lines", data=np.asarray(part.lines, dtype="i4").reshape(-1, 2))
         f.create_dataset("parameters", data=parameters_toml, dtype=_STR)
         f.create_dataset("events", shape=(0,), maxshape=(None,), dtype=EVENT_DTYPE, chunks=(256,))
+        if self.state_sizes:
+            sg = f.create_group("state")
+            sg.attrs["about"] = "solver state at the start of each frame (restart a branch from any frame)"
+            for name, k in self.state_sizes.items():
+                grow(f"state/{name}", (int(k),))
+        if live:  # SWMR: readers may open the file while it grows; a killed writer leaves it readable
+            f.swmr_mode = True
 
     def _write_meta(self, meta: RunMeta):
         a = self.f.attrs
@@ -172,10 +181,11 @@ class RunWriter:
         a["scenario"] = meta.scenario
 
     def append(self, time, channels, positions, quaternions, active=None, force=None, point=None,
-               normal=None, depth=None, normal_speed=None):
+               normal=None, depth=None, normal_speed=None, state=None):
         """Append a block of K frames. `channels` is (K, C) in the order given at creation.
 
-        With `contact_detail`, also the unit normal (K, P, 3), depth (K, P) and normal approach speed (K, P)."""
+        With `contact_detail`, also the unit normal (K, P, 3), depth (K, P) and normal approach speed (K, P);
+        with `state_sizes`, `state` maps each state name to its (K, size) rows."""
         time = np.atleast_1d(np.asarray(time, dtype="f8"))
         k = time.shape[0]
         channels = np.asarray(channels, dtype="f8").reshape(k, len(self.channels))
@@ -209,6 +219,8 @@ class RunWriter:
                     put(f"contacts/{p.name}/normal", normal[:, i])
                     put(f"contacts/{p.name}/depth", depth[:, i])
                     put(f"contacts/{p.name}/normal_speed", normal_speed[:, i])
+        for name, size in self.state_sizes.items():
+            put(f"state/{name}", np.asarray(state[name], dtype="f8").reshape(k, size))
         self.n = n1
 
     def add_event(self, time: float, kind: str, pair: str = "", text: str = ""):
@@ -268,6 +280,7 @@ class RunFile:
     def __init__(self, path):
         self.path = Path(path)
         self._f = None
+        self.live = False   # opened while its writer runs (or after it was killed): SWMR read, may grow
         try:
             self._open()
         except RunFileError:
@@ -294,7 +307,13 @@ class RunFile:
         try:
             self._f = h5py.File(p, "r", swmr=False)
         except OSError as exc:
-            raise self._err("/", f"HDF5 file is truncated or corrupt ({exc})") from None
+            if "already open for write" not in str(exc):
+                raise self._err("/", f"HDF5 file is truncated or corrupt ({exc})") from None
+            try:  # a run being written (or left by a killed writer): read what was flushed, SWMR
+                self._f = h5py.File(p, "r", swmr=True)
+                self.live = True
+            except OSError as exc2:
+                raise self._err("/", f"HDF5 file is truncated or corrupt ({exc2})") from None
         f = self._f
         a = f.attrs
         fmt = _decode(a.get("format"))
@@ -324,10 +343,10 @@ class RunFile:
             raise self._err("/@output_step", f"must be a positive number, found {self.meta.output_step}")
 
         t = self._dataset("time", ndim=1, kind="f")
-        self.n_frames = n = t.shape[0]
+        self.n_frames = n = self._live_frames() if self.live else t.shape[0]
         if n == 0:
-            raise self._err("/time", "run has no frames")
-        time = self._read(t)
+            raise self._err("/time", "run has no frames" + (" yet (still being written)" if self.live else ""))
+        time = self._read(t, np.s_[:n])
         if not np.all(np.isfinite(time)):
             bad = int(np.flatnonzero(~np.isfinite(time))[0])
             raise self._err("/time", f"NaN or inf at frame {bad}")
@@ -345,7 +364,7 @@ class RunFile:
             ds = f"/channels/{name}"
             if not isinstance(d, h5py.Dataset):
                 raise self._err(ds, "expected a dataset, found a group")
-            if d.shape != (n,):
+            if not self._shape_ok(d.shape, (n,)):
                 raise self._err(ds, f"wrong shape {d.shape}, expected ({n},) like /time")
             if d.dtype.kind != "f":
                 raise self._err(ds, f"wrong dtype {d.dtype}, expected float")
@@ -406,7 +425,12 @@ class RunFile:
         names = ev.dtype.names or ()
         if not all(k in names for k in ("time", "kind", "pair", "text")):
             raise self._err("/events", f"wrong dtype {ev.dtype}, expected fields time, kind, pair, text")
-        raw = self._read(ev)
+        try:
+            raw = self._read(ev)
+        except RunFileError:
+            if not self.live:
+                raise
+            raw = []   # a growing run's event strings can be caught mid-rewrite; they are complete at the end
         self.events = [Event(float(r["time"]), str(_decode(r["kind"])), str(_decode(r["pair"])),
                              str(_decode(r["text"]))) for r in raw]
         for e in self.events:
@@ -415,6 +439,75 @@ class RunFile:
 
         par = self._dataset("parameters", shape=())
         self.parameters_toml = str(_decode(par[()]))
+
+        self.state_sizes: dict[str, int] = {}
+        sg = self._f.get("state")
+        if sg is not None:
+            for name, d in sg.items():
+                self._dataset(f"state/{name}", ndim=2, kind="f")
+                if not self._shape_ok(d.shape, (n, d.shape[1])):
+                    raise self._err(f"/state/{name}", f"wrong shape {d.shape}, expected ({n}, k) like /time")
+                self.state_sizes[name] = int(d.shape[1])
+        self._time_datasets()   # keep the handles
+
+    def _time_datasets(self) -> list:
+        """Every dataset indexed by frame (they grow together while the run is written); handles kept."""
+        h = getattr(self, "_handles", None)
+        if h is None:
+            f = self._f
+            h = {"time": f["time"], "bodies/position": f["bodies/position"],
+                 "bodies/quaternion": f["bodies/quaternion"]}
+            h.update({f"channels/{k}": d for k, d in f["channels"].items() if isinstance(d, h5py.Dataset)})
+            for pn, pg in f["contacts"].items():
+                h.update({f"contacts/{pn}/{k}": d for k, d in pg.items() if isinstance(d, h5py.Dataset)})
+            if "state" in f:
+                h.update({f"state/{k}": d for k, d in f["state"].items()})
+            self._handles = h
+        return list(h.values())
+
+    def _ds(self, name: str):
+        """A time-indexed dataset by path, through the kept handles (HDF5 name lookups are slow under SWMR)."""
+        h = getattr(self, "_handles", None)
+        d = h.get(name) if h is not None else None
+        return d if d is not None else self._f[name]
+
+    def _live_frames(self) -> int:
+        """Frames present in every time-indexed dataset of a growing file (a block may be half flushed)."""
+        try:
+            return min(d.shape[0] for d in self._time_datasets())
+        except (KeyError, AttributeError):  # a missing group is reported by the checks that follow
+            return self._f["time"].shape[0]
+
+    def _shape_ok(self, actual, expected) -> bool:
+        if tuple(actual) == tuple(expected):
+            return True
+        return (self.live and len(actual) == len(expected) and len(expected) > 0
+                and actual[0] >= expected[0] and tuple(actual[1:]) == tuple(expected[1:]))
+
+    def refresh(self) -> bool:
+        """For a run opened while being written: take in the frames flushed since; True if there are more."""
+        if not self.live or self._f is None:
+            return False
+        try:
+            for d in self._time_datasets() + [self._pos, self._quat]:
+                d.refresh()
+        except (OSError, KeyError) as exc:
+            raise self._err("/", f"cannot refresh a growing run ({exc})") from None
+        n = self._live_frames()
+        if n <= self.n_frames:
+            return False
+        self._pos, self._quat = self._ds("bodies/position"), self._ds("bodies/quaternion")
+        t = self._read(self._ds("time"), np.s_[:n])
+        if not np.all(np.isfinite(t)) or np.any(np.diff(t) <= 0):
+            raise self._err("/time", "NaN, inf or not increasing in the frames added while the run grows")
+        self.time, self.n_frames = t, n
+        return True   # events are not re-read: their strings may be rewritten under us (read them at the end)
+
+    def state_at(self, frame: int) -> dict[str, np.ndarray] | None:
+        """The solver state at the start of a frame ({name: vector}), or None for a run without /state."""
+        if not self.state_sizes:
+            return None
+        return {k: np.array(self._read(self._ds(f"state/{k}"), int(frame)), dtype=float) for k in self.state_sizes}
 
     def _req_attr(self, name):
         v = self._f.attrs.get(name)
@@ -437,7 +530,7 @@ class RunFile:
             raise self._err(ds, "missing")
         if not isinstance(obj, h5py.Dataset):
             raise self._err(ds, "expected a dataset, found a group")
-        if shape is not None and obj.shape != shape:
+        if shape is not None and not self._shape_ok(obj.shape, shape):
             raise self._err(ds, f"wrong shape {obj.shape}, expected {shape}")
         if ndim is not None and obj.ndim != ndim:
             raise self._err(ds, f"wrong shape {obj.shape}, expected {ndim} dimension(s)")
@@ -453,8 +546,9 @@ class RunFile:
 
     def _check_finite(self, d):
         step = max(1, d.chunks[0] if d.chunks else 65536)
-        for i in range(0, d.shape[0], step * 8):
-            block = self._read(d, np.s_[i:i + step * 8])
+        n = min(d.shape[0], self.n_frames)
+        for i in range(0, n, step * 8):
+            block = self._read(d, np.s_[i:min(i + step * 8, n)])
             if not np.all(np.isfinite(block)):
                 j = int(np.flatnonzero(~np.all(np.isfinite(block.reshape(len(block), -1)), axis=1))[0])
                 raise self._err(d.name, f"NaN or inf at frame {i + j}")
@@ -481,10 +575,10 @@ class RunFile:
         """Values of one channel over frames [start, stop)."""
         if name not in self.channels:
             raise KeyError(f"{self.path}: no channel {name!r}")
-        return self._read(self._f["channels"][name], np.s_[start:stop])
+        return self._read(self._ds(f"channels/{name}"), np.s_[start:self._stop(stop)])
 
     def channel_at(self, name: str, frame: int) -> float:
-        return float(self._read(self._f["channels"][name], frame))
+        return float(self._read(self._ds(f"channels/{name}"), frame))
 
     def channels_at(self, names, frame: int) -> dict[str, float]:
         return {n: self.channel_at(n, frame) for n in names}
@@ -503,17 +597,24 @@ class RunFile:
                          self._read(pg["point"], frame))
         return out
 
+    def _stop(self, stop):
+        """Frame range end: a growing file's datasets may hold a half-flushed block past n_frames."""
+        return self.n_frames if stop is None else min(stop, self.n_frames)
+
     def contact_active(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
-        return self._read(self._f["contacts"][name]["active"], np.s_[start:stop]).astype(bool)
+        return self._read(self._ds(f"contacts/{name}/active"), np.s_[start:self._stop(stop)]).astype(bool)
 
     def contact_force(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
-        return self._read(self._f["contacts"][name]["force"], np.s_[start:stop])
+        return self._read(self._ds(f"contacts/{name}/force"), np.s_[start:self._stop(stop)])
+
+    def contact_point(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
+        return self._read(self._ds(f"contacts/{name}/point"), np.s_[start:self._stop(stop)])
 
     def contact_detail(self, name: str, start: int = 0, stop: int | None = None,
                        fields=("normal", "depth", "normal_speed")) -> dict[str, np.ndarray]:
         """Optional per-pair normal, depth and normal_speed over [start, stop) (empty dict if absent)."""
         pg = self._f["contacts"][name]
-        return {k: self._read(pg[k], np.s_[start:stop]) for k in fields if k in pg}
+        return {k: self._read(self._ds(f"contacts/{name}/{k}"), np.s_[start:self._stop(stop)]) for k in fields if k in pg}
 
     def groups(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
@@ -566,3 +667,38 @@ class RunFile:
 
 def open_run(path) -> RunFile:
     return RunFile(os.fspath(path))
+
+
+def seal_incomplete(path, reason: str) -> Path:
+    """Rewrite a run whose writer died (killed process) as an ordinary, closed v1 file: frames cut to the last
+    block every dataset holds, `complete` false, T Final set and a `diagnostic` event saying why."""
+    path = Path(path)
+    try:
+        run = RunFile(path)
+    except RunFileError:
+        raise
+    n, t_final = run.n_frames, float(run.time[-1])
+    events = list(run.events)
+    src = run._f  # noqa: SLF001  (same module)
+    tmp = path.with_name(path.name + ".sealing")
+    with h5py.File(tmp, "w", libver="latest") as dst:
+        for k, v in src.attrs.items():
+            dst.attrs[k] = v
+        for name in src:
+            if name != "events":
+                src.copy(src[name], dst, name=name)
+        timed = ["time", "bodies/position", "bodies/quaternion"]
+        timed += [f"channels/{c}" for c in dst["channels"]]
+        timed += [f"contacts/{pn}/{k}" for pn in dst["contacts"] for k in dst["contacts"][pn]]
+        timed += [f"state/{k}" for k in dst.get("state", {})]
+        for name in timed:
+            dst[name].resize(n, axis=0)
+        events.append(Event(t_final, "diagnostic", "", f"run stopped at t = {t_final:.4f} s: {reason}"))
+        events.sort(key=lambda e: e.time)
+        ev = dst.create_dataset("events", shape=(len(events),), maxshape=(None,), dtype=EVENT_DTYPE, chunks=(256,))
+        ev[:] = np.array([(e.time, e.kind, e.pair, e.text) for e in events], dtype=EVENT_DTYPE)
+        dst.attrs["complete"] = False
+        dst.attrs["t_final"] = t_final
+    run.close()
+    os.replace(tmp, path)
+    return path

@@ -180,7 +180,8 @@ def load_model(scenario_path) -> Model:
     mech = sc.get("mechanism")
     if not isinstance(mech, str) or not mech:
         raise ScenarioError(spath, "mechanism", "missing; name a file in resources/mechanisms (e.g. \"existing\")")
-    mpath = MECHANISMS / f"{mech}.toml"
+    # a name is a file in resources/mechanisms; "x.toml" is a file next to the scenario (an edited copy)
+    mpath = spath.parent / mech if mech.endswith(".toml") else MECHANISMS / f"{mech}.toml"
     if not mpath.is_file():
         raise ScenarioError(spath, "mechanism", f"no mechanism file {mpath}")
     mt = _load(mpath)

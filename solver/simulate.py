@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +12,7 @@ from solver import dynamics as D
 from solver.contact import BODIES as CONTACT_BODIES
 from solver.contact.pairset import PAR_DMAX
 from solver.contact_events import EventAccumulator, event_rows
-from solver.runfile import ChannelInfo, ContactPairInfo, PartGeometry, RunMeta, RunWriter
+from solver.runfile import ChannelInfo, ContactPairInfo, PartGeometry, RunFile, RunMeta, RunWriter
 from solver.scenario import Model, ScenarioError, load_model  # noqa: F401  (re-exported)
 from solver.wireframe import Wire
 
@@ -25,6 +26,32 @@ EVENT_KIND = {D.EV_FIRST: "first_contact", D.EV_BEGIN: "contact_begin", D.EV_END
 
 class SolverDiverged(RuntimeError):
     """The run stopped on a NaN state or a penetration over the maximum; the partial run file is kept."""
+
+
+class RunCancelled(RuntimeError):
+    """The caller's `cancel()` said stop; the run file is kept, truncated and marked incomplete."""
+
+
+# ---- run from a stored state (branch runs); the state rows written per frame under /state ---------------
+STATE_ROWS = ("s", "Z", "contact_prev")   # continuous state, discrete state, contact flags of the last step
+
+
+@dataclass
+class StartState:
+    """A branch start: time and solver state (`STATE_ROWS`) at a frame of another run."""
+    t: float
+    state: dict = field(default_factory=dict)
+    source: str = ""
+
+
+def start_from_run(run_path, frame: int) -> StartState:
+    """The state stored at `frame` of a run file (raises ValueError for a run written without /state)."""
+    with RunFile(run_path) as r:
+        st = r.state_at(frame)
+        if st is None or any(k not in st for k in STATE_ROWS):
+            raise ValueError(f"{Path(run_path).name}: /state: run has no stored solver state to branch from")
+        frame = min(max(int(frame), 0), r.n_frames - 1)
+        return StartState(float(r.time[frame]), st, f"{Path(run_path).name} frame {frame}")
 
 
 def channel_infos(m: Model) -> list[ChannelInfo]:
@@ -120,64 +147,83 @@ def kernel_args(m: Model) -> tuple:
     return g.prim, g.pint, g.pairs, g.ppar, g.work
 
 
-def run_scenario(scenario_path, out_path, progress=None, t_end=None) -> Path:
-    """Simulate a scenario into a run file; raises ScenarioError on bad input, SolverDiverged on divergence."""
+def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: StartState | None = None,
+                 cancel=None, block: int = 1000) -> Path:
+    """Simulate a scenario into a run file; raises ScenarioError on bad input, SolverDiverged on divergence.
+
+    `start`: begin at another run's stored state (a branch); `cancel()` -> True stops after the current block
+    (RunCancelled). Frames are flushed every `block` frames, so the file can be followed while it grows."""
     m = load_model(scenario_path)
     T = float(t_end) if t_end is not None else m.duration
     if not (T > 0 and math.isfinite(T)):
         raise ScenarioError(scenario_path, "t_end", f"must be a positive number of seconds, found {t_end!r}")
+    t0 = float(start.t) if start is not None else 0.0
+    if T <= t0:
+        raise ScenarioError(scenario_path, "t_end", f"{T:g} s must be later than the branch time {t0:g} s")
     out_path = Path(out_path)
     spo = int(round(m.output_step / m.step))
-    n_total = int(math.floor(T / m.output_step + 1e-9)) + 1
-    meta = RunMeta(comment=m.comment, variant=m.variant,
+    n_total = int(math.floor((T - t0) / m.output_step + 1e-9)) + 1
+    comment = m.comment if start is None else f"branch of {start.source} at t = {t0:.4f} s; {m.comment}"
+    meta = RunMeta(comment=comment, variant=m.variant,
                    run_date=_dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
                    solver_version=SOLVER_VERSION, output_step=m.output_step, scenario=m.name)
     pairs = [*m.cgeo.pair_info, LATCH_NECK]
+    nc, npair = D.NCH, len(pairs)
     w = RunWriter(out_path, meta, channel_infos(m), BODIES, pairs, geometry(m), parameters_toml=m.text,
-                  contact_detail=True)
+                  contact_detail=True, state_sizes={"s": D.NS, "Z": D.NZ, "contact_prev": npair}, live=True)
     contact_events = EventAccumulator(pairs)
     s = m.s0.copy()
     Z = m.Z0.copy()
-    block = 1000
-    nc, npair = D.NCH, len(pairs)
+    prev = np.zeros(npair, np.int64)
+    if start is not None:
+        s[:] = start.state["s"]
+        Z[:] = start.state["Z"]
+        prev[:] = start.state["contact_prev"]
+        w.add_event(t0, "phase", "", f"branch from {start.source} at t = {t0:.4f} s with {Path(scenario_path).name}")
+    kargs = (m.P, m.LAT, m.TLS, m.TAX, m.TMA, m.TML, *kernel_args(m))
     buf = dict(t=np.zeros(block), ch=np.zeros((block, nc)), pos=np.zeros((block, 6, 3)), q=np.zeros((block, 6, 4)),
                act=np.zeros((block, npair), np.uint8), f=np.zeros((block, npair, 3)), p=np.zeros((block, npair, 3)),
                n=np.zeros((block, npair, 3)), d=np.zeros((block, npair)), vn=np.zeros((block, npair)))
-    prev = np.zeros(npair, np.int64)
+    sbuf = dict(s=np.zeros((block, D.NS)), Z=np.zeros((block, D.NZ)), contact_prev=np.zeros((block, npair)))
+    outs = [buf[k] for k in ("t", "ch", "pos", "q", "act", "f", "p", "n", "d", "vn")]
     ev = np.zeros((16384, 3))
     diag = np.zeros(2)
     n_ev = np.zeros(1, np.int64)
-    t = 0.0
+    ev_written = 0
+    t = t0
     done = 0
     status = D.ST_OK
-    t_capture = math.nan
+    t_capture = float(Z[D.Z_TCAPT]) if Z[D.Z_CAPT] > 0.5 else math.nan
+    cancelled = False
     while done < n_total:
         k = min(block, n_total - done)
-        status, t, rows = D.run_block(s, Z, t, m.step, k, spo, m.P, m.LAT, m.TLS, m.TAX, m.TMA, m.TML,
-                                      *kernel_args(m), diag, prev, ev, n_ev,
-                                      buf["t"], buf["ch"], buf["pos"], buf["q"], buf["act"], buf["f"], buf["p"],
-                                      buf["n"], buf["d"], buf["vn"])
+        rows = 0
+        for j in range(k):  # one output frame per call: the state at each frame's start is kept for branching
+            sbuf["s"][j], sbuf["Z"][j], sbuf["contact_prev"][j] = s, Z, prev
+            status, t, r = D.run_block(s, Z, t, m.step, 1, spo, *kargs, diag, prev, ev, n_ev,
+                                       *[a[j:j + 1] for a in outs])
+            rows += r
+            if status != D.ST_OK or r == 0:
+                break
         if rows:
-            w.append(buf["t"][:rows], buf["ch"][:rows], buf["pos"][:rows], buf["q"][:rows], buf["act"][:rows],
-                     buf["f"][:rows], buf["p"][:rows], buf["n"][:rows], buf["d"][:rows], buf["vn"][:rows])
+            w.append(*[a[:rows] for a in outs], state={key: v[:rows] for key, v in sbuf.items()})
             contact_events.append(buf["t"][:rows], buf["act"][:rows], buf["f"][:rows], buf["n"][:rows],
                                   buf["vn"][:rows])
         done += rows
         if Z[D.Z_CAPT] > 0.5:
             t_capture = float(Z[D.Z_TCAPT])
+        for i in range(ev_written, int(n_ev[0])):
+            _add_kernel_event(w, ev[i], pairs)
+        ev_written = int(n_ev[0])
+        w.flush()
         if progress is not None:
             progress(t, T)
         if status != D.ST_OK:
             break
-    for i in range(int(n_ev[0])):
-        te, kind, pair = ev[i]
-        kind = int(kind)
-        if kind == D.EV_CAPTURE:
-            w.add_event(float(te), "capture", "", "capture: all latches engaged behind the socket shoulder")
-            continue
-        if kind == D.EV_FIRST:   # contact begin/end rows, with each interval's statistics, come from the table
-            info = pairs[int(pair)]
-            w.add_event(float(te), EVENT_KIND[kind], info.name, f"first contact: {info.label}")
+        if cancel is not None and done < n_total and cancel():
+            cancelled = True
+            break
+    # contact begin/end rows, with each interval's statistics, come from the accumulated table
     for row in event_rows(contact_events.table()):
         w.add_event(*row)
     if n_ev[0] >= ev.shape[0]:
@@ -191,5 +237,23 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None) -> Path:
         w.add_event(t, "diagnostic", "", msg)
         w.finish(t_capture=t_capture, complete=False)
         raise SolverDiverged(msg)
+    if cancelled:
+        msg = f"{Path(scenario_path).name}: cancelled at t = {t:.4f} s (of {T:g} s)"
+        w.add_event(t, "diagnostic", "", msg)
+        w.finish(t_capture=t_capture, complete=False)
+        raise RunCancelled(msg)
     w.finish(t_capture=t_capture, complete=True)
     return out_path
+
+
+def _add_kernel_event(w: RunWriter, row, pairs):
+    """First contact and capture from the kernel's event table (time, kind, pair index) as run-file events.
+
+    Contact begin/end rows come from the EventAccumulator, with each interval's statistics."""
+    te, kind, pair = row
+    kind = int(kind)
+    if kind == D.EV_CAPTURE:
+        w.add_event(float(te), "capture", "", "capture: all latches engaged behind the socket shoulder")
+    elif kind == D.EV_FIRST:
+        info = pairs[int(pair)]
+        w.add_event(float(te), EVENT_KIND[kind], info.name, f"first contact: {info.label}")

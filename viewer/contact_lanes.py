@@ -67,9 +67,9 @@ class ContactLanes(pg.PlotItem):
                                        pen=pg.mkPen(CAPTURE, width=1, style=Qt.DashLine))
         self.capture.setVisible(False)
         self.addItem(self.capture, ignoreBounds=True)
-        self.legend = pg.LabelItem("", size="7pt", color="#8c94aa")
-        self.legend.setParentItem(vb)
-        self.legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-4, -2))
+        self.force_legend = pg.LabelItem("", size="7pt", color="#8c94aa")
+        self.force_legend.setParentItem(vb)
+        self.force_legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-4, -2))
         self.time = np.zeros(1)
 
     def height_px(self) -> int:
@@ -94,7 +94,7 @@ class ContactLanes(pg.PlotItem):
             self.capture.setPos(tc)
         if table is None or len(table) == 0:
             self.max_force = 0.0
-            self.legend.setText("no contacts" if table is not None else "")
+            self.force_legend.setText("no contacts" if table is not None else "")
             return
         self.max_force = float(np.nanmax(table.peak_force)) if len(table) else 0.0
         colors = self.colors()
@@ -106,7 +106,7 @@ class ContactLanes(pg.PlotItem):
         self.addItem(self.bars)
         lo, mid, hi = (pg.mkColor(*FORCE_COLORS[0]).name(), pg.mkColor(*FORCE_COLORS[2]).name(),
                        pg.mkColor(*FORCE_COLORS[-1]).name())
-        self.legend.setText(f"peak normal force <span style='color:{lo}'>0</span> "
+        self.force_legend.setText(f"peak normal force <span style='color:{lo}'>0</span> "
                             f"<span style='color:{mid}'>&#9632;</span> "
                             f"<span style='color:{hi}'>{_kn(self.max_force)}</span>")
 

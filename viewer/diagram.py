@@ -80,6 +80,8 @@ class MnemonicDiagram(QWidget):
         self.verdict: Verdict | None = None
         self._analysed_run: RunFile | None = None
         self.criteria_path = DEFAULT_CRITERIA
+        self.compare_run: RunFile | None = None
+        self.compare_align, self.compare_diff, self.compare_offset, self.compare_note = "t0", None, 0.0, ""
         self.lanes = ContactLanes()
         self.plots.set_footer(self.lanes)
         self.splitter = QSplitter(Qt.Vertical)
@@ -324,6 +326,8 @@ class MnemonicDiagram(QWidget):
         self.slider.setPageStep(max(1, n // 50))
         self.slider.blockSignals(False)
         self.playback.set_run(run)
+        if getattr(self, "compare_run", None) is not None:  # keep comparing with B against the new run A
+            self.set_compare(self.compare_run, self.compare_align, self.compare_diff)
         self._analysed_run = None
         self.playback.set_event_frames([])
         self._show_verdict()
@@ -343,11 +347,50 @@ class MnemonicDiagram(QWidget):
         self._show_verdict()
         self.eventsChanged.emit(self.events)
 
+    # ---- a run still being written (live view) ------------------------------------------
+    def refresh_live(self, follow: bool = True) -> bool:
+        """Take in the frames the solver flushed since; panes keep their layout. True if the run grew."""
+        run = self.run
+        if run is None or not run.refresh():
+            return False
+        self.blocks = ChannelBlocks(run)
+        self.devices.blocks = self.blocks      # bar ranges stay those of the first frames
+        self.plots.refresh_live(self.blocks)
+        if hasattr(self.scene, "refresh_live"):
+            self.scene.refresh_live()
+        n = run.n_frames
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, n - 1)
+        self.slider.setPageStep(max(1, n // 50))
+        self.slider.blockSignals(False)
+        self.playback.extend_run(follow)
+        return True
+
+    # ---- comparison with a second run ---------------------------------------------------------
+    def set_compare(self, run_b: RunFile | None, align: str = "t0", diff_name: str | None = None) -> str:
+        """Show run B as a ghost in the scene and dashed in the plots, aligned on t = 0 or first contact;
+        `diff_name` adds an A − B plot. Returns the alignment note."""
+        from viewer.compare import alignment_offset
+        self.compare_run, self.compare_align, self.compare_diff = run_b, align, diff_name
+        if run_b is None or self.run is None:
+            self.compare_offset, self.compare_note = 0.0, ""
+            self.plots.set_compare(None)
+            if hasattr(self.scene, "set_ghost"):
+                self.scene.set_ghost(None)
+            return ""
+        self.compare_offset, self.compare_note = alignment_offset(self.run, run_b, align)
+        self.plots.set_compare(run_b, self.compare_offset, diff_name)
+        if hasattr(self.scene, "set_ghost"):
+            self.scene.set_ghost(run_b, self.compare_offset, f"{run_b.path.name}, {self.compare_note}")
+        return self.compare_note
+
     # ---- contact events and capture verdict -----------------------------------------------
     def _analyse(self, run: RunFile | None):
         """Contact-event table and capture verdict, computed once per run (the lanes get the events)."""
         self.events, self.verdict, self.analysis_error = None, None, ""
-        if run is not None:
+        if run is not None and run.live:
+            self.analysis_error = "run still being written: events and verdict when it ends"
+        elif run is not None:
             try:
                 self.events = table_from_run(run)
             except RunFileError as exc:

@@ -110,6 +110,18 @@ class Playback(QObject):
         self.runChanged.emit()
         self.frameChanged.emit(self.state.frame)
 
+    def extend_run(self, follow: bool = True):
+        """The attached run grew (it is still being written); with `follow`, go to its last frame."""
+        if self.run is None:
+            return
+        before = self.state.snapshot()
+        self.state.extend_time(self.run.time)
+        if follow:
+            self.state.seek_frame(self.state.n_frames - 1)
+        self._announce(before)
+        if not follow or self.state.frame == before.frame:
+            self.frameChanged.emit(self.state.frame)   # the panes redraw the frame from the new data
+
     def seek_frame(self, i: int):
         self._apply(self.state.seek_frame, i)
 

@@ -76,6 +76,13 @@ class PlaybackState:
         self.play_time = float(t[0])
         self.event_frames = np.zeros(0, np.int64)
 
+    def extend_time(self, time):
+        """The run grew (frames added at the end while it is written): keep frame, play state and ranges."""
+        t = np.asarray(time, dtype=float)
+        if t.ndim != 1 or t.size < self.time.size:
+            raise ValueError("a growing run's time must keep its frames")
+        self.time = t
+
     @property
     def n_frames(self) -> int:
         return int(self.time.size)

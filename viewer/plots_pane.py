@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
@@ -79,6 +80,12 @@ class PlotsPane(QWidget):
         self._xrange: tuple[float, float] | None = None
         self.footer: pg.PlotItem | None = None   # e.g. the contact lanes: below the plots, same time axis
         self.footer_visible = True
+        self.compare_run: RunFile | None = None  # run B drawn dashed on this run's time axis (t_A = t_B + offset)
+        self.compare_offset = 0.0
+        self.diff_name: str | None = None
+        self.ghost_curves: list[pg.PlotDataItem] = []
+        self.diff_plot: pg.PlotItem | None = None
+        self.diff_curve: pg.PlotDataItem | None = None
 
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -185,6 +192,7 @@ class PlotsPane(QWidget):
             self.glw.ci.layout.setRowStretchFactor(r, 1)
         self.plots, self.curves, self.cursors, self.capture_lines, self.ranges = [], [], [], [], []
         self.titles = []
+        self.ghost_curves, self.diff_plot, self.diff_curve = [], None, None
         self._xrange = None
         if run is None:
             self._update_readout()
@@ -207,7 +215,7 @@ class PlotsPane(QWidget):
             self.titles.append(title)
             for ax in ("left", "bottom"):
                 plot.getAxis(ax).setCacheMode(QGraphicsItem.DeviceCoordinateCache)  # cursor moves don't redraw text
-            if i < len(names) - 1 or self._footer_shown():
+            if i < len(names) - 1 or self._footer_shown() or self._diff_shown():
                 plot.getAxis("bottom").setStyle(showValues=False)
             else:
                 plot.setLabel("bottom", "time", units="s")
@@ -241,6 +249,7 @@ class PlotsPane(QWidget):
             self.cursors.append(cur)
             self.plots.append(plot)
             self.curves.append(curve)
+        first = self._add_compare(first)
         self._add_footer(first)
         self.set_loop_range_time(self.loop_range_t)
         self._apply_xrange(force=True)
@@ -267,7 +276,7 @@ class PlotsPane(QWidget):
             return
         f = self.footer
         f.setVisible(True)
-        row = len(self.names)
+        row = len(self.names) + (1 if self._diff_shown() else 0)
         self.glw.addItem(f, row=row, col=0)
         self._size_footer()
         self.glw.ci.layout.setRowStretchFactor(row, 0)
@@ -279,11 +288,90 @@ class PlotsPane(QWidget):
             return
         want = self.footer.height_px() if hasattr(self.footer, "height_px") else 80
         room = self.glw.height() // 3 if self.names else self.glw.height()
-        self.glw.ci.layout.setRowFixedHeight(len(self.names), max(30, min(want, room)))
+        row = len(self.names) + (1 if self._diff_shown() else 0)
+        self.glw.ci.layout.setRowFixedHeight(row, max(30, min(want, room)))
 
     def resizeEvent(self, e):
         super().resizeEvent(e)
         self._size_footer()
+
+    # ---- comparison with a second run (dashed curves, difference plot) --------------------
+    def set_compare(self, run_b: RunFile | None, offset: float = 0.0, diff_name: str | None = None):
+        """Draw run B's plotted channels dashed (B shifted by `offset` s) and A − B of `diff_name` below."""
+        self.compare_run, self.compare_offset, self.diff_name = run_b, float(offset), diff_name
+        self.set_plotted(self.names)
+
+    def _diff_shown(self) -> bool:
+        return (self.compare_run is not None and self.run is not None and self.diff_name is not None
+                and self.diff_name in self.run.channels and self.diff_name in self.compare_run.channels)
+
+    def _add_compare(self, first):
+        """Dashed B curves in each plot that B has; the difference plot as the last row. Returns the x master."""
+        b = self.compare_run
+        if b is None or self.run is None:
+            return first
+        from viewer.compare import difference
+        tb = b.time + self.compare_offset
+        for i, (name, plot) in enumerate(zip(self.names, self.plots)):
+            if name not in b.channels:
+                continue
+            pen = pg.mkPen(TRACE_COLORS[i % len(TRACE_COLORS)], width=1.5, style=Qt.DashLine)
+            c = plot.plot(tb, b.channel(name), pen=pen)
+            c.setDownsampling(auto=True, method="peak")
+            c.setClipToView(True)
+            c.setOpacity(0.85)
+            self.ghost_curves.append(c)
+        if not self._diff_shown():
+            return first
+        name = self.diff_name
+        info = self.run.channels[name]
+        plot = self.diff_plot = self.glw.addPlot(row=len(self.names), col=0)
+        plot.setMenuEnabled(False)
+        plot.hideButtons()
+        plot.showGrid(x=True, y=True, alpha=0.15)
+        plot.getAxis("left").setWidth(AXIS_W)
+        plot.getAxis("left").enableAutoSIPrefix(False)
+        title = pg.LabelItem(f"Δ {name} (A − B) [{info.unit}]", color="#ffffff", size="8pt")
+        title.setParentItem(plot.getViewBox())
+        title.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(4, 0))
+        self.titles.append(title)
+        d = difference(self.run, b, name, self.compare_offset, a_values=self.blocks.full(name))
+        self.diff_curve = plot.plot(self.run.time, d, pen=pg.mkPen("#ffffff", width=1), connect="finite")
+        self.diff_curve.setDownsampling(auto=True, method="peak")
+        self.diff_curve.setClipToView(True)
+        plot.addItem(pg.InfiniteLine(0.0, angle=0, movable=False, pen=pg.mkPen("#5a6482", width=1)), ignoreBounds=True)
+        vb = plot.getViewBox()
+        vb.setMouseEnabled(x=False, y=False)
+        vb.enableAutoRange(axis="y")
+        vb.setAutoVisible(y=True)
+        if self._footer_shown():
+            plot.getAxis("bottom").setStyle(showValues=False)
+        else:
+            plot.setLabel("bottom", "time", units="s")
+            plot.getAxis("bottom").enableAutoSIPrefix(False)
+        cur = pg.InfiniteLine(self.t_current, angle=90, movable=False, pen=pg.mkPen(CURSOR, width=1.5))
+        cur.setZValue(10)
+        plot.addItem(cur, ignoreBounds=True)
+        self.cursors.append(cur)
+        if first is None:
+            return plot
+        plot.setXLink(first)
+        return first
+
+    def difference_values(self) -> np.ndarray | None:
+        """The difference curve's data (A − B on A's frames), None without one."""
+        return None if self.diff_curve is None else np.asarray(self.diff_curve.yData)
+
+    # ---- a run still being written ---------------------------------------------------------
+    def refresh_live(self, blocks: ChannelBlocks):
+        """The run grew: redraw the plotted curves from the new frames (layout kept)."""
+        self.blocks = blocks
+        t = self.run.time
+        for name, curve in zip(self.names, self.curves):
+            curve.setData(t, blocks.full(name))
+        self.fact_labels["T Final"].setText(f"{self.run.t_final:.3f} s (running)")
+        self._apply_xrange(force=True)
+
     # ---- time -----------------------------------------------------------------------------
     def set_graph_step(self, seconds: float):
         self.graph_step = float(seconds)
@@ -325,7 +413,9 @@ class PlotsPane(QWidget):
         return self._xrange
 
     def _x_master(self):
-        return self.plots[0] if self.plots else (self.footer if self._footer_shown() else None)
+        if self.plots:
+            return self.plots[0]
+        return self.diff_plot or (self.footer if self._footer_shown() else None)
 
     def _apply_xrange(self, force: bool = False):
         if self.run is None or self._x_master() is None:

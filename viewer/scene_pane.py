@@ -313,6 +313,7 @@ class ScenePane(QWidget):
         self._cache: _BlockCache | None = None
         self._texts = {"left": "", "right": "", "loads": ""}
         self._extent = (-0.6, 0.8, 0.7)  # x min, x max, radial extent (m)
+        self._ghost: dict | None = None   # a second run drawn as a ghost wireframe (see set_ghost)
         self._layout()
 
     # ---- construction helpers ----------------------------------------------------------------
@@ -608,6 +609,7 @@ class ScenePane(QWidget):
         if "housing" in run.bodies and "probe" in run.bodies:
             self._update_ld(pos[run.bodies.index("housing")], pos[run.bodies.index("probe")])
         self._update_text(i)
+        self._show_ghost(float(run.time[i]))
         self._render()
 
     def _update_arrows(self, cache: _BlockCache, k: int, active):
@@ -675,6 +677,87 @@ class ScenePane(QWidget):
         self._texts = {"left": left, "right": right, "loads": loads}
         phase = "after capture" if after else "before capture" if math.isfinite(tc) else "no capture"
         self._time.setText(f"T Current {t:8.3f} s  ({phase})")
+
+    # ---- a second run as a ghost wireframe (comparison) ----------------------------------------
+    GHOST_COLOR = (0.62, 0.45, 1.0)
+
+    def set_ghost(self, run_b: RunFile | None, offset: float = 0.0, label: str = ""):
+        """Draw run B's parts as a violet, see-through wireframe at B's frame for t_A − offset (None removes it)."""
+        from viewer.channel_blocks import ChannelBlocks
+        if self._ghost is not None:
+            for ren, actor in self._ghost["actors"]:
+                ren.RemoveViewProp(actor)
+        self._ghost = None
+        if run_b is not None:
+            mats = {b: vtkMatrix4x4() for b in run_b.bodies}
+            prop = vtkProperty()
+            prop.SetColor(*self.GHOST_COLOR)
+            prop.SetOpacity(0.6)
+            prop.LightingOff()
+            prop.SetLineWidth(1.5)
+            parts, actors = [], []
+            passive = "passive_craft" if "passive_craft" in run_b.bodies else run_b.bodies[0]
+            for g in run_b.geometry.values():
+                if g.body == passive:   # the station barely moves: its ghost would only hide run A's cone
+                    continue
+                mapper = _static_mapper(_wire_polydata(g.points, g.lines))
+                mine = []
+                for v in self.views.values():
+                    a = vtkActor()
+                    a.SetMapper(mapper)
+                    a.SetProperty(prop)
+                    a.SetUserMatrix(mats[g.body])
+                    v.renderer.AddActor(a)
+                    mine.append((v.renderer, a))
+                parts.append((g, mine))
+                actors += mine
+            text = vtkTextActor()
+            text.SetInput(f"ghost: {label or run_b.path.name}")
+            tp = text.GetTextProperty()
+            tp.SetFontSize(FONT)
+            tp.SetFontFamilyToArial()
+            tp.SetColor(*self.GHOST_COLOR)
+            text.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
+            text.SetPosition(0.015, 0.02)
+            self.views["ld"].renderer.AddViewProp(text)
+            actors.append((self.views["ld"].renderer, text))
+            self._ghost = dict(run=run_b, offset=float(offset), mats=mats, parts=parts, actors=actors,
+                               blocks=ChannelBlocks(run_b), frame=-1, shown=True, text=text)
+        if self.run is not None and self.current_frame >= 0:
+            self.show_frame(self.current_frame)
+
+    def _show_ghost(self, t_a: float):
+        g = self._ghost
+        if g is None:
+            return
+        rb = g["run"]
+        tb = t_a - g["offset"]
+        inside = bool(rb.time[0] - 1e-9 <= tb <= rb.time[-1] + 1e-9)
+        j = rb.frame_at(tb + 1e-9) if inside else -1   # 1 ns: summed float times
+        if inside and j != g["frame"]:
+            pos, quat = rb.poses(j)
+            for b, m in zip(rb.bodies, pose_matrices(pos, quat)):
+                g["mats"][b].DeepCopy(m.ravel())
+        g["frame"] = j
+        for part, actors in g["parts"]:
+            vc = part.visible_channel
+            vis = bool(inside and (not vc or g["blocks"].value(vc, j) > 0))
+            for _, a in actors:
+                a.SetVisibility(vis)
+
+    def ghost_frame(self) -> int:
+        """Run B's frame drawn as the ghost (-1: none, or A's time is outside B)."""
+        return -1 if self._ghost is None else int(self._ghost["frame"])
+
+    def ghost_matrix(self, body: str) -> np.ndarray:
+        m = self._ghost["mats"][body]
+        return np.array([[m.GetElement(r, c) for c in range(4)] for r in range(4)])
+
+    # ---- a run still being written -------------------------------------------------------------
+    def refresh_live(self):
+        """The run grew: forget the cached (possibly short) last block; geometry and cameras stay."""
+        if self.run is not None and self._cache is not None:
+            self._cache = _BlockCache(self.run, self._cache.channels, self._pairs)
 
     # ---- rendering -----------------------------------------------------------------------------
     def showEvent(self, ev):
