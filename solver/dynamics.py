@@ -843,6 +843,14 @@ def record(row, t, s, Z, P, obs, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, pose, 
     v[53] = obs[O_EXT]
     for p in range(c_act.shape[0]):
         out_act[row, p] = c_act[p]
+        if c_act[p] == 0:                          # apart: every record 0 (the run file skips all-zero chunks)
+            for j in range(3):
+                out_f[row, p, j] = 0.0
+                out_p[row, p, j] = 0.0
+                out_n[row, p, j] = 0.0
+            out_d[row, p] = 0.0
+            out_vn[row, p] = 0.0
+            continue
         f = mtv(RP, (c_frc[p, 0], c_frc[p, 1], c_frc[p, 2]))
         pt = mtv(RP, sub((c_pnt[p, 0], c_pnt[p, 1], c_pnt[p, 2]), oP))
         nn = mtv(RP, (c_nrm[p, 0], c_nrm[p, 1], c_nrm[p, 2]))
