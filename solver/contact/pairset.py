@@ -6,7 +6,8 @@ import math
 import numpy as np
 from numba import njit
 
-from .kernels import NO, effective_kind, pair_eval, transform_rows
+from .kernels import (ANNULUS, CIRCLE, CONE, FACE, NO, SPHERE, effective_kind, pair_eval, sphere_annulus, sphere_circle,
+                      sphere_cone, sphere_face, transform_rows)
 
 # pair table columns (int64): active primitive, first passive primitive, passive count, exclusion
 PAIR_A, PAIR_B0, PAIR_NB, PAIR_EXCLUDE = 0, 1, 2, 3
@@ -78,7 +79,21 @@ def evaluate_pairs(prim, pint, pairs, ppar, pos, rot, vel, omega, state, work,
         best = NO
         bpx = bpy = bpz = bnx = bny = bnz = 0.0
         for jb in range(b0, b0 + pairs[k, PAIR_NB]):
-            d, px, py, pz, nx, ny, nz = pair_eval(work, ka, ia, effective_kind(pint[jb, 0]), jb)
+            kb = pint[jb, 0]
+            if ka == SPHERE:                          # the common case, dispatched here so it is inlined
+                cx, cy, cz, r = work[ia, 0], work[ia, 1], work[ia, 2], work[ia, 3]
+                if kb == CONE:
+                    d, px, py, pz, nx, ny, nz = sphere_cone(cx, cy, cz, r, work, jb)
+                elif kb == FACE:
+                    d, px, py, pz, nx, ny, nz = sphere_face(cx, cy, cz, r, work, jb)
+                elif kb == CIRCLE:
+                    d, px, py, pz, nx, ny, nz = sphere_circle(cx, cy, cz, r, work, jb)
+                elif kb == ANNULUS:
+                    d, px, py, pz, nx, ny, nz = sphere_annulus(cx, cy, cz, r, work, jb)
+                else:
+                    d, px, py, pz, nx, ny, nz = pair_eval(work, ka, ia, effective_kind(kb), jb)
+            else:
+                d, px, py, pz, nx, ny, nz = pair_eval(work, ka, ia, effective_kind(kb), jb)
             if d > best:
                 best, bpx, bpy, bpz, bnx, bny, bnz = d, px, py, pz, nx, ny, nz
         if best <= 0.0:
