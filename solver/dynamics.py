@@ -269,7 +269,7 @@ def _contact_load(Q, acc, F, p, lvl, rA, rP, pG, pE, e1, e2, f1, f2, f3, px):
         acc[12] += dot(F, px)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
              c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, ds, obs, pose):
     """State derivative ds of the whole system; also fills obs (loads, energies), the contact arrays c_*, pose."""
@@ -894,6 +894,18 @@ def run_block(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint,
     k3 = np.zeros(NS)
     k4 = np.zeros(NS)
     st = np.zeros(NS)
+    return _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, c_diag,
+                  prev_act, ev, n_ev, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n, out_d, out_vn,
+                  W, JV, JW, cpos, crot, cvel, cw, cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, obs, pose,
+                  k1, k2, k3, k4, st)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, c_diag,
+           prev_act, ev, n_ev, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n, out_d, out_vn,
+           W, JV, JW, cpos, crot, cvel, cw, cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, obs, pose, k1, k2, k3, k4, st):
+    """The step loop of `run_block` over its scratch arrays, without reference counting (no allocation here)."""
+    npair = gpairs.shape[0]
     t = t0
     for row in range(n_out):
         for it in range(spo):

@@ -40,7 +40,7 @@ def _bound_radius(w, kind, j):
     return 0.0, 0.0, 0.0, 1e300
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def evaluate_pairs(prim, pint, pairs, ppar, pos, rot, vel, omega, state, work,
                    active, depth, point, normal, force, diag):
     """Evaluate all contact pairs for one step; returns STATUS_OK or STATUS_DEPTH_EXCEEDED.
