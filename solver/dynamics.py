@@ -61,7 +61,7 @@ NPOSE = 6
 B_PASSIVE, B_ACTIVE, B_HOUSING, B_PROBE, B_HEAD, B_LIMITER = 0, 1, 2, 3, 4, 5
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _tab(T, x):
     """Piecewise-linear table T (n, 3): x, value, integral; linear extrapolation at both ends."""
     n = T.shape[0]
@@ -97,7 +97,7 @@ def _stop(x, lim, k):
     return 0.0, 0.0
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def qmul_omega(w, q0, q1, q2, q3):
     """dq/dt for a world-frame angular velocity w: 0.5 * (0, w) * q."""
     return (0.5 * (-w[0] * q1 - w[1] * q2 - w[2] * q3),
@@ -106,7 +106,7 @@ def qmul_omega(w, q0, q1, q2, q3):
             0.5 * (w[0] * q2 - w[1] * q1 + w[2] * q0))
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def lateral_chain(LAT, k, th1, th2, dth1, dth2):
     """Loop closure of lateral chain k (UPS spring strut or RUS brake crank), housing-base frame.
 
@@ -160,7 +160,7 @@ def lateral_chain(LAT, k, th1, th2, dth1, dth2):
     return psi, psid, H[1], dot(H, e2), h
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _gen_force(Q, F, M, p, lvl, rA, pG, pE, e1, e2, f1, f2, f3):
     """Add the generalized force of (force F at point p, moment M) on body level lvl (0 craft, 1 housing, 2 probe)."""
     for i in range(3):
@@ -179,7 +179,7 @@ def _gen_force(Q, F, M, p, lvl, rA, pG, pE, e1, e2, f1, f2, f3):
         Q[10] += dot(f3, mE)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _body_jac(JV, JW, b, pc, nc, rA, pG, pE, e1, e2, f1, f2, f3):
     """Jacobian columns (3 x 11) of the CoM velocity and angular velocity of body b."""
     for j in range(6):
@@ -233,7 +233,7 @@ def _cholesky_solve(M, b, n, x):
     return True
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _body(pos, rot, vel, om, b, o, R, v, w):
     """Pose and velocity of contact-library body b (world frame)."""
     for i in range(3):
@@ -254,7 +254,7 @@ def _latch_energy(k, c, cmax):
     return 0.5 * k * cmax * cmax + k * cmax * (c - cmax)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _contact_load(Q, acc, F, p, lvl, rA, rP, pG, pE, e1, e2, f1, f2, f3, px):
     """Add a contact force F at p on the active chain (level lvl) and its reaction on the passive craft."""
     _gen_force(Q, F, (0.0, 0.0, 0.0), p, lvl, rA, pG, pE, e1, e2, f1, f2, f3)
@@ -671,7 +671,7 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     pose[0, 15:18] = wP
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _pose(pose, i, p, R):
     for j in range(3):
         pose[i, j] = p[j]
