@@ -20,7 +20,7 @@ STATUS_OK = 0
 STATUS_DEPTH_EXCEEDED = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _bound_radius(w, kind, j):
     """Centre and radius of a sphere bounding world row j (active primitives only)."""
     if kind == 0:                                     # sphere
