@@ -1,4 +1,4 @@
-"""Solver speed: simulated seconds per wall second (central impact, 30 s, after JIT warm-up), cold-start
+"""Solver speed: simulated seconds per wall second (central impact, 30 s, after JIT warm-up; medians of 3), cold-start
 compile time, the same model with NUMBA_DISABLE_JIT=1 on a 0.5 s slice (subprocess), and the run-file cost.
     python bench/solver_bench.py [--t-sim 30] [--t-nojit 0.5]
 """
@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -63,12 +64,16 @@ def main(argv=None):
     shutil.rmtree(cache, ignore_errors=True)
 
     solver_only(0.01)                                   # warm-up (cache or compile)
-    w = min(solver_only(a.t_sim) for _ in range(2))
+    w = statistics.median(solver_only(a.t_sim) for _ in range(3))
     from solver.simulate import run_scenario
+    walls = []
     with tempfile.TemporaryDirectory() as d:
-        t0 = time.perf_counter()
-        run_scenario(SCEN, Path(d) / "ci.h5", t_end=a.t_sim)
-        w_file = time.perf_counter() - t0
+        for _ in range(3):
+            t0 = time.perf_counter()
+            run_scenario(SCEN, Path(d) / "ci.h5", t_end=a.t_sim)
+            walls.append(time.perf_counter() - t0)
+        size = (Path(d) / "ci.h5").stat().st_size
+    w_file = statistics.median(walls)
     env = dict(os.environ, NUMBA_DISABLE_JIT="1", _BENCH_NOJIT="1")
     out = subprocess.run([sys.executable, str(Path(__file__)), "--t-nojit", str(a.t_nojit)], env=env, check=True,
                          capture_output=True, text=True, cwd=ROOT)
@@ -76,7 +81,8 @@ def main(argv=None):
     print(f"central impact, {a.t_sim:g} s simulated, step 0.5 ms RK4 (4 contact-library calls per step), 1 kHz output")
     print(f"  cold start (compile, empty cache) : {cold:7.1f} s   (start with warm cache: {warm_start:.1f} s)")
     print(f"  solver kernels, JIT               : {w:7.3f} s wall -> {a.t_sim / w:7.1f} x real time")
-    print(f"  run_scenario incl. run-file write : {w_file:7.3f} s wall -> {a.t_sim / w_file:7.1f} x real time")
+    print(f"  run_scenario incl. run-file write : {w_file:7.3f} s wall -> {a.t_sim / w_file:7.1f} x real time"
+          f"   (run file {size / 1e6:.1f} MB; writing ~{w_file - w:.2f} s)")
     print(f"  NUMBA_DISABLE_JIT=1, {a.t_nojit:g} s slice  : {w_nojit:7.2f} s wall -> {a.t_nojit / w_nojit:7.4f} x real time")
     print(f"  JIT speed-up over pure Python     : {(w_nojit / a.t_nojit) / (w / a.t_sim):7.0f} x")
 

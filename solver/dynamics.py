@@ -61,7 +61,7 @@ NPOSE = 6
 B_PASSIVE, B_ACTIVE, B_HOUSING, B_PROBE, B_HEAD, B_LIMITER = 0, 1, 2, 3, 4, 5
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _tab(T, x):
     """Piecewise-linear table T (n, 3): x, value, integral; linear extrapolation at both ends."""
     n = T.shape[0]
@@ -97,7 +97,7 @@ def _stop(x, lim, k):
     return 0.0, 0.0
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def qmul_omega(w, q0, q1, q2, q3):
     """dq/dt for a world-frame angular velocity w: 0.5 * (0, w) * q."""
     return (0.5 * (-w[0] * q1 - w[1] * q2 - w[2] * q3),
@@ -106,7 +106,7 @@ def qmul_omega(w, q0, q1, q2, q3):
             0.5 * (w[0] * q2 - w[1] * q1 + w[2] * q0))
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def lateral_chain(LAT, k, th1, th2, dth1, dth2):
     """Loop closure of lateral chain k (UPS spring strut or RUS brake crank), housing-base frame.
 
@@ -160,7 +160,7 @@ def lateral_chain(LAT, k, th1, th2, dth1, dth2):
     return psi, psid, H[1], dot(H, e2), h
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _gen_force(Q, F, M, p, lvl, rA, pG, pE, e1, e2, f1, f2, f3):
     """Add the generalized force of (force F at point p, moment M) on body level lvl (0 craft, 1 housing, 2 probe)."""
     for i in range(3):
@@ -179,7 +179,7 @@ def _gen_force(Q, F, M, p, lvl, rA, pG, pE, e1, e2, f1, f2, f3):
         Q[10] += dot(f3, mE)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _body_jac(JV, JW, b, pc, nc, rA, pG, pE, e1, e2, f1, f2, f3):
     """Jacobian columns (3 x 11) of the CoM velocity and angular velocity of body b."""
     for j in range(6):
@@ -233,7 +233,7 @@ def _cholesky_solve(M, b, n, x):
     return True
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _body(pos, rot, vel, om, b, o, R, v, w):
     """Pose and velocity of contact-library body b (world frame)."""
     for i in range(3):
@@ -254,7 +254,7 @@ def _latch_energy(k, c, cmax):
     return 0.5 * k * cmax * cmax + k * cmax * (c - cmax)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _contact_load(Q, acc, F, p, lvl, rA, rP, pG, pE, e1, e2, f1, f2, f3, px):
     """Add a contact force F at p on the active chain (level lvl) and its reaction on the passive craft."""
     _gen_force(Q, F, (0.0, 0.0, 0.0), p, lvl, rA, pG, pE, e1, e2, f1, f2, f3)
@@ -269,7 +269,7 @@ def _contact_load(Q, acc, F, p, lvl, rA, rP, pG, pE, e1, e2, f1, f2, f3, px):
         acc[12] += dot(F, px)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
              c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, ds, obs, pose):
     """State derivative ds of the whole system; also fills obs (loads, energies), the contact arrays c_*, pose."""
@@ -671,7 +671,7 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     pose[0, 15:18] = wP
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _pose(pose, i, p, R):
     for j in range(3):
         pose[i, j] = p[j]
@@ -843,6 +843,14 @@ def record(row, t, s, Z, P, obs, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, pose, 
     v[53] = obs[O_EXT]
     for p in range(c_act.shape[0]):
         out_act[row, p] = c_act[p]
+        if c_act[p] == 0:                          # apart: every record 0 (the run file skips all-zero chunks)
+            for j in range(3):
+                out_f[row, p, j] = 0.0
+                out_p[row, p, j] = 0.0
+                out_n[row, p, j] = 0.0
+            out_d[row, p] = 0.0
+            out_vn[row, p] = 0.0
+            continue
         f = mtv(RP, (c_frc[p, 0], c_frc[p, 1], c_frc[p, 2]))
         pt = mtv(RP, sub((c_pnt[p, 0], c_pnt[p, 1], c_pnt[p, 2]), oP))
         nn = mtv(RP, (c_nrm[p, 0], c_nrm[p, 1], c_nrm[p, 2]))
@@ -886,7 +894,20 @@ def run_block(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint,
     k3 = np.zeros(NS)
     k4 = np.zeros(NS)
     st = np.zeros(NS)
+    return _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, c_diag,
+                  prev_act, ev, n_ev, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n, out_d, out_vn,
+                  W, JV, JW, cpos, crot, cvel, cw, cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, obs, pose,
+                  k1, k2, k3, k4, st)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, c_diag,
+           prev_act, ev, n_ev, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n, out_d, out_vn,
+           W, JV, JW, cpos, crot, cvel, cw, cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, obs, pose, k1, k2, k3, k4, st):
+    """The step loop of `run_block` over its scratch arrays, without reference counting (no allocation here)."""
+    npair = gpairs.shape[0]
     t = t0
+    k0 = round(t0 / h)   # time = (global step index) * h: the same for any grouping of steps into calls
     for row in range(n_out):
         for it in range(spo):
             obs[O_CSTAT] = 0.0
@@ -965,5 +986,5 @@ def run_block(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint,
                 for i in range(4):
                     s[q0 + i] /= qn
             post_step(s, Z, P, LAT, TLS, TAX)
-            t = t0 + (row * spo + it + 1) * h
+            t = (k0 + row * spo + it + 1) * h
     return ST_OK, t, n_out

@@ -22,6 +22,7 @@ CHANNEL_GROUPS = ("kinematics", "base_loads", "axial_damper", "lateral_damper", 
 EVENT_KINDS = ("first_contact", "contact_begin", "contact_end", "capture", "sensor", "phase",
                "hard_dock", "diagnostic")
 TIME_CHUNK = 4096
+COMPRESSION_LEVEL = 1   # gzip level (with shuffle): level 4 costs ~2x the time for ~2 % smaller files
 
 _STR = h5py.string_dtype("utf-8")
 EVENT_DTYPE = np.dtype([("time", "f8"), ("kind", _STR), ("pair", _STR), ("text", _STR)])
@@ -95,7 +96,10 @@ class RunMeta:
 # --------------------------------------------------------------------------------------------
 
 class RunWriter:
-    """Create a v1 run file and append frames in blocks; `finish` stamps T Final and completeness."""
+    """Create a v1 run file and append frames in blocks; `finish` stamps T Final and completeness.
+
+    Frames are buffered and written one whole chunk at a time (each chunk compressed once); a chunk that is
+    all zeros (a contact pair not touching for a whole chunk) is not written: HDF5 returns the fill value 0."""
 
     def __init__(self, path, meta: RunMeta, channels: list[ChannelInfo], bodies: list[str],
                  pairs: list[ContactPairInfo], geometry: list[PartGeometry],
@@ -113,15 +117,22 @@ class RunWriter:
         f.attrs["format"] = FORMAT_NAME
         f.attrs["format_version"] = FORMAT_VERSION
         self._write_meta(meta)
-        comp = dict(compression="gzip", compression_opts=4, shuffle=True)
+        comp = dict(compression="gzip", compression_opts=COMPRESSION_LEVEL, shuffle=True, fillvalue=0)
 
         def grow(name, tail, dtype="f8"):
             return f.create_dataset(name, shape=(0, *tail), maxshape=(None, *tail), dtype=dtype,
                                     chunks=(self.chunk, *tail), **comp)
 
-        grow("time", ())
+        c = self.chunk
+        nc, nb, npairs = len(self.channels), len(self.bodies), len(self.pairs)
+        # buffers of one chunk, laid out so that each dataset's block is contiguous
+        self._buf = dict(time=np.zeros(c), channels=np.zeros((nc, c)), position=np.zeros((c, nb, 3)),
+                         quaternion=np.zeros((c, nb, 4)), active=np.zeros((npairs, c), "u1"),
+                         force=np.zeros((npairs, c, 3)), point=np.zeros((npairs, c, 3)))
+        self._fill = 0                  # frames in the buffers; they start at frame self.n - self._fill
+        self._series = [(grow("time", ()), self._buf["time"])]
         g = f.create_group("channels")
-        for ch in self.channels:
+        for i, ch in enumerate(self.channels):
             if ch.group not in CHANNEL_GROUPS:
                 raise ValueError(f"channel {ch.name}: unknown group {ch.group!r}")
             d = g.create_dataset(ch.name, shape=(0,), maxshape=(None,), dtype="f8",
@@ -131,25 +142,26 @@ class RunWriter:
             d.attrs["group"] = ch.group
             d.attrs["stroke"] = ch.stroke
             d.attrs["place"] = ch.place
+            self._series.append((d, self._buf["channels"][i]))
         b = f.create_group("bodies")
         b.create_dataset("names", data=np.array(self.bodies, dtype=object), dtype=_STR)
-        nb = len(self.bodies)
-        grow("bodies/position", (nb, 3))
-        grow("bodies/quaternion", (nb, 4))
-        c = f.create_group("contacts")
-        for p in self.pairs:
-            pg = c.create_group(p.name)
+        self._series.append((grow("bodies/position", (nb, 3)), self._buf["position"]))
+        self._series.append((grow("bodies/quaternion", (nb, 4)), self._buf["quaternion"]))
+        self.contact_detail = contact_detail
+        if contact_detail:
+            self._buf.update(normal=np.zeros((npairs, c, 3)), depth=np.zeros((npairs, c)),
+                             normal_speed=np.zeros((npairs, c)))
+        fields = (("active", (), "u1"), ("force", (3,), "f8"), ("point", (3,), "f8"))
+        if contact_detail:
+            fields += (("normal", (3,), "f8"), ("depth", (), "f8"), ("normal_speed", (), "f8"))
+        cg = f.create_group("contacts")
+        for i, p in enumerate(self.pairs):
+            pg = cg.create_group(p.name)
             pg.attrs["part_a"] = p.part_a
             pg.attrs["part_b"] = p.part_b
             pg.attrs["label"] = p.label or p.name
-            grow(f"contacts/{p.name}/active", (), "u1")
-            grow(f"contacts/{p.name}/force", (3,))
-            grow(f"contacts/{p.name}/point", (3,))
-            if contact_detail:
-                grow(f"contacts/{p.name}/normal", (3,))
-                grow(f"contacts/{p.name}/depth", ())
-                grow(f"contacts/{p.name}/normal_speed", ())
-        self.contact_detail = contact_detail
+            for name, tail, dt in fields:
+                self._series.append((grow(f"contacts/{p.name}/{name}", tail, dt), self._buf[name][i]))
         geo = f.create_group("geometry")
         for part in geometry:
             pg = geo.create_group(part.name)
@@ -160,11 +172,12 @@ class RunWriter:
             pg.create_dataset("lines", data=np.asarray(part.lines, dtype="i4").reshape(-1, 2))
         f.create_dataset("parameters", data=parameters_toml, dtype=_STR)
         f.create_dataset("events", shape=(0,), maxshape=(None,), dtype=EVENT_DTYPE, chunks=(256,))
-        if self.state_sizes:
+        if self.state_sizes:   # sparse snapshots of the solver state: a branch restarts from the one before it
             sg = f.create_group("state")
-            sg.attrs["about"] = "solver state at the start of each frame (restart a branch from any frame)"
+            sg.attrs["about"] = "solver state at the start of some frames (/state/frame); branch from any later frame"
+            sg.create_dataset("frame", shape=(0,), maxshape=(None,), dtype="i8", chunks=(256,))
             for name, k in self.state_sizes.items():
-                grow(f"state/{name}", (int(k),))
+                sg.create_dataset(name, shape=(0, int(k)), maxshape=(None, int(k)), dtype="f8", chunks=(256, int(k)))
         if live:  # SWMR: readers may open the file while it grows; a killed writer leaves it readable
             f.swmr_mode = True
 
@@ -181,47 +194,61 @@ class RunWriter:
         a["scenario"] = meta.scenario
 
     def append(self, time, channels, positions, quaternions, active=None, force=None, point=None,
-               normal=None, depth=None, normal_speed=None, state=None):
+               normal=None, depth=None, normal_speed=None):
         """Append a block of K frames. `channels` is (K, C) in the order given at creation.
 
-        With `contact_detail`, also the unit normal (K, P, 3), depth (K, P) and normal approach speed (K, P);
-        with `state_sizes`, `state` maps each state name to its (K, size) rows."""
+        With `contact_detail`, also the unit normal (K, P, 3), depth (K, P) and normal approach speed (K, P)."""
         time = np.atleast_1d(np.asarray(time, dtype="f8"))
         k = time.shape[0]
-        channels = np.asarray(channels, dtype="f8").reshape(k, len(self.channels))
-        n0, n1 = self.n, self.n + k
-        f = self.f
-
-        def put(name, data):
-            d = f[name]
-            d.resize(n1, axis=0)
-            d[n0:n1] = data
-
-        put("time", time)
-        for i, ch in enumerate(self.channels):
-            put(f"channels/{ch.name}", channels[:, i])
-        put("bodies/position", np.asarray(positions, dtype="f8").reshape(k, len(self.bodies), 3))
-        put("bodies/quaternion", np.asarray(quaternions, dtype="f8").reshape(k, len(self.bodies), 4))
-        npairs = len(self.pairs)
+        nc, nb, npairs = len(self.channels), len(self.bodies), len(self.pairs)
+        src = dict(time=time, channels=np.asarray(channels, dtype="f8").reshape(k, nc).T,
+                   position=np.asarray(positions, dtype="f8").reshape(k, nb, 3),
+                   quaternion=np.asarray(quaternions, dtype="f8").reshape(k, nb, 4))
         if npairs:
-            active = np.asarray(active, dtype="u1").reshape(k, npairs)
-            force = np.asarray(force, dtype="f8").reshape(k, npairs, 3)
-            point = np.asarray(point, dtype="f8").reshape(k, npairs, 3)
-            for i, p in enumerate(self.pairs):
-                put(f"contacts/{p.name}/active", active[:, i])
-                put(f"contacts/{p.name}/force", force[:, i])
-                put(f"contacts/{p.name}/point", point[:, i])
+            src["active"] = np.asarray(active, dtype="u1").reshape(k, npairs).T
+            src["force"] = np.asarray(force, dtype="f8").reshape(k, npairs, 3).transpose(1, 0, 2)
+            src["point"] = np.asarray(point, dtype="f8").reshape(k, npairs, 3).transpose(1, 0, 2)
             if self.contact_detail:
-                normal = np.asarray(normal, dtype="f8").reshape(k, npairs, 3)
-                depth = np.asarray(depth, dtype="f8").reshape(k, npairs)
-                normal_speed = np.asarray(normal_speed, dtype="f8").reshape(k, npairs)
-                for i, p in enumerate(self.pairs):
-                    put(f"contacts/{p.name}/normal", normal[:, i])
-                    put(f"contacts/{p.name}/depth", depth[:, i])
-                    put(f"contacts/{p.name}/normal_speed", normal_speed[:, i])
+                src["normal"] = np.asarray(normal, dtype="f8").reshape(k, npairs, 3).transpose(1, 0, 2)
+                src["depth"] = np.asarray(depth, dtype="f8").reshape(k, npairs).T
+                src["normal_speed"] = np.asarray(normal_speed, dtype="f8").reshape(k, npairs).T
+        done = 0
+        while done < k:
+            m = min(k - done, self.chunk - self._fill)
+            a, b = self._fill, self._fill + m
+            for name, data in src.items():
+                buf = self._buf[name]
+                if name in ("time", "position", "quaternion"):
+                    buf[a:b] = data[done:done + m]
+                else:                                   # (series, frame, ...) layout
+                    buf[:, a:b] = data[:, done:done + m]
+            self._fill = b
+            self.n += m
+            done += m
+            if self._fill == self.chunk:
+                self._write_buffered()
+                self._fill = 0
+
+    def add_state(self, frame: int, state: dict[str, np.ndarray]):
+        """Store the solver state at the start of `frame` (the next frame to be appended, usually)."""
+        g = self.f["state"]
+        m = g["frame"].shape[0]
+        g["frame"].resize(m + 1, axis=0)
+        g["frame"][m] = int(frame)
         for name, size in self.state_sizes.items():
-            put(f"state/{name}", np.asarray(state[name], dtype="f8").reshape(k, size))
-        self.n = n1
+            d = g[name]
+            d.resize(m + 1, axis=0)
+            d[m] = np.asarray(state[name], dtype="f8").reshape(size)
+
+    def _write_buffered(self):
+        """Write the buffered frames (one chunk or its start) to every dataset; skip all-zero blocks."""
+        k = self._fill
+        n0 = self.n - k
+        for d, buf in self._series:
+            d.resize(self.n, axis=0)
+            block = buf[:k]
+            if block.any():
+                d[n0:self.n] = block
 
     def add_event(self, time: float, kind: str, pair: str = "", text: str = ""):
         if kind not in EVENT_KINDS:
@@ -229,6 +256,9 @@ class RunWriter:
         self._events.append(Event(float(time), kind, pair, text))
 
     def flush(self):
+        """Write the buffered frames (their chunk is rewritten when it fills) and the events so far."""
+        if self._fill:
+            self._write_buffered()
         self._write_events()
         self.f.flush()
 
@@ -240,6 +270,9 @@ class RunWriter:
             d[:] = np.array([(e.time, e.kind, e.pair, e.text) for e in evs], dtype=EVENT_DTYPE)
 
     def finish(self, t_capture: float = math.nan, complete: bool = True, comment: str | None = None):
+        if self._fill:
+            self._write_buffered()
+            self._fill = 0
         a = self.f.attrs
         a["t_capture"] = float(t_capture)
         a["t_final"] = float(self.f["time"][self.n - 1]) if self.n else 0.0
@@ -251,6 +284,9 @@ class RunWriter:
 
     def close(self):
         if self.f:
+            if self._fill:
+                self._write_buffered()
+                self._fill = 0
             self.f.close()
             self.f = None
 
@@ -441,13 +477,22 @@ class RunFile:
         self.parameters_toml = str(_decode(par[()]))
 
         self.state_sizes: dict[str, int] = {}
+        self._state_frames = np.zeros(0, np.int64)
         sg = self._f.get("state")
         if sg is not None:
+            fr = self._dataset("state/frame", ndim=1)
+            frames = np.asarray(self._read(fr, np.s_[:]), dtype=np.int64)
+            if frames.size and (np.any(np.diff(frames) <= 0) or frames[0] < 0):
+                raise self._err("/state/frame", "snapshot frames must be increasing and >= 0")
             for name, d in sg.items():
+                if name == "frame":
+                    continue
                 self._dataset(f"state/{name}", ndim=2, kind="f")
-                if not self._shape_ok(d.shape, (n, d.shape[1])):
-                    raise self._err(f"/state/{name}", f"wrong shape {d.shape}, expected ({n}, k) like /time")
+                if d.shape[0] != frames.shape[0]:
+                    raise self._err(f"/state/{name}", f"wrong shape {d.shape}: expected one row per /state/frame "
+                                                      f"({frames.shape[0]})")
                 self.state_sizes[name] = int(d.shape[1])
+            self._state_frames = frames
         self._time_datasets()   # keep the handles
 
     def _time_datasets(self) -> list:
@@ -460,8 +505,6 @@ class RunFile:
             h.update({f"channels/{k}": d for k, d in f["channels"].items() if isinstance(d, h5py.Dataset)})
             for pn, pg in f["contacts"].items():
                 h.update({f"contacts/{pn}/{k}": d for k, d in pg.items() if isinstance(d, h5py.Dataset)})
-            if "state" in f:
-                h.update({f"state/{k}": d for k, d in f["state"].items()})
             self._handles = h
         return list(h.values())
 
@@ -503,12 +546,16 @@ class RunFile:
         self.time, self.n_frames = t, n
         return True   # events are not re-read: their strings may be rewritten under us (read them at the end)
 
-    def state_at(self, frame: int) -> dict[str, np.ndarray] | None:
-        """The solver state at the start of a frame ({name: vector}), or None for a run without /state."""
+    def state_at(self, frame: int) -> tuple[int, dict[str, np.ndarray]] | None:
+        """The last state snapshot at or before `frame`: (its frame, {name: vector}); None without /state."""
         if not self.state_sizes:
             return None
-        return {k: np.array(self._read(self._ds(f"state/{k}"), int(frame)), dtype=float) for k in self.state_sizes}
-
+        frames = self._state_frames[self._state_frames < self.n_frames]
+        i = int(np.searchsorted(frames, int(frame), side="right")) - 1
+        if i < 0:
+            return None
+        return int(frames[i]), {k: np.array(self._read(self._f[f"state/{k}"], i), dtype=float)
+                                for k in self.state_sizes}
     def _req_attr(self, name):
         v = self._f.attrs.get(name)
         if v is None:
@@ -690,9 +737,12 @@ def seal_incomplete(path, reason: str) -> Path:
         timed = ["time", "bodies/position", "bodies/quaternion"]
         timed += [f"channels/{c}" for c in dst["channels"]]
         timed += [f"contacts/{pn}/{k}" for pn in dst["contacts"] for k in dst["contacts"][pn]]
-        timed += [f"state/{k}" for k in dst.get("state", {})]
         for name in timed:
             dst[name].resize(n, axis=0)
+        if "state" in dst:   # keep the snapshots of frames that were kept
+            keep = int(np.searchsorted(dst["state/frame"][:], n, side="left"))
+            for d in dst["state"].values():
+                d.resize(keep, axis=0)
         events.append(Event(t_final, "diagnostic", "", f"run stopped at t = {t_final:.4f} s: {reason}"))
         events.sort(key=lambda e: e.time)
         ev = dst.create_dataset("events", shape=(len(events),), maxshape=(None,), dtype=EVENT_DTYPE, chunks=(256,))

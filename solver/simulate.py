@@ -32,26 +32,30 @@ class RunCancelled(RuntimeError):
     """The caller's `cancel()` said stop; the run file is kept, truncated and marked incomplete."""
 
 
-# ---- run from a stored state (branch runs); the state rows written per frame under /state ---------------
+# ---- run from a stored state (branch runs): snapshots under /state, one per written block ----------------
 STATE_ROWS = ("s", "Z", "contact_prev")   # continuous state, discrete state, contact flags of the last step
 
 
 @dataclass
 class StartState:
-    """A branch start: time and solver state (`STATE_ROWS`) at a frame of another run."""
+    """A branch start at time `t`: the snapshot `state` (`STATE_ROWS`) taken `skip` frames earlier, at `t_snap`."""
     t: float
     state: dict = field(default_factory=dict)
     source: str = ""
+    t_snap: float = 0.0
+    skip: int = 0
 
 
 def start_from_run(run_path, frame: int) -> StartState:
-    """The state stored at `frame` of a run file (raises ValueError for a run written without /state)."""
+    """Branch start at `frame` of a run: its last state snapshot before it (ValueError for a run without /state)."""
     with RunFile(run_path) as r:
-        st = r.state_at(frame)
-        if st is None or any(k not in st for k in STATE_ROWS):
-            raise ValueError(f"{Path(run_path).name}: /state: run has no stored solver state to branch from")
         frame = min(max(int(frame), 0), r.n_frames - 1)
-        return StartState(float(r.time[frame]), st, f"{Path(run_path).name} frame {frame}")
+        snap = r.state_at(frame)
+        if snap is None or any(k not in snap[1] for k in STATE_ROWS):
+            raise ValueError(f"{Path(run_path).name}: /state: run has no stored solver state to branch from")
+        f0, st = snap
+        return StartState(float(r.time[frame]), st, f"{Path(run_path).name} frame {frame}", float(r.time[f0]),
+                          frame - f0)
 
 
 def channel_infos(m: Model) -> list[ChannelInfo]:
@@ -175,38 +179,43 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
     s = m.s0.copy()
     Z = m.Z0.copy()
     prev = np.zeros(npair, np.int64)
-    if start is not None:
-        s[:] = start.state["s"]
-        Z[:] = start.state["Z"]
-        prev[:] = start.state["contact_prev"]
-        w.add_event(t0, "phase", "", f"branch from {start.source} at t = {t0:.4f} s with {Path(scenario_path).name}")
     kargs = (m.P, m.LAT, m.TLS, m.TAX, m.TMA, m.TML, *kernel_args(m))
     buf = dict(t=np.zeros(block), ch=np.zeros((block, nc)), pos=np.zeros((block, 6, 3)), q=np.zeros((block, 6, 4)),
                act=np.zeros((block, npair), np.uint8), f=np.zeros((block, npair, 3)), p=np.zeros((block, npair, 3)),
                n=np.zeros((block, npair, 3)), d=np.zeros((block, npair)), vn=np.zeros((block, npair)))
-    sbuf = dict(s=np.zeros((block, D.NS)), Z=np.zeros((block, D.NZ)), contact_prev=np.zeros((block, npair)))
     outs = [buf[k] for k in ("t", "ch", "pos", "q", "act", "f", "p", "n", "d", "vn")]
     ev = np.zeros((16384, 3))
     diag = np.zeros(2)
     n_ev = np.zeros(1, np.int64)
-    ev_written = 0
     t = t0
-    done = 0
     status = D.ST_OK
+    if start is not None:
+        s[:] = start.state["s"]
+        Z[:] = start.state["Z"]
+        prev[:] = start.state["contact_prev"]
+        t = start.t_snap
+        left = int(start.skip)   # re-simulate from the snapshot to the branch frame (same steps, same results)
+        while left > 0 and status == D.ST_OK:
+            k = min(block, left)
+            status, t, r = D.run_block(s, Z, t, m.step, k, spo, *kargs, diag, prev, ev, n_ev, *outs)
+            left -= r
+            if r == 0:
+                break
+        n_ev[0] = 0
+        if status != D.ST_OK or left:
+            raise ScenarioError(scenario_path, "start", f"re-simulating to the branch time {t0:g} s failed")
+        t = t0
+        w.add_event(t0, "phase", "", f"branch from {start.source} at t = {t0:.4f} s with {Path(scenario_path).name}")
+    ev_written = 0
+    done = 0
     t_capture = float(Z[D.Z_TCAPT]) if Z[D.Z_CAPT] > 0.5 else math.nan
     cancelled = False
     while done < n_total:
         k = min(block, n_total - done)
-        rows = 0
-        for j in range(k):  # one output frame per call: the state at each frame's start is kept for branching
-            sbuf["s"][j], sbuf["Z"][j], sbuf["contact_prev"][j] = s, Z, prev
-            status, t, r = D.run_block(s, Z, t, m.step, 1, spo, *kargs, diag, prev, ev, n_ev,
-                                       *[a[j:j + 1] for a in outs])
-            rows += r
-            if status != D.ST_OK or r == 0:
-                break
+        w.add_state(done, {"s": s, "Z": Z, "contact_prev": prev})   # one snapshot per block, for branching
+        status, t, rows = D.run_block(s, Z, t, m.step, k, spo, *kargs, diag, prev, ev, n_ev, *outs)
         if rows:
-            w.append(*[a[:rows] for a in outs], state={key: v[:rows] for key, v in sbuf.items()})
+            w.append(*[a[:rows] for a in outs])
             contact_events.append(buf["t"][:rows], buf["act"][:rows], buf["f"][:rows], buf["n"][:rows],
                                   buf["vn"][:rows])
         done += rows

@@ -277,3 +277,41 @@ def test_toml_numbers_commented_and_consistent_with_synthetic_scenario():
     assert CFG["limiter"]["length"] == syn["limiter_length"]
     assert CFG["alignment_lever"]["roller_radius"] == syn["roller_radius"]
     assert CFG["housing"]["gimbal_offset"] == syn["gimbal_offset"]
+
+
+def test_meridian_culling_never_changes_a_contact(geo):
+    """The broad phase's (x, rho) capsule only skips pairs that cannot touch: over random poses near and inside
+    the cone (heads, housings, tilts, latch and lever states) the outputs equal those with the capsules off."""
+    from solver.contact.pairset import PAR_MT, PairSetOutput, evaluate_pairs
+    off = geo.ppar.copy()
+    off[:, PAR_MT] = -1.0
+    assert (geo.ppar[:, PAR_MT] >= 0).sum() >= 15          # cone, socket, ring pairs have a capsule
+    rng = np.random.default_rng(7)
+    touching = 0
+    for _ in range(3000):
+        x = rng.uniform(-0.6, 0.25)
+        r = rng.uniform(0.0, 1.1) * (cone_radius(min(x, 0.0)) if x < 0 else 0.45)
+        u = rng.uniform(0, 2 * math.pi)
+        head = np.array([x, r * math.cos(u), r * math.sin(u)])
+        axis = rng.normal(size=3)
+        Rh = np.asarray(quat.to_matrix(quat.from_axis_angle(axis / np.linalg.norm(axis), rng.normal(scale=0.12))))
+        gimbal = head + Rh @ [rng.uniform(0.3, 0.9), 0, 0]
+        pos, rot, vel, om = poses(head=head, gimbal=gimbal, housing_rot=Rh)
+        rot[B["probe_head"]] = rot[B["probe"]] = Rh
+        vel[:] = rng.normal(scale=0.1, size=vel.shape)
+        state = rng.uniform(0, 1, size=2 + 4)
+        outs = []
+        for ppar in (geo.ppar, off):
+            o = PairSetOutput(len(geo.pair_names))
+            st = evaluate_pairs(geo.prim, geo.pint, geo.pairs, ppar, pos, rot, vel, om, state, geo.work, o.active,
+                                o.depth, o.point, o.normal, o.force, o.diag)
+            outs.append((st, o))
+        (s1, a), (s2, b) = outs
+        assert s1 == s2
+        if s1 == 0:
+            for f in ("active", "depth", "point", "normal", "force"):
+                np.testing.assert_array_equal(getattr(a, f), getattr(b, f))
+            touching += int(a.active.any())
+        else:
+            np.testing.assert_array_equal(a.diag, b.diag)
+    assert touching > 100                                   # the sample does hit the surfaces

@@ -199,3 +199,50 @@ def test_optional_contact_detail_roundtrip(tmp_path):
         _replace(f, "contacts/head_cone/depth", np.zeros(3))
     with pytest.raises(RunFileError, match=r"/contacts/head_cone/depth: wrong shape \(3,\), expected \(5,\)"):
         RunFile(p)
+
+
+def test_buffered_chunks_flush_and_zero_chunks_read_back(tmp_path):
+    """Frames cross chunk boundaries in odd blocks, a flush lands mid-chunk, and a pair that never touches
+    in a whole chunk is not stored there but reads back as zeros / inactive."""
+    p = tmp_path / "chunks.h5"
+    pairs = [ContactPairInfo("head_cone", "probe_head", "receiving_cone"),
+             ContactPairInfo("latch_stop_1", "latches", "socket")]
+    w = RunWriter(p, RunMeta(variant="existing"), [ChannelInfo("Fx", "N", "force x", "base_loads")],
+                  ["passive_craft"], pairs, [], chunk=8, contact_detail=True)
+    n = 29
+    rng = np.random.default_rng(3)
+    t = np.arange(n) * 0.1
+    fx = rng.normal(size=(n, 1))
+    act = np.zeros((n, 2), "u1")
+    act[20:23, 1] = 1                                 # pair 0 never active; pair 1 only in the third chunk
+    force = rng.normal(size=(n, 2, 3)) * act[:, :, None]
+    point = rng.normal(size=(n, 2, 3)) * act[:, :, None]
+    normal = np.zeros((n, 2, 3))
+    normal[act == 1] = [0.0, 0.0, 1.0]
+    depth = rng.uniform(size=(n, 2)) * act
+    speed = rng.normal(size=(n, 2)) * act
+    pos = rng.normal(size=(n, 1, 3))
+    q = np.tile([1.0, 0, 0, 0], (n, 1, 1))
+    for a, b in ((0, 5), (5, 6), (6, 19), (19, 29)):
+        w.append(t[a:b], fx[a:b], pos[a:b], q[a:b], act[a:b], force[a:b], point[a:b], normal[a:b], depth[a:b],
+                 speed[a:b])
+        if b == 6:
+            w.flush()                                 # a partial chunk written, then completed later
+    w.finish()
+    with h5py.File(p) as f:
+        assert f["contacts/head_cone/force"].id.get_num_chunks() == 0
+        assert f["contacts/latch_stop_1/force"].id.get_num_chunks() == 1
+        assert f["channels/Fx"].id.get_num_chunks() == 4
+    with RunFile(p) as r:
+        assert r.n_frames == n and r.t_final == t[-1]
+        np.testing.assert_array_equal(r.time, t)
+        np.testing.assert_array_equal(r.channel("Fx"), fx[:, 0])
+        np.testing.assert_array_equal(r.poses(17)[0], pos[17])
+        for j, name in enumerate(("head_cone", "latch_stop_1")):
+            np.testing.assert_array_equal(r.contact_active(name), act[:, j].astype(bool))
+            np.testing.assert_array_equal(r.contact_force(name), force[:, j])
+            d = r.contact_detail(name)
+            np.testing.assert_array_equal(d["normal"], normal[:, j])
+            np.testing.assert_array_equal(d["depth"], depth[:, j])
+            np.testing.assert_array_equal(d["normal_speed"], speed[:, j])
+            np.testing.assert_array_equal(r.contact_state(21)[name][2], point[21, j])

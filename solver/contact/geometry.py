@@ -12,7 +12,8 @@ import numpy as np
 from ..runfile import ContactPairInfo, PartGeometry
 from ..wireframe import Wire
 from . import kernels as K
-from .pairset import N_PAR, PAR_BR, PAR_BX, PAR_C, PAR_DMAX, PAR_K, PAR_MU, PAR_VSLIP
+from .pairset import (N_PAR, PAR_BR, PAR_BX, PAR_C, PAR_DMAX, PAR_K, PAR_MA, PAR_MO, PAR_MSEG, PAR_MSIDE, PAR_MT,
+                      PAR_MU, PAR_VSLIP)
 
 BODIES = ("passive_craft", "active_craft", "housing", "probe", "probe_head", "limiter")
 DEFAULT_TOML = Path(__file__).resolve().parents[2] / "resources" / "geometry" / "probe_cone.toml"
@@ -159,6 +160,43 @@ def _bounding(kind, w):
     raise ValueError(f"no bounding sphere for passive kind {kind}")
 
 
+def _meridian_capsule(rows):
+    """Axis origin, unit axis, (x0, r0, x1, r1) and half-thickness of a capsule in the (x, rho) half-plane that
+    holds every passive row of a pair, and the one-sided surface's line (x, r, nx, nr), if all rows are coaxial
+    surfaces of revolution (cone, circle, annulus) with at most one one-sided (unbounded) row; else None."""
+    if any(k not in (K.CONE, K.CIRCLE, K.ANNULUS) for k, _ in rows):
+        return None
+    o, a = rows[0][1][0:3], rows[0][1][3:6] / np.linalg.norm(rows[0][1][3:6])
+    feats = []                                        # (x, r, x', r', tube): a segment or point, thickened
+    sides = []                                        # one-sided rows: a point of the line and its free normal
+    for kind, w in rows:
+        aj = w[3:6] / np.linalg.norm(w[3:6])
+        if np.linalg.norm(np.cross(aj, a)) > 1e-9 or np.linalg.norm(np.cross(w[0:3] - o, a)) > 1e-9:
+            return None
+        xo, sg = float(np.dot(w[0:3] - o, a)), float(np.sign(np.dot(aj, a)))
+        if kind == K.CONE:
+            feats.append((xo + sg * w[9], w[10], xo + sg * w[11], w[12], max(w[15], 0.0)))
+            sides.append((xo + sg * w[9], w[10], sg * w[19], w[20]))
+        elif kind == K.CIRCLE:                        # a torus: bounded penetration
+            feats.append((xo, w[9], xo, w[9], w[10]))
+        else:
+            feats.append((xo, w[9], xo, w[10], 0.0))
+            sides.append((xo, w[9], sg, 0.0))
+    if len(sides) > 1:
+        return None
+    pts = [np.array(f[i:i + 2]) for f in feats for i in (0, 2)]
+    p, q = max(((p, q) for p in pts for q in pts), key=lambda pq: np.linalg.norm(pq[0] - pq[1]))
+    e = q - p
+
+    def dist(v):
+        t = 0.0 if not e.any() else min(1.0, max(0.0, float(np.dot(v - p, e) / np.dot(e, e))))
+        return float(np.linalg.norm(v - p - t * e))
+
+    # a feature's largest distance from the segment is at one of its ends (distance to a segment is convex)
+    thick = max(max(dist(np.array(f[0:2])), dist(np.array(f[2:4]))) + f[4] for f in feats)
+    return o, a, (*p, *q), thick, (sides[0] if sides else (0.0, 0.0, 0.0, 0.0))
+
+
 # ------------------------------------------------------------------------------------------------
 # packed geometry
 # ------------------------------------------------------------------------------------------------
@@ -231,6 +269,13 @@ class GeometryBuilder:
             c = np.mean([s[0] for s in spheres], axis=0)
             ppar[k, PAR_BX:PAR_BX + 3] = c
             ppar[k, PAR_BR] = max(np.linalg.norm(s[0] - c) + s[1] for s in spheres)
+            cap = _meridian_capsule([(self.prims[j][1], self.prims[j][3])
+                                     for j in range(p["b0"], p["b0"] + p["nb"])])
+            ppar[k, PAR_MT] = -1.0
+            if cap is not None:
+                ppar[k, PAR_MO:PAR_MO + 3], ppar[k, PAR_MA:PAR_MA + 3] = cap[0], cap[1]
+                ppar[k, PAR_MSEG:PAR_MSEG + 4], ppar[k, PAR_MT] = cap[2], cap[3]
+                ppar[k, PAR_MSIDE:PAR_MSIDE + 4] = cap[4]
         info = [ContactPairInfo(p["name"], p["parts"][0], p["parts"][1], p["name"].replace("_", " "))
                 for p in self.pairs]
         return ContactGeometry(prim, pint, pairs, ppar, np.zeros_like(prim), self.bodies,

@@ -35,7 +35,7 @@ _COS = np.cos(np.arange(MAX_MEMBERS) * (2.0 * math.pi / MAX_MEMBERS))
 _SIN = np.sin(np.arange(MAX_MEMBERS) * (2.0 * math.pi / MAX_MEMBERS))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def effective_kind(kind):
     """Kind of the world row after state-dependent parts are instantiated."""
     if kind == LATCH_TIP:
@@ -49,19 +49,19 @@ def effective_kind(kind):
 # frames
 # ------------------------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _put_point(rot, pos, b, w, j, k, x, y, z):
     for i in range(3):
         w[j, k + i] = rot[b, i, 0] * x + rot[b, i, 1] * y + rot[b, i, 2] * z + pos[b, i]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _put_dir(rot, b, w, j, k, x, y, z):
     for i in range(3):
         w[j, k + i] = rot[b, i, 0] * x + rot[b, i, 1] * y + rot[b, i, 2] * z
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _cross_into(w, j, k, a, b):
     """w[j, k:k+3] = w[j, a:a+3] x w[j, b:b+3]."""
     ax, ay, az = w[j, a], w[j, a + 1], w[j, a + 2]
@@ -117,7 +117,7 @@ def transform_rows(prim, pint, pos, rot, state, work):
             _cross_into(work, j, 17, 3, 6)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _axial(w, j, px, py, pz):
     """Axial coordinate, distance from the axis and radial unit of a point about row j's axis."""
     rx, ry, rz = px - w[j, 0], py - w[j, 1], pz - w[j, 2]
@@ -141,7 +141,7 @@ def cone_char(w, j, px, py, pz, r):
     return r - ((x - w[j, 9]) * w[j, 19] + (rho - w[j, 10]) * w[j, 20])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def sphere_cone(cx, cy, cz, r, w, j):
     """Sphere against a frustum or cylinder surface (receiving cone, socket bore), free side `side`."""
     x, rho, ux, uy, uz = _axial(w, j, cx, cy, cz)
@@ -160,7 +160,7 @@ def sphere_cone(cx, cy, cz, r, w, j):
     return depth, cx - d * nx, cy - d * ny, cz - d * nz, nx, ny, nz
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def sphere_circle(cx, cy, cz, r, w, j):
     """Sphere against an edge circle / torus, limited to the wedge between the adjoining surfaces."""
     x, rho, ux, uy, uz = _axial(w, j, cx, cy, cz)
@@ -192,7 +192,7 @@ def sphere_circle(cx, cy, cz, r, w, j):
     return depth, qx, qy, qz, nx, ny, nz
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def sphere_annulus(cx, cy, cz, r, w, j):
     """Sphere against a plane normal to the axis, bounded by rho_min..rho_max (socket bottom, ring)."""
     x, rho, ux, uy, uz = _axial(w, j, cx, cy, cz)
@@ -204,7 +204,7 @@ def sphere_annulus(cx, cy, cz, r, w, j):
     return depth, cx - x * w[j, 3], cy - x * w[j, 4], cz - x * w[j, 5], w[j, 3], w[j, 4], w[j, 5]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _closest_on_segment(px, py, pz, ax, ay, az, bx, by, bz):
     ex, ey, ez = bx - ax, by - ay, bz - az
     ee = ex * ex + ey * ey + ez * ez
@@ -215,7 +215,7 @@ def _closest_on_segment(px, py, pz, ax, ay, az, bx, by, bz):
     return ax + t * ex, ay + t * ey, az + t * ez
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def sphere_face(cx, cy, cz, r, w, j):
     """Sphere against a one-sided convex quad face (slot wall, stop face): interior, else its border."""
     nx, ny, nz = w[j, 12], w[j, 13], w[j, 14]

@@ -6,20 +6,26 @@ import math
 import numpy as np
 from numba import njit
 
-from .kernels import NO, effective_kind, pair_eval, transform_rows
+from .kernels import (ANNULUS, CIRCLE, CONE, FACE, NO, SPHERE, effective_kind, pair_eval, sphere_annulus, sphere_circle,
+                      sphere_cone, sphere_face, transform_rows)
 
 # pair table columns (int64): active primitive, first passive primitive, passive count, exclusion
 PAIR_A, PAIR_B0, PAIR_NB, PAIR_EXCLUDE = 0, 1, 2, 3
 # pair parameters (float64): normal stiffness N/m, damping N*s/m, Coulomb mu, stick slip speed m/s,
-# max admissible depth m, passive bounding sphere centre (passive body frame) and radius, active radius
+# max admissible depth m, passive bounding sphere centre (passive body frame) and radius, active radius;
+# meridian bound of a coaxial passive set (surfaces of revolution): axis origin and unit direction (passive
+# body frame), a capsule in the (axial x, radius rho) half-plane: segment (x0, r0)-(x1, r1) and its
+# half-thickness (< 0: no meridian bound for this pair), and the line of its one-sided surface (cone wall or
+# annulus: a point and the free-side unit normal in the half-plane; normal 0 if all its rows are bounded)
 PAR_K, PAR_C, PAR_MU, PAR_VSLIP, PAR_DMAX, PAR_BX, PAR_BY, PAR_BZ, PAR_BR = range(9)
-N_PAR = 10
+PAR_MO, PAR_MA, PAR_MSEG, PAR_MT, PAR_MSIDE = 10, 13, 16, 20, 21
+N_PAR = 25
 
 STATUS_OK = 0
 STATUS_DEPTH_EXCEEDED = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _bound_radius(w, kind, j):
     """Centre and radius of a sphere bounding world row j (active primitives only)."""
     if kind == 0:                                     # sphere
@@ -39,7 +45,31 @@ def _bound_radius(w, kind, j):
     return 0.0, 0.0, 0.0, 1e300
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _meridian_apart(ppar, k, rot, pos, bb, ax, ay, az, ar):
+    """True if a sphere (world centre, radius ar) cannot touch pair k's coaxial passive set: it is on the free
+    side of the set's one-sided surface and its distance in the (x, rho) half-plane about the set's axis (never
+    more than the 3-D distance) exceeds ar + the capsule's half-thickness + the admissible depth. Behind the
+    surface (any depth counts as penetration there) it is never culled."""
+    dx, dy, dz = ax - pos[bb, 0], ay - pos[bb, 1], az - pos[bb, 2]
+    qx = rot[bb, 0, 0] * dx + rot[bb, 1, 0] * dy + rot[bb, 2, 0] * dz - ppar[k, PAR_MO]
+    qy = rot[bb, 0, 1] * dx + rot[bb, 1, 1] * dy + rot[bb, 2, 1] * dz - ppar[k, PAR_MO + 1]
+    qz = rot[bb, 0, 2] * dx + rot[bb, 1, 2] * dy + rot[bb, 2, 2] * dz - ppar[k, PAR_MO + 2]
+    x = qx * ppar[k, PAR_MA] + qy * ppar[k, PAR_MA + 1] + qz * ppar[k, PAR_MA + 2]
+    rho = math.sqrt(max(qx * qx + qy * qy + qz * qz - x * x, 0.0))
+    if (x - ppar[k, PAR_MSIDE]) * ppar[k, PAR_MSIDE + 2] + (rho - ppar[k, PAR_MSIDE + 1]) * ppar[k, PAR_MSIDE + 3] < 0.0:
+        return False
+    x0, r0 = ppar[k, PAR_MSEG], ppar[k, PAR_MSEG + 1]
+    ex, er = ppar[k, PAR_MSEG + 2] - x0, ppar[k, PAR_MSEG + 3] - r0
+    ee = ex * ex + er * er
+    t = 0.0
+    if ee > 0.0:
+        t = min(1.0, max(0.0, ((x - x0) * ex + (rho - r0) * er) / ee))
+    reach = ar + ppar[k, PAR_MT] + ppar[k, PAR_DMAX]
+    return (x - x0 - t * ex) ** 2 + (rho - r0 - t * er) ** 2 > reach * reach
+
+
+@njit(cache=True, _nrt=False)
 def evaluate_pairs(prim, pint, pairs, ppar, pos, rot, vel, omega, state, work,
                    active, depth, point, normal, force, diag):
     """Evaluate all contact pairs for one step; returns STATUS_OK or STATUS_DEPTH_EXCEEDED.
@@ -75,10 +105,26 @@ def evaluate_pairs(prim, pint, pairs, ppar, pos, rot, vel, omega, state, work,
         reach = ar + ppar[k, PAR_BR]
         if (ax - bx) ** 2 + (ay - by) ** 2 + (az - bz) ** 2 > reach * reach:
             continue
+        if ppar[k, PAR_MT] >= 0.0 and _meridian_apart(ppar, k, rot, pos, bb, ax, ay, az, ar):
+            continue
         best = NO
         bpx = bpy = bpz = bnx = bny = bnz = 0.0
         for jb in range(b0, b0 + pairs[k, PAIR_NB]):
-            d, px, py, pz, nx, ny, nz = pair_eval(work, ka, ia, effective_kind(pint[jb, 0]), jb)
+            kb = pint[jb, 0]
+            if ka == SPHERE:                          # the common case, dispatched here so it is inlined
+                cx, cy, cz, r = work[ia, 0], work[ia, 1], work[ia, 2], work[ia, 3]
+                if kb == CONE:
+                    d, px, py, pz, nx, ny, nz = sphere_cone(cx, cy, cz, r, work, jb)
+                elif kb == FACE:
+                    d, px, py, pz, nx, ny, nz = sphere_face(cx, cy, cz, r, work, jb)
+                elif kb == CIRCLE:
+                    d, px, py, pz, nx, ny, nz = sphere_circle(cx, cy, cz, r, work, jb)
+                elif kb == ANNULUS:
+                    d, px, py, pz, nx, ny, nz = sphere_annulus(cx, cy, cz, r, work, jb)
+                else:
+                    d, px, py, pz, nx, ny, nz = pair_eval(work, ka, ia, effective_kind(kb), jb)
+            else:
+                d, px, py, pz, nx, ny, nz = pair_eval(work, ka, ia, effective_kind(kb), jb)
             if d > best:
                 best, bpx, bpy, bpz, bnx, bny, bnz = d, px, py, pz, nx, ny, nz
         if best <= 0.0:
