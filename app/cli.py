@@ -109,7 +109,8 @@ def cmd_run(args) -> int:
     if args.progress_lines:
         print(f"STARTED {Path(out).resolve()}", flush=True)
     try:
-        run_scenario(args.scenario, out, progress=progress, t_end=t_end, start=start, cancel=lambda: stop["flag"])
+        run_scenario(args.scenario, out, progress=progress, t_end=t_end, start=start, cancel=lambda: stop["flag"],
+                     live=args.progress_lines)   # the app's worker follows the file while it grows
     except ScenarioError as exc:
         return fail(exc)
     except SolverDiverged as exc:

@@ -178,6 +178,7 @@ class RunWriter:
             sg.create_dataset("frame", shape=(0,), maxshape=(None,), dtype="i8", chunks=(256,))
             for name, k in self.state_sizes.items():
                 sg.create_dataset(name, shape=(0, int(k)), maxshape=(None, int(k)), dtype="f8", chunks=(256, int(k)))
+        self.live = bool(live)
         if live:  # SWMR: readers may open the file while it grows; a killed writer leaves it readable
             f.swmr_mode = True
 
@@ -256,7 +257,11 @@ class RunWriter:
         self._events.append(Event(float(time), kind, pair, text))
 
     def flush(self):
-        """Write the buffered frames (their chunk is rewritten when it fills) and the events so far."""
+        """Live files: write the buffered frames (their chunk is rewritten when it fills) and the events so far.
+
+        Other files write each chunk once, when full (a rewritten chunk leaves its old space unused in the file)."""
+        if not self.live:
+            return
         if self._fill:
             self._write_buffered()
         self._write_events()

@@ -152,11 +152,12 @@ def kernel_args(m: Model) -> tuple:
 
 
 def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: StartState | None = None,
-                 cancel=None, block: int = 1000) -> Path:
+                 cancel=None, block: int = 1000, live: bool = False) -> Path:
     """Simulate a scenario into a run file; raises ScenarioError on bad input, SolverDiverged on divergence.
 
     `start`: begin at another run's stored state (a branch); `cancel()` -> True stops after the current block
-    (RunCancelled). Frames are flushed every `block` frames, so the file can be followed while it grows."""
+    (RunCancelled). With `live`, frames are flushed every `block` frames (HDF5 SWMR), so the file can be followed
+    while it grows; otherwise each time chunk is compressed and written once, when it is full."""
     m = load_model(scenario_path)
     T = float(t_end) if t_end is not None else m.duration
     if not (T > 0 and math.isfinite(T)):
@@ -174,7 +175,7 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
     pairs = [*m.cgeo.pair_info, LATCH_NECK]
     nc, npair = D.NCH, len(pairs)
     w = RunWriter(out_path, meta, channel_infos(m), BODIES, pairs, geometry(m), parameters_toml=m.text,
-                  contact_detail=True, state_sizes={"s": D.NS, "Z": D.NZ, "contact_prev": npair}, live=True)
+                  contact_detail=True, state_sizes={"s": D.NS, "Z": D.NZ, "contact_prev": npair}, live=live)
     contact_events = EventAccumulator(pairs)
     s = m.s0.copy()
     Z = m.Z0.copy()

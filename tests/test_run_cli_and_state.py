@@ -103,7 +103,7 @@ def test_seal_a_file_left_by_a_killed_writer(tmp_path):
     code = (f"import sys, os; sys.path.insert(0, {str(ROOT)!r})\n"
             "from solver.simulate import run_scenario\n"
             f"def p(t, T):\n    (t >= 1.99) and os._exit(9)\n"
-            f"run_scenario({str(SCEN / 'central_impact_20t.toml')!r}, {str(out)!r}, progress=p, t_end=10.0)\n")
+            f"run_scenario({str(SCEN / 'central_impact_20t.toml')!r}, {str(out)!r}, progress=p, t_end=10.0, live=True)\n")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT)
     assert r.returncode == 9
     with pytest.raises(OSError):
