@@ -257,14 +257,14 @@ class RunWriter:
         self._events.append(Event(float(time), kind, pair, text))
 
     def flush(self):
-        """Live files: write the buffered frames (their chunk is rewritten when it fills) and the events so far.
+        """Live files: write the buffered frames (their chunk is rewritten when it fills); events wait for `finish`
+        (rewriting variable-length strings under SWMR can leave a killed writer's file unreadable).
 
         Other files write each chunk once, when full (a rewritten chunk leaves its old space unused in the file)."""
         if not self.live:
             return
         if self._fill:
             self._write_buffered()
-        self._write_events()
         self.f.flush()
 
     def _write_events(self):
@@ -318,10 +318,11 @@ def _decode(v):
 class RunFile:
     """A validated, lazily read run file. Raises `RunFileError` on anything malformed."""
 
-    def __init__(self, path):
+    def __init__(self, path, partial: bool = False):
+        """`partial`: a file whose writer died; datasets may hold different numbers of frames (take the shortest)."""
         self.path = Path(path)
         self._f = None
-        self.live = False   # opened while its writer runs (or after it was killed): SWMR read, may grow
+        self.live = bool(partial)   # opened while its writer runs (or after it was killed): may grow
         try:
             self._open()
         except RunFileError:
@@ -725,10 +726,7 @@ def seal_incomplete(path, reason: str) -> Path:
     """Rewrite a run whose writer died (killed process) as an ordinary, closed v1 file: frames cut to the last
     block every dataset holds, `complete` false, T Final set and a `diagnostic` event saying why."""
     path = Path(path)
-    try:
-        run = RunFile(path)
-    except RunFileError:
-        raise
+    run = RunFile(path, partial=True)
     n, t_final = run.n_frames, float(run.time[-1])
     events = list(run.events)
     src = run._f  # noqa: SLF001  (same module)
