@@ -314,7 +314,7 @@ def load_model(scenario_path) -> Model:
     put("i_fr", i_fr)
     k_tr = ad.pos("transmission_stiffness", 1e6)
     put("k_tr", k_tr)
-    t_pre = ad.num("spring_preload_torque", 0.0, 1e3)
+    t_pre = ad.num("spring_preload_torque", 0.0, 1e3, default=0.0)
     k_s = ad.pos("spring_stiffness", 1e3, default=1.0)
     s_max = 2 * math.pi * ad.num("spring_stroke_turns", 0.0, 1e3)
     put("t_pre", t_pre)
@@ -374,11 +374,13 @@ def load_model(scenario_path) -> Model:
     rho, rod = ld.pos("crank_radius", 1.0), ld.pos("rod_length", 1.0)
     g = ld.pos("brake_gear_ratio", 1e3)
     Jb = ld.pos("crank_inertia", 10.0) + ld.pos("rotor_inertia", 1.0) * g * g
+    tilt = math.radians(ld.num("brake_rod_tilt_deg", -60.0, 60.0, default=0.0))   # rods turned (modified damper)
     for k in range(2):
         a = math.radians(bp[k])
         e = np.array([0.0, math.cos(a), math.sin(a)])
         att = np.array([-bd_, 0.0, 0.0]) + br_ * e
-        piv = att + rod * e - rho * np.array([-1.0, 0.0, 0.0])
+        u = math.cos(tilt) * e + math.sin(tilt) * np.array([1.0, 0.0, 0.0])
+        piv = att + rod * u - rho * np.array([-1.0, 0.0, 0.0])
         r = 2 + k
         LAT[r, D.L_TYPE] = 1
         LAT[r, D.L_ATT:D.L_ATT + 3] = att

@@ -42,7 +42,8 @@ def channel_infos(m: Model) -> list[ChannelInfo]:
         "att_pitch": ("deg", "active pitch rel. passive", "spacecraft"),
         "att_yaw": ("deg", "active yaw rel. passive", "spacecraft"),
         "axial_spring": ("m", "axial damper spring mechanism stroke", "axial_damper", st["axial_spring"]),
-        "friction_brake": ("m", "axial damper friction brake slip (probe stroke)", "axial_damper", st["friction_brake"]),
+        "friction_brake": ("m", "axial damper friction brake (FrT2 in the modified damper) slip (probe stroke)",
+                           "axial_damper", st["friction_brake"]),
         "axial_magnetic_brake": ("rpm", "axial damper magnetic brake rotor rate", "axial_damper", st["rpm"]),
         "spring_mechanism_1": ("m", "lateral spring mechanism 1", "lateral_damper", st["lateral"], pl["spring_mechanism_1"]),
         "spring_mechanism_2": ("m", "lateral spring mechanism 2", "lateral_damper", st["lateral"], pl["spring_mechanism_2"]),
@@ -104,7 +105,13 @@ def cyclogram_channel_spec(m: Model) -> dict:
     st = m.strokes
     fr1 = "axial_damper" if st["friction_brake_1"] > 0 else "mechanism"
     lim = "axial_damper" if m.variant == "movable_limiter" else "mechanism"
+    spec = {}
+    if st["axial_spring"] <= 0:          # no spiral spring mechanism (modified damper): not drawn as a device
+        spec["axial_spring"] = ("m", "axial damper spring mechanism (absent in this variant)", "mechanism")
+    if m.TMA[:, 1].max() <= 0:           # no axial magnetic brakes
+        spec["axial_magnetic_brake"] = ("rpm", "axial magnetic brake rotor rate (absent in this variant)", "mechanism")
     return {
+        **spec,
         "drive_rate": ("m/s", "probe retraction rate by the drive", "mechanism"),
         "drive_work": ("J", "work done by the drive", "energy"),
         "retraction": ("m", "probe retraction by the drive (drive output angle)", "mechanism"),
