@@ -121,7 +121,7 @@ def cyclogram_channel_spec(m: Model) -> dict:
         "limiter_spring_force": ("N", "movable limiter spring guides, total", "mechanism"),
         "friction_brake_1": ("m", "first friction brake FrT1 slip (probe stroke)", fr1,
                              st["friction_brake_1"] if st["friction_brake_1"] > 0 else math.nan),
-        "chain_torque": ("N*m", "friction-chain torque on the nut", "axial_damper"),
+        "chain_torque": ("N*m", "friction-chain torque on the nut", "mechanism"),
         "cyclogram_phase": ("", "0 approach, 1 captured, 2 retraction, 3 hard dock", "mechanism", 3.0),
     }
 
