@@ -7,7 +7,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_RUNS = ROOT / "sample_runs"
-DEFAULT_RUN = SAMPLE_RUNS / "synthetic_approach.h5"
+DEFAULT_RUN = SAMPLE_RUNS / "expert_existing.h5"          # a real solver run (bench/make_sample_runs.py)
+SYNTHETIC_RUN = SAMPLE_RUNS / "synthetic_approach.h5"      # the kinematic demo run (tests.synthetic_run)
 
 
 def default_run() -> Path:

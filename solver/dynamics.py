@@ -12,6 +12,7 @@ import math
 import numpy as np
 from numba import njit
 
+from solver.contact.kernels import ROLLER
 from solver.contact.pairset import PAR_K, evaluate_pairs
 from solver.vec3 import (add, col, cross, dot, mat_to_quat, mm, mtv, mv, norm, quat_to_mat, rot_inertia, rot_x,
                          rot_y, rot_z, scl, sub)
@@ -21,12 +22,17 @@ S_RP, S_QP, S_VP, S_WP = 0, 3, 7, 10          # passive: CoM position, quaternio
 S_RA, S_QA, S_VA, S_WA = 13, 16, 20, 23       # active craft, same layout
 S_Q, S_U = 26, 31                              # joints: housing theta1 (y), theta2 (z), bend b1 (y), b2 (z), torsion
 S_PHI, S_DPHI, S_EDISS = 36, 37, 38            # nut angle, nut rate, dissipated energy (continuous part)
-NS = 39
+S_DRV, S_WDRV, S_XL, S_DXL = 39, 40, 41, 42    # drive output angle (nut units), drive work, movable limiter slide
+NS = 43
 ND = 11                                        # active-subsystem generalized velocities
 
 # discrete state
 Z_SLIP, Z_LAT0, Z_BEND0, Z_TORS, Z_LATCH0, Z_CAPT, Z_EDISS, Z_FIRST, Z_TCAPT, Z_EXT0 = 0, 1, 3, 5, 6, 10, 11, 12, 13, 14
-NZ = 18
+# cyclogram: FrT1 slip, phase (0 approach, 1 captured, 2 retracting, 3 hard dock), drive start time, sensor flags
+Z_SLIP1, Z_PHASE, Z_TDRV, Z_SENS_CONE, Z_SENS_BOTTOM, Z_PUSH, Z_RINGS = 18, 19, 20, 21, 22, 23, 24
+NZ = 25
+PH_APPROACH, PH_CAPTURED, PH_RETRACT, PH_HARD = 0.0, 1.0, 2.0, 3.0
+N_CAM = 24                                     # alignment-lever cam table points (nut angle -> lever extension)
 
 # ---------------------------------------------------------------- parameter vector
 _P_NAMES = """
@@ -38,7 +44,9 @@ k_bend0 c_bend k_tors c_tors hb_k hb_lim ht_k ht_lim bend_max k_bend_stop tors_m
 i_nut i_nut_tot k_nutfr i_fr k_tr t_pre k_spring spring_max t_in t_out c_d i_mb k_stroke_stop v_screw
 lh_k lh_f0 lh_mu c_lat psi_max k_crank_stop
 latch_x latch_rr latch_re latch_rt latch_k latch_psi0 x_mouth x_stop r_bore r_floor tan_cone slot_hs slot_hf slot_len lim_x
-""".split()
+drv_delay drv_speed drv_stall t1_in t1_out s1_max pu_n pu_r pu_stroke pu_f0 pu_k pu_kc hook_gap
+lim_mov lim_m lim_f0 lim_k lim_stroke lim_kstop lim_c pi_head_cone pi_head_socket pi_bottom cam_n
+""".split() + [f"cam_x{i}" for i in range(24)] + [f"cam_y{i}" for i in range(24)]
 for _i, _n in enumerate(_P_NAMES):
     globals()["P_" + _n.upper()] = _i
 NP = len(_P_NAMES)
@@ -54,7 +62,9 @@ N_LATCH = 4
 O_FB, O_MB, O_PE, O_PDISS, O_KE, O_MOM, O_DEPTH, O_SPRING, O_BRAKE, O_FAX = 0, 3, 6, 7, 8, 9, 12, 13, 14, 15
 O_LATX, O_LATV, O_LATCH_X, O_LATCH_U, O_KE_BARY, O_MTOT = 16, 20, 24, 28, 32, 33
 O_EXT, O_CSTAT, O_CPAIR, O_CDEPTH, O_LATCH_IN, O_LATCH_E = 34, 35, 36, 37, 38, 42
-NO = 46
+# cyclogram observations: drive rate, chain torque, pusher force, docking-plane gap (max, min), limiter force
+O_DRV, O_TAU, O_PUSH, O_GAP, O_GAPMIN, O_LIMF, O_LEVER, O_BRAKE1 = 46, 47, 48, 49, 50, 51, 52, 53
+NO = 54
 # poses: passive dock, active dock, housing, probe (origin at the housing exit), probe_head, limiter
 NPOSE = 6
 # contact-library bodies (solver.contact.BODIES order) and the chain level each one rides on
@@ -95,6 +105,95 @@ def _stop(x, lim, k):
     if x < -lim:
         return -k * (x + lim), 0.5 * k * (x + lim) ** 2
     return 0.0, 0.0
+
+
+@njit(cache=True, error_model="numpy")
+def cam_extension(P, phi):
+    """Alignment-lever extension 0..1 from the nut angle (cam table, linear, held at the ends)."""
+    n = int(P[P_CAM_N])
+    if n < 2 or phi <= P[P_CAM_X0]:
+        return P[P_CAM_Y0] if n >= 1 else 0.0
+    for i in range(1, n):
+        x1 = P[P_CAM_X0 + i]
+        if phi <= x1:
+            x0 = P[P_CAM_X0 + i - 1]
+            y0 = P[P_CAM_Y0 + i - 1]
+            return y0 + (P[P_CAM_Y0 + i] - y0) * (phi - x0) / (x1 - x0)
+    return P[P_CAM_Y0 + n - 1]
+
+
+@njit(cache=True, error_model="numpy")
+def cam_slope(P, phi):
+    """d(lever extension)/d(nut angle) of the cam table (0 outside it)."""
+    n = int(P[P_CAM_N])
+    for i in range(1, n):
+        x1 = P[P_CAM_X0 + i]
+        x0 = P[P_CAM_X0 + i - 1]
+        if x0 < phi <= x1:
+            return (P[P_CAM_Y0 + i] - P[P_CAM_Y0 + i - 1]) / (x1 - x0)
+    return 0.0
+
+
+@njit(cache=True, error_model="numpy")
+def roller_dp(gprim, j, ext, dext):
+    """Housing-frame derivative of roller j's centre with respect to the nut angle (lever swing by the cam)."""
+    phi = gprim[j, 4] + ext * (gprim[j, 5] - gprim[j, 4])
+    dl = dext * (gprim[j, 5] - gprim[j, 4]) * gprim[j, 3]
+    dr = dl * math.cos(phi)
+    return (dl * math.sin(phi), dr * gprim[j, 9], dr * gprim[j, 10])
+
+
+@njit(cache=True, error_model="numpy")
+def brake_limits(P, Z):
+    """Slip torques (stroking in, pulled out) of the friction chain: FrT1 while it has stroke left, else FrT2."""
+    hi = P[P_T_IN]
+    lo = P[P_T_OUT]
+    if P[P_S1_MAX] > 0.0:
+        if Z[Z_SLIP1] < P[P_S1_MAX] and P[P_T1_IN] < hi:
+            hi = P[P_T1_IN]
+        if Z[Z_SLIP1] > 0.0 and P[P_T1_OUT] < lo:
+            lo = P[P_T1_OUT]
+    return hi, lo
+
+
+@njit(cache=True, error_model="numpy")
+def drive_rate(P, Z, tau_el):
+    """Drive output rate (nut rad/s) on the equivalent motor's speed-torque line while retracting; the stop
+    clutches keep it from turning back (rate >= 0)."""
+    if Z[Z_PHASE] != PH_RETRACT:
+        return 0.0
+    w = P[P_DRV_SPEED] * (1.0 + tau_el / P[P_DRV_STALL])      # load torque on the drive = -tau_el
+    return min(max(w, 0.0), 2.0 * P[P_DRV_SPEED])
+
+
+@njit(cache=True, error_model="numpy")
+def limiter_spring(P, xl):
+    """Movable-limiter spring guides (preloaded against the front stop) and stops: force along +x_housing
+    (toward the joint is compression, force pushes back) and stored energy."""
+    f = -(P[P_LIM_F0] + P[P_LIM_K] * xl)
+    e = P[P_LIM_F0] * xl + 0.5 * P[P_LIM_K] * xl * xl
+    if xl < 0.0:
+        f -= P[P_LIM_KSTOP] * xl
+        e += 0.5 * P[P_LIM_KSTOP] * xl * xl
+    elif xl > P[P_LIM_STROKE]:
+        d = xl - P[P_LIM_STROKE]
+        f -= P[P_LIM_KSTOP] * d
+        e += 0.5 * P[P_LIM_KSTOP] * d * d
+    return f, e
+
+
+@njit(cache=True, error_model="numpy")
+def pusher_force(P, gap):
+    """Spring pusher on the docking ring: force (>= 0) and stored energy at docking-plane gap `gap`; contact
+    stiffness pu_kc until the preload is reached, then the pusher spring."""
+    d = P[P_PU_STROKE] - gap
+    if d <= 0.0:
+        return 0.0, 0.0
+    kc, f0, k = P[P_PU_KC], P[P_PU_F0], P[P_PU_K]
+    d0 = f0 / (kc - k)                     # where the contact ramp meets the preloaded spring line (kc > k)
+    if d <= d0:
+        return kc * d, 0.5 * kc * d * d
+    return f0 + k * d, 0.5 * kc * d0 * d0 + f0 * (d - d0) + 0.5 * k * (d * d - d0 * d0)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -269,6 +368,19 @@ def _contact_load(Q, acc, F, p, lvl, rA, rP, pG, pE, e1, e2, f1, f2, f3, px):
         acc[12] += dot(F, px)
 
 
+@njit(cache=True, error_model="numpy")
+def _craft_load(Q, acc, F, p, rA, rP):
+    """Add a force F at p on the active craft itself (rings, pushers) and its reaction on the passive craft."""
+    for i in range(3):
+        Q[i] += F[i]
+    mA = cross(sub(p, rA), F)
+    mP = cross(sub(p, rP), F)
+    for i in range(3):
+        Q[3 + i] += mA[i]
+        acc[i] -= F[i]
+        acc[3 + i] -= mP[i]
+
+
 @njit(cache=True, error_model="numpy", _nrt=False)
 def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
              c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, ds, obs, pose):
@@ -340,8 +452,9 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     _body(cpos, crot, cvel, cw, B_HOUSING, pG, RH, vG, wH)
     _body(cpos, crot, cvel, cw, B_PROBE, pE, RPr, vE, wPr)
     _body(cpos, crot, cvel, cw, B_HEAD, ph, Rhead, vh, wPr)
-    pL = add(pG, scl(hx, P[P_LIM_X]))
-    _body(cpos, crot, cvel, cw, B_LIMITER, pL, RH, add(vG, cross(wH, sub(pL, pG))), wH)
+    xl, dxl = s[S_XL], s[S_DXL]                 # movable limiter: slide toward the joint (0 when fixed)
+    pL = add(pG, scl(hx, P[P_LIM_X] + xl))
+    _body(cpos, crot, cvel, cw, B_LIMITER, pL, RH, add(add(vG, cross(wH, sub(pL, pG))), scl(hx, dxl)), wH)
     Q = W[16, 0:ND]
     Q[:] = 0.0
     acc = W[15, 0:13]          # reaction on the passive craft F(3) M(3) about rP; load on the mechanism F(3) M(3)
@@ -417,7 +530,8 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
         ext = min(ext, e_k)
     obs[O_EXT] = ext                                        # the most pressed latch (output channel)
     cst[0] = ext
-    cst[1] = 0.0                                            # alignment levers retracted (not modelled)
+    cst[1] = cam_extension(P, phi)                          # alignment levers: cam driven by the nut angle
+    obs[O_LEVER] = cst[1]
     status = evaluate_pairs(gprim, gpint, gpairs, gppar, cpos, crot, cvel, cw, cst, gwork, c_act, c_dep, c_pnt,
                             c_nrm, c_frc, c_diag)
     if status != 0 and obs[O_CSTAT] == 0.0:
@@ -425,6 +539,8 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
         obs[O_CPAIR] = c_diag[0]
         obs[O_CDEPTH] = c_diag[1]
     dmax = 0.0
+    f_lim = 0.0
+    q_roll = 0.0
     for k in range(gpairs.shape[0]):
         c_vn[k] = 0.0
         if c_act[k] == 0:
@@ -438,6 +554,13 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
                  cross((cw[ba, 0], cw[ba, 1], cw[ba, 2]), sub(p, (cpos[ba, 0], cpos[ba, 1], cpos[ba, 2]))))
         vb = add((cvel[bb, 0], cvel[bb, 1], cvel[bb, 2]),
                  cross((cw[bb, 0], cw[bb, 1], cw[bb, 2]), sub(p, (cpos[bb, 0], cpos[bb, 1], cpos[bb, 2]))))
+        ia = gpairs[k, 0]
+        if gpint[ia, 0] == ROLLER:
+            # the cam swings the lever with the nut: the roller's reaction loads the nut (generalized force
+            # F . dp/dphi) and the lever's motion enters the contact's relative velocity
+            dpdphi = mv(RH, roller_dp(gprim, ia, cst[1], cam_slope(P, phi)))
+            q_roll += dot(F, dpdphi)
+            va = add(va, scl(dpdphi, dphi))
         vr = sub(va, vb)
         vn = dot(vr, n)
         fn = dot(F, n)
@@ -451,7 +574,32 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
         if d > dmax:
             dmax = d
         lvl = 2 if (ba == B_PROBE or ba == B_HEAD) else (0 if ba == B_ACTIVE else 1)
-        _contact_load(Q, acc, F, p, lvl, rA, rP, pG, pE, e1, e2, f1, f2, f3, px)
+        if lvl == 0:
+            _craft_load(Q, acc, F, p, rA, rP)
+        else:
+            _contact_load(Q, acc, F, p, lvl, rA, rP, pG, pE, e1, e2, f1, f2, f3, px)
+        if ba == B_LIMITER:
+            f_lim += dot(F, hx)
+    # spring pushers on the active docking ring bear on the passive docking plane
+    exP = col(RP, 0)
+    gmax = -1e9
+    gmin = 1e9
+    fpush = 0.0
+    npu = int(P[P_PU_N])
+    for k in range(npu):
+        a = math.pi * (2 * k + 1) / npu
+        pa = add(oA, mv(RA, (0.0, P[P_PU_R] * math.cos(a), P[P_PU_R] * math.sin(a))))
+        gap = dot(sub(pa, oP), exP)
+        gmax = max(gmax, gap)
+        gmin = min(gmin, gap)
+        fk, ek = pusher_force(P, gap)
+        if fk > 0.0:
+            _craft_load(Q, acc, scl(exP, fk), pa, rA, rP)
+            pe += ek
+            fpush += fk
+    obs[O_PUSH] = fpush
+    obs[O_GAP] = gmax
+    obs[O_GAPMIN] = gmin
     FPs = (acc[0], acc[1], acc[2])
     MPs = (acc[3], acc[4], acc[5])
     Fm = (acc[6], acc[7], acc[8])
@@ -555,17 +703,19 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
 
     # ---- axial damper: nut equation (2.1)
     i_fr = P[P_I_FR]
-    xfr = i_fr * phi - Z[Z_SLIP]
+    xfr = i_fr * (phi - s[S_DRV]) - Z[Z_SLIP] - Z[Z_SLIP1]
     if xfr < 0.0:
         t_el = P[P_K_TR] * xfr
         e_el = 0.5 * P[P_K_TR] * xfr * xfr
     else:
         t_el, e_el = _tab(TAX, xfr)
-    if t_el > P[P_T_IN]:
-        t_el = P[P_T_IN]
-    elif t_el < -P[P_T_OUT]:
-        t_el = -P[P_T_OUT]
-    m_fr = i_fr * (t_el + P[P_C_D] * i_fr * dphi)
+    t_hi, t_lo = brake_limits(P, Z)
+    if t_el > t_hi:
+        t_el = t_hi
+    elif t_el < -t_lo:
+        t_el = -t_lo
+    w_drv = drive_rate(P, Z, i_fr * t_el)
+    m_fr = i_fr * (t_el + P[P_C_D] * i_fr * (dphi - w_drv))
     g = P[P_I_MB]
     tm, em = _tab(TMA, g * abs(dphi))
     m_mb = g * tm
@@ -577,10 +727,27 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
         pe += 0.5 * f_stop * (stroke - P[P_STROKE_MAX])
     fr_screw = P[P_K_NUTFR] * abs(F_ax) * math.tanh(dstroke / P[P_V_SCREW])
     m_screw = (F_ax - fr_screw) / i_nut
-    ddphi = (m_screw - m_fr - m_mb - (f_stop + dVds) / i_nut) / P[P_I_NUT_TOT]
+    ddphi = (m_screw - m_fr - m_mb - (f_stop + dVds) / i_nut + q_roll) / P[P_I_NUT_TOT]
     pe += e_el
-    pdiss += P[P_C_D] * (i_fr * dphi) ** 2 + m_mb * dphi + fr_screw * dstroke
+    pdiss += P[P_C_D] * (i_fr * (dphi - w_drv)) ** 2 + m_mb * dphi + fr_screw * dstroke
     ke += 0.5 * P[P_I_NUT_TOT] * dphi * dphi
+    ds[S_DRV] = w_drv
+    ds[S_WDRV] = -m_fr * w_drv                  # power the drive puts into the chain
+    obs[O_DRV] = w_drv
+    obs[O_TAU] = m_fr
+    # movable limiter slide along the housing on its spring guides (separate scalar equation, like the nut)
+    if P[P_LIM_MOV] > 0.5:
+        fs, es = limiter_spring(P, xl)
+        ds[S_XL] = dxl
+        ds[S_DXL] = (f_lim + fs - P[P_LIM_C] * dxl) / P[P_LIM_M]
+        pe += es
+        pdiss += P[P_LIM_C] * dxl * dxl
+        ke += 0.5 * P[P_LIM_M] * dxl * dxl
+        obs[O_LIMF] = -fs
+    else:
+        ds[S_XL] = 0.0
+        ds[S_DXL] = 0.0
+        obs[O_LIMF] = 0.0
 
     # ---- solve the active subsystem
     ud = W[29, 0:ND]
@@ -659,6 +826,7 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     wind = min(max(wind, 0.0), P[P_SPRING_MAX])
     obs[O_SPRING] = wind / (i_fr * i_nut)
     obs[O_BRAKE] = Z[Z_SLIP] / (i_fr * i_nut)
+    obs[O_BRAKE1] = Z[Z_SLIP1] / (i_fr * i_nut)
     # poses
     _pose(pose, 0, oP, RP)
     _pose(pose, 1, oA, RA)
@@ -705,20 +873,40 @@ def _slide(k, x, z, lim):
 
 
 @njit(cache=True, error_model="numpy")
-def post_step(s, Z, P, LAT, TLS, TAX):
-    """Friction-brake slip and hysteresis-slider updates after an explicit step; adds their dissipation."""
+def brake_slip(s, Z, P, TAX):
+    """Return-map the friction brakes (FrT1 with its limited stroke, then FrT2); returns the dissipated energy."""
     diss = 0.0
     i_fr = P[P_I_FR]
-    xfr = i_fr * s[S_PHI] - Z[Z_SLIP]
-    t_el = P[P_K_TR] * xfr if xfr < 0.0 else _tab(TAX, xfr)[0]
-    if t_el > P[P_T_IN]:
-        pn = i_fr * s[S_PHI] - _tab_inv(TAX, P[P_T_IN])
-        diss += P[P_T_IN] * (pn - Z[Z_SLIP])
-        Z[Z_SLIP] = pn
-    elif t_el < -P[P_T_OUT]:
-        pn = i_fr * s[S_PHI] + P[P_T_OUT] / P[P_K_TR]
-        diss += P[P_T_OUT] * (Z[Z_SLIP] - pn)
-        Z[Z_SLIP] = pn
+    for _ in range(2):
+        xfr = i_fr * (s[S_PHI] - s[S_DRV]) - Z[Z_SLIP] - Z[Z_SLIP1]
+        t_el = P[P_K_TR] * xfr if xfr < 0.0 else _tab(TAX, xfr)[0]
+        hi, lo = brake_limits(P, Z)
+        first = P[P_S1_MAX] > 0.0
+        if t_el > hi:
+            d = xfr - _tab_inv(TAX, hi)
+            if first and Z[Z_SLIP1] < P[P_S1_MAX] and hi == P[P_T1_IN]:
+                d = min(d, P[P_S1_MAX] - Z[Z_SLIP1])
+                Z[Z_SLIP1] += d
+            else:
+                Z[Z_SLIP] += d
+            diss += hi * d
+        elif t_el < -lo:
+            d = -lo / P[P_K_TR] - xfr
+            if first and Z[Z_SLIP1] > 0.0 and lo == P[P_T1_OUT]:
+                d = min(d, Z[Z_SLIP1])
+                Z[Z_SLIP1] -= d
+            else:
+                Z[Z_SLIP] -= d
+            diss += lo * d
+        else:
+            break
+    return diss
+
+
+@njit(cache=True, error_model="numpy")
+def post_step(s, Z, P, LAT, TLS, TAX):
+    """Friction-brake slip and hysteresis-slider updates after an explicit step; adds their dissipation."""
+    diss = brake_slip(s, Z, P, TAX)
     L = P[P_L0] - s[S_PHI] / P[P_I_NUT]
     kmod = P[P_L0] / L
     for j in range(2):
@@ -744,7 +932,9 @@ CHANNELS = ("head_x head_y head_z head_vx head_vy head_vz probe_pitch probe_yaw 
             "housing_angle_y housing_angle_z probe_bend_y probe_bend_z probe_torsion probe_stroke "
             "head_offset_y head_offset_z head_near_socket lever_extension kinetic_energy potential_energy "
             "dissipated_energy total_energy head_axial_force latches_engaged max_depth momentum_x momentum_y "
-            "momentum_z crank_angle_1 crank_angle_2 nut_rate latch_extension").split()
+            "momentum_z crank_angle_1 crank_angle_2 nut_rate latch_extension "
+            "drive_rate drive_work retraction pusher_force dock_gap XLimD limiter_spring_force friction_brake_1 "
+            "chain_torque cyclogram_phase").split()
 NCH = len(CHANNELS)
 RAD = 180.0 / math.pi
 RPM = 60.0 / (2.0 * math.pi)
@@ -828,11 +1018,11 @@ def record(row, t, s, Z, P, obs, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, pose, 
     v[36] = hoff[1]
     v[37] = hoff[2]
     v[38] = near
-    v[39] = 0.0
+    v[39] = obs[O_LEVER]
     v[40] = obs[O_KE_BARY]
     v[41] = obs[O_PE]
     v[42] = diss
-    v[43] = obs[O_KE_BARY] + obs[O_PE] + diss
+    v[43] = obs[O_KE_BARY] + obs[O_PE] + diss - s[S_WDRV]     # the drive's work is the energy put in
     v[44] = obs[O_FAX]
     v[45] = lat_on
     v[46] = obs[O_DEPTH]
@@ -841,6 +1031,16 @@ def record(row, t, s, Z, P, obs, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, pose, 
     v[51] = obs[O_LATX + 3] * RAD
     v[52] = s[S_DPHI] * RPM
     v[53] = obs[O_EXT]
+    v[54] = obs[O_DRV] / P[P_I_NUT]
+    v[55] = s[S_WDRV]
+    v[56] = s[S_DRV] / P[P_I_NUT]
+    v[57] = obs[O_PUSH]
+    v[58] = obs[O_GAP]
+    v[59] = s[S_XL]
+    v[60] = obs[O_LIMF]
+    v[61] = obs[O_BRAKE1]
+    v[62] = obs[O_TAU]
+    v[63] = Z[Z_PHASE]
     for p in range(c_act.shape[0]):
         out_act[row, p] = c_act[p]
         if c_act[p] == 0:                          # apart: every record 0 (the run file skips all-zero chunks)
@@ -864,7 +1064,48 @@ def record(row, t, s, Z, P, obs, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, pose, 
 
 # ---------------------------------------------------------------- integration
 EV_FIRST, EV_BEGIN, EV_END, EV_CAPTURE, EV_DIAG = 0, 1, 2, 3, 4
+EV_SENSOR, EV_PHASE, EV_HARD = 5, 6, 7         # head sensor tripped (pair = sensor), cyclogram phase, hooks closed
+SENSOR_CONE, SENSOR_BOTTOM = 0, 1              # head sensors 24 (contact with the cone), 25 (socket bottom)
+PHASE_DRIVE, PHASE_PUSHERS = 2, 10             # retraction started; spring pushers touched the passive plane
 ST_OK, ST_NAN, ST_DEPTH, ST_EVFULL = 0, 1, 2, 3
+ST_DONE = 4                                    # hard dock: the terminal event of the cyclogram
+
+
+@njit(cache=True, error_model="numpy")
+def _event(ev, n_ev, t, kind, code):
+    if n_ev[0] < ev.shape[0]:
+        ev[n_ev[0], 0] = t
+        ev[n_ev[0], 1] = kind
+        ev[n_ev[0], 2] = code
+        n_ev[0] += 1
+
+
+@njit(cache=True, error_model="numpy")
+def cyclogram(t, Z, P, c_act, obs, ev, n_ev):
+    """Sequencing by the head sensors (cone, socket bottom, capture), drive start after capture, pushers,
+    hooks closing when the docking planes meet. Returns True at hard dock (the terminal event)."""
+    cone = c_act[int(P[P_PI_HEAD_CONE])] > 0 or c_act[int(P[P_PI_HEAD_SOCKET])] > 0 \
+        or c_act[c_act.shape[0] - 1] > 0                     # latch noses on the guide wall (latch_neck)
+    if Z[Z_SENS_CONE] < 0.5 and cone:
+        Z[Z_SENS_CONE] = 1.0
+        _event(ev, n_ev, t, EV_SENSOR, SENSOR_CONE)
+    if Z[Z_SENS_BOTTOM] < 0.5 and c_act[int(P[P_PI_BOTTOM])] > 0:
+        Z[Z_SENS_BOTTOM] = 1.0
+        _event(ev, n_ev, t, EV_SENSOR, SENSOR_BOTTOM)
+    if Z[Z_PHASE] == PH_APPROACH and Z[Z_CAPT] > 0.5:
+        Z[Z_PHASE] = PH_CAPTURED
+        Z[Z_TDRV] = t + P[P_DRV_DELAY]
+    if Z[Z_PHASE] == PH_CAPTURED and t >= Z[Z_TDRV] and P[P_DRV_SPEED] > 0.0:
+        Z[Z_PHASE] = PH_RETRACT
+        _event(ev, n_ev, t, EV_PHASE, PHASE_DRIVE)
+    if Z[Z_PUSH] < 0.5 and obs[O_PUSH] > 0.0:
+        Z[Z_PUSH] = 1.0
+        _event(ev, n_ev, t, EV_PHASE, PHASE_PUSHERS)
+    if Z[Z_PHASE] == PH_RETRACT and obs[O_GAP] <= P[P_HOOK_GAP]:
+        Z[Z_PHASE] = PH_HARD
+        _event(ev, n_ev, t, EV_HARD, -1)
+        return True
+    return False
 
 
 @njit(cache=True, error_model="numpy")
@@ -961,6 +1202,10 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
                         ev[n_ev[0], 2] = p
                         n_ev[0] += 1
                     prev_act[p] = a
+            if cyclogram(t, Z, P, c_act, obs, ev, n_ev):
+                record(row, t, s, Z, P, obs, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, pose, out_t, out_ch, out_pos,
+                       out_q, out_act, out_f, out_p, out_n, out_d, out_vn, LAT)
+                return ST_DONE, t, row + 1
             if it == 0:
                 record(row, t, s, Z, P, obs, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, pose, out_t, out_ch, out_pos,
                        out_q, out_act, out_f, out_p, out_n, out_d, out_vn, LAT)

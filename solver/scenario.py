@@ -12,6 +12,7 @@ from solver import dynamics as D
 from solver import contact as C
 from solver.contact.pairset import PAR_DMAX, PAR_K, PAR_MU
 
+VARIANTS = ("existing", "modified_dampers", "movable_limiter")
 ROOT = Path(__file__).resolve().parent.parent
 MECHANISMS = ROOT / "resources" / "mechanisms"
 GEOMETRY = ROOT / "resources" / "geometry"
@@ -187,8 +188,9 @@ def load_model(scenario_path) -> Model:
     mt = _load(mpath)
     M = _Sec(mpath, mt, "")
     variant = mt.get("variant")
-    if variant != "existing":
-        raise ScenarioError(mpath, "variant", f"{variant!r}: this solver models the 'existing' mechanism only")
+    if variant not in VARIANTS:
+        raise ScenarioError(mpath, "variant", f"{variant!r}: must be one of {', '.join(VARIANTS)}")
+    movable = variant == "movable_limiter"
 
     P = np.zeros(D.NP)
     I = D.P_INDEX
@@ -216,6 +218,7 @@ def load_model(scenario_path) -> Model:
     if not gpath.is_file():
         raise ScenarioError(mpath, "geometry", f"no geometry file {gpath}")
     gt = _load(gpath)
+    _geometry_changes(mpath, mt, gpath, gt)
     G = _Sec(gpath, gt, "")
     gc, gs, gsl, gla = G.sub("receiving_cone"), G.sub("socket"), G.sub("socket_slots"), G.sub("latches")
     R0 = gc.pos("entrance_radius", 2.0)
@@ -264,7 +267,7 @@ def load_model(scenario_path) -> Model:
     gli = G.sub("limiter")
     put("lim_x", gli.num("back_rim_x_in_housing", -2.0, 2.0))
     try:
-        cgeo = C.load(gpath, movable_limiter=False)
+        cgeo = C.build_probe_cone(gt, movable_limiter=movable)
     except (KeyError, TypeError, ValueError) as exc:
         raise ScenarioError(gpath, "/", f"cannot build the contact geometry ({exc!r})") from None
     for k in range(D.N_LATCH):                          # each latch reads its own extension (state slot 2 + k)
@@ -312,9 +315,9 @@ def load_model(scenario_path) -> Model:
     put("i_fr", i_fr)
     k_tr = ad.pos("transmission_stiffness", 1e6)
     put("k_tr", k_tr)
-    t_pre = ad.num("spring_preload_torque", 0.0, 1e3)
-    k_s = ad.pos("spring_stiffness", 1e3)
-    s_max = 2 * math.pi * ad.pos("spring_stroke_turns", 1e3)
+    t_pre = ad.num("spring_preload_torque", 0.0, 1e3, default=0.0)
+    k_s = ad.pos("spring_stiffness", 1e3, default=1.0)
+    s_max = 2 * math.pi * ad.num("spring_stroke_turns", 0.0, 1e3)
     put("t_pre", t_pre)
     put("k_spring", k_s)
     put("spring_max", s_max)
@@ -332,8 +335,17 @@ def load_model(scenario_path) -> Model:
     x1 = t_pre / k_tr
     x2 = x1 + s_max + k_s * s_max / k_tr
     t2 = t_pre + k_s * s_max
-    TAX = _table(np.array([0.0, x1, x2, x2 + 10 * t_in / k_tr]),
-                 np.array([0.0, t_pre, t2, t2 + 10 * t_in]))
+    if s_max > 0.0:
+        TAX = _table(np.array([0.0, x1, x2, x2 + 10 * t_in / k_tr]),
+                     np.array([0.0, t_pre, t2, t2 + 10 * t_in]))
+    else:                               # no spring mechanism (modified damper): the transmission alone
+        TAX = _table(np.array([0.0, 10 * t_in / k_tr]), np.array([0.0, 10 * t_in]))
+    s1 = 2 * math.pi * ad.num("first_brake_stroke_turns", 0.0, 1e3, default=0.0)   # FrT1 (modified damper)
+    put("s1_max", s1)
+    if s1 > 0.0:
+        put("t1_in", ad.pos("first_brake_torque_in", t_in))
+        put("t1_out", ad.pos("first_brake_torque_out", t_out))
+    _cyclogram(P, M, i_nut, G, movable)
     mx, my = ad.table("magnetic_brake_rpm", "magnetic_brake_torque")
     TMA = _table(mx * 2 * math.pi / 60.0, my)
 
@@ -349,24 +361,27 @@ def load_model(scenario_path) -> Model:
     if sb_ <= sr_:
         raise ScenarioError(mpath, "lateral_damper.spring_base_radius", "must exceed spring_attach_radius")
     rod_mass = ld.pos("rod_mass", 100.0)
+    s_tilt = ld.num("spring_base_axial_offset", -1.0, 1.0, default=0.0)   # turned struts (modified damper)
     for k in range(2):
         a = math.radians(sp[k])
         ey, ez = math.cos(a), math.sin(a)
         LAT[k, D.L_TYPE] = 0
         LAT[k, D.L_ATT:D.L_ATT + 3] = [-sd_, sr_ * ey, sr_ * ez]
-        LAT[k, D.L_BASE:D.L_BASE + 3] = [-sd_, sb_ * ey, sb_ * ez]
+        LAT[k, D.L_BASE:D.L_BASE + 3] = [-sd_ + s_tilt, sb_ * ey, sb_ * ez]
         LAT[k, D.L_EY], LAT[k, D.L_EZ] = ey, ez
         LAT[k, D.L_INERTIA] = rod_mass
-        LAT[k, D.L_REST] = sb_ - sr_
+        LAT[k, D.L_REST] = math.hypot(sb_ - sr_, s_tilt)
     bd_, br_ = ld.pos("brake_attach_distance", 2.0), ld.pos("brake_attach_radius", 1.0)
     rho, rod = ld.pos("crank_radius", 1.0), ld.pos("rod_length", 1.0)
     g = ld.pos("brake_gear_ratio", 1e3)
     Jb = ld.pos("crank_inertia", 10.0) + ld.pos("rotor_inertia", 1.0) * g * g
+    tilt = math.radians(ld.num("brake_rod_tilt_deg", -60.0, 60.0, default=0.0))   # rods turned (modified damper)
     for k in range(2):
         a = math.radians(bp[k])
         e = np.array([0.0, math.cos(a), math.sin(a)])
         att = np.array([-bd_, 0.0, 0.0]) + br_ * e
-        piv = att + rod * e - rho * np.array([-1.0, 0.0, 0.0])
+        u = math.cos(tilt) * e + math.sin(tilt) * np.array([1.0, 0.0, 0.0])
+        piv = att + rod * u - rho * np.array([-1.0, 0.0, 0.0])
         r = 2 + k
         LAT[r, D.L_TYPE] = 1
         LAT[r, D.L_ATT:D.L_ATT + 3] = att
@@ -400,9 +415,13 @@ def load_model(scenario_path) -> Model:
                     cgeo.ppar[j, PAR_MU] = mu
         elif k == "max_depth":
             cgeo.ppar[:, PAR_DMAX] = O.pos(k, rh)
+        elif k == "drive_delay":                 # test variants: a shorter wait before retraction
+            put("drv_delay", O.num(k, 0.0, 1e4))
+        elif k == "retraction_speed":            # test variants: a faster drive (probe m/s at no load)
+            put("drv_speed", O.pos(k, 1.0) * i_nut)
         else:
             raise ScenarioError(spath, f"overrides.{k}", "unknown override (allowed: "
-                                + ", ".join([*groups, "max_depth"]) + ")")
+                                + ", ".join([*groups, "max_depth", "drive_delay", "retraction_speed"]) + ")")
 
     # solver settings
     so = S.sub("solver")
@@ -426,9 +445,14 @@ def load_model(scenario_path) -> Model:
     rate = np.radians(ini.vec("angular_rate_deg_s", 3, -5.0, 5.0, default=[0.0, 0.0, 0.0]))
     hx0 = ini.num("head_start_x", -Dp - Sd + rh, 1.0)
     s0, Z0 = _initial_state(P, mA, JA, cA, cP, v0, vlat, miss, ang, rate, hx0)
+    if movable:                          # limiter at rest on its front stop, springs preloaded
+        s0[D.S_XL] = -P[I["lim_f0"]] / (P[I["lim_k"]] + P[I["lim_kstop"]])
+    for nm, pair in (("pi_head_cone", "head_cone"), ("pi_head_socket", "head_socket"), ("pi_bottom", "head_socket_bottom")):
+        put(nm, cgeo.pair_names.index(pair))
     geo = dict(rh=rh, L0=L0, goff=P[I["g_off"]], LAT=LAT.copy(), stroke_max=smax,
                rod_radius=gpr.pos("radius", rh), path=gpath)
-    strokes = dict(axial_spring=s_max / (i_fr * i_nut), friction_brake=smax - s_max / (i_fr * i_nut),
+    strokes = dict(axial_spring=s_max / (i_fr * i_nut), friction_brake=smax - (s_max + s1) / (i_fr * i_nut),
+                   friction_brake_1=s1 / (i_fr * i_nut), XLimD=P[I["lim_stroke"]],
                    lateral=float(TLS[-2, 0]), rpm=float(mx[-1]), lat_rpm=float(lx[-1]), stroke=smax)
     places = dict(spring_mechanism_1=float(sp[0]), spring_mechanism_2=float(sp[1]),
                   magnetic_brake_1=float(bp[0]), magnetic_brake_2=float(bp[1]))
@@ -436,6 +460,70 @@ def load_model(scenario_path) -> Model:
             f"\n# geometry {gpath.name}\n{gpath.read_text()}")
     return Model(name, str(comment), variant, text, P, LAT, TLS, TAX, TMA, TML, cgeo, s0, Z0, step, out, dur,
                  geo, places, strokes, omega)
+
+
+def _geometry_changes(mpath, mt: dict, gpath, gt: dict):
+    """Apply a mechanism's [geometry_changes] (table -> key = number) to the parsed geometry in place."""
+    ch = mt.get("geometry_changes", {})
+    if not isinstance(ch, dict):
+        raise ScenarioError(mpath, "geometry_changes", "must be a table of geometry tables")
+    for tname, tab in ch.items():
+        if not isinstance(tab, dict) or not isinstance(gt.get(tname), dict):
+            raise ScenarioError(mpath, f"geometry_changes.{tname}", f"no table [{tname}] in {Path(gpath).name}")
+        for k, v in tab.items():
+            old = gt[tname].get(k)
+            if isinstance(old, bool) or not isinstance(old, (int, float)):
+                raise ScenarioError(mpath, f"geometry_changes.{tname}.{k}", f"no number {tname}.{k} in {Path(gpath).name}")
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise ScenarioError(mpath, f"geometry_changes.{tname}.{k}", f"must be a number, found {v!r}")
+            gt[tname][k] = float(v)
+
+
+def _cyclogram(P, M: _Sec, i_nut: float, G: _Sec, movable: bool):
+    """Drive, alignment-lever cam, spring pushers, hooks and the movable limiter into P."""
+    I = D.P_INDEX
+    dr = M.sub("drive")
+    P[I["drv_delay"]] = dr.num("start_delay", 0.0, 1e4)
+    P[I["drv_speed"]] = dr.pos("retraction_speed", 1.0) * i_nut          # probe m/s -> nut rad/s
+    P[I["drv_stall"]] = dr.pos("stall_force", 1e6) / i_nut               # probe N -> nut N*m
+    pu = M.sub("spring_pushers")
+    P[I["pu_n"]] = int(pu.num("count", 0, 16))
+    P[I["pu_r"]] = pu.pos("radius", 3.0)
+    P[I["pu_stroke"]] = pu.pos("stroke", 0.5)
+    P[I["pu_f0"]] = pu.num("preload", 0.0, 1e5)
+    P[I["pu_k"]] = pu.num("stiffness", 0.0, 1e8)
+    P[I["pu_kc"]] = pu.pos("contact_stiffness", 1e9)
+    if P[I["pu_kc"]] <= P[I["pu_k"]]:
+        raise ScenarioError(M.path, "spring_pushers.contact_stiffness", "must exceed spring_pushers.stiffness")
+    P[I["hook_gap"]] = M.sub("hooks").pos("close_gap", 0.05)
+    if "alignment_levers" in M.data:
+        al = M.sub("alignment_levers")
+        lv = G.sub("alignment_lever")
+        a_ret, a_ext = lv.num("angle_retracted", -90.0, 90.0), lv.num("angle_extended", -90.0, 90.0)
+        x = al.data.get("cam_nut_turns")
+        if not isinstance(x, list) or not 2 <= len(x) <= D.N_CAM:
+            raise ScenarioError(M.path, "alignment_levers.cam_nut_turns", f"must be a list of 2..{D.N_CAM} numbers")
+        x = al.vec("cam_nut_turns", len(x), 0.0, 1e4)
+        y = al.vec("cam_lever_angle_deg", len(x), a_ret, a_ext)
+        if np.any(np.diff(x) <= 0):
+            raise ScenarioError(M.path, "alignment_levers.cam_nut_turns", "must be strictly increasing")
+        n = len(x)
+        P[I["cam_n"]] = n
+        P[I["cam_x0"]:I["cam_x0"] + n] = 2 * math.pi * x
+        P[I["cam_y0"]:I["cam_y0"] + n] = (y - a_ret) / (a_ext - a_ret)
+    if movable:
+        ml = M.sub("movable_limiter")
+        P[I["lim_mov"]] = 1.0
+        P[I["lim_m"]] = ml.pos("mass", 100.0)
+        f0, f1 = ml.num("spring_force_front", 0.0, 1e5), ml.num("spring_force_back", 0.0, 1e5)
+        st = ml.pos("stroke", 1.0)
+        if f1 < f0:
+            raise ScenarioError(M.path, "movable_limiter.spring_force_back", "must not be below spring_force_front")
+        P[I["lim_f0"]] = f0
+        P[I["lim_k"]] = (f1 - f0) / st
+        P[I["lim_stroke"]] = st
+        P[I["lim_kstop"]] = ml.pos("stop_stiffness", 1e9)
+        P[I["lim_c"]] = ml.num("damping", 0.0, 1e5)
 
 
 def _omega_max(P, cgeo):
@@ -454,6 +542,8 @@ def _omega_max(P, cgeo):
          math.sqrt(k("latch_slot") * (1.0 / m_tip_torsion + 1.0 / m_head_lat)),
          math.sqrt(k("limiter_cone", "load_pad_cone") / m_lim),
          math.sqrt((P[I["k_tors"]] + P[I["ht_k"]] + P[I["k_tors_stop"]]) / P[I["i_prx"]])]
+    if P[I["lim_mov"]] > 0.5:                      # movable limiter on its stops and on the cone (slide mass)
+        w.append(math.sqrt((P[I["lim_kstop"]] + k("limiter_cone", "load_pad_cone")) / P[I["lim_m"]]))
     return max(w)
 
 

@@ -22,6 +22,10 @@ BODIES = list(CONTACT_BODIES)
 LATCH_NECK = ContactPairInfo("latch_neck", "latches", "socket", "latch springs on the cone, socket neck, slot floors")
 EVENT_KIND = {D.EV_FIRST: "first_contact", D.EV_BEGIN: "contact_begin", D.EV_END: "contact_end",
               D.EV_CAPTURE: "capture"}
+SENSOR_TEXT = {D.SENSOR_CONE: ("cone_contact", "head sensor 24: contact with the receiving cone"),
+               D.SENSOR_BOTTOM: ("socket_bottom", "head sensor 25: contact with the socket bottom")}
+PHASE_TEXT = {D.PHASE_DRIVE: ("retraction", "drive on: retraction of the probe starts (stop clutches released)"),
+              D.PHASE_PUSHERS: ("pushers", "spring pushers touch the passive docking plane")}
 
 
 class SolverDiverged(RuntimeError):
@@ -69,7 +73,8 @@ def channel_infos(m: Model) -> list[ChannelInfo]:
         "att_pitch": ("deg", "active pitch rel. passive", "spacecraft"),
         "att_yaw": ("deg", "active yaw rel. passive", "spacecraft"),
         "axial_spring": ("m", "axial damper spring mechanism stroke", "axial_damper", st["axial_spring"]),
-        "friction_brake": ("m", "axial damper friction brake slip (probe stroke)", "axial_damper", st["friction_brake"]),
+        "friction_brake": ("m", "axial damper friction brake (FrT2 in the modified damper) slip (probe stroke)",
+                           "axial_damper", st["friction_brake"]),
         "axial_magnetic_brake": ("rpm", "axial damper magnetic brake rotor rate", "axial_damper", st["rpm"]),
         "spring_mechanism_1": ("m", "lateral spring mechanism 1", "lateral_damper", st["lateral"], pl["spring_mechanism_1"]),
         "spring_mechanism_2": ("m", "lateral spring mechanism 2", "lateral_damper", st["lateral"], pl["spring_mechanism_2"]),
@@ -84,7 +89,7 @@ def channel_infos(m: Model) -> list[ChannelInfo]:
         "head_offset_y": ("m", "head lateral offset from housing axis y", "mechanism"),
         "head_offset_z": ("m", "head lateral offset from housing axis z", "mechanism"),
         "head_near_socket": ("", "head near socket (latches drawn)", "mechanism"),
-        "lever_extension": ("", "alignment lever extension (levers not modelled: 0)", "mechanism", 1.0),
+        "lever_extension": ("", "alignment lever extension (cam driven by the nut angle)", "mechanism", 1.0),
         "kinetic_energy": ("J", "kinetic energy in the centre-of-mass frame", "energy"),
         "potential_energy": ("J", "stored energy: springs, hysteresis, contacts, stops", "energy"),
         "dissipated_energy": ("J", "energy dissipated by brakes, dampers, friction, contacts", "energy"),
@@ -101,6 +106,7 @@ def channel_infos(m: Model) -> list[ChannelInfo]:
                           pl["magnetic_brake_2"]),
         "nut_rate": ("rpm", "ball-screw nut rate", "axial_damper"),
         "latch_extension": ("", "extension of the most pressed-in latch (1 = all sprung out)", "mechanism", 1.0),
+        **cyclogram_channel_spec(m),
     }
     out = []
     for name in D.CHANNELS:
@@ -122,6 +128,33 @@ def channel_infos(m: Model) -> list[ChannelInfo]:
         else:
             raise AssertionError(name)
     return out
+
+
+def cyclogram_channel_spec(m: Model) -> dict:
+    """Channels of the drive, pushers, FrT1 and the movable limiter; a device channel sits in the axial_damper
+    group (drawn as a bar) only when the variant has the device."""
+    st = m.strokes
+    fr1 = "axial_damper" if st["friction_brake_1"] > 0 else "mechanism"
+    lim = "axial_damper" if m.variant == "movable_limiter" else "mechanism"
+    spec = {}
+    if st["axial_spring"] <= 0:          # no spiral spring mechanism (modified damper): not drawn as a device
+        spec["axial_spring"] = ("m", "axial damper spring mechanism (absent in this variant)", "mechanism")
+    if m.TMA[:, 1].max() <= 0:           # no axial magnetic brakes
+        spec["axial_magnetic_brake"] = ("rpm", "axial magnetic brake rotor rate (absent in this variant)", "mechanism")
+    return {
+        **spec,
+        "drive_rate": ("m/s", "probe retraction rate by the drive", "mechanism"),
+        "drive_work": ("J", "work done by the drive", "energy"),
+        "retraction": ("m", "probe retraction by the drive (drive output angle)", "mechanism"),
+        "pusher_force": ("N", "spring pushers on the docking ring, total", "contact_forces"),
+        "dock_gap": ("m", "largest docking-plane gap at the pushers", "kinematics"),
+        "XLimD": ("m", "movable limiter spring compression", lim, st["XLimD"] if st["XLimD"] > 0 else math.nan),
+        "limiter_spring_force": ("N", "movable limiter spring guides, total", "mechanism"),
+        "friction_brake_1": ("m", "first friction brake FrT1 slip (probe stroke)", fr1,
+                             st["friction_brake_1"] if st["friction_brake_1"] > 0 else math.nan),
+        "chain_torque": ("N*m", "friction-chain torque on the nut", "mechanism"),
+        "cyclogram_phase": ("", "0 approach, 1 captured, 2 retraction, 3 hard dock", "mechanism", 3.0),
+    }
 
 
 def geometry(m: Model) -> list[PartGeometry]:
@@ -233,6 +266,8 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
         if cancel is not None and done < n_total and cancel():
             cancelled = True
             break
+    if status == D.ST_DONE:          # hard dock: the cyclogram's terminal event; the run is complete
+        status = D.ST_OK
     # contact begin/end rows, with each interval's statistics, come from the accumulated table
     for row in event_rows(contact_events.table()):
         w.add_event(*row)
@@ -257,7 +292,7 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
 
 
 def _add_kernel_event(w: RunWriter, row, pairs):
-    """First contact and capture from the kernel's event table (time, kind, pair index) as run-file events.
+    """First contact, capture, sensors, phases and hard dock from the kernel's event table (time, kind, index).
 
     Contact begin/end rows come from the EventAccumulator, with each interval's statistics."""
     te, kind, pair = row
@@ -267,3 +302,9 @@ def _add_kernel_event(w: RunWriter, row, pairs):
     elif kind == D.EV_FIRST:
         info = pairs[int(pair)]
         w.add_event(float(te), EVENT_KIND[kind], info.name, f"first contact: {info.label}")
+    elif kind == D.EV_SENSOR:
+        w.add_event(float(te), "sensor", *SENSOR_TEXT[int(pair)])
+    elif kind == D.EV_PHASE:
+        w.add_event(float(te), "phase", *PHASE_TEXT[int(pair)])
+    elif kind == D.EV_HARD:
+        w.add_event(float(te), "hard_dock", "", "hooks closed: hard dock (docking planes within the hook gap)")

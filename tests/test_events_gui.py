@@ -14,7 +14,7 @@ pytest.importorskip("vtkmodules")
 from PySide6.QtCore import QPoint, QPointF, Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit  # noqa: E402
 
-from app.cli import DEFAULT_RUN  # noqa: E402
+from app.cli import SYNTHETIC_RUN  # noqa: E402
 from tests.gui_util import main_window  # noqa: E402
 from tests import contact_run  # noqa: E402
 from tests.synthetic_run import PAIRS  # noqa: E402
@@ -221,7 +221,7 @@ def test_verdict_fail_and_bad_criteria_keep_the_app_up(qtbot, tmp_path):
 
 def test_screenshot_events_dock_and_lanes(qtbot, tmp_path, artifacts):
     """The bundled run at the limiter chatter: dock, lanes and force labels, for people to look at."""
-    w = make_window(qtbot, tmp_path, DEFAULT_RUN)
+    w = make_window(qtbot, tmp_path, SYNTHETIC_RUN)
     d = w.diagram
     d.act_scrolling.setChecked(False)                      # whole run in the plots and lanes
     frames = d.events.start_frames()

@@ -3,7 +3,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from app.cli import DEFAULT_RUN  # noqa: E402
+from app.cli import SYNTHETIC_RUN  # noqa: E402
 from app.main_window import MainWindow  # noqa: E402
 
 
@@ -18,7 +18,7 @@ def window(qtbot, tmp_path):
 
 
 def test_opens_bundled_run_and_saves_screenshot(window, qtbot, artifacts):
-    assert window.open_run(DEFAULT_RUN)
+    assert window.open_run(SYNTHETIC_RUN)
     assert window.run is not None and window.run.n_frames > 1000
     assert "synthetic_approach.h5" in window.windowTitle()
     assert window.recent_runs()[0].endswith("synthetic_approach.h5")
@@ -30,7 +30,7 @@ def test_opens_bundled_run_and_saves_screenshot(window, qtbot, artifacts):
 
 
 def test_bad_file_shows_dialog_and_keeps_run(window, qtbot, tmp_path):
-    assert window.open_run(DEFAULT_RUN)
+    assert window.open_run(SYNTHETIC_RUN)
     good = window.run
     bad = tmp_path / "broken.h5"
     bad.write_text("not hdf5")

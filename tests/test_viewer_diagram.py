@@ -9,14 +9,14 @@ pytest.importorskip("PySide6")
 from PySide6.QtCore import QPoint, QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QColor  # noqa: E402
 
-from app.cli import DEFAULT_RUN  # noqa: E402
+from app.cli import SYNTHETIC_RUN  # noqa: E402
 from tests.gui_util import main_window  # noqa: E402
 from viewer.playback import EVERY_FRAME  # noqa: E402
 
-DOCS = DEFAULT_RUN.parent.parent / "docs"
+DOCS = SYNTHETIC_RUN.parent.parent / "docs"
 
 
-def make_window(qtbot, settings_path, run=DEFAULT_RUN):
+def make_window(qtbot, settings_path, run=SYNTHETIC_RUN):
     return main_window(qtbot, settings_path, run)
 
 

@@ -1,0 +1,96 @@
+"""Regenerate sample_runs/: the central-impact run and the expert run for each mechanism variant, first contact
+to hard dock. Each is simulated at the scenario's output step (1 ms; the events and their contact statistics
+come from that run), then its frames are decimated into sample_runs/ to keep each file small.
+    python bench/make_sample_runs.py [--only NAME ...] [--t-end 700] [--keep-full DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+# scenario -> output step of the shipped file (s)
+RUNS = {
+    "central_impact_20t": 0.1,
+    "central_impact_20t_modified_dampers": 0.1,
+    "central_impact_20t_movable_limiter": 0.1,
+    "expert_existing": 0.1,
+    "expert_modified_dampers": 0.1,
+    "expert_movable_limiter": 0.1,
+}
+
+
+def decimate(src: Path, dst: Path, step: float) -> None:
+    """Copy run file src to dst keeping every k-th frame (k = step / output step) and all events."""
+    import h5py
+    import numpy as np
+    from solver.runfile import RunFile, RunWriter
+    r = RunFile(src)
+    k = max(1, int(round(step / r.meta.output_step)))
+    meta = dataclasses.replace(r.meta, output_step=r.meta.output_step * k)
+    pairs = list(r.contact_pairs.values())
+    w = RunWriter(dst, meta, list(r.channels.values()), r.bodies, pairs, list(r.geometry.values()),
+                  parameters_toml=r.parameters_toml, contact_detail=True)
+    f = h5py.File(src, "r")
+    n = r.n_frames
+    block = 2000 * k
+    for a in range(0, n, block):
+        sl = slice(a, min(n, a + block), k)
+        cont = {q: np.stack([f[f"contacts/{p.name}/{q}"][sl] for p in pairs], 1)
+                for q in ("active", "force", "point", "normal", "depth", "normal_speed")}
+        w.append(f["time"][sl], np.stack([f[f"channels/{c}"][sl] for c in r.channels], 1),
+                 f["bodies/position"][sl], f["bodies/quaternion"][sl], cont["active"], cont["force"],
+                 cont["point"], cont["normal"], cont["depth"], cont["normal_speed"])
+    for e in r.events:
+        w.add_event(e.time, e.kind, e.pair, e.text)
+    w.finish(t_capture=r.meta.t_capture, complete=r.meta.complete)
+    f.close()
+    r.close()
+
+
+def main(argv=None):
+    from solver.runfile import RunFile
+    from solver.simulate import run_scenario
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", nargs="*", default=None, help="scenario names to regenerate")
+    ap.add_argument("--t-end", type=float, default=700.0, help="simulated time limit (hard dock ends earlier)")
+    ap.add_argument("--out", type=Path, default=ROOT / "sample_runs")
+    ap.add_argument("--keep-full", type=Path, default=None, help="keep the full-resolution runs in this folder")
+    ap.add_argument("--from-full", type=Path, default=None,
+                    help="decimate existing full-resolution runs NAME.h5 from this folder instead of simulating")
+    a = ap.parse_args(argv)
+    a.out.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory() as td:
+        full_dir = a.from_full or a.keep_full or Path(td)
+        full_dir.mkdir(parents=True, exist_ok=True)
+        for name, step in RUNS.items():
+            if a.only and name not in a.only:
+                continue
+            full = full_dir / f"{name}.h5"
+            out = a.out / f"{name}.h5"
+            t0 = time.perf_counter()
+            status = "decimated"
+            if a.from_full is None:
+                try:
+                    run_scenario(ROOT / "resources" / "scenarios" / f"{name}.toml", full, t_end=a.t_end)
+                    status = "ok"
+                except Exception as exc:    # a diverged run keeps its partial file with a diagnostic event
+                    status = f"stopped: {exc}"
+            wall = time.perf_counter() - t0
+            decimate(full, out, step)
+            r = RunFile(out)
+            hard = [e.time for e in r.events if e.kind == "hard_dock"]
+            print(f"{name:40s} {r.time[-1]:8.2f} s simulated, hard dock {hard[0] if hard else 'none':>8}, "
+                  f"T capture {r.meta.t_capture:.3f} s, {out.stat().st_size / 1e6:6.1f} MB, wall {wall:6.1f} s, {status}",
+                  flush=True)
+            r.close()
+
+
+if __name__ == "__main__":
+    main()
