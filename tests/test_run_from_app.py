@@ -191,11 +191,11 @@ def test_unknown_variant_in_dialog(window, qtbot, tmp_path):
     assert not dlg.run_button.isEnabled()
     mech = tmp_path / "modified.mechanism.toml"
     mech.write_text((SCEN.parent / "mechanisms" / "existing.toml").read_text()
-                    .replace('variant = "existing"', 'variant = "modified_dampers"'))
+                    .replace('variant = "existing"', 'variant = "telescopic_probe"'))
     bad.write_text(bad.read_text().replace('"variant_9"', '"modified.mechanism.toml"'))
     dlg.load_scenario(bad)
     assert dlg.validate() is False
-    assert "'modified_dampers': this solver models the 'existing' mechanism only" in dlg.message.text()
+    assert "'telescopic_probe': must be one of existing, modified_dampers, movable_limiter" in dlg.message.text()
 
 
 def test_dialog_saves_toml_that_the_cli_accepts(window, qtbot, tmp_path):
