@@ -45,6 +45,7 @@ class ScenePlaceholder(QLabel):
 
 
 PANES = ("scene", "devices", "plots")
+ANALYSE_AFTER_MS = 30   # contact events and verdict start once the first frame has been painted
 
 
 def compose_grab(top: QWidget, diagram: "MnemonicDiagram") -> QImage:
@@ -334,7 +335,7 @@ class MnemonicDiagram(QWidget):
         self.eventsChanged.emit(None)
         if run is not None:   # the first frame shows first; events and verdict follow on the next loop turn
             self.plots.set_verdict("analysing contact events…", None)
-            QTimer.singleShot(0, lambda r=run: self.ensure_analysed(r))
+            QTimer.singleShot(ANALYSE_AFTER_MS, lambda r=run: self.ensure_analysed(r))
 
     def ensure_analysed(self, run: RunFile | None = None):
         """Compute the run's contact events and verdict now if not done yet (idempotent)."""
