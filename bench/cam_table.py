@@ -77,7 +77,7 @@ def main(argv=None):
     angles = np.concatenate([[a_ret, a_ret], ang])
     turns = strokes / pitch
     print(f"# {a.mechanism}: offset {a.offset * 1e3:.1f} mm from stroke {a.from_stroke} m; "
-          f"angle_extended must be >= {ang.max():.2f} deg")
+          f"levers swing up to {ang.max():.2f} deg (extension > 1 past probe_cone.toml angle_extended)")
     print("cam_nut_turns = [" + ", ".join(f"{t:.2f}" for t in turns) + "]")
     print("cam_lever_angle_deg = [" + ", ".join(f"{v:.2f}" for v in angles) + "]")
     for s, v in zip(strokes, angles):

@@ -504,7 +504,7 @@ def _cyclogram(P, M: _Sec, i_nut: float, G: _Sec, movable: bool):
         if not isinstance(x, list) or not 2 <= len(x) <= D.N_CAM:
             raise ScenarioError(M.path, "alignment_levers.cam_nut_turns", f"must be a list of 2..{D.N_CAM} numbers")
         x = al.vec("cam_nut_turns", len(x), 0.0, 1e4)
-        y = al.vec("cam_lever_angle_deg", len(x), a_ret, a_ext)
+        y = al.vec("cam_lever_angle_deg", len(x), a_ret, 80.0)   # may swing past angle_extended (extension > 1)
         if np.any(np.diff(x) <= 0):
             raise ScenarioError(M.path, "alignment_levers.cam_nut_turns", "must be strictly increasing")
         n = len(x)

@@ -71,7 +71,8 @@ def test_cam_levers_extend_with_the_nut_and_rollers_stay_off_a_coaxial_cone(dock
     r = docked
     lev, stroke = r.channel("lever_extension"), r.channel("probe_stroke")
     assert np.all(lev[stroke < 0.18] == 0.0)             # inner arc of the cam: levers folded
-    assert lev.max() > 0.9 and 0.0 < lev[-1] < 0.5        # swing out, then fold in following the cone
+    angle = -4.0 + lev * (6.5 + 4.0)                     # lever angle: probe_cone.toml retracted -4, extended 6.5 deg
+    assert angle.max() > 40.0 and 0.0 < angle[-1] < 10.0  # swing out, then fold in following the cone
     # central impact: the housing stays nearly coaxial (the ship pitches ~0.2 deg from the station's offset
     # CoM), so the rollers, a few mm off the cone, touch it at most lightly
     for k in (1, 2, 3):
