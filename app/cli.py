@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -158,9 +159,13 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     if args.command is None:
         return cmd_view(args)
-    if getattr(args, "handler", None) is not None:  # subcommands defined in their own modules (export)
-        return args.handler(args)
-    return {"view": cmd_view, "info": cmd_info, "run": cmd_run}[args.command](args)
+    try:
+        if getattr(args, "handler", None) is not None:  # subcommands defined in their own modules (export)
+            return args.handler(args)
+        return {"view": cmd_view, "info": cmd_info, "run": cmd_run}[args.command](args)
+    except BrokenPipeError:   # output piped into `head` and closed early: not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -71,3 +71,10 @@ def test_run_divergence_keeps_partial_file(tmp_path):
     assert "diverged" in p.stderr and "head_socket_bottom" in p.stderr and str(out) in p.stderr
     r = RunFile(out)
     assert not r.meta.complete and r.events[-1].kind == "diagnostic"
+
+
+def test_info_piped_into_head_exits_cleanly():
+    p = subprocess.run(f"'{sys.executable}' -m app info '{DEFAULT_RUN}' | head -2; exit ${{PIPESTATUS[0]}}",
+                       shell=True, executable="/bin/bash", capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+    assert len(p.stdout.splitlines()) == 2

@@ -17,6 +17,7 @@ from viewer.plots_pane import AXIS_W
 CURSOR = "#ffd700"
 CAPTURE = "#ffffff"
 LANE_PX = 15          # height of one lane
+MAX_EMPTY_LANES = 8   # up to this many pairs every pair gets a lane; beyond it, only the pairs that touch
 AXIS_PX = 34          # the time axis under the lanes
 FORCE_COLORS = [(70, 140, 255), (60, 220, 170), (255, 215, 0), (255, 40, 30)]   # low .. high peak force
 
@@ -84,6 +85,13 @@ class ContactLanes(pg.PlotItem):
             self.bars = None
         self.table = table
         self.pairs = list(table.pairs) if table is not None else []
+        lane = np.zeros(0, int)
+        if table is not None and len(table) and len(self.pairs) > MAX_EMPTY_LANES:
+            touched = np.unique(table.pair_index)     # many pairs: lanes only for the pairs that touch
+            self.pairs = [table.pairs[i] for i in touched]
+            lane = np.searchsorted(touched, table.pair_index)
+        elif table is not None:
+            lane = np.asarray(table.pair_index)
         self.time = run.time if run is not None else np.zeros(1)
         n = max(len(self.pairs), 1)
         vb.setYRange(0, n, padding=0)
@@ -100,7 +108,7 @@ class ContactLanes(pg.PlotItem):
         colors = self.colors()
         brushes = [pg.mkBrush(*c) for c in colors]
         pens = [pg.mkPen(*c, width=1) for c in colors]          # cosmetic: a 1 ms contact is still 1 px wide
-        y0 = n - 1 - table.pair_index + 0.18
+        y0 = n - 1 - lane + 0.18
         self.bars = pg.BarGraphItem(x0=table.start, x1=np.maximum(table.end, table.start), y0=y0, height=0.64,
                                     brushes=brushes, pens=pens)
         self.addItem(self.bars)
