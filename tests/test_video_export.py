@@ -79,15 +79,9 @@ def test_cancel_and_failure_leave_no_file(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_title_card_and_time_burn_in(qapp, artifacts):
-    from viewer.title_card import burn_time, title_card
+def test_title_card(qapp, artifacts):
+    from viewer.title_card import rgb_to_qimage, title_card
     card = title_card((640, 360), "Interval 1: capture", "0-12 s at 1x", "existing mechanism, expert case")
     assert card.shape == (360, 640, 3)
     assert card[120:200].max() > 200 and card[5, 5].tolist() == [12, 16, 24]   # text drawn on dark ground
-    frame = np.zeros((360, 640, 3), np.uint8)
-    before = frame.copy()
-    burn_time(frame, 177.25, 1234)
-    changed = np.argwhere((frame != before).any(axis=2))
-    assert len(changed) > 200 and changed[:, 1].min() > 320 and changed[:, 0].max() < 60  # top-right only
-    from viewer.title_card import rgb_to_qimage
-    rgb_to_qimage(np.vstack([card, frame])).save(str(artifacts / "title_card.png"))
+    rgb_to_qimage(card).save(str(artifacts / "title_card.png"))

@@ -48,23 +48,3 @@ def title_card(size: tuple[int, int], title: str, subtitle: str = "", footer: st
         p.drawText(QRect(0, h - h // 10, w, h // 12), Qt.AlignCenter, footer)
     p.end()
     return qimage_to_rgb(img)
-
-
-def burn_time(rgb: np.ndarray, t: float, frame: int | None = None) -> np.ndarray:
-    """Write `T Current 12.345 s` in the top-right corner of a frame (in place) and return it."""
-    img = rgb_to_qimage(rgb)
-    h = img.height()
-    p = QPainter(img)
-    f = QFont("DejaVu Sans Mono")
-    f.setPixelSize(max(10, h // 40))
-    f.setBold(True)
-    p.setFont(f)
-    text = f"T Current {t:.3f} s" + (f"  #{frame}" if frame is not None else "")
-    r = p.fontMetrics().boundingRect(text).adjusted(-6, -3, 6, 3)
-    r.moveTo(img.width() - r.width() - 8, 8)
-    p.fillRect(r, QColor(0, 0, 0, 200))
-    p.setPen(ACCENT)
-    p.drawText(r, Qt.AlignCenter, text)
-    p.end()
-    rgb[:] = qimage_to_rgb(img)
-    return rgb
