@@ -162,11 +162,7 @@ def _check_loads(run, c: Criteria) -> Check:
                       PASS if ok else FAIL))
         if not ok:
             fails.append(f"peak |{name}| {_fmt(abs(v), unit)} > {_fmt(lim, unit)} at {t:.3f} s")
-    if not any(st != NA for *_, st in items):
-        return Check("base_loads", NA, "base loads n/a", items)
-    if fails:
-        return Check("base_loads", FAIL, ", ".join(fails), items)
-    return Check("base_loads", PASS, "peak base loads within limits", items)
+    return _summarise("base_loads", items, fails, "base loads n/a", "peak base loads within limits")
 
 
 def _check_strokes(run, c: Criteria) -> Check:
@@ -191,11 +187,16 @@ def _check_strokes(run, c: Criteria) -> Check:
             if vmin < lo:
                 out.append(f"{vmin:.4g} < {lo:g} {unit} at {float(run.time[int(np.nanargmin(v))]):.3f} s")
             fails.append(f"{name} " + " and ".join(out).replace("  ", " "))
+    return _summarise("damper_strokes", items, fails, "damper strokes n/a", "damper strokes within range")
+
+
+def _summarise(name: str, items, fails: list[str], na_text: str, pass_text: str) -> Check:
+    """One check from its item rows: n/a if no item could be checked, else FAIL listing the failures, else PASS."""
     if not any(st != NA for *_, st in items):
-        return Check("damper_strokes", NA, "damper strokes n/a", items)
+        return Check(name, NA, na_text, items)
     if fails:
-        return Check("damper_strokes", FAIL, ", ".join(fails), items)
-    return Check("damper_strokes", PASS, "damper strokes within range", items)
+        return Check(name, FAIL, ", ".join(fails), items)
+    return Check(name, PASS, pass_text, items)
 
 
 def _check_latches(run, c: Criteria) -> Check:
