@@ -52,19 +52,14 @@ def contact_records(t: np.ndarray, rng) -> tuple[np.ndarray, np.ndarray]:
 
 
 def generate(path: Path, duration: float, rate: float) -> None:
-    from solver.runfile import ChannelInfo, ContactPairInfo, RunMeta, RunWriter
+    from solver.runfile import ContactPairInfo, RunMeta, RunWriter
+    from tests import contact_run
     n = int(round(duration * rate)) + 1
     dt = 1.0 / rate
     t_all = np.arange(n) * dt
     rng = np.random.default_rng(7)
     active, fn = contact_records(t_all, rng)
-    chans = [ChannelInfo(f"F{a}", "N", f"base force {a}", "base_loads") for a in "xyz"]
-    chans += [ChannelInfo(f"M{a}", "N*m", f"base moment {a}", "base_loads") for a in "xyz"]
-    chans += [ChannelInfo("probe_stroke", "m", "probe stroke", "mechanism", 0.45),
-              ChannelInfo("friction_brake", "m", "friction brake", "axial_damper", 0.33),
-              ChannelInfo("spring_mechanism_1", "m", "lateral spring 1", "lateral_damper", 0.026, 90.0),
-              ChannelInfo("spring_mechanism_2", "m", "lateral spring 2", "lateral_damper", 0.026, 0.0),
-              ChannelInfo("latches_engaged", "", "latches engaged", "mechanism")]
+    chans = contact_run.channels()   # the known-contacts test run's channels: base loads, strokes, latches
     pairs = [ContactPairInfo(p, p.split("_")[0], p.split("_")[-1], p.replace("_", " / ")) for p in PAIRS]
     meta = RunMeta(comment="BENCH events run", variant="synthetic", run_date="2026-01-01T00:00:00+00:00",
                    solver_version="events_bench", output_step=dt, scenario="events_bench", t_capture=8.0)
