@@ -234,12 +234,12 @@ class RunWriter:
         """Store the solver state at the start of `frame` (the next frame to be appended, usually)."""
         g = self.f["state"]
         m = g["frame"].shape[0]
-        g["frame"].resize(m + 1, axis=0)
-        g["frame"][m] = int(frame)
-        for name, size in self.state_sizes.items():
-            d = g[name]
+        for name, size in self.state_sizes.items():   # the rows first, /state/frame last: a live reader
+            d = g[name]                                 # trusts only rows that /state/frame already names
             d.resize(m + 1, axis=0)
             d[m] = np.asarray(state[name], dtype="f8").reshape(size)
+        g["frame"].resize(m + 1, axis=0)
+        g["frame"][m] = int(frame)
 
     def _write_buffered(self):
         """Write the buffered frames (one chunk or its start) to every dataset; skip all-zero blocks."""
@@ -494,7 +494,9 @@ class RunFile:
                 if name == "frame":
                     continue
                 self._dataset(f"state/{name}", ndim=2, kind="f")
-                if d.shape[0] != frames.shape[0]:
+                if self.live and d.shape[0] < frames.shape[0]:   # caught between two resizes of a growing run
+                    frames = frames[:d.shape[0]]
+                if d.shape[0] != frames.shape[0] and not (self.live and d.shape[0] > frames.shape[0]):
                     raise self._err(f"/state/{name}", f"wrong shape {d.shape}: expected one row per /state/frame "
                                                       f"({frames.shape[0]})")
                 self.state_sizes[name] = int(d.shape[1])

@@ -114,3 +114,21 @@ def test_seal_a_file_left_by_a_killed_writer(tmp_path):
     assert not run.live and not run.meta.complete and run.n_frames == 2000
     assert run.events[-1].text.endswith("worker process killed")
     assert run.state_at(1999) is not None
+
+
+def test_growing_run_caught_between_a_state_row_and_its_frame_entry(tmp_path):
+    out = run_scenario(SCEN / "central_impact_20t.toml", tmp_path / "s.h5", t_end=1.2)
+    with h5py.File(out, "r+") as f:                # the writer adds a state row first, its /state/frame last
+        n = f["state/frame"].shape[0]
+        for name, d in f["state"].items():
+            if name != "frame":
+                d.resize(n + 1, axis=0)
+    with pytest.raises(Exception, match="one row per /state/frame"):
+        RunFile(out)                                # a finished file must be consistent
+    run = RunFile(out, partial=True)                # a growing one: only rows that /state/frame names
+    assert run.state_at(run.n_frames - 1)[0] == 1000
+    run.close()
+    with h5py.File(out, "r+") as f:                # ... and the other way round (a reader's stale view)
+        f["state/frame"].resize(n + 2, axis=0)
+        f["state/frame"][n:] = [2000, 3000]
+    assert RunFile(out, partial=True).state_at(10 ** 6)[0] == 1000
