@@ -1,0 +1,437 @@
+"""Envelope map: a campaign's runs as a scatter of two chosen IC parameters, coloured by outcome or by an output.
+
+The symbol always shows the outcome; the colour shows the outcome or a chosen numeric output (with a colour
+bar). Hover gives a run's ICs and key outputs; a click asks to open the run (`runRequested`). While the
+campaign is still writing, the map re-reads its summary on a timer (and on Refresh).
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout,
+                               QWidget)
+
+# outcome code -> (legend text, colour, pyqtgraph symbol, legend glyph); drawn in this order (later on top)
+OUTCOMES = (("captured, verdict PASS", "#66bb6a", "o", "\u25cf"),
+            ("captured, verdict FAIL", "#ffa726", "t1", "\u25b2"),
+            ("not captured", "#ef5350", "s", "\u25a0"),
+            ("diverged / error", "#e040fb", "x", "\u2715"))
+PASS, FAIL, MISS, ERROR = range(4)
+OUTCOME = "outcome"          # the colour-by choice that colours by outcome
+NO_VALUE = "#7a8194"         # numeric colouring: runs without a value (e.g. T capture of a run not captured)
+MARK = "#ffd700"             # ring around the run open in the main window (the app's T Current yellow)
+KEPT_PEN = pg.mkPen("#ffffff", width=1.6)
+PLAIN_PEN = pg.mkPen("#0c101c", width=0.6)
+SIZE = 9
+REFRESH_MS = 2000
+SI_UNITS = {"N", "N*m", "N·m", "J", "W"}   # units shown with a k/M prefix (loads); the rest in the unit as given
+BACKGROUND = "#0c101c"
+STYLE = ("QWidget#envelope { background: #0c101c; } QLabel, QCheckBox { color: #e1e4eb; } "
+         "QLabel[role=key] { color: #8c94aa; }")
+CMAP = "viridis"
+CMAP_FROM = 0.12             # skip viridis' darkest purples: they vanish on the dark background
+
+
+def colour_map() -> pg.ColorMap:
+    return pg.colormap.get(CMAP).getSubset(CMAP_FROM, 1.0 - CMAP_FROM)
+
+
+def unit_text(unit: str) -> str:
+    return unit.replace("*", "\u00b7")
+
+
+def fmt_quantity(v: float, unit: str) -> str:
+    """`12.3 kN`, `0.152 m/s`, `1.5 deg`; an em dash for NaN."""
+    if v is None or not math.isfinite(v):
+        return "\u2014"
+    if unit in SI_UNITS and v != 0:
+        return pg.siFormat(v, precision=4, suffix=unit_text(unit), space=True)
+    text = np.format_float_positional(v, precision=4, unique=True, fractional=False, trim="-")
+    return f"{text} {unit_text(unit)}".rstrip()
+
+
+def label_axis(axis, label: str, unit: str) -> None:
+    """`label (kN)` with prefixed tick values for loads; `label (m/s)` with plain values for the rest."""
+    axis.setLabel(label, units=unit_text(unit) or None, siPrefixEnableRanges=None if unit in SI_UNITS else (),
+                  color="#e1e4eb", **{"font-size": "10pt"})
+    axis.updateAutoSIPrefix()
+
+
+def outcome_codes(summary) -> np.ndarray:
+    """Per finished run: PASS, FAIL (captured, verdict failed), MISS (not captured) or ERROR (diverged / error)."""
+    captured = np.asarray(summary.captured, bool)
+    passed = np.asarray(summary.passed, bool)
+    bad = np.array([s != "ok" for s in summary.status], bool)
+    codes = np.where(captured, np.where(passed, PASS, FAIL), MISS)
+    return np.where(bad, ERROR, codes).astype(int)
+
+
+def key_outputs(summary) -> list[str]:
+    """Outputs a hover shows: capture time, base loads, damper strokes (in the summary's order)."""
+    names = [n for n in ("t_capture", "peak_base_force", "peak_base_moment") if n in summary.outputs]
+    return names + [n for n in summary.outputs if "stroke" in n and n not in names]
+
+
+def contact_peaks(summary) -> list[str]:
+    """The per-pair peak contact force columns (peak_<pair>, not the base loads)."""
+    return [n for n in summary.outputs if n.startswith("peak_") and not n.startswith("peak_base")]
+
+
+class EnvelopeMap(QWidget):
+    """The campaign's envelope map with axis and colour choosers, legend, counts line and hover details."""
+
+    runRequested = Signal(int)      # campaign run index clicked
+    summaryChanged = Signal()       # a (re-)read summary is shown
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("envelope")
+        self.setAttribute(Qt.WA_StyledBackground, True)
+        self.setStyleSheet(STYLE)
+        self.summary = None
+        self.directory: Path | None = None
+        self.marked: int | None = None
+        self.codes = np.zeros(0, int)
+        self.rows = np.zeros(0, int)        # summary rows in scatter order (spot data = position in this)
+        self._columns: dict[str, np.ndarray] = {}
+        self._kept: np.ndarray = np.zeros(0, bool)
+        self.read_error = ""
+        self._filling = False
+
+        self.x_combo, self.y_combo, self.colour_combo = QComboBox(), QComboBox(), QComboBox()
+        for c in (self.x_combo, self.y_combo, self.colour_combo):
+            c.setSizeAdjustPolicy(QComboBox.AdjustToContents)
+            c.currentIndexChanged.connect(self._choice_changed)
+        self.refresh_button = QPushButton("Refresh")
+        self.refresh_button.setToolTip("re-read the campaign's summary (new runs of a campaign still writing)")
+        self.refresh_button.clicked.connect(self.refresh)
+        self.follow_box = QCheckBox("auto")
+        self.follow_box.setToolTip(f"re-read the summary every {REFRESH_MS / 1000:g} s until the campaign is complete")
+        self.follow_box.setChecked(True)
+        self.follow_box.toggled.connect(lambda _on: self._update_timer())
+        self.timer = QTimer(self, interval=REFRESH_MS, timeout=self.refresh)
+
+        controls = QHBoxLayout()
+        for text, w in (("x", self.x_combo), ("y", self.y_combo), ("colour", self.colour_combo)):
+            lab = QLabel(text)
+            lab.setProperty("role", "key")
+            controls.addWidget(lab)
+            controls.addWidget(w)
+        controls.addStretch(1)
+        controls.addWidget(self.refresh_button)
+        controls.addWidget(self.follow_box)
+
+        self.header = QLabel("no campaign open")
+        self.header.setTextFormat(Qt.RichText)
+        self.header.setWordWrap(True)
+        self.legend = QLabel("")
+        self.legend.setTextFormat(Qt.RichText)
+        self.legend.setWordWrap(True)
+        self.status = QLabel("")
+        self.status.setProperty("role", "key")
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextSelectableByMouse)
+
+        self.view = pg.GraphicsLayoutWidget()
+        self.view.setBackground(BACKGROUND)
+        self.view.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
+        self.plot: pg.PlotItem = self.view.addPlot(row=0, col=0)
+        self.plot.showGrid(x=True, y=True, alpha=0.18)
+        self.plot.setMenuEnabled(False)
+        self.scatter = pg.ScatterPlotItem(size=SIZE, hoverable=True, hoverSize=SIZE + 5,
+                                          hoverPen=pg.mkPen(MARK, width=2), tip=self._tip)
+        self.scatter.sigClicked.connect(self._clicked)
+        self.plot.addItem(self.scatter)
+        self.ring = pg.ScatterPlotItem(size=SIZE + 10, symbol="o", pen=pg.mkPen(MARK, width=2.5), brush=None)
+        self.ring.setZValue(10)
+        self.ring.setAcceptHoverEvents(False)
+        self.plot.addItem(self.ring)
+        self.colour_bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=colour_map(), interactive=False,
+                                          width=16, colorMapMenu=False)
+        self.view.addItem(self.colour_bar, row=0, col=1)
+        self.colour_bar.setVisible(False)
+        for ax in ("left", "bottom"):
+            self.plot.getAxis(ax).setTextPen("#c8cdd8")
+            self.plot.getAxis(ax).setPen("#5a6482")
+        self.colour_bar.axis.setTextPen("#c8cdd8")
+
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 6)
+        lay.addWidget(self.header)
+        lay.addLayout(controls)
+        lay.addWidget(self.view, 1)
+        lay.addWidget(self.legend)
+        lay.addWidget(self.status)
+
+    # ---- opening and refreshing ---------------------------------------------------------------
+    def open(self, directory) -> None:
+        """Read the campaign in `directory` and show it; raises CampaignError (nothing changes) on a bad one."""
+        from solver.campaign import read_summary
+        summary = read_summary(directory)
+        self.directory = Path(directory)
+        self.marked = None
+        self.set_summary(summary, fresh=True)
+
+    def refresh(self) -> bool:
+        """Re-read the summary (cheap); a read error is shown in the status line and the last map stays."""
+        if self.directory is None:
+            return False
+        from solver.campaign import read_summary
+        try:
+            summary = read_summary(self.directory)
+        except Exception as exc:  # noqa: BLE001  (a campaign still writing may be momentarily unreadable)
+            self.read_error = str(exc)
+            self.status.setText(f"could not re-read the summary: {exc}")
+            return False
+        self.read_error = ""
+        self.set_summary(summary)
+        return True
+
+    def complete(self) -> bool:
+        s = self.summary
+        return s is not None and len(s.index) >= s.n_planned
+
+    def _update_timer(self):
+        want = self.summary is not None and self.follow_box.isChecked() and not self.complete()
+        if want and not self.timer.isActive():
+            self.timer.start()
+        elif not want:
+            self.timer.stop()
+
+    def set_summary(self, summary, fresh: bool = False) -> None:
+        """Show `summary`; keeps the chosen axes, colouring and (unless fresh) the zoom."""
+        self.summary = summary
+        names = [p.name for p in summary.parameters] + [n for n in summary.outputs]
+        self._columns = {n: np.asarray(summary.column(n), float) for n in names}
+        self.codes = outcome_codes(summary)
+        self._kept = np.array([summary.run_path(int(i)) is not None for i in summary.index], bool)
+        self._fill_combos()
+        self._redraw(autorange=fresh)
+        self._update_timer()
+        self.summaryChanged.emit()
+
+    # ---- choices ------------------------------------------------------------------------------
+    def _axis_items(self) -> list[tuple[str, str]]:
+        s = self.summary
+        items = [(p.name, f"{p.label} [{unit_text(p.unit)}]" if p.unit else p.label) for p in s.parameters]
+        items += [(n, f"{lab} [{unit_text(u)}]" if u else lab) for n, (u, lab) in s.outputs.items()]
+        return items
+
+    def _fill_combos(self):
+        s = self.summary
+        params = [p.name for p in s.parameters]
+        wanted = (self.x_combo.currentData() or (params[0] if params else None),
+                  self.y_combo.currentData() or (params[1] if len(params) > 1 else None),
+                  self.colour_combo.currentData() or OUTCOME)
+        self._filling = True
+        try:
+            for combo, choice in ((self.x_combo, wanted[0]), (self.y_combo, wanted[1])):
+                combo.clear()
+                for k, (name, text) in enumerate(self._axis_items()):
+                    if k == len(params) and k > 0:
+                        combo.insertSeparator(combo.count())
+                    combo.addItem(text, name)
+                i = combo.findData(choice)
+                combo.setCurrentIndex(max(i, 0))
+            self.colour_combo.clear()
+            self.colour_combo.addItem("outcome", OUTCOME)
+            self.colour_combo.insertSeparator(1)
+            for name, (unit, label) in s.outputs.items():
+                self.colour_combo.addItem(f"{label} [{unit_text(unit)}]" if unit else label, name)
+            i = self.colour_combo.findData(wanted[2])
+            self.colour_combo.setCurrentIndex(max(i, 0))
+        finally:
+            self._filling = False
+
+    def set_axes(self, x: str, y: str) -> None:
+        """Plot parameter (or output) `x` against `y` (column names)."""
+        for combo, name in ((self.x_combo, x), (self.y_combo, y)):
+            i = combo.findData(name)
+            if i < 0:
+                raise KeyError(f"{name!r} is not a parameter or output of campaign {self.summary.name}")
+            combo.setCurrentIndex(i)
+
+    def set_colour_by(self, name: str) -> None:
+        """Colour by OUTCOME or by a numeric output column."""
+        i = self.colour_combo.findData(name)
+        if i < 0:
+            raise KeyError(f"{name!r} is not an output of campaign {self.summary.name}")
+        self.colour_combo.setCurrentIndex(i)
+
+    @property
+    def x_name(self) -> str:
+        return self.x_combo.currentData()
+
+    @property
+    def y_name(self) -> str:
+        return self.y_combo.currentData()
+
+    @property
+    def colour_by(self) -> str:
+        return self.colour_combo.currentData() or OUTCOME
+
+    def _choice_changed(self, *_):
+        if not self._filling and self.summary is not None:
+            self._redraw(autorange=True)
+
+    # ---- drawing ------------------------------------------------------------------------------
+    def _unit_label(self, name: str) -> tuple[str, str]:
+        s = self.summary
+        for p in s.parameters:
+            if p.name == name:
+                return p.unit, p.label
+        return s.outputs.get(name, ("", name))
+
+    def _set_axis_label(self, axis, name: str):
+        unit, label = self._unit_label(name)
+        label_axis(axis, label, unit)
+
+    def _redraw(self, autorange: bool = False):
+        s = self.summary
+        x, y = self._columns.get(self.x_name), self._columns.get(self.y_name)
+        if x is None or y is None:
+            self.scatter.clear()
+            return
+        placed = np.isfinite(x) & np.isfinite(y)
+        order = np.argsort(self.codes, kind="stable")      # failures drawn last, on top
+        self.rows = order[placed[order]]
+        self.n_unplaced = int((~placed).sum())
+        rows = self.rows
+        symbols = [OUTCOMES[c][2] for c in self.codes[rows]]
+        pens = [KEPT_PEN if k else PLAIN_PEN for k in self._kept[rows]]
+        by = self.colour_by
+        if by == OUTCOME:
+            brushes = [pg.mkBrush(OUTCOMES[c][1]) for c in self.codes[rows]]
+            self.colour_bar.setVisible(False)
+        else:
+            brushes = self._numeric_brushes(self._columns[by], rows)
+        self.scatter.setData(x=x[rows], y=y[rows], data=np.arange(len(rows)), symbol=symbols, brush=brushes,
+                             pen=pens, size=SIZE)
+        self._set_axis_label(self.plot.getAxis("bottom"), self.x_name)
+        self._set_axis_label(self.plot.getAxis("left"), self.y_name)
+        self._draw_mark()
+        self._update_text()
+        if autorange:
+            self.plot.enableAutoRange()
+
+    def _numeric_brushes(self, v: np.ndarray, rows: np.ndarray) -> list:
+        ok = np.isfinite(v) & (self.codes != ERROR)       # a diverged run's peaks say nothing of the design
+        vals = v[ok]
+        lo, hi = (float(vals.min()), float(vals.max())) if len(vals) else (0.0, 1.0)
+        if hi <= lo:
+            lo, hi = lo - 0.5 * (abs(lo) or 1.0), hi + 0.5 * (abs(hi) or 1.0)
+        cmap = colour_map()
+        t = np.clip((v[rows] - lo) / (hi - lo), 0.0, 1.0)
+        colours = cmap.map(np.nan_to_num(t), mode="qcolor")
+        fin = np.isfinite(v[rows])
+        brushes = [pg.mkBrush(c) if f else pg.mkBrush(NO_VALUE) for c, f in zip(colours, fin)]
+        unit, label = self._unit_label(self.colour_by)
+        bar = self.colour_bar
+        bar.setVisible(True)          # before labelling: a hidden axis keeps its SI prefix at 1
+        label_axis(bar.axis, label, unit)
+        bar.axis.setWidth(None)       # room for the label next to the tick values
+        bar.setLevels((lo, hi))
+        bar.axis.updateAutoSIPrefix()
+        self.colour_range = (lo, hi)
+        return brushes
+
+    def _update_text(self):
+        s = self.summary
+        n = len(s.index)
+        c = self.codes
+        cap = int(np.count_nonzero(np.asarray(s.captured, bool)))
+        frac = (lambda k: f"{100.0 * k / n:.1f} %") if n else (lambda k: "\u2014")
+        self.header.setText(
+            f"<b>{s.name}</b> &nbsp;\u00b7&nbsp; {s.variant} &nbsp;\u00b7&nbsp; "
+            f"<b>{n}</b> of {s.n_planned} runs done{'' if n >= s.n_planned else ' (running or stopped)'}"
+            f" &nbsp;\u00b7&nbsp; capture success <b>{frac(cap)}</b>"
+            f" &nbsp;\u00b7&nbsp; verdict PASS <b>{frac(int(np.count_nonzero(c == PASS)))}</b>")
+        neutral = self.colour_by != OUTCOME
+        parts = []
+        for code, (text, colour, _sym, glyph) in enumerate(OUTCOMES):
+            col = "#c8cdd8" if neutral else colour
+            parts.append(f"<span style='color:{col}; font-size:12pt'>{glyph}</span>&nbsp;{text} "
+                         f"<b>{int(np.count_nonzero(c == code))}</b>")
+        parts.append(f"<span style='color:#ffffff; font-size:12pt'>\u25ef</span>&nbsp;white rim: full run kept "
+                     f"<b>{int(np.count_nonzero(self._kept))}</b>")
+        if neutral:
+            unit, label = self._unit_label(self.colour_by)
+            missing = int(np.count_nonzero(~np.isfinite(self._columns[self.colour_by])))
+            if missing:
+                parts.append(f"<span style='color:{NO_VALUE}; font-size:12pt'>\u25cf</span>&nbsp;no {label} "
+                             f"<b>{missing}</b>")
+        if self.n_unplaced:
+            parts.append(f"not placed (no value on an axis) <b>{self.n_unplaced}</b>")
+        self.legend.setText(" &nbsp;&nbsp; ".join(parts))
+
+    # ---- hover, click, mark -------------------------------------------------------------------
+    def row_of(self, index: int) -> int:
+        """The summary row of campaign run `index` (KeyError if it has not finished)."""
+        hits = np.flatnonzero(np.asarray(self.summary.index) == index)
+        if not len(hits):
+            raise KeyError(f"run {index} is not among the finished runs of campaign {self.summary.name}")
+        return int(hits[0])
+
+    def point_of(self, index: int) -> tuple[float, float]:
+        """Data coordinates of run `index` on the map."""
+        r = self.row_of(index)
+        return float(self._columns[self.x_name][r]), float(self._columns[self.y_name][r])
+
+    def tooltip(self, index: int) -> str:
+        """The hover text of run `index`: outcome, ICs, key outputs and whether a click opens or re-runs it."""
+        s = self.summary
+        r = self.row_of(index)
+        lines = [f"run {index}: {OUTCOMES[self.codes[r]][0]}"]
+        if s.message[r]:
+            lines.append(f"  {s.message[r]}")
+        for p in s.parameters:
+            lines.append(f"{p.label} = {fmt_quantity(self._columns[p.name][r], p.unit)}")
+        shown = key_outputs(s)
+        if self.colour_by != OUTCOME and self.colour_by not in shown:
+            shown.append(self.colour_by)
+        for n in shown:
+            unit, label = s.outputs[n]
+            lines.append(f"{label} = {fmt_quantity(self._columns[n][r], unit)}")
+        peaks = [(self._columns[n][r], n) for n in contact_peaks(s) if math.isfinite(self._columns[n][r])]
+        if peaks:
+            v, n = max(peaks)
+            unit, label = s.outputs[n]
+            lines.append(f"largest contact peak: {label} = {fmt_quantity(v, unit)}")
+        path = s.run_path(int(index))
+        lines.append(f"click: open full run {path.name}" if path is not None else
+                     "summary only: click re-runs it")
+        return "\n".join(lines)
+
+    def _tip(self, x, y, data):
+        return self.tooltip(int(self.summary.index[self.rows[int(data)]]))
+
+    def _clicked(self, _item, points, _ev):
+        if len(points):
+            self.runRequested.emit(int(self.summary.index[self.rows[int(points[0].data())]]))
+
+    def mark_run(self, index: int | None) -> None:
+        """Ring run `index` (the one open in the main window); None clears."""
+        self.marked = index
+        self._draw_mark()
+
+    def _draw_mark(self):
+        if self.summary is None or self.marked is None:
+            self.ring.clear()
+            return
+        try:
+            x, y = self.point_of(self.marked)
+        except KeyError:
+            self.ring.clear()
+            return
+        if math.isfinite(x) and math.isfinite(y):
+            self.ring.setData(x=[x], y=[y])
+        else:
+            self.ring.clear()
+
+    def show_status(self, text: str) -> None:
+        self.status.setText(text)
