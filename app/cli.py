@@ -25,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n"
                "  dockmnemo                          open the bundled sample run\n"
                "  dockmnemo view run.h5              open a run file\n"
+               "  dockmnemo view campaign_dir/       open a campaign's envelope map\n"
                "  dockmnemo info run.h5              print the run's facts, channels, pairs, events\n"
                "  xvfb-run -a dockmnemo export run.h5 --clip 0:12 --clip 177:180@0.25 --title \"Impact\" -o clip.mp4\n"
                "                                     render intervals of the diagram to MP4 (needs an X display)\n"
@@ -32,9 +33,11 @@ def build_parser() -> argparse.ArgumentParser:
                "  dockmnemo run edited.toml --from run.h5 --at 2.5   branch a run at 2.5 s with new parameters\n",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    v = sub.add_parser("view", help="open a run file in the mnemonic diagram window",
-                       description="Open RUN.h5 in the three-pane mnemonic diagram window.")
-    v.add_argument("run", type=Path, nargs="?", help="run file (HDF5, format v1); default: bundled sample")
+    v = sub.add_parser("view", help="open a run file (or a campaign's envelope map) in the window",
+                       description="Open RUN.h5 in the three-pane mnemonic diagram window; given a campaign "
+                                   "directory, open its envelope map (click a point to open that run).")
+    v.add_argument("run", type=Path, nargs="?",
+                   help="run file (HDF5, format v1) or campaign directory; default: bundled sample")
     i = sub.add_parser("info", help="print a run file's summary and exit (exit 2 on a bad file)",
                        description="Print variant, comment, Run Date, duration, frames, T capture, T Final, "
                                    "channel groups, contact pairs and events of RUN.h5.")
@@ -44,6 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="capture verdict criteria (TOML); default: resources/capture_criteria.toml")
     from app.export_cli import add_export_parser  # export subcommand (clips to MP4/GIF/PNG)
     add_export_parser(sub)
+    from app.campaign_rerun_cli import add_campaign_rerun_parser  # one campaign run re-simulated (envelope map)
+    add_campaign_rerun_parser(sub)
     r = sub.add_parser("run", help="simulate a scenario into a run file (exit 2 on bad input, nothing written)",
                        description="Validate SCENARIO.toml (and the mechanism it names), then integrate and write "
                                    "a run file. Ctrl+C or SIGTERM stops after the current block and keeps the "

@@ -46,6 +46,7 @@ class MainWindow(QMainWindow):
         self.run: RunFile | None = None
         self.last_error: str = ""
         self.error_box: QMessageBox | None = None
+        self.campaign = None          # app.campaign_actions.CampaignView once a campaign is opened
         self.setWindowTitle(APP_NAME)
         self.setAcceptDrops(True)
         self.diagram = MnemonicDiagram(self)
@@ -69,6 +70,8 @@ class MainWindow(QMainWindow):
         m.addAction(QAction("&Open run…", self, shortcut=QKeySequence.Open, triggered=self.open_dialog))
         self.recent_menu = m.addMenu("Open &recent")
         self._refresh_recent()
+        m.addAction(QAction("Open &campaign…", self, shortcut=QKeySequence("Ctrl+Shift+O"),
+                            triggered=self.open_campaign_dialog))
         m.addSeparator()
         from app.export_actions import add_clip_actions  # report clips: clip list and video export
         add_clip_actions(self, m)
@@ -215,6 +218,15 @@ class MainWindow(QMainWindow):
         self._live_t = 0.0
         self.runner.start(scenario, out, t_end, branch_of=branch_of, at=at, t_start=at or 0.0)
 
+    def start_campaign_rerun(self, directory, index: int, out):
+        """Re-simulate run `index` of a campaign in the worker; the status bar shows progress, Cancel stops it."""
+        self.live_path = Path(out)
+        self.run_bar.setValue(0)
+        self.run_label.setText(f"re-running run {index} of the campaign …")
+        self._show_run_widgets(True)
+        self._live_t = 0.0
+        self.runner.start_campaign_rerun(directory, index, out)
+
     def cancel_run(self):
         self.runner.cancel()
 
@@ -263,6 +275,8 @@ class MainWindow(QMainWindow):
         self._show_run_widgets(False)
         self.last_run_message = message
         self.run_label.setText(f"{Path(path).name}: {message}")
+        if self.campaign is not None and self.campaign.run_finished(path, code, message):
+            return
         if self.run is not None and self.run.live:
             self.run.close()
             self.run = None
@@ -442,6 +456,26 @@ class MainWindow(QMainWindow):
             self.recent_menu.addAction(QAction(p, self, triggered=lambda _=False, p=p: self.open_run(p)))
         self.recent_menu.setEnabled(bool(self.recent_runs()))
 
+    # ---- campaigns ----------------------------------------------------------------------------
+    def view_menu(self) -> QMenu:
+        return {a.text(): a.menu() for a in self.menuBar().actions() if a.menu() is not None}["&View"]
+
+    def open_campaign(self, directory) -> bool:
+        """Show a campaign directory's envelope map in a dock; a bad directory gives a dialog, nothing else."""
+        if self.campaign is None:
+            from app.campaign_actions import CampaignView
+            self.campaign = CampaignView(self)
+        ok = self.campaign.open(directory)
+        if ok:
+            self.settings.setValue("campaign_dir", str(Path(directory).resolve().parent))
+        return ok
+
+    def open_campaign_dialog(self):
+        start = str(self.settings.value("campaign_dir", str(Path.cwd())))
+        path = QFileDialog.getExistingDirectory(self, "Open campaign directory", start)
+        if path:
+            self.open_campaign(path)
+
     def open_dialog(self):
         path, _ = QFileDialog.getOpenFileName(self, "Open run", str(Path.cwd()), "Run files (*.h5 *.hdf5);;All files (*)")
         if path:
@@ -464,12 +498,13 @@ class MainWindow(QMainWindow):
             old.close()
         self.setWindowTitle(f"{APP_NAME} — {path.name} [{run.meta.variant}]")
         self._remember(path.resolve())
+        if self.campaign is not None:
+            self.campaign.run_opened(path)
         return True
 
-    def show_error(self, message: str):
+    def show_error(self, message: str, title: str = "Cannot open run file"):
         self.last_error = message
-        box = self.error_box = QMessageBox(QMessageBox.Critical, "Cannot open run file", message,
-                                           QMessageBox.Ok, self)
+        box = self.error_box = QMessageBox(QMessageBox.Critical, title, message, QMessageBox.Ok, self)
         box.setTextInteractionFlags(Qt.TextSelectableByMouse)
         box.open()
 
@@ -506,5 +541,8 @@ def run_app(path) -> int:
     app.setApplicationName(APP_NAME)
     w = MainWindow()
     w.show()
-    w.open_run(path)
+    if Path(path).is_dir():
+        w.open_campaign(path)     # a campaign directory: its envelope map (clicking a point opens that run)
+    else:
+        w.open_run(path)
     return app.exec()

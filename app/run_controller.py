@@ -49,15 +49,23 @@ class RunController(QObject):
 
     def start(self, scenario, out, t_end: float, branch_of=None, at: float | None = None, t_start: float = 0.0):
         """Run `scenario` into `out` up to `t_end` (branch from run `branch_of` at time `at` if given)."""
+        args = ["run", str(scenario), "-o", str(out), "--t-end", repr(float(t_end)), "--progress-lines"]
+        if branch_of is not None:
+            args += ["--from", str(branch_of), "--at", repr(float(at))]
+        self._launch(args, out, t_start, t_end)
+
+    def start_campaign_rerun(self, directory, index: int, out):
+        """Re-simulate run `index` of the campaign in `directory` into `out` (its end time comes with progress)."""
+        self._launch(["campaign-rerun", str(directory), str(int(index)), "-o", str(out), "--progress-lines"],
+                     out, 0.0, math.nan)
+
+    def _launch(self, args: list[str], out, t_start: float, t_end: float):
+        """Start `python -m app ARGS` (a command that prints STARTED / PROGRESS lines) writing `out`."""
         if self.running:
             raise RuntimeError("a run is already in progress")
         self.out = Path(out)
         self.t_start, self.t_end, self.t = float(t_start), float(t_end), float(t_start)
         self.stderr, self._buf, self._killed = "", b"", False
-        args = ["-m", "app", "run", str(scenario), "-o", str(self.out), "--t-end", repr(float(t_end)),
-                "--progress-lines"]
-        if branch_of is not None:
-            args += ["--from", str(branch_of), "--at", repr(float(at))]
         p = self.proc = QProcess(self)
         env = QProcessEnvironment.systemEnvironment()
         env.insert("PYTHONPATH", str(ROOT) + (":" + env.value("PYTHONPATH") if env.contains("PYTHONPATH") else ""))
@@ -66,7 +74,7 @@ class RunController(QObject):
         p.readyReadStandardOutput.connect(self._read_stdout)
         p.readyReadStandardError.connect(lambda: self._read_stderr())
         p.finished.connect(self._finished)
-        p.start(sys.executable, args)
+        p.start(sys.executable, ["-m", "app", *args])
 
     def cancel(self):
         """Ask the worker to stop after its current block; it keeps the file, marked incomplete."""
@@ -92,6 +100,8 @@ class RunController(QObject):
             if parts[0] == "STARTED":
                 self.started.emit(str(self.out))
             elif parts[0] == "PROGRESS" and len(parts) >= 4:
+                if not math.isfinite(self.t_end):     # a campaign re-run: the worker knows the end time
+                    self.t_end = float(parts[2])
                 t = min(float(parts[1]), self.t_end)   # the last block may end one step past t_end
                 self.t = t
                 eta = eta_seconds(self.t_start, t, self.t_end, float(parts[3]))  # worker's wall s since solving began
