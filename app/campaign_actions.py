@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QDockWidget
 
 from viewer.envelope_map import EnvelopeMap
 
-DOCK_WIDTH = 720
+DOCK_WIDTH = 640
 
 
 class CampaignView(QObject):

@@ -224,6 +224,10 @@ class EnvelopeMap(QWidget):
 
     def _fill_combos(self):
         s = self.summary
+        key = (tuple(self._axis_items()), tuple(s.outputs))
+        if key == getattr(self, "_combo_key", None):
+            return                    # same choices: leave the combos (and any open popup) alone on a refresh
+        self._combo_key = key
         params = [p.name for p in s.parameters]
         wanted = (self.x_combo.currentData() or (params[0] if params else None),
                   self.y_combo.currentData() or (params[1] if len(params) > 1 else None),
