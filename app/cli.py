@@ -30,7 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
                "  xvfb-run -a dockmnemo export run.h5 --clip 0:12 --clip 177:180@0.25 --title \"Impact\" -o clip.mp4\n"
                "                                     render intervals of the diagram to MP4 (needs an X display)\n"
                               "  dockmnemo run scenario.toml -o run.h5 --t-end 5    simulate a scenario into a run file\n"
-               "  dockmnemo run edited.toml --from run.h5 --at 2.5   branch a run at 2.5 s with new parameters\n",
+               "  dockmnemo run edited.toml --from run.h5 --at 2.5   branch a run at 2.5 s with new parameters\n"
+               "  dockmnemo campaign resources/campaigns/nominal_envelope.toml --out camp/   runs on Dask\n"
+               "  dockmnemo campaign --table camp/  (or dockmnemo info camp/)   the success/fail table\n",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     v = sub.add_parser("view", help="open a run file (or a campaign's envelope map) in the window",
@@ -61,6 +63,19 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--at", type=float, default=None, help="... at this time, s (its frame at or before)")
     r.add_argument("--progress-lines", action="store_true",
                    help="print 'PROGRESS t t_end' lines on stdout (for the app's worker) instead of a bar")
+    c = sub.add_parser("campaign", help="run a campaign of docking runs on Dask, or print a campaign's table",
+                       description="Run every run of CAMPAIGN.toml (resources/campaigns/*.toml, docs/campaigns.md) on "
+                                   "a Dask cluster into DIR: DIR/summary.h5 grows as results arrive; a killed or "
+                                   "cancelled campaign resumes when the same command is run again (only the missing "
+                                   "runs). Ctrl+C or SIGTERM stops and keeps the finished rows. Exit: 0 done, "
+                                   "2 bad input, 4 cancelled. With --table DIR: print the success/fail table.")
+    c.add_argument("campaign", type=Path, nargs="?", help="campaign TOML")
+    c.add_argument("-o", "--out", type=Path, default=None, help="campaign directory (created, or resumed)")
+    c.add_argument("--scheduler", default=None, help="Dask scheduler address tcp://host:port (default: a local "
+                                                      "cluster)")
+    c.add_argument("--workers", type=int, default=None, help="local cluster worker processes (default: CPU count)")
+    c.add_argument("--table", type=Path, default=None, metavar="DIR", help="print DIR's success/fail table and exit")
+    c.add_argument("--failures", action="store_true", help="with --table: list only failed runs")
     return p
 
 
@@ -131,9 +146,72 @@ def cmd_run(args) -> int:
     return 0
 
 
+def cmd_campaign(args) -> int:
+    """Run (or resume) a campaign with a progress bar, or print a campaign directory's table."""
+    import signal
+    import time
+
+    from app.progress import TerminalProgress
+    from solver.campaign import CampaignError, read_summary, run_campaign
+
+    def fail(msg, code=2):
+        print(f"dockmnemo: error: {msg}", file=sys.stderr, flush=True)
+        return code
+    if args.table is not None:
+        try:
+            print(read_summary(args.table).table(failures_only=args.failures))
+        except CampaignError as exc:
+            return fail(exc)
+        return 0
+    if args.campaign is None or args.out is None:
+        return fail("campaign: give CAMPAIGN.toml and --out DIR (or --table DIR)")
+    if args.workers is not None and args.workers < 1:
+        return fail(f"--workers: must be at least 1, found {args.workers}")
+    stop = {"flag": False}
+
+    def on_signal(signum, _frame):
+        stop["flag"] = True
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, on_signal)
+    bar = {}
+
+    def progress(done, total):
+        if "bar" not in bar:
+            bar["bar"] = TerminalProgress(f"campaign {args.campaign.stem}", total, " runs")
+            bar["start"] = done
+            if done:
+                print(f"resuming {args.out}: {done} of {total} runs done, running the {total - done} missing",
+                      file=sys.stderr, flush=True)
+        bar["bar"].update(done)
+    t0 = time.perf_counter()
+    try:
+        res = run_campaign(args.campaign, args.out, scheduler=args.scheduler, workers=args.workers,
+                           progress=progress, cancel=lambda: stop["flag"])
+    except CampaignError as exc:
+        return fail(exc)
+    except OSError as exc:   # scheduler unreachable, directory not writable
+        return fail(f"{args.out}: {exc}")
+    finally:
+        if "bar" in bar:
+            bar["bar"].close()
+    s = read_summary(res.directory)
+    wall = time.perf_counter() - t0
+    rate = f", {res.n_run / res.wall_time:.2f} runs/s" if res.n_run and res.wall_time > 0 else ""
+    print(f"{res.directory}: {len(s)} of {s.n_planned} runs finished ({res.n_run} now, in {wall:.1f} s{rate}); "
+          f"ok {s.status.count('ok')}, diverged {s.status.count('diverged')}, error {s.status.count('error')}; "
+          f"captured {int(s.captured.sum())}, verdict PASS {int(s.passed.sum())}", flush=True)
+    if res.cancelled:
+        return fail(f"campaign cancelled after {len(s)} of {s.n_planned} runs; run the same command again to resume",
+                    4)
+    return 0
+
+
 def cmd_info(args) -> int:
     from solver.runfile import RunFile, RunFileError
     from viewer.capture_verdict import CriteriaError, evaluate, load_criteria
+    if Path(args.run).is_dir() and (Path(args.run) / "campaign.toml").is_file():   # a campaign directory
+        args.table, args.failures, args.campaign = args.run, False, None
+        return cmd_campaign(args)
     try:
         criteria = load_criteria(args.criteria) if args.criteria else load_criteria()
     except CriteriaError as exc:
@@ -167,7 +245,7 @@ def main(argv=None) -> int:
     try:
         if getattr(args, "handler", None) is not None:  # subcommands defined in their own modules (export)
             return args.handler(args)
-        return {"view": cmd_view, "info": cmd_info, "run": cmd_run}[args.command](args)
+        return {"view": cmd_view, "info": cmd_info, "run": cmd_run, "campaign": cmd_campaign}[args.command](args)
     except BrokenPipeError:   # output piped into `head` and closed early: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

@@ -1,0 +1,1038 @@
+"""Campaigns: many docking runs over an initial-condition envelope, run on Dask, summarised in DIR/summary.h5.
+
+The campaign file, directory layout and resume semantics are described in docs/campaigns.md.
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import json
+import math
+import os
+import re
+import shutil
+import socket
+import statistics
+import tempfile
+import time
+import tomllib
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import h5py
+import numpy as np
+
+from solver.verdict import DEFAULT_CRITERIA, Criteria, CriteriaError, evaluate, load_criteria
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = ROOT / "resources" / "scenarios"
+FORMAT_NAME, FORMAT_VERSION = "dockmnemo-campaign", 1
+SAMPLINGS = ("grid", "lhs", "random")
+KEEPS = ("summary", "failures", "failures_and_extremes", "all")
+DISTRIBUTIONS = ("uniform", "normal", "values")
+STATUSES = ("ok", "diverged", "error")
+# units of the scenario keys campaigns usually vary (a parameter may state its own `unit`)
+KEY_UNITS = {"initial.closing_speed": "m/s", "initial.lateral_velocity": "m/s", "initial.lateral_miss": "m",
+             "initial.angular_miss_deg": "deg", "initial.angular_rate_deg_s": "deg/s", "initial.head_start_x": "m",
+             "active_craft.mass": "kg", "passive_craft.mass": "kg", "solver.step": "s", "solver.output_step": "s"}
+_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?:\[(\d+)\])?$")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+SUMMARY_FILE, CAMPAIGN_FILE, MANIFEST_FILE = "summary.h5", "campaign.toml", "manifest.json"
+ROWS_DIR, RUNS_DIR, BASE_DIR = "rows", "runs", "base"
+
+
+class CampaignError(ValueError):
+    """Bad campaign input or directory: names the file, the key and what is wrong."""
+
+    def __init__(self, path, key: str, problem: str):
+        self.path, self.key, self.problem = str(path), key, problem
+        super().__init__(f"{path}: {key}: {problem}")
+
+
+@dataclass(frozen=True)
+class VariedParameter:
+    """One varied initial condition: column name, the dotted scenario key it sets, unit and axis label."""
+    name: str
+    key: str
+    unit: str
+    label: str
+
+
+@dataclass(frozen=True)
+class ParameterSpec:
+    """A varied parameter and how it is sampled."""
+    param: VariedParameter
+    distribution: str = "uniform"
+    lo: float = math.nan
+    hi: float = math.nan
+    mean: float = math.nan
+    sd: float = math.nan
+    values: tuple = ()
+    levels: int = 0
+
+    def grid(self) -> list[float]:
+        """Grid levels: the listed values, or `levels` points from min to max."""
+        if self.values:
+            return list(self.values)
+        if self.levels == 1:
+            return [0.5 * (self.lo + self.hi)]
+        return list(np.linspace(self.lo, self.hi, self.levels))
+
+    def from_unit(self, u: np.ndarray) -> np.ndarray:
+        """Map uniform [0, 1) numbers to this parameter's distribution."""
+        if self.distribution == "values":
+            idx = np.minimum((u * len(self.values)).astype(int), len(self.values) - 1)
+            return np.array(self.values, float)[idx]
+        if self.distribution == "normal":
+            nd = statistics.NormalDist(self.mean, self.sd)
+            x = np.array([nd.inv_cdf(min(max(float(v), 1e-12), 1 - 1e-12)) for v in u])
+            return np.clip(x, self.lo if math.isfinite(self.lo) else -np.inf, self.hi if math.isfinite(self.hi) else np.inf)
+        return self.lo + u * (self.hi - self.lo)
+
+    def extremes(self) -> tuple[float, float]:
+        """Smallest and largest value the sampling can give (for checking the envelope against the scenario rules)."""
+        if self.values:
+            return min(self.values), max(self.values)
+        if self.distribution == "normal":
+            lo = self.lo if math.isfinite(self.lo) else self.mean - 8 * self.sd
+            hi = self.hi if math.isfinite(self.hi) else self.mean + 8 * self.sd
+            return lo, hi
+        return self.lo, self.hi
+
+
+@dataclass
+class Campaign:
+    """A validated campaign file: the base scenario (as a TOML dict), what varies and how, what to keep."""
+    path: Path
+    text: str
+    name: str
+    comment: str
+    base_path: Path
+    base_text: str
+    base: dict
+    mechanism: str
+    variant: str
+    t_end: float
+    sampling: str
+    count: int
+    seed: int | None
+    keep: str
+    extreme_fraction: float
+    criteria: Criteria
+    specs: list[ParameterSpec]
+    fixed: dict = field(default_factory=dict)
+    pairs: list[tuple[str, str]] = field(default_factory=list)   # contact pairs of the mechanism: (name, label)
+    _samples: np.ndarray | None = None
+
+    @property
+    def parameters(self) -> list[VariedParameter]:
+        return [s.param for s in self.specs]
+
+    def samples(self) -> np.ndarray:
+        """(count, n_parameters) varied values; deterministic from the file (seed)."""
+        if self._samples is None:
+            self._samples = _sample(self)
+        return self._samples
+
+    def values(self, i: int) -> dict[str, float]:
+        """The varied values of run i by parameter name."""
+        row = self.samples()[i]
+        return {s.param.name: float(v) for s, v in zip(self.specs, row)}
+
+    def scenario(self, i: int) -> dict:
+        """The full scenario (TOML dict) of run i: the base with the fixed and varied keys set."""
+        if not 0 <= i < self.count:
+            raise IndexError(f"{self.path}: run index {i} outside 0..{self.count - 1}")
+        sc = copy.deepcopy(self.base)
+        for k, v in self.fixed.items():
+            _set_key(sc, k, v)
+        vals = self.values(i)
+        for s in self.specs:
+            _set_key(sc, s.param.key, vals[s.param.name])
+        sc["name"] = f"{self.name}_{i:05d}"
+        sc["comment"] = (f"campaign {self.name} run {i}: "
+                         + ", ".join(f"{s.param.name} = {vals[s.param.name]:.6g} {s.param.unit}".rstrip()
+                                     for s in self.specs))
+        return sc
+
+    def outputs(self) -> dict[str, tuple[str, str]]:
+        """Numeric output columns of the summary: name -> (unit, label)."""
+        return output_columns(self.pairs)
+
+
+# ---- TOML --------------------------------------------------------------------------------------------------
+
+def _toml_key(k: str) -> str:
+    return k if re.fullmatch(r"[A-Za-z0-9_-]+", k) else json.dumps(k)
+
+
+def _toml_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(x)}" for k, x in v.items()) + "}"
+    raise TypeError(f"cannot write {v!r} as TOML")
+
+
+def dump_toml(d: dict, _prefix: str = "") -> str:
+    """TOML text of a dict of scalars, lists and tables (enough for scenario files); round-trips floats exactly."""
+    lines, tables = [], []
+    for k, v in d.items():
+        if isinstance(v, dict):
+            tables.append((k, v))
+        elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+            tables.append((k, v))
+        else:
+            lines.append(f"{_toml_key(k)} = {_toml_value(v)}")
+    out = "\n".join(lines) + ("\n" if lines else "")
+    for k, v in tables:
+        name = f"{_prefix}{_toml_key(k)}"
+        if isinstance(v, dict):
+            out += f"\n[{name}]\n" + dump_toml(v, name + ".")
+        else:
+            for item in v:
+                out += f"\n[[{name}]]\n" + dump_toml(item, name + ".")
+    return out
+
+
+def _split_key(key: str):
+    m = _KEY.match(key)
+    if not m:
+        return None
+    return m.group(1).split("."), (int(m.group(2)) if m.group(2) is not None else None)
+
+
+def _get_key(d: dict, key: str):
+    """The number (or list) at a dotted key with an optional [index]; KeyError with the reason otherwise."""
+    parts, idx = _split_key(key)
+    cur = d
+    for p in parts:
+        if not isinstance(cur, dict) or p not in cur:
+            raise KeyError(f"no key {'.'.join(parts[:parts.index(p) + 1])!r}")
+        cur = cur[p]
+    if idx is not None:
+        if not isinstance(cur, list) or idx >= len(cur):
+            raise KeyError(f"{'.'.join(parts)} is not a list with an element [{idx}]")
+        cur = cur[idx]
+    return cur
+
+
+def _set_key(d: dict, key: str, value):
+    parts, idx = _split_key(key)
+    cur = d
+    for p in parts[:-1]:
+        cur = cur.setdefault(p, {})
+    if idx is None:
+        cur[parts[-1]] = value
+    else:
+        cur[parts[-1]][idx] = value
+
+
+# ---- loading and validating a campaign file ----------------------------------------------------------------
+
+def _read_toml(path, err) -> tuple[str, dict]:
+    path = Path(path)
+    if not path.is_file():
+        raise err(path, "/", "file does not exist")
+    try:
+        text = path.read_text(encoding="utf-8")
+        return text, tomllib.loads(text)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise err(path, "/", f"cannot be read ({exc})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise err(path, "/", f"not valid TOML ({exc})") from None
+
+
+def _num(path, key, v, lo=-math.inf, hi=math.inf, integer=False):
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise CampaignError(path, key, f"must be a finite number, found {v!r}")
+    if integer and (not isinstance(v, int)):
+        raise CampaignError(path, key, f"must be a whole number, found {v!r}")
+    if not lo <= v <= hi:
+        raise CampaignError(path, key, f"{v:g} is outside the allowed range [{lo:g}, {hi:g}]")
+    return v
+
+
+def resolve_base(campaign_path: Path, name: str) -> Path:
+    """The base scenario: a path relative to the campaign file, else a file in resources/scenarios."""
+    p = Path(name)
+    for cand in ([p] if p.is_absolute() else [campaign_path.parent / p, SCENARIOS / p]):
+        if cand.is_file():
+            return cand.resolve()
+    raise CampaignError(campaign_path, "base_scenario",
+                        f"no scenario {name!r} next to the campaign file or in {SCENARIOS}")
+
+
+def load_campaign(path, base_path=None, check_scenarios: bool = True) -> Campaign:
+    """Read and validate a campaign TOML; raises CampaignError(file, key, problem).
+
+    `base_path` overrides the file's base_scenario (a campaign directory's stored copy). `check_scenarios` loads
+    the base and the envelope's corner scenarios through the solver's validation."""
+    from solver.scenario import ScenarioError, load_model
+    path = Path(path)
+    text, cfg = _read_toml(path, CampaignError)
+    known = {"name", "comment", "base_scenario", "mechanism", "t_end", "sampling", "count", "seed", "keep",
+             "extreme_fraction", "criteria", "fixed", "parameter"}
+    for k in cfg:
+        if k not in known:
+            raise CampaignError(path, k, f"unknown key (allowed: {', '.join(sorted(known))})")
+    name = cfg.get("name")
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+        raise CampaignError(path, "name", f"must be a name of letters, digits, _ . - (found {name!r})")
+    comment = cfg.get("comment", "")
+    if not isinstance(comment, str):
+        raise CampaignError(path, "comment", "must be a string")
+    bname = cfg.get("base_scenario")
+    if not isinstance(bname, str) or not bname:
+        raise CampaignError(path, "base_scenario", "missing: name a scenario TOML (e.g. \"nominal_existing.toml\")")
+    bpath = Path(base_path).resolve() if base_path is not None else resolve_base(path, bname)
+    try:
+        btext, base = _read_toml(bpath, ScenarioError)
+    except ScenarioError as exc:
+        raise CampaignError(path, "base_scenario", str(exc)) from None
+    mech = cfg.get("mechanism", base.get("mechanism"))
+    if not isinstance(mech, str) or not mech:
+        raise CampaignError(path, "mechanism", f"must name a mechanism (found {mech!r})")
+    base["mechanism"] = mech
+    if mech.endswith(".toml") and not Path(mech).is_absolute():   # an edited mechanism next to the base scenario
+        base["mechanism"] = str((bpath.parent / mech).resolve())
+    if "t_end" not in cfg:
+        raise CampaignError(path, "t_end", "missing: simulated seconds per run (a capture window, e.g. 20.0)")
+    t_end = float(_num(path, "t_end", cfg["t_end"], 1e-3, 1e5))
+    sampling = cfg.get("sampling", "random")
+    if sampling not in SAMPLINGS:
+        raise CampaignError(path, "sampling", f"{sampling!r}: must be one of {', '.join(SAMPLINGS)}")
+    seed = cfg.get("seed")
+    if sampling != "grid":
+        if seed is None:
+            raise CampaignError(path, "seed", f"missing: {sampling} sampling needs an integer seed")
+        seed = int(_num(path, "seed", seed, 0, 2 ** 63 - 1, integer=True))
+    keep = cfg.get("keep", "failures")
+    if keep not in KEEPS:
+        raise CampaignError(path, "keep", f"{keep!r}: must be one of {', '.join(KEEPS)}")
+    xf = float(_num(path, "extreme_fraction", cfg.get("extreme_fraction", 0.8), 0.0, 10.0))
+    if "criteria" in cfg:
+        cname = cfg["criteria"]
+        if not isinstance(cname, str):
+            raise CampaignError(path, "criteria", "must be a path to a criteria TOML")
+        cpath = Path(cname) if Path(cname).is_absolute() else path.parent / cname
+        if not cpath.is_file() and (ROOT / "resources" / cname).is_file():
+            cpath = ROOT / "resources" / cname
+    else:
+        cpath = DEFAULT_CRITERIA
+    try:
+        criteria = load_criteria(cpath)
+    except CriteriaError as exc:
+        raise CampaignError(path, "criteria", str(exc)) from None
+    fixed = cfg.get("fixed", {})
+    if not isinstance(fixed, dict):
+        raise CampaignError(path, "fixed", "must be a table of \"dotted.scenario.key\" = value")
+    for k, v in fixed.items():
+        _check_key(path, f"fixed.{k!r}", k, base)
+    plist = cfg.get("parameter")
+    if not isinstance(plist, list) or not plist or not all(isinstance(p, dict) for p in plist):
+        raise CampaignError(path, "parameter", "missing: add [[parameter]] tables (name, key, min, max, ...)")
+    specs = [_parameter(path, k, p, base, sampling) for k, p in enumerate(plist)]
+    names = [s.param.name for s in specs]
+    keys = [s.param.key for s in specs]
+    for k, s in enumerate(specs):
+        if names.count(s.param.name) > 1:
+            raise CampaignError(path, f"parameter[{k}].name", f"{s.param.name!r} is used twice")
+        if keys.count(s.param.key) > 1 or s.param.key in fixed:
+            raise CampaignError(path, f"parameter[{k}].key", f"{s.param.key!r} is set twice")
+    if sampling == "grid":
+        n = math.prod(len(s.grid()) for s in specs)
+        count = cfg.get("count", n)
+        if count != n:
+            raise CampaignError(path, "count", f"{count!r}: a grid of these levels has {n} runs (leave count out)")
+    else:
+        if "count" not in cfg:
+            raise CampaignError(path, "count", "missing: the number of runs")
+        count = int(_num(path, "count", cfg["count"], 1, 10_000_000, integer=True))
+    c = Campaign(path, text, name, comment, bpath, btext, base, mech, "", t_end, sampling, count, seed, keep, xf,
+                 criteria, specs, dict(fixed))
+    # the mechanism, its contact pairs, and the envelope's corners through the solver's own validation
+    corners = {"base": {}, "lowest": {s.param.key: s.extremes()[0] for s in specs},
+               "highest": {s.param.key: s.extremes()[1] for s in specs}}
+    with tempfile.TemporaryDirectory(prefix="dockmnemo-campaign-") as td:
+        for label, setv in corners.items():
+            if label != "base" and not check_scenarios:
+                break
+            sc = copy.deepcopy(base)
+            for k, v in {**fixed, **setv}.items():
+                _set_key(sc, k, v)
+            sp = Path(td) / f"{name}_{label}.toml"
+            sp.write_text(dump_toml(sc))
+            try:
+                m = load_model(sp)
+            except ScenarioError as exc:
+                who = next((f"parameter {s.param.name!r} ({s.param.key})" for s in specs
+                            if label != "base" and (s.param.key.split("[")[0] == exc.key or exc.key.startswith(s.param.key))),
+                           None)
+                where = (f"the {label} corner of the envelope, {who}" if who else
+                         f"the base scenario {bpath.name}" + (" with [fixed]" if fixed else "")
+                         if label == "base" else f"the {label} corner of the envelope")
+                raise CampaignError(path, "parameter" if who else "base_scenario",
+                                    f"{where}: scenario check fails: {exc.key}: {exc.problem}") from None
+            if label == "base":
+                from solver.simulate import LATCH_NECK
+                c.variant = m.variant
+                c.pairs = [(p.name, p.label) for p in [*m.cgeo.pair_info, LATCH_NECK]]
+    return c
+
+
+def _check_key(path, where, key, base):
+    if not isinstance(key, str) or _split_key(key) is None:
+        raise CampaignError(path, where, f"{key!r} is not a dotted scenario key like \"initial.lateral_miss[0]\"")
+    try:
+        v = _get_key(base, key)
+    except KeyError as exc:
+        raise CampaignError(path, where, f"{key!r}: {exc.args[0]} in the base scenario") from None
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        if not (isinstance(v, str) and where.startswith("fixed")):
+            raise CampaignError(path, where, f"{key!r} is {v!r} in the base scenario, not a number")
+
+
+def _parameter(path, k, p: dict, base: dict, sampling: str) -> ParameterSpec:
+    w = f"parameter[{k}]"
+    known = {"name", "key", "unit", "label", "distribution", "min", "max", "mean", "sd", "values", "levels"}
+    for x in p:
+        if x not in known:
+            raise CampaignError(path, f"{w}.{x}", f"unknown key (allowed: {', '.join(sorted(known))})")
+    name = p.get("name")
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise CampaignError(path, f"{w}.name", f"must be a column name of letters, digits and _ (found {name!r})")
+    if name in output_columns([]) or name in ("index", "status", "message", "captured", "passed", "verdict"):
+        raise CampaignError(path, f"{w}.name", f"{name!r} is a summary output column; choose another name")
+    w = f"parameter[{k}] ({name})"
+    key = p.get("key")
+    _check_key(path, f"{w}.key", key, base)
+    unit = p.get("unit", KEY_UNITS.get(key.split("[")[0], ""))
+    label = p.get("label", name.replace("_", " "))
+    if not isinstance(unit, str) or not isinstance(label, str):
+        raise CampaignError(path, f"{w}.unit", "unit and label must be strings")
+    vp = VariedParameter(name, key, unit, label)
+    dist = p.get("distribution", "values" if "values" in p else "uniform")
+    if dist not in DISTRIBUTIONS:
+        raise CampaignError(path, f"{w}.distribution", f"{dist!r}: must be one of {', '.join(DISTRIBUTIONS)}")
+    lo = float(_num(path, f"{w}.min", p["min"])) if "min" in p else math.nan
+    hi = float(_num(path, f"{w}.max", p["max"])) if "max" in p else math.nan
+    if math.isfinite(lo) and math.isfinite(hi) and not lo <= hi:
+        raise CampaignError(path, f"{w}.max", f"{hi:g} is below min {lo:g}")
+    values, levels, mean, sd = (), 0, math.nan, math.nan
+    if dist == "values":
+        v = p.get("values")
+        if not isinstance(v, list) or not v:
+            raise CampaignError(path, f"{w}.values", "must be a non-empty list of numbers")
+        values = tuple(float(_num(path, f"{w}.values", x)) for x in v)
+    elif dist == "normal":
+        if sampling == "grid":
+            raise CampaignError(path, f"{w}.distribution", "a grid needs min/max with levels, or values")
+        for x in ("mean", "sd"):
+            if x not in p:
+                raise CampaignError(path, f"{w}.{x}", "missing: a normal distribution needs mean and sd")
+        mean, sd = float(_num(path, f"{w}.mean", p["mean"])), float(_num(path, f"{w}.sd", p["sd"], 0.0))
+        if sd <= 0:
+            raise CampaignError(path, f"{w}.sd", "must be positive")
+    else:
+        for x, v in (("min", lo), ("max", hi)):
+            if not math.isfinite(v):
+                raise CampaignError(path, f"{w}.{x}", "missing: a uniform range needs min and max")
+    if sampling == "grid" and dist == "uniform":
+        if "levels" not in p:
+            raise CampaignError(path, f"{w}.levels", "missing: a grid needs the number of levels (or values)")
+        levels = int(_num(path, f"{w}.levels", p["levels"], 1, 10_000, integer=True))
+    elif "levels" in p:
+        raise CampaignError(path, f"{w}.levels", f"only a grid has levels (sampling is {sampling!r})")
+    return ParameterSpec(vp, dist, lo, hi, mean, sd, values, levels)
+
+
+def _sample(c: Campaign) -> np.ndarray:
+    """Varied values (count, P): a full factorial grid (first parameter slowest), Latin hypercube or random."""
+    P = len(c.specs)
+    if c.sampling == "grid":
+        return np.array(list(itertools.product(*[s.grid() for s in c.specs])), float).reshape(c.count, P)
+    rng = np.random.Generator(np.random.PCG64(c.seed))
+    if c.sampling == "random":
+        u = rng.random((c.count, P))
+    else:   # Latin hypercube: one sample in each of `count` equal strata per parameter, strata shuffled
+        u = np.empty((c.count, P))
+        for j in range(P):
+            u[:, j] = (rng.permutation(c.count) + rng.random(c.count)) / c.count
+    return np.column_stack([s.from_unit(u[:, j]) for j, s in enumerate(c.specs)])
+
+
+# ---- one run's summary row ---------------------------------------------------------------------------------
+
+BASE_OUTPUTS = {
+    "t_capture": ("s", "capture time (NaN: no capture)"),
+    "t_final": ("s", "last simulated time"),
+    "peak_base_force": ("N", "peak base force |F|"),
+    "peak_base_moment": ("N*m", "peak base moment |M|"),
+    "peak_Fx": ("N", "peak |Fx| on the mechanism base (axial)"),
+    "peak_Fy": ("N", "peak |Fy| on the mechanism base"),
+    "peak_Fz": ("N", "peak |Fz| on the mechanism base"),
+    "peak_Mx": ("N*m", "peak |Mx| on the mechanism base (torsion)"),
+    "peak_My": ("N*m", "peak |My| on the mechanism base"),
+    "peak_Mz": ("N*m", "peak |Mz| on the mechanism base"),
+    "max_axial_stroke": ("m", "max probe stroke-in (axial damper)"),
+    "max_friction_brake": ("m", "max axial friction brake slip"),
+    "max_axial_spring": ("m", "max axial spring mechanism stroke"),
+    "max_lateral_stroke": ("m", "max |lateral spring mechanism stroke|"),
+    "max_crank_angle": ("deg", "max |lateral brake crank angle|"),
+    "max_XLimD": ("m", "max movable limiter spring compression"),
+    "max_depth": ("m", "largest contact penetration"),
+    "limit_use": ("", "largest fraction of a criteria limit reached (loads, strokes)"),
+    "wall_time": ("s", "wall time of the run (solver + file)"),
+}
+
+
+def output_columns(pairs) -> dict[str, tuple[str, str]]:
+    """Numeric output columns: the fixed ones, then peak_<pair> per contact pair."""
+    return {**BASE_OUTPUTS, **{f"peak_{n}": ("N", f"peak contact force, {lab}") for n, lab in pairs}}
+
+
+def _peak(run, name) -> float:
+    if name not in run.channels:
+        return math.nan
+    v = np.abs(run.channel(name))
+    return float(np.nanmax(v)) if np.isfinite(v).any() else math.nan
+
+
+def summarise_run(run, criteria: Criteria | None = None) -> dict:
+    """Summary of one RunFile: numeric outputs (dict), captured, passed and the verdict line."""
+    crit = criteria if criteria is not None else load_criteria()
+    out = {k: math.nan for k in BASE_OUTPUTS}
+    out["t_capture"] = float(run.t_capture)
+    out["t_final"] = float(run.time[-1])
+
+    def norm(names):
+        if not all(n in run.channels for n in names):
+            return math.nan
+        a = np.sqrt(sum(run.channel(n) ** 2 for n in names))
+        return float(np.nanmax(a)) if np.isfinite(a).any() else math.nan
+    out["peak_base_force"] = norm(("Fx", "Fy", "Fz"))
+    out["peak_base_moment"] = norm(("Mx", "My", "Mz"))
+    for n in ("Fx", "Fy", "Fz", "Mx", "My", "Mz"):
+        out[f"peak_{n}"] = _peak(run, n)
+    out["max_axial_stroke"] = _max(run, "probe_stroke")
+    out["max_friction_brake"] = _max(run, "friction_brake")
+    out["max_axial_spring"] = _max(run, "axial_spring")
+    out["max_lateral_stroke"] = np.nanmax([_peak(run, "spring_mechanism_1"), _peak(run, "spring_mechanism_2")])
+    out["max_crank_angle"] = np.nanmax([_peak(run, "crank_angle_1"), _peak(run, "crank_angle_2")])
+    out["max_XLimD"] = _max(run, "XLimD")
+    out["max_depth"] = _max(run, "max_depth")
+    use = []
+    for n, lim in crit.base_loads.items():
+        use.append(_peak(run, n) / lim)
+    for n, (lo, hi) in crit.strokes.items():
+        if n in run.channels:
+            v = run.channel(n)
+            if np.isfinite(v).any():
+                use.append(max(float(np.nanmax(v)) / hi if hi > 0 else 0.0, float(np.nanmin(v)) / lo if lo < 0 else 0.0))
+    use = [u for u in use if math.isfinite(u)]
+    out["limit_use"] = max(use) if use else math.nan
+    for p in run.contact_pairs:
+        f = run.contact_force(p)
+        out[f"peak_{p}"] = float(np.sqrt(np.einsum("ij,ij->i", f, f)).max()) if len(f) else math.nan
+    v = evaluate(run, crit)
+    return {"outputs": {k: float(x) for k, x in out.items()}, "captured": bool(math.isfinite(run.t_capture)),
+            "passed": bool(v.passed), "verdict": v.line()}
+
+
+def _max(run, name) -> float:
+    if name not in run.channels:
+        return math.nan
+    v = run.channel(name)
+    return float(np.nanmax(v)) if np.isfinite(v).any() else math.nan
+
+
+def _jit_compiles() -> int:
+    """Functions numba compiled in this process so far (cache misses of the solver's cached kernels)."""
+    import sys
+    n = 0
+    for mname, mod in list(sys.modules.items()):
+        if not mname.startswith("solver.") or mod is None:
+            continue
+        for obj in list(vars(mod).values()):
+            st = getattr(obj, "stats", None)
+            if st is not None and hasattr(obj, "py_func") and hasattr(st, "cache_misses"):
+                n += sum(st.cache_misses.values())
+    return n
+
+
+def keep_run(keep: str, status: str, passed: bool, limit_use: float, extreme_fraction: float) -> bool:
+    """Whether a run's full file is kept: failures (diverged, error, verdict FAIL), extremes (limit_use high)."""
+    if keep == "all":
+        return True
+    if keep == "summary":
+        return False
+    failed = status != "ok" or not passed
+    if keep == "failures":
+        return failed
+    return failed or (math.isfinite(limit_use) and limit_use >= extreme_fraction)
+
+
+def run_task(task: dict) -> dict:
+    """Dask task: simulate run `index` from its scenario text in a temp dir, summarise, keep or drop the file.
+
+    Never raises for a failing run: the row says status ("ok" | "diverged" | "error") and why."""
+    from solver.runfile import RunFile
+    from solver.scenario import ScenarioError
+    from solver.simulate import SolverDiverged, run_scenario
+    i = int(task["index"])
+    row = {"index": i, "status": "ok", "message": "", "captured": False, "passed": False, "verdict": "",
+           "outputs": {}, "worker": f"{socket.gethostname()}:{os.getpid()}", "run_bytes": None}
+    jit0 = _jit_compiles()
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="dockmnemo-run-") as td:
+        sp = Path(td) / f"run_{i:05d}.toml"
+        rp = Path(td) / f"run_{i:05d}.h5"
+        sp.write_text(task["scenario_text"], encoding="utf-8")
+        try:
+            run_scenario(sp, rp, t_end=task["t_end"])
+        except SolverDiverged as exc:
+            row["status"], row["message"] = "diverged", str(exc)
+        except ScenarioError as exc:
+            row["status"], row["message"] = "error", str(exc)
+        except Exception as exc:   # noqa: BLE001  (a failing run must not stop the campaign)
+            row["status"], row["message"] = "error", f"{type(exc).__name__}: {exc}"
+        wall = time.perf_counter() - t0
+        if rp.is_file() and row["status"] != "error":
+            try:
+                with RunFile(rp) as run:
+                    s = summarise_run(run, task["criteria"])
+                row.update(s)
+            except Exception as exc:   # noqa: BLE001
+                row["status"] = "error"
+                row["message"] = (row["message"] + "; " if row["message"] else "") + \
+                    f"summary failed: {type(exc).__name__}: {exc}"
+        row["outputs"]["wall_time"] = wall
+        lu = row["outputs"].get("limit_use", math.nan)
+        if rp.is_file() and keep_run(task["keep"], row["status"], row["passed"], lu, task["extreme_fraction"]):
+            row["run_bytes"] = rp.read_bytes()
+    row["jit_compiled"] = _jit_compiles() - jit0
+    return row
+
+
+# ---- campaign directory ------------------------------------------------------------------------------------
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _atomic_write(path: Path, data: bytes):
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def prepare_directory(c: Campaign, directory) -> Path:
+    """Create DIR for campaign c, or check that DIR holds the same campaign (resume); CampaignError otherwise."""
+    d = Path(directory)
+    if d.exists() and not d.is_dir():
+        raise CampaignError(d, "/", "exists and is not a directory")
+    man = d / MANIFEST_FILE
+    if (d / CAMPAIGN_FILE).is_file():
+        try:
+            m = json.loads(man.read_text())
+        except (OSError, ValueError) as exc:
+            raise CampaignError(man, "/", f"campaign manifest unreadable ({exc})") from None
+        if m.get("campaign_sha256") != _sha(c.text):
+            raise CampaignError(c.path, "/", f"{d} holds a different campaign ({m.get('campaign_source')}, "
+                                f"name {m.get('name')!r}); use another --out directory")
+        if m.get("base_sha256") != _sha(c.base_text):
+            raise CampaignError(c.base_path, "/", f"the base scenario changed since {d} was started; restore it "
+                                "or use another --out directory")
+        return d
+    if d.is_dir() and any(d.iterdir()):
+        raise CampaignError(d, "/", "directory is not empty and holds no campaign.toml; use an empty or new directory")
+    (d / BASE_DIR).mkdir(parents=True, exist_ok=True)
+    (d / ROWS_DIR).mkdir(exist_ok=True)
+    base_copy = d / BASE_DIR / c.base_path.name
+    shutil.copyfile(c.base_path, base_copy)
+    mech = c.base.get("mechanism", "")
+    if mech.endswith(".toml"):
+        shutil.copyfile(mech, d / BASE_DIR / Path(mech).name)
+    manifest = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "name": c.name,
+                "campaign_source": str(c.path.resolve()), "campaign_sha256": _sha(c.text),
+                "base_scenario": str(c.base_path), "base_copy": f"{BASE_DIR}/{c.base_path.name}",
+                "base_sha256": _sha(c.base_text),
+                "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    _atomic_write(man, json.dumps(manifest, indent=1).encode())
+    _atomic_write(d / CAMPAIGN_FILE, c.text.encode("utf-8"))    # written last: DIR is a campaign from here on
+    return d
+
+
+def open_directory_campaign(directory) -> Campaign:
+    """The campaign stored in DIR (its campaign.toml with the base scenario copy)."""
+    d = Path(directory)
+    if not d.is_dir():
+        raise CampaignError(d, "/", "not a directory")
+    if not (d / CAMPAIGN_FILE).is_file():
+        raise CampaignError(d, CAMPAIGN_FILE, "not a campaign directory (no campaign.toml)")
+    try:
+        m = json.loads((d / MANIFEST_FILE).read_text())
+        base = d / m["base_copy"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise CampaignError(d / MANIFEST_FILE, "/", f"campaign manifest missing or unreadable ({exc})") from None
+    c = load_campaign(d / CAMPAIGN_FILE, base_path=base, check_scenarios=False)
+    mech = c.base.get("mechanism", "")
+    if mech.endswith(".toml") and not Path(mech).is_file():   # edited mechanism: the copy in DIR/base
+        c.base["mechanism"] = str((d / BASE_DIR / Path(mech).name).resolve())
+    return c
+
+
+def _row_path(d: Path, i: int) -> Path:
+    return d / ROWS_DIR / f"run_{i:05d}.json"
+
+
+def journal_rows(d: Path, clean: bool = False) -> dict[int, dict]:
+    """Rows written one file each (atomic rename) as results arrived; unreadable leftovers are ignored."""
+    out = {}
+    rd = d / ROWS_DIR
+    if not rd.is_dir():
+        return out
+    for p in rd.iterdir():
+        if p.name.endswith(".tmp"):
+            if clean:
+                p.unlink(missing_ok=True)
+            continue
+        m = re.fullmatch(r"run_(\d+)\.json", p.name)
+        if not m:
+            continue
+        try:
+            row = json.loads(p.read_text(encoding="utf-8"))
+            if int(row["index"]) != int(m.group(1)):
+                raise ValueError("index mismatch")
+        except (OSError, ValueError, KeyError, TypeError):
+            if clean:
+                p.unlink(missing_ok=True)
+            continue
+        out[int(row["index"])] = row
+    return out
+
+
+_STR_FIELDS = ("status", "message", "verdict", "run_file", "worker", "session")
+
+
+def _h5_rows(path: Path) -> dict[int, dict]:
+    """Rows of a consolidated summary.h5 ({} if absent); CampaignError if it is unreadable."""
+    if not path.is_file():
+        return {}
+    try:
+        with h5py.File(path, "r") as f:
+            if f.attrs.get("format") != FORMAT_NAME + "-summary":
+                raise CampaignError(path, "/@format", f"expected {FORMAT_NAME + '-summary'!r}")
+            idx = f["index"][()]
+            cols = {}
+            for g in ("parameters", "outputs"):
+                cols[g] = {k: d[()] for k, d in f[g].items()}
+            strs = {k: [s.decode() if isinstance(s, bytes) else str(s) for s in f[k][()]] for k in _STR_FIELDS}
+            cap, pas, jit = f["captured"][()], f["passed"][()], f["jit_compiled"][()]
+    except CampaignError:
+        raise
+    except (OSError, KeyError, ValueError) as exc:
+        raise CampaignError(path, "/", f"summary table unreadable ({exc})") from None
+    rows = {}
+    for r, i in enumerate(idx):
+        rows[int(i)] = {"index": int(i), **{k: strs[k][r] for k in _STR_FIELDS},
+                        "captured": bool(cap[r]), "passed": bool(pas[r]), "jit_compiled": int(jit[r]),
+                        "values": {k: float(v[r]) for k, v in cols["parameters"].items()},
+                        "outputs": {k: float(v[r]) for k, v in cols["outputs"].items()}}
+    return rows
+
+
+def all_rows(d: Path, clean: bool = False) -> dict[int, dict]:
+    """Every finished row: the consolidated table, then the journal (newer) over it."""
+    try:
+        rows = _h5_rows(d / SUMMARY_FILE)
+    except CampaignError:
+        if not clean:
+            raise
+        rows = {}     # a table we cannot read is rebuilt from the journal
+    rows.update(journal_rows(d, clean))
+    return rows
+
+
+def write_summary(c: Campaign, d: Path, rows: dict[int, dict]):
+    """Rewrite DIR/summary.h5 from all rows, atomically (temp file + rename): a kill never leaves half a table."""
+    order = sorted(rows)
+    n = len(order)
+    tmp = d / f".{SUMMARY_FILE}.{os.getpid()}.tmp"
+    with h5py.File(tmp, "w") as f:
+        a = f.attrs
+        a["format"], a["format_version"] = FORMAT_NAME + "-summary", FORMAT_VERSION
+        a["name"], a["variant"], a["mechanism"] = c.name, c.variant, c.mechanism
+        a["n_planned"], a["n_done"], a["t_end"] = c.count, n, c.t_end
+        a["sampling"], a["keep"], a["seed"] = c.sampling, c.keep, -1 if c.seed is None else c.seed
+        a["campaign_sha256"] = _sha(c.text)
+        f.create_dataset("index", data=np.array(order, np.int64))
+        g = f.create_group("parameters")
+        for s in c.specs:
+            ds = g.create_dataset(s.param.name, data=np.array(
+                [rows[i].get("values", {}).get(s.param.name, math.nan) for i in order], float))
+            ds.attrs["unit"], ds.attrs["label"], ds.attrs["key"] = s.param.unit, s.param.label, s.param.key
+        g = f.create_group("outputs")
+        for k, (unit, label) in c.outputs().items():
+            ds = g.create_dataset(k, data=np.array([rows[i].get("outputs", {}).get(k, math.nan) for i in order], float))
+            ds.attrs["unit"], ds.attrs["label"] = unit, label
+        f.create_dataset("captured", data=np.array([bool(rows[i].get("captured")) for i in order], np.int8))
+        f.create_dataset("passed", data=np.array([bool(rows[i].get("passed")) for i in order], np.int8))
+        f.create_dataset("jit_compiled", data=np.array([int(rows[i].get("jit_compiled", 0)) for i in order], np.int32))
+        for k in _STR_FIELDS:
+            f.create_dataset(k, data=[str(rows[i].get(k, "")) for i in order], dtype=h5py.string_dtype())
+    os.replace(tmp, d / SUMMARY_FILE)
+
+
+# ---- running ----------------------------------------------------------------------------------------------
+
+@dataclass
+class CampaignResult:
+    """What one `run_campaign` call did."""
+    directory: Path
+    n_planned: int
+    n_before: int            # rows already there (resume)
+    n_run: int               # rows added by this call
+    cancelled: bool
+    wall_time: float
+    session: str
+
+
+def make_task(c: Campaign, i: int) -> dict:
+    """The picklable task of run i."""
+    return {"index": i, "scenario_text": dump_toml(c.scenario(i)), "t_end": c.t_end, "criteria": c.criteria,
+            "keep": c.keep, "extreme_fraction": c.extreme_fraction}
+
+
+def local_client(workers: int | None = None):
+    """A Dask client on a LocalCluster of worker processes, one thread each (the solver is single-threaded)."""
+    import logging
+
+    from distributed import Client, LocalCluster
+    n = workers or os.cpu_count() or 1
+    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                           silence_logs=logging.ERROR)
+    return Client(cluster)
+
+
+def run_campaign(campaign_path, directory, scheduler: str | None = None, workers: int | None = None,
+                 client=None, progress=None, cancel=None, flush_every: float = 1.0) -> CampaignResult:
+    """Run the campaign's missing runs on Dask into DIR; resumable. Raises CampaignError on bad input.
+
+    `progress(done, total)` after each row; `cancel()` -> True stops (rows so far kept). A given `client` is used
+    (and left open); else `scheduler` (tcp://host:port) or a LocalCluster of `workers` processes."""
+    from distributed import wait
+    c = load_campaign(campaign_path)
+    d = prepare_directory(c, directory)
+    rows = all_rows(d, clean=True)
+    rows = {i: r for i, r in rows.items() if 0 <= i < c.count}
+    n_before = len(rows)
+    missing = [i for i in range(c.count) if i not in rows]
+    write_summary(c, d, rows)
+    session = uuid.uuid4().hex[:12]
+    t0 = time.perf_counter()
+    if progress:
+        progress(n_before, c.count)
+    if not missing:
+        return CampaignResult(d, c.count, n_before, 0, False, 0.0, session)
+    own = client is None
+    if own:
+        if scheduler:
+            from distributed import Client
+            client = Client(scheduler)
+        else:
+            client = local_client(workers)
+    (d / RUNS_DIR).mkdir(exist_ok=True)
+    futures = {}
+    cancelled = False
+    n_run = 0
+    last_flush = time.perf_counter()
+    try:
+        for i in missing:
+            fut = client.submit(run_task, make_task(c, i), key=f"dockmnemo-{c.name}-{session}-{i}", pure=False)
+            futures[fut] = i
+        pending = set(futures)
+        while pending:
+            try:
+                res = wait(pending, timeout=0.5, return_when="FIRST_COMPLETED")
+                done, pending = res.done, res.not_done
+            except TimeoutError:
+                done = set()
+            for fut in done:
+                i = futures[fut]
+                try:
+                    row = fut.result()
+                except Exception as exc:   # noqa: BLE001  (a worker died, the task was lost, ...)
+                    row = {"index": i, "status": "error", "message": f"task failed: {type(exc).__name__}: {exc}",
+                           "captured": False, "passed": False, "verdict": "", "outputs": {}, "worker": "",
+                           "jit_compiled": 0, "run_bytes": None}
+                _store_row(c, d, row, session)
+                rows[i] = row
+                n_run += 1
+                if progress:
+                    progress(len(rows), c.count)
+            if time.perf_counter() - last_flush > flush_every:
+                write_summary(c, d, rows)
+                last_flush = time.perf_counter()
+            if pending and cancel is not None and cancel():
+                cancelled = True
+                client.cancel(list(pending))
+                break
+    finally:
+        write_summary(c, d, rows)
+        if own:
+            cluster = getattr(client, "cluster", None)
+            client.close()
+            if cluster is not None and not scheduler:
+                cluster.close()
+    if len(rows) == c.count and not cancelled:   # complete: the table holds everything, the journal can go
+        write_summary(c, d, rows)
+        shutil.rmtree(d / ROWS_DIR, ignore_errors=True)
+    return CampaignResult(d, c.count, n_before, n_run, cancelled, time.perf_counter() - t0, session)
+
+
+def _store_row(c: Campaign, d: Path, row: dict, session: str):
+    """Kept run file first, then the row (both by atomic rename): a row never names a missing file."""
+    i = int(row["index"])
+    data = row.pop("run_bytes", None)
+    row["run_file"] = ""
+    if data:
+        rel = f"{RUNS_DIR}/run_{i:05d}.h5"
+        _atomic_write(d / rel, data)
+        row["run_file"] = rel
+    row["values"] = c.values(i)
+    row["session"] = session
+    (d / ROWS_DIR).mkdir(exist_ok=True)
+    _atomic_write(_row_path(d, i), json.dumps(row, allow_nan=True).encode("utf-8"))
+
+
+# ---- reading a campaign directory --------------------------------------------------------------------------
+
+class CampaignSummary:
+    """The finished rows of a campaign directory, ordered by run index (`index`)."""
+
+    def __init__(self, directory: Path, campaign: Campaign, rows: dict[int, dict]):
+        self.directory = Path(directory)
+        self.campaign = campaign
+        self.name, self.variant = campaign.name, campaign.variant
+        self.base_scenario = campaign.base_path
+        self.parameters = campaign.parameters
+        self.outputs = campaign.outputs()
+        self.n_planned = campaign.count
+        order = sorted(i for i in rows if 0 <= i < campaign.count)
+        self._rows = [rows[i] for i in order]
+        self.index = np.array(order, dtype=np.int64)
+        self._pos = {i: k for k, i in enumerate(order)}
+        self.captured = np.array([bool(r.get("captured")) for r in self._rows], bool)
+        self.passed = np.array([bool(r.get("passed")) for r in self._rows], bool)
+        self.status = [str(r.get("status", "")) for r in self._rows]
+        self.message = [str(r.get("message", "")) for r in self._rows]
+        self.verdict = [str(r.get("verdict", "")) for r in self._rows]
+        self.worker = [str(r.get("worker", "")) for r in self._rows]
+        self.session = [str(r.get("session", "")) for r in self._rows]
+        self.jit_compiled = np.array([int(r.get("jit_compiled", 0)) for r in self._rows], np.int64)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def column(self, name: str) -> np.ndarray:
+        """(n_done,) floats of a varied parameter or numeric output (NaN = n/a); KeyError for an unknown name."""
+        if any(p.name == name for p in self.parameters):
+            return np.array([r.get("values", {}).get(name, math.nan) for r in self._rows], float)
+        if name in self.outputs:
+            return np.array([r.get("outputs", {}).get(name, math.nan) for r in self._rows], float)
+        raise KeyError(f"{self.directory}: no column {name!r} (parameters: "
+                       f"{', '.join(p.name for p in self.parameters)}; outputs: {', '.join(self.outputs)})")
+
+    def position(self, i: int) -> int:
+        """Row position of run index i (KeyError if run i has not finished)."""
+        return self._pos[int(i)]
+
+    def row(self, i: int) -> dict:
+        """The stored row of run index i."""
+        return self._rows[self.position(i)]
+
+    def run_path(self, i: int) -> Path | None:
+        """The full run file kept for run index i, else None."""
+        rel = self.row(i).get("run_file", "") if int(i) in self._pos else ""
+        p = self.directory / rel if rel else None
+        return p if p is not None and p.is_file() else None
+
+    def scenario_for(self, i: int) -> dict:
+        """The full scenario (TOML dict) of run index i, as the campaign ran it."""
+        return self.campaign.scenario(int(i))
+
+    def missing(self) -> list[int]:
+        """Run indices not finished yet."""
+        return [i for i in range(self.n_planned) if i not in self._pos]
+
+    def table(self, failures_only: bool = False) -> str:
+        """The success/fail table: totals, then one line per run (or per failed run)."""
+        n = len(self)
+        ok = self.status.count("ok")
+        lines = [f"campaign {self.name}  variant {self.variant}  base {self.base_scenario.name}  "
+                 f"t_end {self.campaign.t_end:g} s  {self.campaign.sampling} x {self.n_planned}",
+                 f"finished {n} of {self.n_planned}; ok {ok}, diverged {self.status.count('diverged')}, "
+                 f"error {self.status.count('error')}; captured {int(self.captured.sum())} "
+                 f"({100 * self.captured.mean() if n else 0:.1f} %); verdict PASS {int(self.passed.sum())} "
+                 f"({100 * self.passed.mean() if n else 0:.1f} %)"]
+        if n:
+            F, M = self.column("peak_base_force"), self.column("peak_base_moment")
+            if np.isfinite(F).any():
+                lines.append(f"peak base force max {np.nanmax(F):.0f} N (run {self.index[np.nanargmax(F)]}), "
+                             f"median {np.nanmedian(F):.0f} N; peak base moment max {np.nanmax(M):.0f} N*m")
+        lines.append(f"{'run':>5}  {'status':<8} {'capt':<4} {'T capt s':>8} {'|F| N':>8} {'|M| N*m':>8} "
+                     f"{'stroke m':>8}  verdict / reason")
+        tc, F, M, S = (self.column(k) for k in ("t_capture", "peak_base_force", "peak_base_moment", "max_axial_stroke"))
+        for k, i in enumerate(self.index):
+            bad = self.status[k] != "ok" or not self.passed[k]
+            if failures_only and not bad:
+                continue
+            why = self.message[k] if self.status[k] != "ok" else self.verdict[k]
+            lines.append(f"{i:>5}  {self.status[k]:<8} {'yes' if self.captured[k] else 'no':<4} {tc[k]:>8.3f} "
+                         f"{F[k]:>8.0f} {M[k]:>8.0f} {S[k]:>8.3f}  {why}")
+        if self.missing():
+            lines.append(f"missing: {len(self.missing())} runs (rerun the campaign command to resume)")
+        return "\n".join(lines)
+
+
+def read_summary(directory) -> CampaignSummary:
+    """The campaign in DIR and every finished row (also while it runs); raises CampaignError with a clear message."""
+    d = Path(directory)
+    c = open_directory_campaign(d)
+    return CampaignSummary(d, c, all_rows(d))
+
+
+def rerun(summary: CampaignSummary, i: int, out_path, progress=None) -> Path:
+    """Re-simulate run index i into a full run file, as the campaign ran it (same scenario, same t_end).
+
+    A run that diverged diverges again: its partial run file (incomplete, with the diagnostic event) is returned."""
+    from solver.simulate import SolverDiverged, run_scenario
+    out_path = Path(out_path)
+    c = summary.campaign
+    with tempfile.TemporaryDirectory(prefix="dockmnemo-rerun-") as td:
+        sp = Path(td) / f"run_{int(i):05d}.toml"
+        sp.write_text(dump_toml(c.scenario(int(i))), encoding="utf-8")
+        try:
+            run_scenario(sp, out_path, progress=progress, t_end=c.t_end)
+        except SolverDiverged:
+            pass
+    return out_path

@@ -1,0 +1,225 @@
+"""Capture verdict: configurable criteria (resources/capture_criteria.toml) evaluated on a run (no Qt).
+
+Used by the bottom pane's facts, `dockmnemo info` and campaign summaries (viewer.capture_verdict re-exports it).
+"""
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+DEFAULT_CRITERIA = Path(__file__).resolve().parent.parent / "resources" / "capture_criteria.toml"
+PASS, FAIL, NA = "pass", "fail", "n/a"
+
+
+class CriteriaError(ValueError):
+    """A criteria file that cannot be used: names the file, the key and what is wrong."""
+
+    def __init__(self, path, key: str, problem: str):
+        self.path, self.key, self.problem = str(path), key, problem
+        super().__init__(f"{self.path}: {key}: {problem}")
+
+
+@dataclass
+class Criteria:
+    """Limits a successful capture must respect."""
+    by_time: float = math.inf                                          # s
+    base_loads: dict[str, float] = field(default_factory=dict)         # channel -> peak |value| limit
+    strokes: dict[str, tuple[float, float]] = field(default_factory=dict)  # channel -> (min, max)
+    latch_channel: str = ""
+    release_drop: float = 0.5
+    path: str = ""
+
+
+def _number(path, key, v) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise CriteriaError(path, key, f"expected a finite number, found {v!r}")
+    return float(v)
+
+
+def load_criteria(path=DEFAULT_CRITERIA) -> Criteria:
+    """Read and check a criteria TOML; raises CriteriaError with the file and key on bad input."""
+    path = Path(path)
+    try:
+        cfg = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CriteriaError(path, "/", "file does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CriteriaError(path, "/", f"cannot be read ({exc})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise CriteriaError(path, "/", f"not valid TOML ({exc})") from None
+    known = {"capture", "base_loads", "damper_strokes", "latches"}
+    for k, v in cfg.items():
+        if k not in known:
+            raise CriteriaError(path, k, f"unknown section (expected {', '.join(sorted(known))})")
+        if not isinstance(v, dict):
+            raise CriteriaError(path, k, "expected a table [section]")
+    c = Criteria(path=str(path))
+    cap = cfg.get("capture", {})
+    if "by_time" in cap:
+        c.by_time = _number(path, "capture.by_time", cap["by_time"])
+        if c.by_time <= 0:
+            raise CriteriaError(path, "capture.by_time", f"must be a positive time, found {c.by_time}")
+    for name, v in cfg.get("base_loads", {}).items():
+        lim = _number(path, f"base_loads.{name}", v)
+        if lim <= 0:
+            raise CriteriaError(path, f"base_loads.{name}", f"limit must be positive, found {lim}")
+        c.base_loads[name] = lim
+    for name, v in cfg.get("damper_strokes", {}).items():
+        key = f"damper_strokes.{name}"
+        if not isinstance(v, list) or len(v) != 2:
+            raise CriteriaError(path, key, f"expected [min, max], found {v!r}")
+        lo, hi = _number(path, key, v[0]), _number(path, key, v[1])
+        if lo >= hi:
+            raise CriteriaError(path, key, f"min {lo} is not below max {hi}")
+        c.strokes[name] = (lo, hi)
+    lat = cfg.get("latches", {})
+    ch = lat.get("channel", "")
+    if not isinstance(ch, str):
+        raise CriteriaError(path, "latches.channel", f"expected a channel name, found {ch!r}")
+    c.latch_channel = ch
+    if "release_drop" in lat:
+        c.release_drop = _number(path, "latches.release_drop", lat["release_drop"])
+        if c.release_drop <= 0:
+            raise CriteriaError(path, "latches.release_drop", f"must be positive, found {c.release_drop}")
+    return c
+
+
+@dataclass
+class Check:
+    """One criterion's outcome; `items` are (quantity, value, limit text, status) lines for the report."""
+    name: str
+    status: str
+    summary: str
+    items: list[tuple[str, str, str, str]] = field(default_factory=list)
+
+
+@dataclass
+class Verdict:
+    checks: list[Check]
+    criteria_path: str = ""
+
+    @property
+    def passed(self) -> bool:
+        """True when no criterion fails (criteria the run has no channel for are n/a)."""
+        return all(c.status != FAIL for c in self.checks)
+
+    def line(self) -> str:
+        """One line: PASS or FAIL and each criterion in a few words (failures first)."""
+        order = sorted(self.checks, key=lambda c: {FAIL: 0, PASS: 1, NA: 2}[c.status])
+        return ("PASS" if self.passed else "FAIL") + ": " + "; ".join(c.summary for c in order)
+
+    def report(self) -> str:
+        """Multi-line report: the line, then every quantity checked with its value and limit."""
+        out = [f"capture verdict  {self.line()}", f"  criteria       {self.criteria_path}"]
+        for c in self.checks:
+            for q, v, lim, st in c.items:
+                out.append(f"  {st.upper():<5} {q:<20} {v:<28} {lim}")
+        return "\n".join(out)
+
+
+def _fmt(v: float, unit: str) -> str:
+    if not math.isfinite(v):
+        return "—"
+    if unit in ("N", "N*m") and abs(v) >= 1000:
+        return f"{v / 1000:.2f} k{unit}"
+    return f"{v:.4g} {unit}".rstrip()
+
+
+def _check_capture(run, c: Criteria) -> Check:
+    tc = run.t_capture
+    limit = f"by {c.by_time:g} s" if math.isfinite(c.by_time) else "any time"
+    if not math.isfinite(tc):
+        return Check("capture", FAIL, "no capture", [("T capture", "none", limit, FAIL)])
+    t_rel = tc - float(run.time[0])
+    ok = t_rel <= c.by_time
+    summ = f"captured at {tc:.3f} s" + ("" if ok else f" > {c.by_time:g} s")
+    return Check("capture", PASS if ok else FAIL, summ, [("T capture", f"{tc:.3f} s", limit, PASS if ok else FAIL)])
+
+
+def _abs_peak(run, name: str) -> tuple[float, float]:
+    v = run.channel(name)
+    a = np.abs(v)
+    if not np.isfinite(a).any():
+        return math.nan, math.nan
+    i = int(np.nanargmax(a))
+    return float(v[i]), float(run.time[i])
+
+
+def _check_loads(run, c: Criteria) -> Check:
+    items, fails = [], []
+    for name, lim in c.base_loads.items():
+        if name not in run.channels:
+            items.append((f"peak |{name}|", "no channel", f"<= {lim:g}", NA))
+            continue
+        unit = run.channels[name].unit
+        v, t = _abs_peak(run, name)
+        ok = not (abs(v) > lim)
+        items.append((f"peak |{name}|", f"{_fmt(abs(v), unit)} at {t:.3f} s", f"<= {_fmt(lim, unit)}",
+                      PASS if ok else FAIL))
+        if not ok:
+            fails.append(f"peak |{name}| {_fmt(abs(v), unit)} > {_fmt(lim, unit)} at {t:.3f} s")
+    return _summarise("base_loads", items, fails, "base loads n/a", "peak base loads within limits")
+
+
+def _check_strokes(run, c: Criteria) -> Check:
+    items, fails = [], []
+    for name, (lo, hi) in c.strokes.items():
+        if name not in run.channels:
+            items.append((name, "no channel", f"[{lo:g}, {hi:g}]", NA))
+            continue
+        unit = run.channels[name].unit
+        v = run.channel(name)
+        if not np.isfinite(v).any():
+            items.append((name, "all NaN", f"[{lo:g}, {hi:g}]", NA))
+            continue
+        vmin, vmax = float(np.nanmin(v)), float(np.nanmax(v))
+        ok = lo <= vmin and vmax <= hi
+        items.append((name, f"{vmin:.4g} .. {vmax:.4g} {unit}".rstrip(), f"within [{lo:g}, {hi:g}] {unit}".rstrip(),
+                      PASS if ok else FAIL))
+        if not ok:
+            out = []
+            if vmax > hi:
+                out.append(f"{vmax:.4g} > {hi:g} {unit} at {float(run.time[int(np.nanargmax(v))]):.3f} s")
+            if vmin < lo:
+                out.append(f"{vmin:.4g} < {lo:g} {unit} at {float(run.time[int(np.nanargmin(v))]):.3f} s")
+            fails.append(f"{name} " + " and ".join(out).replace("  ", " "))
+    return _summarise("damper_strokes", items, fails, "damper strokes n/a", "damper strokes within range")
+
+
+def _summarise(name: str, items, fails: list[str], na_text: str, pass_text: str) -> Check:
+    """One check from its item rows: n/a if no item could be checked, else FAIL listing the failures, else PASS."""
+    if not any(st != NA for *_, st in items):
+        return Check(name, NA, na_text, items)
+    if fails:
+        return Check(name, FAIL, ", ".join(fails), items)
+    return Check(name, PASS, pass_text, items)
+
+
+def _check_latches(run, c: Criteria) -> Check:
+    name = c.latch_channel
+    if not name or name not in run.channels:
+        return Check("latches", NA, "latch release n/a", [("latch release", "no channel", name or "—", NA)])
+    tc = run.t_capture
+    if not math.isfinite(tc):
+        return Check("latches", NA, "latch release n/a (no capture)", [("latch release", "no capture", name, NA)])
+    i0 = run.frame_at(tc)
+    v = run.channel(name, i0)
+    v0 = float(v[0])
+    drop = np.flatnonzero(v < v0 - c.release_drop)
+    if len(drop):
+        t = float(run.time[i0 + int(drop[0])])
+        return Check("latches", FAIL, f"latch release at {t:.3f} s ({name} {v0:g} -> {float(v[drop[0]]):g})",
+                     [("latch release", f"at {t:.3f} s", f"{name} stays >= {v0 - c.release_drop:g}", FAIL)])
+    return Check("latches", PASS, "no latch release",
+                 [("latch release", "none", f"{name} stays >= {v0 - c.release_drop:g}", PASS)])
+
+
+def evaluate(run, criteria: Criteria | None = None) -> Verdict:
+    """Evaluate the criteria on a RunFile (default criteria file if None)."""
+    c = criteria if criteria is not None else load_criteria()
+    checks = [_check_capture(run, c), _check_loads(run, c), _check_strokes(run, c), _check_latches(run, c)]
+    return Verdict(checks, c.path)
