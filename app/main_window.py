@@ -470,6 +470,10 @@ class MainWindow(QMainWindow):
             self.settings.setValue("campaign_dir", str(Path(directory).resolve().parent))
         return ok
 
+    def open_path(self, path) -> bool:
+        """A run file, or a campaign directory (its envelope map)."""
+        return self.open_campaign(path) if Path(path).is_dir() else self.open_run(path)
+
     def open_campaign_dialog(self):
         start = str(self.settings.value("campaign_dir", str(Path.cwd())))
         path = QFileDialog.getExistingDirectory(self, "Open campaign directory", start)
@@ -516,7 +520,7 @@ class MainWindow(QMainWindow):
     def dropEvent(self, e):
         for url in e.mimeData().urls():
             if url.isLocalFile():
-                self.open_run(url.toLocalFile())
+                self.open_path(url.toLocalFile())
                 break
 
     def closeEvent(self, e):
@@ -541,8 +545,5 @@ def run_app(path) -> int:
     app.setApplicationName(APP_NAME)
     w = MainWindow()
     w.show()
-    if Path(path).is_dir():
-        w.open_campaign(path)     # a campaign directory: its envelope map (clicking a point opens that run)
-    else:
-        w.open_run(path)
+    w.open_path(path)
     return app.exec()

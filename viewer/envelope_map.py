@@ -7,6 +7,7 @@ campaign is still writing, the map re-reads its summary on a timer (and on Refre
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +40,11 @@ CMAP_FROM = 0.12             # skip viridis' darkest purples: they vanish on the
 
 def colour_map() -> pg.ColorMap:
     return pg.colormap.get(CMAP).getSubset(CMAP_FROM, 1.0 - CMAP_FROM)
+
+
+def display_label(label: str) -> str:
+    """An output's label for axes, legend and tips: without a note on NaN ("capture time (NaN: no capture)")."""
+    return re.sub(r"\s*\(NaN[^)]*\)", "", label).strip()
 
 
 def unit_text(unit: str) -> str:
@@ -219,7 +225,8 @@ class EnvelopeMap(QWidget):
     def _axis_items(self) -> list[tuple[str, str]]:
         s = self.summary
         items = [(p.name, f"{p.label} [{unit_text(p.unit)}]" if p.unit else p.label) for p in s.parameters]
-        items += [(n, f"{lab} [{unit_text(u)}]" if u else lab) for n, (u, lab) in s.outputs.items()]
+        items += [(n, f"{display_label(lab)} [{unit_text(u)}]" if u else display_label(lab))
+                  for n, (u, lab) in s.outputs.items()]
         return items
 
     def _fill_combos(self):
@@ -246,6 +253,7 @@ class EnvelopeMap(QWidget):
             self.colour_combo.addItem("outcome", OUTCOME)
             self.colour_combo.insertSeparator(1)
             for name, (unit, label) in s.outputs.items():
+                label = display_label(label)
                 self.colour_combo.addItem(f"{label} [{unit_text(unit)}]" if unit else label, name)
             i = self.colour_combo.findData(wanted[2])
             self.colour_combo.setCurrentIndex(max(i, 0))
@@ -289,7 +297,8 @@ class EnvelopeMap(QWidget):
         for p in s.parameters:
             if p.name == name:
                 return p.unit, p.label
-        return s.outputs.get(name, ("", name))
+        unit, label = s.outputs.get(name, ("", name))
+        return unit, display_label(label)
 
     def _set_axis_label(self, axis, name: str):
         unit, label = self._unit_label(name)
@@ -393,18 +402,21 @@ class EnvelopeMap(QWidget):
         lines = [f"run {index}: {OUTCOMES[self.codes[r]][0]}"]
         if s.message[r]:
             lines.append(f"  {s.message[r]}")
+        verdict = getattr(s, "verdict", None)          # the capture verdict line, if the summary has it
+        if verdict and verdict[r] and self.codes[r] != PASS:
+            lines += [f"  {part}" for part in verdict[r].split("; ")]
         for p in s.parameters:
             lines.append(f"{p.label} = {fmt_quantity(self._columns[p.name][r], p.unit)}")
         shown = key_outputs(s)
         if self.colour_by != OUTCOME and self.colour_by not in shown:
             shown.append(self.colour_by)
         for n in shown:
-            unit, label = s.outputs[n]
+            unit, label = self._unit_label(n)
             lines.append(f"{label} = {fmt_quantity(self._columns[n][r], unit)}")
         peaks = [(self._columns[n][r], n) for n in contact_peaks(s) if math.isfinite(self._columns[n][r])]
         if peaks:
             v, n = max(peaks)
-            unit, label = s.outputs[n]
+            unit, label = self._unit_label(n)
             lines.append(f"largest contact peak: {label} = {fmt_quantity(v, unit)}")
         path = s.run_path(int(index))
         lines.append(f"click: open full run {path.name}" if path is not None else
