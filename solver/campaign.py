@@ -124,6 +124,8 @@ class Campaign:
     specs: list[ParameterSpec]
     fixed: dict = field(default_factory=dict)
     pairs: list[tuple[str, str]] = field(default_factory=list)   # contact pairs of the mechanism: (name, label)
+    criteria_path: Path = DEFAULT_CRITERIA
+    criteria_text: str = ""
     _samples: np.ndarray | None = None
 
     @property
@@ -277,11 +279,11 @@ def resolve_base(campaign_path: Path, name: str) -> Path:
                         f"no scenario {name!r} next to the campaign file or in {SCENARIOS}")
 
 
-def load_campaign(path, base_path=None, check_scenarios: bool = True) -> Campaign:
+def load_campaign(path, base_path=None, check_scenarios: bool = True, criteria_path=None) -> Campaign:
     """Read and validate a campaign TOML; raises CampaignError(file, key, problem).
 
-    `base_path` overrides the file's base_scenario (a campaign directory's stored copy). `check_scenarios` loads
-    the base and the envelope's corner scenarios through the solver's validation."""
+    `base_path` / `criteria_path` override the file's base_scenario / criteria (a campaign directory's stored
+    copies). `check_scenarios` loads the envelope's corner scenarios through the solver's validation."""
     from solver.scenario import ScenarioError, load_model
     path = Path(path)
     text, cfg = _read_toml(path, CampaignError)
@@ -325,7 +327,9 @@ def load_campaign(path, base_path=None, check_scenarios: bool = True) -> Campaig
     if keep not in KEEPS:
         raise CampaignError(path, "keep", f"{keep!r}: must be one of {', '.join(KEEPS)}")
     xf = float(_num(path, "extreme_fraction", cfg.get("extreme_fraction", 0.8), 0.0, 10.0))
-    if "criteria" in cfg:
+    if criteria_path is not None:
+        cpath = Path(criteria_path)
+    elif "criteria" in cfg:
         cname = cfg["criteria"]
         if not isinstance(cname, str):
             raise CampaignError(path, "criteria", "must be a path to a criteria TOML")
@@ -365,6 +369,8 @@ def load_campaign(path, base_path=None, check_scenarios: bool = True) -> Campaig
         count = int(_num(path, "count", cfg["count"], 1, 10_000_000, integer=True))
     c = Campaign(path, text, name, comment, bpath, btext, base, mech, "", t_end, sampling, count, seed, keep, xf,
                  criteria, specs, dict(fixed))
+    c.criteria_path = cpath.resolve()
+    c.criteria_text = cpath.read_text(encoding="utf-8")
     # the mechanism, its contact pairs, and the envelope's corners through the solver's own validation
     corners = {"base": {}, "lowest": {s.param.key: s.extremes()[0] for s in specs},
                "highest": {s.param.key: s.extremes()[1] for s in specs}}
@@ -398,6 +404,8 @@ def load_campaign(path, base_path=None, check_scenarios: bool = True) -> Campaig
 def _check_key(path, where, key, base):
     if not isinstance(key, str) or _split_key(key) is None:
         raise CampaignError(path, where, f"{key!r} is not a dotted scenario key like \"initial.lateral_miss[0]\"")
+    if key.startswith("overrides.") and "[" not in key:   # load_model checks override names itself
+        return
     try:
         v = _get_key(base, key)
     except KeyError as exc:
@@ -622,6 +630,8 @@ def run_task(task: dict) -> dict:
                 row["message"] = (row["message"] + "; " if row["message"] else "") + \
                     f"summary failed: {type(exc).__name__}: {exc}"
         row["outputs"]["wall_time"] = wall
+        if row["status"] != "ok":
+            row["passed"] = False          # a run that failed numerically is never a successful capture
         lu = row["outputs"].get("limit_use", math.nan)
         if rp.is_file() and keep_run(task["keep"], row["status"], row["passed"], lu, task["extreme_fraction"]):
             row["run_bytes"] = rp.read_bytes()
@@ -661,6 +671,9 @@ def prepare_directory(c: Campaign, directory) -> Path:
         if m.get("base_sha256") != _sha(c.base_text):
             raise CampaignError(c.base_path, "/", f"the base scenario changed since {d} was started; restore it "
                                 "or use another --out directory")
+        if m.get("criteria_sha256") != _sha(c.criteria_text):
+            raise CampaignError(c.criteria_path, "/", f"the capture criteria changed since {d} was started; "
+                                "restore them or use another --out directory")
         return d
     if d.is_dir() and any(d.iterdir()):
         raise CampaignError(d, "/", "directory is not empty and holds no campaign.toml; use an empty or new directory")
@@ -671,10 +684,13 @@ def prepare_directory(c: Campaign, directory) -> Path:
     mech = c.base.get("mechanism", "")
     if mech.endswith(".toml"):
         shutil.copyfile(mech, d / BASE_DIR / Path(mech).name)
+    crit_copy = d / BASE_DIR / f"criteria_{c.criteria_path.name}"
+    crit_copy.write_text(c.criteria_text, encoding="utf-8")
     manifest = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "name": c.name,
                 "campaign_source": str(c.path.resolve()), "campaign_sha256": _sha(c.text),
                 "base_scenario": str(c.base_path), "base_copy": f"{BASE_DIR}/{c.base_path.name}",
-                "base_sha256": _sha(c.base_text),
+                "base_sha256": _sha(c.base_text), "criteria": str(c.criteria_path),
+                "criteria_copy": f"{BASE_DIR}/{crit_copy.name}", "criteria_sha256": _sha(c.criteria_text),
                 "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     _atomic_write(man, json.dumps(manifest, indent=1).encode())
     _atomic_write(d / CAMPAIGN_FILE, c.text.encode("utf-8"))    # written last: DIR is a campaign from here on
@@ -690,10 +706,10 @@ def open_directory_campaign(directory) -> Campaign:
         raise CampaignError(d, CAMPAIGN_FILE, "not a campaign directory (no campaign.toml)")
     try:
         m = json.loads((d / MANIFEST_FILE).read_text())
-        base = d / m["base_copy"]
+        base, crit = d / m["base_copy"], d / m["criteria_copy"]
     except (OSError, ValueError, KeyError) as exc:
         raise CampaignError(d / MANIFEST_FILE, "/", f"campaign manifest missing or unreadable ({exc})") from None
-    c = load_campaign(d / CAMPAIGN_FILE, base_path=base, check_scenarios=False)
+    c = load_campaign(d / CAMPAIGN_FILE, base_path=base, check_scenarios=False, criteria_path=crit)
     mech = c.base.get("mechanism", "")
     if mech.endswith(".toml") and not Path(mech).is_file():   # edited mechanism: the copy in DIR/base
         c.base["mechanism"] = str((d / BASE_DIR / Path(mech).name).resolve())
@@ -828,7 +844,7 @@ def local_client(workers: int | None = None):
 
     from distributed import Client, LocalCluster
     n = workers or os.cpu_count() or 1
-    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
                            silence_logs=logging.ERROR)
     return Client(cluster)
 
