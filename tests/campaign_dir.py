@@ -15,14 +15,14 @@ base_scenario = "{base}"
 mechanism = "existing"
 t_end = 6.0
 sampling = "grid"
-count = 4
+count = {count}
 keep = "failures"
 
 [[parameter]]
 name = "closing_speed"
 key = "initial.closing_speed"
 label = "closing speed"
-values = [0.05, 0.16]
+values = {speeds}
 
 [[parameter]]
 name = "lateral_miss_y"
@@ -34,18 +34,20 @@ values = [0.01]
 name = "yaw_deg"
 key = "initial.angular_miss_deg[2]"
 label = "yaw misalignment"
-values = [0.47, 3.066]
+values = {yaws}
 """
 
 
-def make(directory: Path) -> Path:
-    """Run the 4-run campaign into `directory` on an in-process Dask cluster (one worker thread)."""
+def make(directory: Path, speeds=(0.05, 0.16), yaws=(0.47, 3.066)) -> Path:
+    """Run the campaign (4 runs by default) into `directory` on an in-process Dask cluster (one worker thread)."""
     from distributed import Client
 
     from solver.campaign import SCENARIOS, run_campaign
     directory = Path(directory)
     toml = directory.parent / f"{directory.name}.toml"
-    toml.write_text(CAMPAIGN.format(base=(SCENARIOS / "nominal_existing.toml").as_posix()), encoding="utf-8")
+    text = CAMPAIGN.format(base=(SCENARIOS / "nominal_existing.toml").as_posix(), count=len(speeds) * len(yaws),
+                           speeds=list(speeds), yaws=list(yaws))
+    toml.write_text(text, encoding="utf-8")
     with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:
         run_campaign(toml, directory, client=client)
     return directory

@@ -14,7 +14,7 @@ import numpy as np
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout,
                                QWidget)
 
 # outcome code -> (legend text, colour, pyqtgraph symbol, legend glyph); drawn in this order (later on top)
@@ -111,7 +111,10 @@ class EnvelopeMap(QWidget):
 
         self.x_combo, self.y_combo, self.colour_combo = QComboBox(), QComboBox(), QComboBox()
         for c in (self.x_combo, self.y_combo, self.colour_combo):
-            c.setSizeAdjustPolicy(QComboBox.AdjustToContents)
+            c.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)   # shrinks in a narrow dock
+            c.setMinimumContentsLength(12)
+            c.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+            c.view().setTextElideMode(Qt.ElideNone)
             c.currentIndexChanged.connect(self._choice_changed)
         self.refresh_button = QPushButton("Refresh")
         self.refresh_button.setToolTip("re-read the campaign's summary (new runs of a campaign still writing)")
@@ -122,15 +125,20 @@ class EnvelopeMap(QWidget):
         self.follow_box.toggled.connect(lambda _on: self._update_timer())
         self.timer = QTimer(self, interval=REFRESH_MS, timeout=self.refresh)
 
-        controls = QHBoxLayout()
-        for text, w in (("x", self.x_combo), ("y", self.y_combo), ("colour", self.colour_combo)):
+        controls = QGridLayout()         # x  [....]  y  [....]  /  colour  [.........]  Refresh  auto
+        for k, (text, w) in enumerate((("x", self.x_combo), ("y", self.y_combo), ("colour", self.colour_combo))):
             lab = QLabel(text)
             lab.setProperty("role", "key")
-            controls.addWidget(lab)
-            controls.addWidget(w)
-        controls.addStretch(1)
-        controls.addWidget(self.refresh_button)
-        controls.addWidget(self.follow_box)
+            row, col = divmod(k, 2)
+            controls.addWidget(lab, row, 2 * col)
+            controls.addWidget(w, row, 2 * col + 1)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.refresh_button)
+        buttons.addWidget(self.follow_box)
+        controls.addLayout(buttons, 1, 3)
+        controls.setColumnStretch(1, 1)
+        controls.setColumnStretch(3, 1)
 
         self.header = QLabel("no campaign open")
         self.header.setTextFormat(Qt.RichText)
