@@ -185,6 +185,7 @@ def test_map_follows_a_campaign_still_writing(window, qtbot, tmp_path):
     worker.join(60)
     assert "<b>2</b> of 2 runs done" in m.header.text()
     assert not m.timer.isActive()                     # complete: no more polling
+    assert m.poll() is False                          # and nothing changed since the last read
     assert shown == sorted(shown)
     m.refresh_button.click()                           # the button re-reads too
     assert m.read_error == "" and len(m.summary.index) == 2

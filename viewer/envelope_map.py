@@ -2,18 +2,20 @@
 
 The symbol always shows the outcome; the colour shows the outcome or a chosen numeric output (with a colour
 bar). Hover gives a run's ICs and key outputs; a click asks to open the run (`runRequested`). While the
-campaign is still writing, the map re-reads its summary on a timer (and on Refresh).
+campaign is still writing, the map re-reads its summary when the directory changes (checked every 2 s, read
+in a thread) and on Refresh.
 """
 from __future__ import annotations
 
 import math
 import re
+import threading
 from pathlib import Path
 
 import numpy as np
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout,
                                QWidget)
 
@@ -88,6 +90,24 @@ def contact_peaks(summary) -> list[str]:
     return [n for n in summary.outputs if n.startswith("peak_") and not n.startswith("peak_base")]
 
 
+def directory_signature(directory) -> tuple:
+    """What changes when a campaign writes: the summary table, the row journal and the kept runs (stat only)."""
+    d = Path(directory)
+    out = []
+    for p in (d / "summary.h5", d / "rows", d / "runs"):
+        try:
+            st = p.stat()
+            out.append((st.st_mtime_ns, st.st_size, st.st_ino))
+        except OSError:
+            out.append(None)
+    return tuple(out)
+
+
+class _Reader(QObject):
+    """Carries a summary read in a worker thread to the GUI thread (queued signal)."""
+    done = Signal(object)
+
+
 class EnvelopeMap(QWidget):
     """The campaign's envelope map with axis and colour choosers, legend, counts line and hover details."""
 
@@ -123,7 +143,11 @@ class EnvelopeMap(QWidget):
         self.follow_box.setToolTip(f"re-read the summary every {REFRESH_MS / 1000:g} s until the campaign is complete")
         self.follow_box.setChecked(True)
         self.follow_box.toggled.connect(lambda _on: self._update_timer())
-        self.timer = QTimer(self, interval=REFRESH_MS, timeout=self.refresh)
+        self.timer = QTimer(self, interval=REFRESH_MS, timeout=self.poll)
+        self._reader = _Reader(self)
+        self._reader.done.connect(self._read_done)
+        self._reading = False
+        self._last_sig = None
 
         controls = QGridLayout()         # x  [....]  y  [....]  /  colour  [.........]  Refresh  auto
         for k, (text, w) in enumerate((("x", self.x_combo), ("y", self.y_combo), ("colour", self.colour_combo))):
@@ -186,25 +210,67 @@ class EnvelopeMap(QWidget):
     def open(self, directory) -> None:
         """Read the campaign in `directory` and show it; raises CampaignError (nothing changes) on a bad one."""
         from solver.campaign import read_summary
+        sig = directory_signature(directory)
         summary = read_summary(directory)
         self.directory = Path(directory)
+        self._last_sig = sig
         self.marked = None
         self.set_summary(summary, fresh=True)
 
     def refresh(self) -> bool:
-        """Re-read the summary (cheap); a read error is shown in the status line and the last map stays."""
+        """Re-read the summary now (the Refresh button); a read error is shown in the status line, the map stays."""
         if self.directory is None:
             return False
         from solver.campaign import read_summary
+        sig = directory_signature(self.directory)
         try:
             summary = read_summary(self.directory)
         except Exception as exc:  # noqa: BLE001  (a campaign still writing may be momentarily unreadable)
-            self.read_error = str(exc)
-            self.status.setText(f"could not re-read the summary: {exc}")
+            self._read_failed(str(exc))
             return False
+        self._last_sig = sig
         self.read_error = ""
         self.set_summary(summary)
         return True
+
+    def poll(self) -> bool:
+        """The timer: if the directory changed, re-read the summary in a thread (the GUI stays responsive)."""
+        if self.directory is None or self._reading:
+            return False
+        sig = directory_signature(self.directory)
+        if sig == self._last_sig:
+            return False
+        self._reading = True
+        directory = self.directory
+        threading.Thread(target=self._read_in_thread, args=(directory, sig), daemon=True).start()
+        return True
+
+    def _read_in_thread(self, directory: Path, sig):
+        from solver.campaign import read_summary
+        try:
+            result, error = read_summary(directory), ""
+        except Exception as exc:  # noqa: BLE001  (reported in the status line by the GUI thread)
+            result, error = None, str(exc)
+        try:
+            self._reader.done.emit((directory, sig, result, error))
+        except RuntimeError:      # the map was closed meanwhile
+            pass
+
+    def _read_done(self, payload):
+        directory, sig, summary, error = payload
+        self._reading = False
+        if directory != self.directory:      # another campaign was opened meanwhile
+            return
+        if summary is None:
+            self._read_failed(error)
+            return
+        self._last_sig = sig
+        self.read_error = ""
+        self.set_summary(summary)
+
+    def _read_failed(self, error: str):
+        self.read_error = error
+        self.status.setText(f"could not re-read the summary: {error}")
 
     def complete(self) -> bool:
         s = self.summary
