@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import textwrap
 import threading
 from pathlib import Path
 
@@ -30,6 +31,8 @@ NO_VALUE = "#7a8194"         # numeric colouring: runs without a value (e.g. T c
 MARK = "#ffd700"             # ring around the run open in the main window (the app's T Current yellow)
 KEPT_PEN = pg.mkPen("#ffffff", width=1.6)
 PLAIN_PEN = pg.mkPen("#0c101c", width=0.6)
+ERROR_PEN = pg.mkPen("#f3b6ff", width=0.8)
+TIP_WIDTH = 80               # characters per line of a hover's messages
 SIZE = 9
 REFRESH_MS = 2000
 SI_UNITS = {"N", "N*m", "N·m", "J", "W"}   # units shown with a k/M prefix (loads); the rest in the unit as given
@@ -37,7 +40,7 @@ BACKGROUND = "#0c101c"
 STYLE = ("QWidget#envelope { background: #0c101c; } QLabel, QCheckBox { color: #e1e4eb; } "
          "QLabel[role=key] { color: #8c94aa; }")
 CMAP = "viridis"
-CMAP_FROM = 0.12             # skip viridis' darkest purples: they vanish on the dark background
+CMAP_FROM = 0.2              # skip viridis' darkest purples: they vanish on the dark background
 
 
 def colour_map() -> pg.ColorMap:
@@ -390,8 +393,12 @@ class EnvelopeMap(QWidget):
         self.n_unplaced = int((~placed).sum())
         rows = self.rows
         symbols = [OUTCOMES[c][2] for c in self.codes[rows]]
-        pens = [KEPT_PEN if k else PLAIN_PEN for k in self._kept[rows]]
         by = self.colour_by
+        if by == OUTCOME:        # kept runs get a white rim (it would hide the colour of a value, and a thin x)
+            pens = [ERROR_PEN if c == ERROR else KEPT_PEN if k else PLAIN_PEN
+                    for c, k in zip(self.codes[rows], self._kept[rows])]
+        else:
+            pens = [PLAIN_PEN] * len(rows)
         if by == OUTCOME:
             brushes = [pg.mkBrush(OUTCOMES[c][1]) for c in self.codes[rows]]
             self.colour_bar.setVisible(False)
@@ -444,14 +451,15 @@ class EnvelopeMap(QWidget):
             col = "#c8cdd8" if neutral else colour
             parts.append(f"<span style='color:{col}; font-size:12pt'>{glyph}</span>&nbsp;{text} "
                          f"<b>{int(np.count_nonzero(c == code))}</b>")
-        parts.append(f"<span style='color:#ffffff; font-size:12pt'>\u25ef</span>&nbsp;white rim: full run kept "
-                     f"<b>{int(np.count_nonzero(self._kept))}</b>")
         if neutral:
             unit, label = self._unit_label(self.colour_by)
             missing = int(np.count_nonzero(~np.isfinite(self._columns[self.colour_by])))
             if missing:
                 parts.append(f"<span style='color:{NO_VALUE}; font-size:12pt'>\u25cf</span>&nbsp;no {label} "
                              f"<b>{missing}</b>")
+        else:
+            parts.append(f"<span style='color:#ffffff; font-size:12pt'>\u25ef</span>&nbsp;white rim: full run kept "
+                         f"<b>{int(np.count_nonzero(self._kept))}</b>")
         if self.n_unplaced:
             parts.append(f"not placed (no value on an axis) <b>{self.n_unplaced}</b>")
         self.legend.setText(" &nbsp;&nbsp; ".join(parts))
@@ -474,11 +482,12 @@ class EnvelopeMap(QWidget):
         s = self.summary
         r = self.row_of(index)
         lines = [f"run {index}: {OUTCOMES[self.codes[r]][0]}"]
-        if s.message[r]:
-            lines.append(f"  {s.message[r]}")
+        notes = [s.message[r]] if s.message[r] else []
         verdict = getattr(s, "verdict", None)          # the capture verdict line, if the summary has it
         if verdict and verdict[r] and self.codes[r] != PASS:
-            lines += [f"  {part}" for part in verdict[r].split("; ")]
+            notes += verdict[r].split("; ")
+        for note in notes:
+            lines += textwrap.wrap(note, TIP_WIDTH, initial_indent="  ", subsequent_indent="    ")
         for p in s.parameters:
             lines.append(f"{p.label} = {fmt_quantity(self._columns[p.name][r], p.unit)}")
         shown = key_outputs(s)
