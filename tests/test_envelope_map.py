@@ -143,15 +143,27 @@ def test_click_opens_kept_run_and_reruns_a_summary_only_run(window, qtbot, campa
     assert w.run is not None and w.run.path.resolve() == s.run_path(KEPT).resolve()
     assert m.marked == KEPT and len(m.ring.data) == 1
 
-    # a run kept only in the summary: re-run in the worker process, then opened
+    # a run kept only in the summary: re-run in the worker process; Cancel leaves nothing behind
+    out = w.campaign.rerun_path(PASSING)
+    part = out.with_name(out.name + ".part")
     qtbot.mouseClick(m.view.viewport(), Qt.LeftButton, pos=view_point(m, PASSING))
     assert w.campaign.last_action == "rerun"
     assert w.runner.running and w.run_bar.isVisible()
-    out = w.campaign.rerun_path(PASSING)
+    qtbot.waitUntil(lambda: w.runner.t > 0.0, timeout=240000)          # solving (progress arrived)
+    w.cancel_button.click()
+    qtbot.waitUntil(lambda: not w.runner.running, timeout=30000)
+    assert "cancelled" in w.last_run_message, w.runner.stderr
+    assert not out.exists() and not part.exists()
+    assert w.run.path.resolve() == s.run_path(KEPT).resolve()          # the open run stays
+    assert "re-run ended" in m.status.text()
+
+    # again, to the end: opened when done
+    qtbot.mouseClick(m.view.viewport(), Qt.LeftButton, pos=view_point(m, PASSING))
+    assert w.campaign.last_action == "rerun"
     qtbot.waitUntil(lambda: not w.runner.running, timeout=240000)
     qtbot.waitUntil(lambda: w.run is not None and w.run.path.resolve() == out.resolve(), timeout=10000)
     assert w.last_run_message == "finished", w.runner.stderr
-    assert not out.with_name(out.name + ".part").exists()
+    assert not part.exists()
     assert m.marked == PASSING
     # the same run as the campaign's: same capture time and peak base force (deterministic solver)
     k = s.position(PASSING)
