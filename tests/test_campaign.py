@@ -174,7 +174,7 @@ def test_resume_after_kill_runs_exactly_the_missing(tmp_path):
     first = C.read_summary(d)
     n_first = len(first)
     assert 3 <= n_first < 10
-    (d / "rows" / ".run_00013.json.123.tmp").write_text('{"index": 13, "stat')   # a half-written row
+    (d / "rows" / ".run_00009.json.123.tmp").write_text('{"index": 9, "stat')   # a half-written row
     (d / "summary.h5").write_bytes(b"\x89HDF\r\n\x1a\n" + b"\0" * 100)           # a table cut short
     p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr
@@ -272,3 +272,11 @@ def test_shipped_campaign_files_load():
         if a.param.name != "closing_speed":
             assert math.isclose(a.hi, 0.3 * b.hi) and math.isclose(a.lo, 0.3 * b.lo), a.param.name
     assert json.loads(json.dumps(nom.outputs()))
+
+
+def test_scheduler_address(client, tmp_path):
+    f = campaign_file(tmp_path, **{"count = 20": "count = 3", "keep = \"failures\"": "keep = \"all\""})
+    res = C.run_campaign(f, tmp_path / "d", scheduler=client.scheduler.address)   # an existing cluster by address
+    s = C.read_summary(tmp_path / "d")
+    assert res.n_run == 3 and len(s) == 3 and all(s.run_path(i) is not None for i in range(3))
+    assert client.status == "running", "a cluster given by address is left running"
