@@ -124,6 +124,9 @@ def test_axes_colour_and_hover(window, qtbot, campaign, artifacts):
     assert f"capture time = {fmt_quantity(s.column('t_capture')[k], 's')}" in tip
     unit, label = m._unit_label("peak_base_force")
     assert f"{label} = {fmt_quantity(s.column('peak_base_force')[k], unit)}" in tip and " kN\n" in tip
+    pairs = {n: s.column(n)[k] for n, (_u, lab) in s.outputs.items() if lab.startswith("peak contact force")}
+    biggest = max(pairs, key=lambda n: np.nan_to_num(pairs[n], nan=-1.0))
+    assert f"largest contact peak: {s.outputs[biggest][1]} = {fmt_quantity(pairs[biggest], 'N')}\n" in tip
     assert tip.endswith("summary only: click re-runs it")
     assert m.tooltip(KEPT).endswith(f"click: open full run {s.run_path(KEPT).name}")
     assert m.tooltip(KEPT).startswith(f"run {KEPT}: {OUTCOMES[MISS][0]}\n  FAIL: no capture\n")

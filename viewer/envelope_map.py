@@ -88,9 +88,12 @@ def key_outputs(summary) -> list[str]:
     return names + [n for n in summary.outputs if "stroke" in n and n not in names]
 
 
+BASE_LOAD_PEAK = re.compile(r"^peak_(base_.*|[FM][xyz])$")   # peak base loads; other peak_<name> are contact pairs
+
+
 def contact_peaks(summary) -> list[str]:
     """The per-pair peak contact force columns (peak_<pair>, not the base loads)."""
-    return [n for n in summary.outputs if n.startswith("peak_") and not n.startswith("peak_base")]
+    return [n for n in summary.outputs if n.startswith("peak_") and not BASE_LOAD_PEAK.match(n)]
 
 
 def directory_signature(directory) -> tuple:
