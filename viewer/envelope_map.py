@@ -17,8 +17,8 @@ import numpy as np
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSizePolicy,
+                               QVBoxLayout, QWidget)
 
 # outcome code -> (legend text, colour, pyqtgraph symbol, legend glyph); drawn in this order (later on top)
 OUTCOMES = (("captured, verdict PASS", "#66bb6a", "o", "\u25cf"),
@@ -133,6 +133,9 @@ class EnvelopeMap(QWidget):
         self._columns: dict[str, np.ndarray] = {}
         self._kept: np.ndarray = np.zeros(0, bool)
         self.read_error = ""
+        self.colour_range: tuple[float, float] | None = None    # levels of the colour bar (numeric colouring)
+        self.n_unplaced = 0
+        self._combo_key = None
         self._filling = False
 
         self.x_combo, self.y_combo, self.colour_combo = QComboBox(), QComboBox(), QComboBox()
@@ -312,7 +315,7 @@ class EnvelopeMap(QWidget):
     def _fill_combos(self):
         s = self.summary
         key = (tuple(self._axis_items()), tuple(s.outputs))
-        if key == getattr(self, "_combo_key", None):
+        if key == self._combo_key:
             return                    # same choices: leave the combos (and any open popup) alone on a refresh
         self._combo_key = key
         params = [p.name for p in s.parameters]
