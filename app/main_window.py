@@ -60,6 +60,7 @@ class MainWindow(QMainWindow):
         self.diagram.plots.plotsChanged.connect(self._plots_changed)
         self.diagram.act_scrolling.toggled.connect(lambda on: self.settings.setValue("scrolling", bool(on)))
         self.diagram.paneVisibilityChanged.connect(lambda k, on: self.settings.setValue(f"panes/{k}", bool(on)))
+        self.diagram.readError.connect(lambda msg: self.show_error(msg, "Cannot read run file"))
 
     # ---- menus ----------------------------------------------------------------------------
     def _build_menus(self):
@@ -456,6 +457,12 @@ class MainWindow(QMainWindow):
         except RunFileError as exc:
             self.show_error(str(exc))
             return False
+        try:
+            run.poses(0)   # the first frame's block of poses (poses are checked finite as they are read)
+        except RunFileError as exc:
+            run.close()
+            self.show_error(str(exc))
+            return False
         old, self.run = self.run, run
         saved = self.saved_plots()
         plotted = [n for n in saved if n in run.channels] if saved else None
@@ -466,9 +473,9 @@ class MainWindow(QMainWindow):
         self._remember(path.resolve())
         return True
 
-    def show_error(self, message: str):
+    def show_error(self, message: str, title: str = "Cannot open run file"):
         self.last_error = message
-        box = self.error_box = QMessageBox(QMessageBox.Critical, "Cannot open run file", message,
+        box = self.error_box = QMessageBox(QMessageBox.Critical, title, message,
                                            QMessageBox.Ok, self)
         box.setTextInteractionFlags(Qt.TextSelectableByMouse)
         box.open()

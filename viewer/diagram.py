@@ -68,6 +68,7 @@ class MnemonicDiagram(QWidget):
 
     paneVisibilityChanged = Signal(str, bool)
     eventsChanged = Signal(object)      # the run's EventTable (None without a run)
+    readError = Signal(str)             # a frame could not be read while showing it (playback pauses)
 
     def __init__(self, parent=None, with_scene: bool = True):
         super().__init__(parent)
@@ -104,6 +105,9 @@ class MnemonicDiagram(QWidget):
         self._build_actions()
 
         pb = self.playback
+        if hasattr(self.scene, "readError"):
+            self.scene.readError.connect(self._read_error)
+        self._last_read_error = ""
         pb.frameChanged.connect(self.scene.show_frame)
         pb.frameChanged.connect(self.devices.show_frame)
         pb.frameChanged.connect(self.plots.show_frame)
@@ -118,6 +122,13 @@ class MnemonicDiagram(QWidget):
         self.plots.graphStepEdited.connect(pb.set_graph_step)
         self._show_playing(False)
         self._show_speed(pb.speed)
+
+    def _read_error(self, message: str):
+        """A pane met unreadable data (e.g. a NaN pose): pause and say so once per message."""
+        self.playback.pause()
+        if message != self._last_read_error:
+            self._last_read_error = message
+            self.readError.emit(message)
 
     # ---- transport bar --------------------------------------------------------------------
     def _build_transport(self) -> QWidget:
