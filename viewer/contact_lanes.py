@@ -12,7 +12,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QGraphicsItem
 
 from solver.contact_events import EventTable
-from viewer.plots_pane import AXIS_W
+from viewer.plots_pane import AXIS_W, CursorLine, cache_in_device
 
 CURSOR = "#ffd700"
 CAPTURE = "#ffffff"
@@ -61,11 +61,9 @@ class ContactLanes(pg.PlotItem):
         self.max_force = 0.0
         self.cmap = force_colormap()
         self.bars: pg.BarGraphItem | None = None
-        self.cursor = pg.InfiniteLine(0.0, angle=90, movable=False, pen=pg.mkPen(CURSOR, width=1.5))
-        self.cursor.setZValue(10)
+        self.cursor = CursorLine(0.0, pg.mkPen(CURSOR, width=1.5), z=10)
         self.addItem(self.cursor, ignoreBounds=True)
-        self.capture = pg.InfiniteLine(0.0, angle=90, movable=False,
-                                       pen=pg.mkPen(CAPTURE, width=1, style=Qt.DashLine))
+        self.capture = CursorLine(0.0, pg.mkPen(CAPTURE, width=1, style=Qt.DashLine))
         self.capture.setVisible(False)
         self.addItem(self.capture, ignoreBounds=True)
         self.force_legend = pg.LabelItem("", size="7pt", color="#8c94aa")
@@ -111,6 +109,7 @@ class ContactLanes(pg.PlotItem):
         y0 = n - 1 - lane + 0.18
         self.bars = pg.BarGraphItem(x0=table.start, x1=np.maximum(table.end, table.start), y0=y0, height=0.64,
                                     brushes=brushes, pens=pens)
+        cache_in_device(self.bars)
         self.addItem(self.bars)
         lo, mid, hi = (pg.mkColor(*FORCE_COLORS[0]).name(), pg.mkColor(*FORCE_COLORS[2]).name(),
                        pg.mkColor(*FORCE_COLORS[-1]).name())
