@@ -233,11 +233,11 @@ class PlotsPane(QWidget):
             self.titles.append(title)
             for ax in ("left", "bottom"):
                 plot.getAxis(ax).setCacheMode(QGraphicsItem.DeviceCoordinateCache)  # cursor moves don't redraw text
+            plot.getAxis("bottom").enableAutoSIPrefix(False)   # no label re-layout on every scroll
             if i < len(names) - 1 or self._footer_shown() or self._diff_shown():
                 plot.getAxis("bottom").setStyle(showValues=False)
             else:
                 plot.setLabel("bottom", "time", units="s")
-                plot.getAxis("bottom").enableAutoSIPrefix(False)
             curve = plot.plot(t, self.blocks.full(name), pen=pg.mkPen(color, width=1))
             curve.setDownsampling(auto=True, method="peak")
             curve.setClipToView(True)
@@ -363,11 +363,11 @@ class PlotsPane(QWidget):
         vb.setMouseEnabled(x=False, y=False)
         vb.enableAutoRange(axis="y")
         vb.setAutoVisible(y=True)
+        plot.getAxis("bottom").enableAutoSIPrefix(False)
         if self._footer_shown():
             plot.getAxis("bottom").setStyle(showValues=False)
         else:
             plot.setLabel("bottom", "time", units="s")
-            plot.getAxis("bottom").enableAutoSIPrefix(False)
         cur = CursorLine(self.t_current, pg.mkPen(CURSOR, width=1.5), z=10)
         plot.addItem(cur, ignoreBounds=True)
         self.cursors.append(cur)
