@@ -20,6 +20,7 @@ from viewer.contact_lanes import ContactLanes
 from viewer.devices_pane import DevicesPane
 from viewer.playback import SPEEDS, Playback, speed_label
 from viewer.plots_pane import PlotsPane
+from viewer.steady_label import SteadyLabel
 
 try:  # the VTK scene pane; a placeholder keeps the diagram usable where it cannot load
     from viewer.scene_pane import ScenePane
@@ -228,6 +229,7 @@ class MnemonicDiagram(QWidget):
         self.time_label = QLabel()
         self.time_label.setStyleSheet("font-family: monospace; color: #ffd700;")
         self.time_label.setMinimumWidth(330)
+        self.time_label = SteadyLabel(self.time_label)   # new text each frame
         h.addWidget(self.time_label)
         self._show_frame_transport(0)
         return bar

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QFrame, QGraphicsIte
 
 from solver.runfile import RunFile
 from viewer.channel_blocks import ChannelBlocks
+from viewer.steady_label import SteadyLabel
 
 CURSOR = "#ffd700"
 CAPTURE = "#ffffff"
@@ -161,6 +162,7 @@ class PlotsPane(QWidget):
         self.readout.setTextFormat(Qt.RichText)
         self.readout.setAlignment(Qt.AlignTop | Qt.AlignLeft)
         self.readout.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Ignored)
+        self.t_label, self.readout = SteadyLabel(self.t_label), SteadyLabel(self.readout)   # new text each frame
         bl.addWidget(self.t_label)
         bl.addWidget(self.readout, 1)
         v.addWidget(box, 1)

@@ -28,6 +28,7 @@ from vtkmodules.vtkRenderingCore import (vtkActor, vtkActor2D, vtkCoordinate,  #
 
 from solver.runfile import TIME_CHUNK, RunFile, RunFileError  # noqa: E402
 from viewer.scene_geometry import arrow_matrix, ld_plane, lateral_direction, pose_matrices  # noqa: E402
+from viewer.steady_label import SteadyLabel  # noqa: E402
 
 # ---- look -------------------------------------------------------------------------------------
 BACKGROUND = (0.035, 0.045, 0.075)
@@ -333,10 +334,10 @@ class ScenePane(QWidget):
             lab.setTextFormat(Qt.PlainText)
             return lab
 
-        self._left_head, self._left = label(bold, HEADER_COLOR), label(mono, TEXT_COLOR)
-        self._right_head, self._right = label(bold, HEADER_COLOR), label(mono, TEXT_COLOR)
-        self._loads = label(mono, TEXT_COLOR, Qt.AlignLeft | Qt.AlignVCenter)
-        self._time = label(mono, TEXT_COLOR, Qt.AlignRight | Qt.AlignVCenter)
+        self._left_head, self._left = label(bold, HEADER_COLOR), SteadyLabel(label(mono, TEXT_COLOR))
+        self._right_head, self._right = label(bold, HEADER_COLOR), SteadyLabel(label(mono, TEXT_COLOR))
+        self._loads = SteadyLabel(label(mono, TEXT_COLOR, Qt.AlignLeft | Qt.AlignVCenter))   # new text each frame
+        self._time = SteadyLabel(label(mono, TEXT_COLOR, Qt.AlignRight | Qt.AlignVCenter))
 
     def _column(self, head: QLabel, body: QLabel) -> QWidget:
         col = QWidget()
