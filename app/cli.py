@@ -219,6 +219,7 @@ def cmd_info(args) -> int:
         return 2
     try:
         with RunFile(args.run) as run:
+            run.check_poses()
             print(run.summary())
             print(evaluate(run, criteria).report())
             if args.channels:

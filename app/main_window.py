@@ -61,6 +61,7 @@ class MainWindow(QMainWindow):
         self.diagram.plots.plotsChanged.connect(self._plots_changed)
         self.diagram.act_scrolling.toggled.connect(lambda on: self.settings.setValue("scrolling", bool(on)))
         self.diagram.paneVisibilityChanged.connect(lambda k, on: self.settings.setValue(f"panes/{k}", bool(on)))
+        self.diagram.readError.connect(lambda msg: self.show_error(msg, "Cannot read run file"))
 
     # ---- menus ----------------------------------------------------------------------------
     def _build_menus(self):
@@ -492,6 +493,12 @@ class MainWindow(QMainWindow):
         try:
             run = RunFile(path)
         except RunFileError as exc:
+            self.show_error(str(exc))
+            return False
+        try:
+            run.poses(0)   # the first frame's block of poses (poses are checked finite as they are read)
+        except RunFileError as exc:
+            run.close()
             self.show_error(str(exc))
             return False
         old, self.run = self.run, run

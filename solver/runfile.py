@@ -424,9 +424,8 @@ class RunFile:
         nb = len(self.bodies)
         pos = self._dataset("bodies/position", shape=(n, nb, 3), kind="f")
         quat = self._dataset("bodies/quaternion", shape=(n, nb, 4), kind="f")
-        self._check_finite(pos)
-        self._check_finite(quat)
-        self._pos, self._quat = pos, quat
+        self._pos, self._quat = pos, quat   # finiteness is checked per block as frames are read (poses)
+        self._pose_block: tuple[int, int, np.ndarray, np.ndarray] | None = None
 
         self.contact_pairs: dict[str, ContactPairInfo] = {}
         for name, pg in self._group("contacts").items():
@@ -548,6 +547,7 @@ class RunFile:
         if n <= self.n_frames:
             return False
         self._pos, self._quat = self._ds("bodies/position"), self._ds("bodies/quaternion")
+        self._pose_block = None   # the last block may have been short
         t = self._read(self._ds("time"), np.s_[:n])
         if not np.all(np.isfinite(t)) or np.any(np.diff(t) <= 0):
             raise self._err("/time", "NaN, inf or not increasing in the frames added while the run grows")
@@ -599,14 +599,24 @@ class RunFile:
         except OSError as exc:
             raise self._err(d.name, f"data cannot be read, file truncated or corrupt ({exc})") from None
 
+    def _finite_block(self, d, a: int, b: int) -> np.ndarray:
+        """Frames [a, b) of a dataset that must be finite; RunFileError naming the first bad frame."""
+        block = self._read(d, np.s_[a:b])
+        if not np.all(np.isfinite(block)):
+            j = int(np.flatnonzero(~np.all(np.isfinite(block.reshape(len(block), -1)), axis=1))[0])
+            raise self._err(d.name, f"NaN or inf at frame {a + j}")
+        return block
+
     def _check_finite(self, d):
-        step = max(1, d.chunks[0] if d.chunks else 65536)
+        step = max(1, d.chunks[0] if d.chunks else 65536) * 8
         n = min(d.shape[0], self.n_frames)
-        for i in range(0, n, step * 8):
-            block = self._read(d, np.s_[i:min(i + step * 8, n)])
-            if not np.all(np.isfinite(block)):
-                j = int(np.flatnonzero(~np.all(np.isfinite(block.reshape(len(block), -1)), axis=1))[0])
-                raise self._err(d.name, f"NaN or inf at frame {i + j}")
+        for i in range(0, n, step):
+            self._finite_block(d, i, min(i + step, n))
+
+    def check_poses(self):
+        """Read every pose once and raise RunFileError at the first NaN or inf (open checks them lazily)."""
+        self._check_finite(self._pos)
+        self._check_finite(self._quat)
 
     # ---- public reading API ----------------------------------------------------------------
     @property
@@ -639,8 +649,20 @@ class RunFile:
         return {n: self.channel_at(n, frame) for n in names}
 
     def poses(self, frame: int) -> tuple[np.ndarray, np.ndarray]:
-        """Body positions (B, 3) and quaternions (B, 4, w first) at a frame, in the receiving-cone frame."""
-        return self._read(self._pos, frame), self._read(self._quat, frame)
+        """Body positions (B, 3) and quaternions (B, 4, w first) at a frame, in the receiving-cone frame.
+
+        Poses are read, and checked finite, one time chunk at a time (RunFileError names the first bad frame)."""
+        frame = int(frame) + (self.n_frames if frame < 0 else 0)
+        if not 0 <= frame < self.n_frames:
+            raise IndexError(f"{self.path}: frame {frame} outside 0..{self.n_frames - 1}")
+        blk = self._pose_block
+        if blk is None or not blk[0] <= frame < blk[1]:
+            step = self._pos.chunks[0] if self._pos.chunks else TIME_CHUNK
+            a = frame - frame % step
+            b = min(a + step, self.n_frames)
+            blk = self._pose_block = (a, b, self._finite_block(self._pos, a, b), self._finite_block(self._quat, a, b))
+        k = frame - blk[0]
+        return blk[2][k].copy(), blk[3][k].copy()
 
     def contact_state(self, frame: int) -> dict[str, tuple[bool, np.ndarray, np.ndarray]]:
         """Per pair: (active, force vector, point) at a frame."""

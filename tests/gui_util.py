@@ -18,5 +18,5 @@ def main_window(qtbot, settings_path: Path, run=None, size=(1600, 1000), activat
         qtbot.waitUntil(w.isActiveWindow, timeout=3000)
     if run is not None:
         assert w.open_run(run), w.last_error
-        qtbot.wait(30)
+        qtbot.waitUntil(lambda: w.diagram.analysed, timeout=10000)   # contact events and verdict (worker thread)
     return w

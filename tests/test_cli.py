@@ -28,6 +28,21 @@ def test_info_on_corrupt_file_exits_2_with_one_line(tmp_path, small_run):
     assert str(bad) in lines[0] and lines[0].startswith("dockmnemo: error:")
 
 
+def test_info_checks_every_pose(tmp_path, small_run):
+    """The viewer checks poses as it reads them; `info` reads them all and names the first bad frame."""
+    import h5py
+    import numpy as np
+    bad = tmp_path / "nan_pose.h5"
+    bad.write_bytes(small_run.read_bytes())
+    with h5py.File(bad, "r+") as f:
+        q = f["bodies/quaternion"][()]
+        q[300, 2, 1] = np.nan
+        f["bodies/quaternion"][:] = q
+    p = _run("info", str(bad))
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.strip() == f"dockmnemo: error: {bad}: /bodies/quaternion: NaN or inf at frame 300"
+
+
 def test_bundled_sample_run_is_valid():
     p = _run("info", str(DEFAULT_RUN), "--channels")
     assert p.returncode == 0, p.stderr

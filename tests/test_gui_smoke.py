@@ -40,3 +40,45 @@ def test_bad_file_shows_dialog_and_keeps_run(window, qtbot, tmp_path):
     box = window.error_box
     assert box is not None and box.isVisible() and "broken.h5" in box.text()
     box.accept()
+
+
+def _with_nan_pose(tmp_path, frame):
+    import shutil
+
+    import h5py
+    import numpy as np
+    p = tmp_path / f"nan_pose_{frame}.h5"
+    shutil.copy(SYNTHETIC_RUN, p)
+    with h5py.File(p, "r+") as f:
+        d = f["bodies/position"]
+        row = d[frame]
+        row[3, 0] = np.nan
+        d[frame] = row
+    return p
+
+
+def test_nan_pose_in_first_block_refuses_the_run(window, qtbot, tmp_path):
+    assert window.open_run(SYNTHETIC_RUN)
+    good = window.run
+    bad = _with_nan_pose(tmp_path, 100)
+    assert not window.open_run(bad)
+    assert window.run is good
+    assert window.last_error == f"{bad}: /bodies/position: NaN or inf at frame 100"
+    window.error_box.accept()
+
+
+def test_nan_pose_met_while_playing_pauses_and_says_where(window, qtbot, tmp_path):
+    """Poses are checked per block as they are read: a bad frame far into the run shows when reached."""
+    bad = _with_nan_pose(tmp_path, 9000)
+    assert window.open_run(bad)
+    pb = window.playback
+    pb.seek_frame(8000)
+    assert window.diagram.scene.current_frame == 8000 and window.error_box is None
+    pb.play()
+    pb.seek_frame(8500)      # same block as frame 9000 (frames 8192..12287)
+    assert not pb.playing
+    assert window.last_error == f"{bad}: /bodies/position: NaN or inf at frame 9000"
+    box = window.error_box
+    assert box.isVisible() and box.windowTitle() == "Cannot read run file"
+    assert window.diagram.scene.current_frame == 8000    # the scene keeps the last pose it could read
+    box.accept()

@@ -133,7 +133,6 @@ MALFORMED = {
     "channel_group": (lambda f: f["channels/Fz"].attrs.__setitem__("group", "misc"), "/channels/Fz: attribute group is 'misc'"),
     "missing_bodies_names": (lambda f: f.__delitem__("bodies/names"), "/bodies/names: missing"),
     "quaternion_shape": (lambda f: _replace(f, "bodies/quaternion", np.zeros((601, 6, 3))), "/bodies/quaternion: wrong shape (601, 6, 3), expected (601, 6, 4)"),
-    "nan_position": (_nan_position, "/bodies/position: NaN or inf at frame 42"),
     "missing_contacts": (lambda f: f.__delitem__("contacts"), "/contacts: missing"),
     "contact_force_shape": (lambda f: _replace(f, "contacts/head_cone/force", np.zeros((601, 2))), "/contacts/head_cone/force: wrong shape (601, 2), expected (601, 3)"),
     "geometry_line_index": (_bad_line, "/geometry/receiving_cone/lines: index out of range"),
@@ -153,6 +152,38 @@ def test_malformed_file_gives_specific_message(small_run, tmp_path, case):
     msg = str(ei.value)
     assert msg.startswith(str(p)), msg
     assert expected in msg, msg
+
+
+def test_nan_pose_is_reported_when_its_block_is_read(small_run, tmp_path):
+    """Poses are checked per time chunk as frames are read (not all at open), with the same message."""
+    p = _mutate(small_run, tmp_path / "nan_position.h5", _nan_position)
+    with RunFile(p) as r:
+        for f in (0, 41, 42, r.n_frames - 1):
+            with pytest.raises(RunFileError) as ei:
+                r.poses(f)             # the small run is one chunk: any frame of it reads frame 42 too
+            assert str(ei.value) == f"{p}: /bodies/position: NaN or inf at frame 42"
+        with pytest.raises(RunFileError, match=r"/bodies/position: NaN or inf at frame 42"):
+            r.check_poses()
+
+
+def test_poses_are_read_per_block(tmp_path):
+    """Frames in different chunks come from their own block; a NaN in a later chunk leaves earlier ones readable."""
+    p = tmp_path / "blocks.h5"
+    n, chunk = 50, 16
+    w = RunWriter(p, RunMeta(variant="existing"), [], ["passive_craft", "probe"], [], [], chunk=chunk)
+    pos = np.random.default_rng(3).normal(size=(n, 2, 3))
+    q = np.tile([1.0, 0, 0, 0], (n, 2, 1))
+    q[37, 1, 2] = np.nan
+    w.append(np.arange(n) * 0.01, np.zeros((n, 0)), pos, q)
+    w.finish()
+    with RunFile(p) as r:
+        for f in (0, 15, 16, 31, -50):
+            np.testing.assert_array_equal(r.poses(f)[0], pos[f])
+        with pytest.raises(RunFileError, match=r"blocks\.h5: /bodies/quaternion: NaN or inf at frame 37"):
+            r.poses(40)
+        np.testing.assert_array_equal(r.poses(5)[0], pos[5])
+        with pytest.raises(IndexError):
+            r.poses(n)
 
 
 def test_not_hdf5(tmp_path):

@@ -8,11 +8,11 @@ import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QPainter, QPicture
 from PySide6.QtWidgets import QGraphicsItem
 
 from solver.contact_events import EventTable
-from viewer.plots_pane import AXIS_W
+from viewer.plots_pane import AXIS_W, CursorLine
 
 CURSOR = "#ffd700"
 CAPTURE = "#ffffff"
@@ -34,6 +34,32 @@ def _small_font() -> QFont:
 
 def _kn(v: float) -> str:
     return f"{v / 1000:.2f} kN" if abs(v) >= 1000 else f"{v:.0f} N"
+
+
+class LaneBars(pg.BarGraphItem):
+    """Contact-interval bars that paint only the bars inside the shown time span (a scrolling window shows
+    a few of a long run's hundreds of events); drawn through a QPicture like pyqtgraph's own bars."""
+
+    def __init__(self, **opts):
+        super().__init__(**opts)
+        self._left = np.asarray(opts["x0"], float)
+        self._right = np.asarray(opts["x1"], float)
+
+    def paint(self, p, *args):
+        vb = self.getViewBox()
+        if vb is None:
+            return super().paint(p, *args)
+        (lo, hi), _ = vb.viewRange()
+        pad = 4.0 * (self.pixelWidth() or 0.0)             # a cosmetic 1 px outline just outside still shows
+        rects = self._rectarray.instances()
+        pic = QPicture()
+        pp = QPainter(pic)
+        for i in np.flatnonzero((self._right >= lo - pad) & (self._left <= hi + pad)):
+            pp.setPen(self._pens[i])
+            pp.setBrush(self._brushes[i])
+            pp.drawRect(rects[i])
+        pp.end()
+        pic.play(p)
 
 
 class ContactLanes(pg.PlotItem):
@@ -60,12 +86,10 @@ class ContactLanes(pg.PlotItem):
         self.pairs: list[str] = []
         self.max_force = 0.0
         self.cmap = force_colormap()
-        self.bars: pg.BarGraphItem | None = None
-        self.cursor = pg.InfiniteLine(0.0, angle=90, movable=False, pen=pg.mkPen(CURSOR, width=1.5))
-        self.cursor.setZValue(10)
+        self.bars: LaneBars | None = None
+        self.cursor = CursorLine(0.0, pg.mkPen(CURSOR, width=1.5), z=10)
         self.addItem(self.cursor, ignoreBounds=True)
-        self.capture = pg.InfiniteLine(0.0, angle=90, movable=False,
-                                       pen=pg.mkPen(CAPTURE, width=1, style=Qt.DashLine))
+        self.capture = CursorLine(0.0, pg.mkPen(CAPTURE, width=1, style=Qt.DashLine))
         self.capture.setVisible(False)
         self.addItem(self.capture, ignoreBounds=True)
         self.force_legend = pg.LabelItem("", size="7pt", color="#8c94aa")
@@ -109,8 +133,8 @@ class ContactLanes(pg.PlotItem):
         brushes = [pg.mkBrush(*c) for c in colors]
         pens = [pg.mkPen(*c, width=1) for c in colors]          # cosmetic: a 1 ms contact is still 1 px wide
         y0 = n - 1 - lane + 0.18
-        self.bars = pg.BarGraphItem(x0=table.start, x1=np.maximum(table.end, table.start), y0=y0, height=0.64,
-                                    brushes=brushes, pens=pens)
+        self.bars = LaneBars(x0=table.start, x1=np.maximum(table.end, table.start), y0=y0, height=0.64,
+                              brushes=brushes, pens=pens)
         self.addItem(self.bars)
         lo, mid, hi = (pg.mkColor(*FORCE_COLORS[0]).name(), pg.mkColor(*FORCE_COLORS[2]).name(),
                        pg.mkColor(*FORCE_COLORS[-1]).name())

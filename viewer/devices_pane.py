@@ -9,7 +9,7 @@ import math
 
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from solver.runfile import RunFile
@@ -80,6 +80,9 @@ class DevicesPane(QWidget):
         self._font.setPointSizeF(9.0)
         self._bold = QFont(self._font)
         self._bold.setBold(True)
+        self._static: QPixmap | None = None   # frames, titles, names and scales: painted once per run and size
+        self._static_key = None
+        self._layer = "static"
 
     def set_run(self, run: RunFile | None, blocks: ChannelBlocks | None = None):
         """Attach a run; finds its device channels and their full-scale ranges."""
@@ -114,14 +117,32 @@ class DevicesPane(QWidget):
 
     # ---- painting -------------------------------------------------------------------------
     def paintEvent(self, _e):
+        """Blit the static layer (drawn once per run and size), then draw what changes with the frame."""
         p = QPainter(self)
-        p.setRenderHint(QPainter.Antialiasing)
-        p.fillRect(self.rect(), BACKGROUND)
-        p.setFont(self._font)
         if self.run is None:
+            p.fillRect(self.rect(), BACKGROUND)
+            p.setFont(self._font)
             p.setPen(DIM)
             p.drawText(self.rect(), Qt.AlignCenter, "devices: no run open")
             return
+        dpr = self.devicePixelRatioF()
+        key = (self.width(), self.height(), dpr, id(self.run), tuple(self.scales.items()), self.max_angle)
+        if self._static is None or key != self._static_key:
+            pix = QPixmap(round(self.width() * dpr), round(self.height() * dpr))
+            pix.setDevicePixelRatio(dpr)
+            sp = QPainter(pix)
+            self._paint_layer(sp, "static")
+            sp.end()
+            self._static, self._static_key = pix, key
+        p.drawPixmap(0, 0, self._static)
+        self._paint_layer(p, "dynamic")
+        p.end()
+
+    def _paint_layer(self, p: QPainter, layer: str):
+        """The whole pane's drawing; each step draws only if it belongs to `layer` (static or dynamic)."""
+        self._layer = layer
+        p.setRenderHint(QPainter.Antialiasing)
+        p.setFont(self._font)
         w, h = self.width(), self.height()
         parts = (0.30, 0.33, 0.37)
         x = 0.0
@@ -129,26 +150,33 @@ class DevicesPane(QWidget):
         for f in parts:
             rects.append(QRectF(x + 4, 4, w * f - 8, h - 8))
             x += w * f
-        titles = ("probe and housing (1 head, 2 bending joint, 3 mechanism joint)",
-                  "axial damper", "lateral damper (view from the probe head)")
-        for r, title in zip(rects, titles):
-            p.setPen(QPen(FRAME, 1))
-            p.drawRect(r)
-            p.setFont(self._bold)
-            p.setPen(TEXT)
-            p.drawText(r.adjusted(6, 2, -6, 0), Qt.AlignTop | Qt.AlignLeft, title)
-            p.setFont(self._font)
+        if layer == "static":
+            p.fillRect(self.rect(), BACKGROUND)
+            titles = ("probe and housing (1 head, 2 bending joint, 3 mechanism joint)",
+                      "axial damper", "lateral damper (view from the probe head)")
+            for r, title in zip(rects, titles):
+                p.setPen(QPen(FRAME, 1))
+                p.drawRect(r)
+                p.setFont(self._bold)
+                p.setPen(TEXT)
+                p.drawText(r.adjusted(6, 2, -6, 0), Qt.AlignTop | Qt.AlignLeft, title)
+                p.setFont(self._font)
         body = [r.adjusted(6, 20, -6, -4) for r in rects]
         self._paint_probe(p, body[0])
         self._paint_axial(p, body[1])
         self._paint_lateral(p, body[2])
-        p.end()
+
+    @property
+    def _static_layer(self) -> bool:
+        return self._layer == "static"
 
     def _bar(self, p: QPainter, r: QRectF, name: str):
         """One device rectangle: fill from the left edge by |value|/range, red +, blue -; name and value."""
+        self.bar_rects[name] = QRectF(r)
+        if self._static_layer:
+            return
         v = self.value(name)
         frac = fill_fraction(v, self.scales.get(name, 1.0))
-        self.bar_rects[name] = QRectF(r)
         p.setPen(Qt.NoPen)
         p.setBrush(QColor(30, 36, 54))
         p.drawRect(r)
@@ -168,25 +196,28 @@ class DevicesPane(QWidget):
     def _paint_axial(self, p: QPainter, r: QRectF):
         n = len(self.axial)
         if not n:
-            p.setPen(DIM)
-            p.drawText(r, Qt.AlignCenter, "no axial damper channels")
+            if self._static_layer:
+                p.setPen(DIM)
+                p.drawText(r, Qt.AlignCenter, "no axial damper channels")
             return
         fm = QFontMetrics(self._font)
         slot = min(r.height() / n, 56.0)
         bar_h = min(22.0, slot - fm.height() - 4)
         for i, name in enumerate(self.axial):
             y = r.top() + i * slot
-            p.setPen(DIM)
-            full = self.scales.get(name, math.nan)
-            unit = self.run.channels[name].unit
-            p.drawText(QRectF(r.left(), y, r.width(), fm.height()), Qt.AlignLeft | Qt.AlignVCenter,
-                       f"{name}   (range {format_value(full, unit).lstrip('+')})")
+            if self._static_layer:
+                p.setPen(DIM)
+                full = self.scales.get(name, math.nan)
+                unit = self.run.channels[name].unit
+                p.drawText(QRectF(r.left(), y, r.width(), fm.height()), Qt.AlignLeft | Qt.AlignVCenter,
+                           f"{name}   (range {format_value(full, unit).lstrip('+')})")
             self._bar(p, QRectF(r.left(), y + fm.height() + 2, r.width(), max(bar_h, 8.0)), name)
 
     def _paint_lateral(self, p: QPainter, r: QRectF):
         if not self.lateral:
-            p.setPen(DIM)
-            p.drawText(r, Qt.AlignCenter, "no lateral damper channels")
+            if self._static_layer:
+                p.setPen(DIM)
+                p.drawText(r, Qt.AlignCenter, "no lateral damper channels")
             return
         fm = QFontMetrics(self._font)
         slots = self._lateral_slots()
@@ -197,23 +228,24 @@ class DevicesPane(QWidget):
         cell = bar_h + fm.height() + 2
         rx = (r.width() - bar_w) / 2 - 2
         ry = max(10.0, (r.height() - depth * cell) / 2 - 2)
-        # probe axis seen from the head (looking along +x): +z up, +y to the left
-        p.setPen(QPen(FRAME, 1, Qt.DashLine))
-        p.drawEllipse(c, min(rx, ry) * 0.45, min(rx, ry) * 0.45)
-        p.drawLine(QPointF(c.x() - 10, c.y()), QPointF(c.x() + 10, c.y()))
-        p.drawLine(QPointF(c.x(), c.y() - 10), QPointF(c.x(), c.y() + 10))
-        p.setPen(DIM)
-        p.drawText(QPointF(c.x() + 4, c.y() - min(rx, ry) * 0.45 - 2), "+z")
-        p.drawText(QPointF(c.x() - min(rx, ry) * 0.45 - 18, c.y() - 3), "+y")
+        if self._static_layer:   # probe axis seen from the head (looking along +x): +z up, +y to the left
+            p.setPen(QPen(FRAME, 1, Qt.DashLine))
+            p.drawEllipse(c, min(rx, ry) * 0.45, min(rx, ry) * 0.45)
+            p.drawLine(QPointF(c.x() - 10, c.y()), QPointF(c.x() + 10, c.y()))
+            p.drawLine(QPointF(c.x(), c.y() - 10), QPointF(c.x(), c.y() + 10))
+            p.setPen(DIM)
+            p.drawText(QPointF(c.x() + 4, c.y() - min(rx, ry) * 0.45 - 2), "+z")
+            p.drawText(QPointF(c.x() - min(rx, ry) * 0.45 - 18, c.y() - 3), "+y")
         for place, names in slots.items():
             a = math.radians(place)
             cx = c.x() - rx * math.cos(a)
             top = c.y() - ry * math.sin(a) - len(names) * cell / 2
             for k, name in enumerate(names):
                 box = QRectF(cx - bar_w / 2, top + k * cell + fm.height() + 1, bar_w, bar_h)
-                p.setPen(DIM)
-                p.drawText(QRectF(box.left() - 20, box.top() - fm.height() - 1, box.width() + 40, fm.height()),
-                           Qt.AlignHCenter | Qt.AlignBottom, f"{name} @{place:g}°")
+                if self._static_layer:
+                    p.setPen(DIM)
+                    p.drawText(QRectF(box.left() - 20, box.top() - fm.height() - 1, box.width() + 40, fm.height()),
+                               Qt.AlignHCenter | Qt.AlignBottom, f"{name} @{place:g}°")
                 self._bar(p, box, name)
 
     def _lateral_slots(self) -> dict[float, list[str]]:
@@ -244,16 +276,19 @@ class DevicesPane(QWidget):
                  ("probe stroke", "probe_stroke")]
         y = r.top()
         for label, name in lines:
-            unit = self.run.channels[name].unit if name in self.run.channels else ""
-            p.setPen(DIM)
-            p.drawText(QRectF(r.right() - text_w, y, 104, fm.height()), Qt.AlignLeft, label)
-            p.setPen(TEXT)
-            p.drawText(QRectF(r.right() - text_w + 100, y, text_w - 100, fm.height()), Qt.AlignRight,
-                       format_value(self.value(name), unit))
+            if self._static_layer:
+                p.setPen(DIM)
+                p.drawText(QRectF(r.right() - text_w, y, 104, fm.height()), Qt.AlignLeft, label)
+            else:
+                unit = self.run.channels[name].unit if name in self.run.channels else ""
+                p.setPen(TEXT)
+                p.drawText(QRectF(r.right() - text_w + 100, y, text_w - 100, fm.height()), Qt.AlignRight,
+                           format_value(self.value(name), unit))
             y += fm.height() + 2
-        p.setPen(DIM)
-        p.drawText(QRectF(r.right() - text_w, y + 2, text_w, fm.height()), Qt.AlignLeft,
-                   f"angles drawn x{self.angle_gain:g}")
+        if self._static_layer:
+            p.setPen(DIM)
+            p.drawText(QRectF(r.right() - text_w, y + 2, text_w, fm.height()), Qt.AlignLeft,
+                       f"angles drawn x{self.angle_gain:g}")
 
     def _gain(self, length: float, room: float) -> float:
         """Largest magnification that keeps the probe's largest swing in the run inside its band."""
@@ -284,7 +319,10 @@ class DevicesPane(QWidget):
         a_p = math.radians((hous + bend) * g)
         p1 = QPointF(p2.x() + l_p * math.cos(a_p), p2.y() - l_p * math.sin(a_p))
         p.setPen(QPen(FRAME, 1, Qt.DotLine))
-        p.drawLine(p3, QPointF(band.right(), p3.y()))  # the craft's axis
+        if self._static_layer:
+            p.drawLine(p3, QPointF(band.right(), p3.y()))  # the craft's axis
+            p.restore()
+            return
         p.drawLine(p2, QPointF(p2.x() + l_p * math.cos(a_h), p2.y() - l_p * math.sin(a_h)))  # housing axis on
         p.setPen(QPen(HOUSING, 5, Qt.SolidLine, Qt.RoundCap))
         p.drawLine(p3, p2)

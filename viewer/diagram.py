@@ -4,8 +4,10 @@ One `Playback` owns time; every pane's `show_frame` is connected to its `frameCh
 """
 from __future__ import annotations
 
+import threading
+
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
-from PySide6.QtCore import QPoint, QRect, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QActionGroup, QImage, QKeySequence, QPainter
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSlider, QSplitter, QStyle,
                                QToolButton, QVBoxLayout, QWidget)
@@ -18,6 +20,7 @@ from viewer.contact_lanes import ContactLanes
 from viewer.devices_pane import DevicesPane
 from viewer.playback import SPEEDS, Playback, speed_label
 from viewer.plots_pane import PlotsPane
+from viewer.steady_label import SteadyLabel
 
 try:  # the VTK scene pane; a placeholder keeps the diagram usable where it cannot load
     from viewer.scene_pane import ScenePane
@@ -26,6 +29,50 @@ except Exception as _exc:  # pragma: no cover - only where VTK is missing
     _SCENE_ERROR = str(_exc)
 else:
     _SCENE_ERROR = ""
+
+
+def analyse_run(run: RunFile | None, criteria_path) -> tuple[EventTable | None, Verdict | None, str]:
+    """(contact-event table, capture verdict, why either is missing) of a run; no Qt, safe in a thread."""
+    events, verdict, error = None, None, ""
+    if run is not None and run.live:
+        error = "run still being written: events and verdict when it ends"
+    elif run is not None:
+        try:
+            events = table_from_run(run)
+        except RunFileError as exc:
+            error = f"contact events unavailable: {exc}"
+        try:
+            verdict = evaluate(run, load_criteria(criteria_path))
+        except (CriteriaError, RunFileError) as exc:
+            error = (error + "; " if error else "") + f"verdict unavailable: {exc}"
+    return events, verdict, error
+
+
+class _AnalysisSignals(QObject):
+    done = Signal(object)   # the run analysed
+
+
+class _AnalysisJob:
+    """`analyse_run` in a daemon thread; `signals.done` arrives on the GUI thread (queued)."""
+
+    def __init__(self, run: RunFile, criteria_path):
+        self.run, self.criteria_path = run, criteria_path
+        self.result: tuple = (None, None, "contact events unavailable: analysis did not finish")
+        self.signals = _AnalysisSignals()
+        self._thread = threading.Thread(target=self._work, name="run-analysis", daemon=True)
+
+    def start(self):
+        self._thread.start()
+
+    def join(self):
+        self._thread.join()
+
+    def _work(self):
+        try:
+            self.result = analyse_run(self.run, self.criteria_path)
+        except Exception as exc:  # noqa: BLE001  (e.g. the run was closed meanwhile; shown only if still open)
+            self.result = (None, None, f"contact events unavailable: {exc}")
+        self.signals.done.emit(self.run)
 
 
 class ScenePlaceholder(QLabel):
@@ -46,6 +93,7 @@ class ScenePlaceholder(QLabel):
 
 PANES = ("scene", "devices", "plots")
 ANALYSE_AFTER_MS = 30   # contact events and verdict start once the first frame has been painted
+ANALYSE_UNPAINTED_MS = 1000   # ... or after this long if no pane paints (window hidden or minimised)
 
 
 def compose_grab(top: QWidget, diagram: "MnemonicDiagram") -> QImage:
@@ -68,6 +116,7 @@ class MnemonicDiagram(QWidget):
 
     paneVisibilityChanged = Signal(str, bool)
     eventsChanged = Signal(object)      # the run's EventTable (None without a run)
+    readError = Signal(str)             # a frame could not be read while showing it (playback pauses)
 
     def __init__(self, parent=None, with_scene: bool = True):
         super().__init__(parent)
@@ -80,6 +129,8 @@ class MnemonicDiagram(QWidget):
         self.events: EventTable | None = None
         self.verdict: Verdict | None = None
         self._analysed_run: RunFile | None = None
+        self._pending_analysis: RunFile | None = None   # analysed once a pane has painted its first frame
+        self._analysis_jobs: dict[RunFile, _AnalysisJob] = {}
         self.criteria_path = DEFAULT_CRITERIA
         self.compare_run: RunFile | None = None
         self.compare_align, self.compare_diff, self.compare_offset, self.compare_note = "t0", None, 0.0, ""
@@ -104,6 +155,9 @@ class MnemonicDiagram(QWidget):
         self._build_actions()
 
         pb = self.playback
+        if hasattr(self.scene, "readError"):
+            self.scene.readError.connect(self._read_error)
+        self._last_read_error = ""
         pb.frameChanged.connect(self.scene.show_frame)
         pb.frameChanged.connect(self.devices.show_frame)
         pb.frameChanged.connect(self.plots.show_frame)
@@ -118,6 +172,13 @@ class MnemonicDiagram(QWidget):
         self.plots.graphStepEdited.connect(pb.set_graph_step)
         self._show_playing(False)
         self._show_speed(pb.speed)
+
+    def _read_error(self, message: str):
+        """A pane met unreadable data (e.g. a NaN pose): pause and say so once per message."""
+        self.playback.pause()
+        if message != self._last_read_error:
+            self._last_read_error = message
+            self.readError.emit(message)
 
     # ---- transport bar --------------------------------------------------------------------
     def _build_transport(self) -> QWidget:
@@ -168,6 +229,7 @@ class MnemonicDiagram(QWidget):
         self.time_label = QLabel()
         self.time_label.setStyleSheet("font-family: monospace; color: #ffd700;")
         self.time_label.setMinimumWidth(330)
+        self.time_label = SteadyLabel(self.time_label)   # new text each frame
         h.addWidget(self.time_label)
         self._show_frame_transport(0)
         return bar
@@ -333,17 +395,68 @@ class MnemonicDiagram(QWidget):
         self.playback.set_event_frames([])
         self._show_verdict()
         self.eventsChanged.emit(None)
-        if run is not None:   # the first frame shows first; events and verdict follow on the next loop turn
+        if run is not None:   # the first frame shows first; events and verdict follow once a pane has painted
             self.plots.set_verdict("analysing contact events…", None)
-            QTimer.singleShot(ANALYSE_AFTER_MS, lambda r=run: self.ensure_analysed(r))
+            self._analyse_when_painted(run)
+
+    def _analyse_when_painted(self, run: RunFile):
+        """Start the contact-event analysis once a pane has painted `run`'s first frame (or after
+        ANALYSE_UNPAINTED_MS if none paints); it reads and computes in a worker thread."""
+        if self._pending_analysis is None:
+            for w in (self.scene, self.devices, self.plots):
+                w.installEventFilter(self)
+        self._pending_analysis = run
+        QTimer.singleShot(ANALYSE_UNPAINTED_MS, lambda r=run: self._painted(r))
+
+    def _painted(self, run: RunFile):
+        if self._pending_analysis is not run:
+            return
+        self._pending_analysis = None
+        for w in (self.scene, self.devices, self.plots):
+            w.removeEventFilter(self)
+        QTimer.singleShot(ANALYSE_AFTER_MS, lambda r=run: self._analyse_in_thread(r))
+
+    def eventFilter(self, obj, ev):
+        if ev.type() == QEvent.Type.Paint and self._pending_analysis is not None:
+            self._painted(self._pending_analysis)   # the timer fires after this paint has finished
+        return False
+
+    def _analyse_in_thread(self, run: RunFile):
+        """Events and verdict computed off the GUI thread; shown when done (if `run` is still shown)."""
+        if run is not self.run or self._analysed_run is run or run in self._analysis_jobs:
+            return
+        job = self._analysis_jobs[run] = _AnalysisJob(run, self.criteria_path)
+        job.signals.done.connect(self._analysis_done, Qt.QueuedConnection)
+        job.start()
+
+    @Slot(object)
+    def _analysis_done(self, run: RunFile):
+        job = self._analysis_jobs.pop(run, None)
+        if job is not None and run is self.run and self._analysed_run is not run:
+            self._apply_analysis(run, job.result)
+
+    @property
+    def analysed(self) -> bool:
+        """The shown run's contact events and verdict are computed and shown."""
+        return self.run is not None and self._analysed_run is self.run
 
     def ensure_analysed(self, run: RunFile | None = None):
         """Compute the run's contact events and verdict now if not done yet (idempotent)."""
         run = run if run is not None else self.run
         if run is None or run is not self.run or self._analysed_run is run:
             return
+        job = self._analysis_jobs.pop(run, None)
+        if job is not None:
+            job.join()          # under way in a thread: wait for it rather than compute twice
+            result = job.result
+        else:
+            result = analyse_run(run, self.criteria_path)
+        self._apply_analysis(run, result)
+
+    def _apply_analysis(self, run: RunFile, result):
         self._analysed_run = run
-        self._analyse(run)
+        self.events, self.verdict, self.analysis_error = result
+        self.lanes.set_events(self.events, run)
         self.playback.set_event_frames(self.events.start_frame if self.events is not None else [])
         self._show_verdict()
         self.eventsChanged.emit(self.events)
@@ -387,20 +500,8 @@ class MnemonicDiagram(QWidget):
 
     # ---- contact events and capture verdict -----------------------------------------------
     def _analyse(self, run: RunFile | None):
-        """Contact-event table and capture verdict, computed once per run (the lanes get the events)."""
-        self.events, self.verdict, self.analysis_error = None, None, ""
-        if run is not None and run.live:
-            self.analysis_error = "run still being written: events and verdict when it ends"
-        elif run is not None:
-            try:
-                self.events = table_from_run(run)
-            except RunFileError as exc:
-                self.analysis_error = f"contact events unavailable: {exc}"
-            try:
-                self.verdict = evaluate(run, load_criteria(self.criteria_path))
-            except (CriteriaError, RunFileError) as exc:
-                self.analysis_error = (self.analysis_error + "; " if self.analysis_error else "") + \
-                    f"verdict unavailable: {exc}"
+        """Contact-event table and capture verdict of `run`, computed now (the lanes get the events)."""
+        self.events, self.verdict, self.analysis_error = analyse_run(run, self.criteria_path)
         self.lanes.set_events(self.events, run)
 
     def _show_verdict(self):

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QFrame, QGraphicsIte
 
 from solver.runfile import RunFile
 from viewer.channel_blocks import ChannelBlocks
+from viewer.steady_label import SteadyLabel
 
 CURSOR = "#ffd700"
 CAPTURE = "#ffffff"
@@ -27,6 +28,24 @@ AXIS_W = 112            # px of every plot's left axis (the contact lanes' pair 
 CURSOR_AT = 0.8         # where the yellow line sits in the scrolling window (share of its width)
 PANEL_STYLE = ("QWidget#facts { background: #0c101c; } QLabel { color: #e1e4eb; } "
                "QLabel[role=key] { color: #8c94aa; } QFrame#readout { border: 1px solid #5a6482; }")
+
+
+class CursorLine(pg.InfiniteLine):
+    """A vertical time line that never takes part in the plot's auto range: moving it each frame does not make
+    the view recompute its data bounds (pyqtgraph informs the view of every move of an item otherwise)."""
+
+    def __init__(self, t: float, pen, z: float = 0.0):
+        super().__init__(t, angle=90, movable=False, pen=pen)
+        if z:
+            self.setZValue(z)
+
+    def informViewBoundsChanged(self):
+        pass
+
+
+def cache_in_device(item: QGraphicsItem):
+    """Paint the item once into a pixmap and blit it while only the time line moves over it."""
+    item.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
 
 
 def default_plots(run: RunFile) -> list[str]:
@@ -143,6 +162,7 @@ class PlotsPane(QWidget):
         self.readout.setTextFormat(Qt.RichText)
         self.readout.setAlignment(Qt.AlignTop | Qt.AlignLeft)
         self.readout.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Ignored)
+        self.t_label, self.readout = SteadyLabel(self.t_label), SteadyLabel(self.readout)   # new text each frame
         bl.addWidget(self.t_label)
         bl.addWidget(self.readout, 1)
         v.addWidget(box, 1)
@@ -215,15 +235,16 @@ class PlotsPane(QWidget):
             self.titles.append(title)
             for ax in ("left", "bottom"):
                 plot.getAxis(ax).setCacheMode(QGraphicsItem.DeviceCoordinateCache)  # cursor moves don't redraw text
+            plot.getAxis("bottom").enableAutoSIPrefix(False)   # no label re-layout on every scroll
             if i < len(names) - 1 or self._footer_shown() or self._diff_shown():
                 plot.getAxis("bottom").setStyle(showValues=False)
             else:
                 plot.setLabel("bottom", "time", units="s")
-                plot.getAxis("bottom").enableAutoSIPrefix(False)
             curve = plot.plot(t, self.blocks.full(name), pen=pg.mkPen(color, width=1))
             curve.setDownsampling(auto=True, method="peak")
             curve.setClipToView(True)
             curve.setSkipFiniteCheck(True)
+            cache_in_device(curve.curve)
             vb = plot.getViewBox()
             vb.setMouseEnabled(x=False, y=False)
             vb.enableAutoRange(axis="y")
@@ -233,8 +254,7 @@ class PlotsPane(QWidget):
             else:
                 plot.setXLink(first)
             if math.isfinite(run.t_capture):
-                cap = pg.InfiniteLine(run.t_capture, angle=90, movable=False,
-                                      pen=pg.mkPen(CAPTURE, width=1, style=Qt.DashLine))
+                cap = CursorLine(run.t_capture, pg.mkPen(CAPTURE, width=1, style=Qt.DashLine))
                 plot.addItem(cap, ignoreBounds=True)
                 self.capture_lines.append(cap)
             region = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(255, 255, 255, 22),
@@ -243,8 +263,7 @@ class PlotsPane(QWidget):
             region.setVisible(False)
             plot.addItem(region, ignoreBounds=True)
             self.ranges.append(region)
-            cur = pg.InfiniteLine(self.t_current, angle=90, movable=False, pen=pg.mkPen(CURSOR, width=1.5))
-            cur.setZValue(10)
+            cur = CursorLine(self.t_current, pg.mkPen(CURSOR, width=1.5), z=10)
             plot.addItem(cur, ignoreBounds=True)
             self.cursors.append(cur)
             self.plots.append(plot)
@@ -320,6 +339,7 @@ class PlotsPane(QWidget):
             c.setDownsampling(auto=True, method="peak")
             c.setClipToView(True)
             c.setOpacity(0.85)
+            cache_in_device(c.curve)
             self.ghost_curves.append(c)
         if not self._diff_shown():
             return first
@@ -339,18 +359,18 @@ class PlotsPane(QWidget):
         self.diff_curve = plot.plot(self.run.time, d, pen=pg.mkPen("#ffffff", width=1), connect="finite")
         self.diff_curve.setDownsampling(auto=True, method="peak")
         self.diff_curve.setClipToView(True)
+        cache_in_device(self.diff_curve.curve)
         plot.addItem(pg.InfiniteLine(0.0, angle=0, movable=False, pen=pg.mkPen("#5a6482", width=1)), ignoreBounds=True)
         vb = plot.getViewBox()
         vb.setMouseEnabled(x=False, y=False)
         vb.enableAutoRange(axis="y")
         vb.setAutoVisible(y=True)
+        plot.getAxis("bottom").enableAutoSIPrefix(False)
         if self._footer_shown():
             plot.getAxis("bottom").setStyle(showValues=False)
         else:
             plot.setLabel("bottom", "time", units="s")
-            plot.getAxis("bottom").enableAutoSIPrefix(False)
-        cur = pg.InfiniteLine(self.t_current, angle=90, movable=False, pen=pg.mkPen(CURSOR, width=1.5))
-        cur.setZValue(10)
+        cur = CursorLine(self.t_current, pg.mkPen(CURSOR, width=1.5), z=10)
         plot.addItem(cur, ignoreBounds=True)
         self.cursors.append(cur)
         if first is None:

@@ -12,7 +12,7 @@ vtkmodules.qt.PyQtImpl = "PySide6"
 import vtkmodules.vtkInteractionStyle  # noqa: E402,F401  (interactor styles)
 import vtkmodules.vtkRenderingFreeType  # noqa: E402,F401  (text)
 import vtkmodules.vtkRenderingOpenGL2  # noqa: E402,F401  (rendering back end)
-from PySide6.QtCore import QEvent, Qt, Slot  # noqa: E402
+from PySide6.QtCore import QEvent, Qt, Signal, Slot  # noqa: E402
 from PySide6.QtGui import QFont, QFontDatabase, QImage, QPainter  # noqa: E402
 from PySide6.QtWidgets import QApplication, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget  # noqa: E402
 from vtkmodules.qt.QVTKRenderWindowInteractor import QVTKRenderWindowInteractor  # noqa: E402
@@ -26,8 +26,9 @@ from vtkmodules.vtkRenderingCore import (vtkActor, vtkActor2D, vtkCoordinate,  #
                                          vtkPolyDataMapper, vtkPolyDataMapper2D, vtkProperty,
                                          vtkRenderer, vtkTextActor, vtkWindowToImageFilter)
 
-from solver.runfile import TIME_CHUNK, RunFile  # noqa: E402
+from solver.runfile import TIME_CHUNK, RunFile, RunFileError  # noqa: E402
 from viewer.scene_geometry import arrow_matrix, ld_plane, lateral_direction, pose_matrices  # noqa: E402
+from viewer.steady_label import SteadyLabel  # noqa: E402
 
 # ---- look -------------------------------------------------------------------------------------
 BACKGROUND = (0.035, 0.045, 0.075)
@@ -251,6 +252,8 @@ class _View:
 class ScenePane(QWidget):
     """The upper window: wireframe parts and contacts in plane Ld, the top view and a free 3D view."""
 
+    readError = Signal(str)   # a frame's poses could not be read (RunFileError text); the scene keeps the last pose
+
     def __init__(self, parent=None):
         super().__init__(parent)
         self.run: RunFile | None = None
@@ -331,10 +334,10 @@ class ScenePane(QWidget):
             lab.setTextFormat(Qt.PlainText)
             return lab
 
-        self._left_head, self._left = label(bold, HEADER_COLOR), label(mono, TEXT_COLOR)
-        self._right_head, self._right = label(bold, HEADER_COLOR), label(mono, TEXT_COLOR)
-        self._loads = label(mono, TEXT_COLOR, Qt.AlignLeft | Qt.AlignVCenter)
-        self._time = label(mono, TEXT_COLOR, Qt.AlignRight | Qt.AlignVCenter)
+        self._left_head, self._left = label(bold, HEADER_COLOR), SteadyLabel(label(mono, TEXT_COLOR))
+        self._right_head, self._right = label(bold, HEADER_COLOR), SteadyLabel(label(mono, TEXT_COLOR))
+        self._loads = SteadyLabel(label(mono, TEXT_COLOR, Qt.AlignLeft | Qt.AlignVCenter))   # new text each frame
+        self._time = SteadyLabel(label(mono, TEXT_COLOR, Qt.AlignRight | Qt.AlignVCenter))
 
     def _column(self, head: QLabel, body: QLabel) -> QWidget:
         col = QWidget()
@@ -518,7 +521,10 @@ class ScenePane(QWidget):
         passive = run.bodies[0] if "passive_craft" not in run.bodies else "passive_craft"
         xs, rs, x_passive = [], [], []
         for fr in sorted(frames):
-            pos, q = run.poses(fr)
+            try:
+                pos, q = run.poses(fr)
+            except RunFileError:
+                continue   # reported when the frame is shown
             mats = pose_matrices(pos, q)
             for g in run.geometry.values():
                 m = mats[run.bodies.index(g.body)]
@@ -533,7 +539,10 @@ class ScenePane(QWidget):
             self._extent = (float(x0), float(max(xs)), float(max(rs)))
         ref = None
         for fr in sorted(frames):
-            pos, _ = run.poses(fr)
+            try:
+                pos, _ = run.poses(fr)
+            except RunFileError:
+                continue
             if "housing" in run.bodies and "probe" in run.bodies:
                 ref = lateral_direction(pos[run.bodies.index("housing")], pos[run.bodies.index("probe")])
             if ref is not None:
@@ -579,8 +588,12 @@ class ScenePane(QWidget):
         if run is None:
             return
         i = min(max(int(i), 0), run.n_frames - 1)
+        try:
+            pos, quat = run.poses(i)
+        except RunFileError as exc:
+            self.readError.emit(str(exc))
+            return
         self.current_frame = i
-        pos, quat = run.poses(i)
         mats = pose_matrices(pos, quat)
         for b, name in enumerate(run.bodies):
             self._body_matrix[name].DeepCopy(mats[b].ravel())
@@ -735,7 +748,11 @@ class ScenePane(QWidget):
         inside = bool(rb.time[0] - 1e-9 <= tb <= rb.time[-1] + 1e-9)
         j = rb.frame_at(tb + 1e-9) if inside else -1   # 1 ns: summed float times
         if inside and j != g["frame"]:
-            pos, quat = rb.poses(j)
+            try:
+                pos, quat = rb.poses(j)
+            except RunFileError as exc:
+                self.readError.emit(str(exc))
+                return
             for b, m in zip(rb.bodies, pose_matrices(pos, quat)):
                 g["mats"][b].DeepCopy(m.ravel())
         g["frame"] = j
