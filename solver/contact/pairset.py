@@ -7,7 +7,7 @@ import numpy as np
 from numba import njit
 
 from .kernels import (ANNULUS, CIRCLE, CONE, FACE, NO, SPHERE, effective_kind, pair_eval, sphere_annulus, sphere_circle,
-                      sphere_cone, sphere_face, transform_row)
+                      sphere_cone, sphere_face, transform_rows)
 
 # pair table columns (int64): active primitive, first passive primitive, passive count, exclusion
 PAIR_A, PAIR_B0, PAIR_NB, PAIR_EXCLUDE = 0, 1, 2, 3
@@ -81,9 +81,7 @@ def evaluate_pairs(prim, pint, pairs, ppar, pos, rot, vel, omega, state, work,
     active), force[k] (on the active body at point; the passive body gets -force[k]). On an
     excessive depth it stops, writes diag = [pair index, depth] and returns STATUS_DEPTH_EXCEEDED.
     """
-    # rows are mapped to world lazily: a pair's active row before its bound test, its passive rows only when it
-    # passes (the same arithmetic as `transform_rows`; a row shared by several pairs is mapped again, identically)
-    last_a = -1
+    transform_rows(prim, pint, pos, rot, state, work)
     for k in range(pairs.shape[0]):
         active[k] = 0
         depth[k] = 0.0
@@ -98,9 +96,6 @@ def evaluate_pairs(prim, pint, pairs, ppar, pos, rot, vel, omega, state, work,
         b0 = pairs[k, PAIR_B0]
         ka = effective_kind(pint[ia, 0])
         bb = pint[b0, 1]
-        if ia != last_a:
-            transform_row(prim, pint, pos, rot, state, work, ia)
-            last_a = ia
         # quick may-touch test: active bounding sphere against the passive set's bounding sphere
         ax, ay, az, ar = _bound_radius(work, ka, ia)
         lx, ly, lz = ppar[k, PAR_BX], ppar[k, PAR_BY], ppar[k, PAR_BZ]
@@ -112,8 +107,6 @@ def evaluate_pairs(prim, pint, pairs, ppar, pos, rot, vel, omega, state, work,
             continue
         if ppar[k, PAR_MT] >= 0.0 and _meridian_apart(ppar, k, rot, pos, bb, ax, ay, az, ar):
             continue
-        for jb in range(b0, b0 + pairs[k, PAIR_NB]):
-            transform_row(prim, pint, pos, rot, state, work, jb)
         best = NO
         bpx = bpy = bpz = bnx = bny = bnz = 0.0
         for jb in range(b0, b0 + pairs[k, PAIR_NB]):
