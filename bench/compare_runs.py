@@ -42,8 +42,8 @@ def compare(a_path, b_path) -> tuple[float, list[tuple[str, float]], list[str]]:
             if not np.array_equal(np.isnan(x), np.isnan(y)):
                 d = np.inf
             rows.append((name, d / scale if scale > 0 else d))
-        ea = [(e["time"], e["kind"], e["pair"]) for e in a["events"][:]]
-        eb = [(e["time"], e["kind"], e["pair"]) for e in b["events"][:]]
+        ea = [tuple(e) for e in a["events"][:]]          # time, kind, pair and text (with contact statistics)
+        eb = [tuple(e) for e in b["events"][:]]
         if ea != eb:
             problems.append(f"events differ: {len(ea)} vs {len(eb)} rows")
     worst = max((r[1] for r in rows), default=0.0)
