@@ -308,6 +308,17 @@ def _body_jac(JV, JW, b, pc, nc, rA, pG, pE, e1, e2, f1, f2, f3):
             JW[b, i, 6 + j] = a[i]
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _craft_block(M, b, m, I, gyro):
+    """The active craft's rows of the (zeroed) mass matrix and bias: at its CoM the Jacobian is [1 0; 0 1], so the
+    general CRBA sum reduces to m on the translation diagonal and the world inertia I (same floating-point result)."""
+    for i in range(3):
+        M[i, i] += m
+        b[3 + i] -= gyro[i]
+        for j in range(i + 1):
+            M[3 + i, 3 + j] += I[3 * j + i]      # the general sum picks I[j, i] (R I R^T need not be bit-symmetric)
+
+
 @njit(cache=True, error_model="numpy")
 def _cholesky_solve(M, b, n, x):
     """Solve M x = b (M symmetric positive definite, overwritten by its Cholesky factor)."""
@@ -656,7 +667,6 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     IA = rot_inertia(RA, (P[P_JA0], P[P_JA1], P[P_JA2], P[P_JA3], P[P_JA4], P[P_JA5], P[P_JA6], P[P_JA7], P[P_JA8]))
     IH = rot_inertia(RH, (P[P_I_HX], 0.0, 0.0, 0.0, P[P_I_HT], 0.0, 0.0, 0.0, P[P_I_HT]))
     IPr = rot_inertia(RPr, (P[P_I_PRX], 0.0, 0.0, 0.0, P[P_I_PRT], 0.0, 0.0, 0.0, P[P_I_PRT]))
-    _body_jac(JV, JW, 0, rA, 6, rA, pG, pE, e1, e2, f1, f2, f3)
     _body_jac(JV, JW, 1, pHc, 8, rA, pG, pE, e1, e2, f1, f2, f3)
     _body_jac(JV, JW, 2, pPc, 11, rA, pG, pE, e1, e2, f1, f2, f3)
     for i in range(ND):
@@ -672,7 +682,9 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
             m, I, om, a0, al0, nc = P[P_M_PR], IPr, wPr, aP0, alP0, 11
         Iom = mv(I, om)
         gyro = add(mv(I, al0), cross(om, Iom))
-        for i in range(nc):
+        if bd == 0:
+            _craft_block(M, b, m, I, gyro)
+        for i in range(nc if bd > 0 else 0):
             jvi = (JV[bd, 0, i], JV[bd, 1, i], JV[bd, 2, i])
             jwi = (JW[bd, 0, i], JW[bd, 1, i], JW[bd, 2, i])
             b[i] -= m * dot(jvi, a0) + dot(jwi, gyro)
