@@ -217,11 +217,17 @@ class EventAccumulator:
         """K frames of all pairs: active (K, P), force (K, P, 3), optional normal (K, P, 3) and speed (K, P)."""
         time = np.atleast_1d(np.asarray(time, float))
         k, npair = len(time), len(self.pairs)
+        if k == 0:
+            return
         active = np.asarray(active).reshape(k, npair)
         force = np.asarray(force, float).reshape(k, npair, 3)
         normal = None if normal is None else np.asarray(normal, float).reshape(k, npair, 3)
         normal_speed = None if normal_speed is None else np.asarray(normal_speed, float).reshape(k, npair)
+        touching = active.any(axis=0)
         for j, acc in enumerate(self._acc):
+            if not touching[j]:                 # apart for the whole block: no force data needed
+                acc.skip(time[0], time[-1], k)
+                continue
             fn = normal_force(force[:, j], None if normal is None else normal[:, j])
             acc.feed(time, active[:, j], fn, None if normal_speed is None else normal_speed[:, j])
 

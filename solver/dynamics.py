@@ -212,8 +212,13 @@ def lateral_chain(LAT, k, th1, th2, dth1, dth2):
     Returns (coordinate, rate, H . e1, H . e2, bias h): coordinate rate = H . omega_rel, accel = H . omega_dot + h.
     """
     Ry = rot_y(th1)
+    return lateral_chain_rot(LAT, k, Ry, mm(Ry, rot_z(th2)), dth1, dth2)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def lateral_chain_rot(LAT, k, Ry, RH, dth1, dth2):
+    """`lateral_chain` from the gimbal rotations Ry = rot_y(th1), RH = Ry rot_z(th2) (shared by the 4 chains)."""
     e2 = col(Ry, 2)
-    RH = mm(Ry, rot_z(th2))
     w = add((0.0, dth1, 0.0), scl(e2, dth2))
     al = cross((0.0, dth1, 0.0), scl(e2, dth2))
     r = mv(RH, (LAT[k, L_ATT], LAT[k, L_ATT + 1], LAT[k, L_ATT + 2]))
@@ -303,6 +308,17 @@ def _body_jac(JV, JW, b, pc, nc, rA, pG, pE, e1, e2, f1, f2, f3):
             JW[b, i, 6 + j] = a[i]
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _craft_block(M, b, m, I, gyro):
+    """The active craft's rows of the (zeroed) mass matrix and bias: at its CoM the Jacobian is [1 0; 0 1], so the
+    general CRBA sum reduces to m on the translation diagonal and the world inertia I (same floating-point result)."""
+    for i in range(3):
+        M[i, i] += m
+        b[3 + i] -= gyro[i]
+        for j in range(i + 1):
+            M[3 + i, 3 + j] += I[3 * j + i]      # the general sum picks I[j, i] (R I R^T need not be bit-symmetric)
+
+
 @njit(cache=True, error_model="numpy")
 def _cholesky_solve(M, b, n, x):
     """Solve M x = b (M symmetric positive definite, overwritten by its Cholesky factor)."""
@@ -381,10 +397,29 @@ def _craft_load(Q, acc, F, p, rA, rP):
         acc[3 + i] -= mP[i]
 
 
+W_TRIG = 0          # scratch rows W[0:4]: cos, sin of the latch angles; cos, sin of the pusher angles
+
+
+@njit(cache=True, error_model="numpy")
+def trig_table(P, W):
+    """Fill the constant angle table of `evaluate` (latches, pushers) into the scratch W; once per run_block."""
+    for k in range(N_LATCH):
+        a = P[P_LATCH_PSI0] + 0.5 * math.pi * k
+        W[W_TRIG, k] = math.cos(a)
+        W[W_TRIG + 1, k] = math.sin(a)
+    npu = int(P[P_PU_N])
+    for k in range(npu):
+        a = math.pi * (2 * k + 1) / npu
+        W[W_TRIG + 2, k] = math.cos(a)
+        W[W_TRIG + 3, k] = math.sin(a)
+
+
 @njit(cache=True, error_model="numpy", _nrt=False)
 def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
              c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, ds, obs, pose):
-    """State derivative ds of the whole system; also fills obs (loads, energies), the contact arrays c_*, pose."""
+    """State derivative ds of the whole system; also fills obs (loads, energies), the contact arrays c_*, pose.
+
+    W is scratch whose rows W_TRIG.. hold `trig_table(P, W)`."""
     # ---- passive craft
     qn = math.sqrt(s[3] ** 2 + s[4] ** 2 + s[5] ** 2 + s[6] ** 2)
     RP = quat_to_mat(s[3] / qn, s[4] / qn, s[5] / qn, s[6] / qn)
@@ -408,16 +443,18 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     L0 = P[P_L0]
     L = L0 - stroke
     # ---- central chain kinematics (world)
-    Ry1 = mm(RA, rot_y(th1))
+    ry1, rz2 = rot_y(th1), rot_z(th2)          # gimbal rotations, shared with the lateral chains
+    Ry1 = mm(RA, ry1)
     e1 = col(RA, 1)
     e2 = col(Ry1, 2)
-    RH = mm(Ry1, rot_z(th2))
+    RH = mm(Ry1, rz2)
     f1 = col(RH, 1)
     Rb1 = mm(RH, rot_y(b1))
     f2 = col(Rb1, 2)
     Rb2 = mm(Rb1, rot_z(b2))
     f3 = col(Rb2, 0)
-    RPr = mm(Rb2, rot_x(ps))
+    rxp = rot_x(ps)
+    RPr = mm(Rb2, rxp)
     hx = col(RH, 0)
     px = col(RPr, 0)
     pG = add(oA, mv(RA, (P[P_G_OFF], 0.0, 0.0)))
@@ -426,7 +463,7 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     pPc = add(ph, scl(px, P[P_A_PR]))
     pHc = add(pG, scl(hx, -P[P_D_H]))
     # end-slope correction of the head frame (seed 000: A_HS = Rz(dq5) Ry(dq4))
-    Rhead = mm(mm(mm(Rb2, rot_z(1.5 * math.sin(b2) - b2)), rot_y(1.5 * math.sin(b1) - b1)), rot_x(ps))
+    Rhead = mm(mm(mm(Rb2, rot_z(1.5 * math.sin(b2) - b2)), rot_y(1.5 * math.sin(b1) - b1)), rxp)
     wH = add(wA, add(scl(e1, dth1), scl(e2, dth2)))
     wb1 = add(wH, scl(f1, db1))
     wb2 = add(wb1, scl(f2, db2))
@@ -476,8 +513,8 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     for i in range(3):
         c_frc[kn, i] = 0.0
     for k in range(N_LATCH):
-        a = P[P_LATCH_PSI0] + 0.5 * math.pi * k
-        tip = add(ph, mv(Rhead, (P[P_LATCH_X], P[P_LATCH_RE] * math.cos(a), P[P_LATCH_RE] * math.sin(a))))
+        ca, sa = W[W_TRIG, k], W[W_TRIG + 1, k]              # cos, sin of the latch's angle about the head axis
+        tip = add(ph, mv(Rhead, (P[P_LATCH_X], P[P_LATCH_RE] * ca, P[P_LATCH_RE] * sa)))
         tl = mtv(RP, sub(tip, oP))
         rho = math.sqrt(tl[1] ** 2 + tl[2] ** 2)
         obs[O_LATCH_X + k] = tl[0]
@@ -486,10 +523,10 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
         # behind the shoulder and inside its slot (tapered: narrow at the stop) the latch springs out; tested
         # at the tip it would have there (on the floor if it reaches it: a tilted head moves the tip axially)
         rf = P[P_LATCH_RE] - min(max(cf, 0.0), cmax)
-        tf = mtv(RP, sub(add(ph, mv(Rhead, (P[P_LATCH_X], rf * math.cos(a), rf * math.sin(a)))), oP))
+        tf = mtv(RP, sub(add(ph, mv(Rhead, (P[P_LATCH_X], rf * ca, rf * sa))), oP))
         deep = P[P_X_STOP] - tf[0]
         hw = P[P_SLOT_HS] + (P[P_SLOT_HF] - P[P_SLOT_HS]) * min(max(deep / P[P_SLOT_LEN], 0.0), 1.0)
-        tt = -tf[1] * math.sin(a) + tf[2] * math.cos(a)
+        tt = -tf[1] * sa + tf[2] * ca
         free = deep > P[P_LATCH_RT] and abs(tt) + P[P_LATCH_RT] < hw
         obs[O_LATCH_IN + k] = 1.0 if free else 0.0
         # energy released when the latch springs from the bore onto the slot floor (absorbed on engagement)
@@ -587,8 +624,7 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     fpush = 0.0
     npu = int(P[P_PU_N])
     for k in range(npu):
-        a = math.pi * (2 * k + 1) / npu
-        pa = add(oA, mv(RA, (0.0, P[P_PU_R] * math.cos(a), P[P_PU_R] * math.sin(a))))
+        pa = add(oA, mv(RA, (0.0, P[P_PU_R] * W[W_TRIG + 2, k], P[P_PU_R] * W[W_TRIG + 3, k])))
         gap = dot(sub(pa, oP), exP)
         gmax = max(gmax, gap)
         gmin = min(gmin, gap)
@@ -631,7 +667,6 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     IA = rot_inertia(RA, (P[P_JA0], P[P_JA1], P[P_JA2], P[P_JA3], P[P_JA4], P[P_JA5], P[P_JA6], P[P_JA7], P[P_JA8]))
     IH = rot_inertia(RH, (P[P_I_HX], 0.0, 0.0, 0.0, P[P_I_HT], 0.0, 0.0, 0.0, P[P_I_HT]))
     IPr = rot_inertia(RPr, (P[P_I_PRX], 0.0, 0.0, 0.0, P[P_I_PRT], 0.0, 0.0, 0.0, P[P_I_PRT]))
-    _body_jac(JV, JW, 0, rA, 6, rA, pG, pE, e1, e2, f1, f2, f3)
     _body_jac(JV, JW, 1, pHc, 8, rA, pG, pE, e1, e2, f1, f2, f3)
     _body_jac(JV, JW, 2, pPc, 11, rA, pG, pE, e1, e2, f1, f2, f3)
     for i in range(ND):
@@ -647,7 +682,9 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
             m, I, om, a0, al0, nc = P[P_M_PR], IPr, wPr, aP0, alP0, 11
         Iom = mv(I, om)
         gyro = add(mv(I, al0), cross(om, Iom))
-        for i in range(nc):
+        if bd == 0:
+            _craft_block(M, b, m, I, gyro)
+        for i in range(nc if bd > 0 else 0):
             jvi = (JV[bd, 0, i], JV[bd, 1, i], JV[bd, 2, i])
             jwi = (JW[bd, 0, i], JW[bd, 1, i], JW[bd, 2, i])
             b[i] -= m * dot(jvi, a0) + dot(jwi, gyro)
@@ -664,8 +701,9 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
         mom = add(mom, scl(vc, m))
 
     # ---- lateral damper chains reduced onto the housing rows (eq. 2.3-2.4)
+    RHb = mm(ry1, rz2)
     for k in range(N_LAT):
-        x, xd, H1, H2, h = lateral_chain(LAT, k, th1, th2, dth1, dth2)
+        x, xd, H1, H2, h = lateral_chain_rot(LAT, k, ry1, RHb, dth1, dth2)
         A = LAT[k, L_INERTIA]
         M[6, 6] += A * H1 * H1
         M[7, 6] += A * H2 * H1
@@ -916,8 +954,10 @@ def post_step(s, Z, P, LAT, TLS, TAX):
     zn, d = _slide(P[P_HT_K], s[S_Q + 4], Z[Z_TORS], P[P_HT_LIM])
     Z[Z_TORS] = zn
     diss += d
+    ry = rot_y(s[S_Q])
+    RHb = mm(ry, rot_z(s[S_Q + 1]))
     for k in range(2):
-        x, xd, H1, H2, h = lateral_chain(LAT, k, s[S_Q], s[S_Q + 1], 0.0, 0.0)
+        x, xd, H1, H2, h = lateral_chain_rot(LAT, k, ry, RHb, 0.0, 0.0)
         fe = _tab(TLS, abs(x))[0]
         zn, d = _slide(P[P_LH_K], x, Z[Z_LAT0 + k], P[P_LH_F0] + P[P_LH_MU] * fe)
         Z[Z_LAT0 + k] = zn
@@ -1113,6 +1153,7 @@ def run_block(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint,
               prev_act, ev, n_ev, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n, out_d, out_vn):
     """Advance n_out output frames of spo RK4 steps each; record frames and events. Returns (status, t, rows)."""
     W = np.zeros((30, 16))
+    trig_table(P, W)
     JV = np.zeros((3, 3, ND))
     JW = np.zeros((3, 3, ND))
     nb = 6
