@@ -142,6 +142,11 @@ def main(argv=None) -> int:
     t_first = time.perf_counter() - t0
     run = w.run
     d = w.diagram
+    while not d.analysed:        # contact events and verdict: a worker thread, shown once the first frame painted
+        app.processEvents()
+        time.sleep(0.002)
+    t_analysed = time.perf_counter() - t0
+    app.processEvents()
 
     pb = w.playback
     pb.play()
@@ -179,6 +184,8 @@ def main(argv=None) -> int:
     print(f"run: {run.n_frames} frames, {len(run.channels)} channels, plotted {len(d.plots.names)}; "
           f"window {w.width()}x{w.height()}")
     print(f"open run + first frame shown : {t_first * 1000:7.1f} ms   (target < 1000 ms)")
+    print(f"  contact events and verdict shown {t_analysed * 1000:.0f} ms after opening (worker thread; "
+          f"not in the updates timed below)")
     print(f"peak RSS (ru_maxrss)         : {peak:7.1f} MB   (target < 500 MB; {base:.0f} MB before opening "
           f"the run, +{peak - base:.0f} MB for it)")
     print(f"three-pane update, playing   : p50 {np.percentile(ms, 50):6.2f} ms   p95 {np.percentile(ms, 95):6.2f} ms"

@@ -43,11 +43,6 @@ class CursorLine(pg.InfiniteLine):
         pass
 
 
-def cache_in_device(item: QGraphicsItem):
-    """Paint the item once into a pixmap and blit it while only the time line moves over it."""
-    item.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
-
-
 def default_plots(run: RunFile) -> list[str]:
     """Base loads and probe stroke if the run has them, else its first four channels."""
     chosen = [n for n in DEFAULT_PLOTS if n in run.channels]
@@ -244,7 +239,6 @@ class PlotsPane(QWidget):
             curve.setDownsampling(auto=True, method="peak")
             curve.setClipToView(True)
             curve.setSkipFiniteCheck(True)
-            cache_in_device(curve.curve)
             vb = plot.getViewBox()
             vb.setMouseEnabled(x=False, y=False)
             vb.enableAutoRange(axis="y")
@@ -339,7 +333,6 @@ class PlotsPane(QWidget):
             c.setDownsampling(auto=True, method="peak")
             c.setClipToView(True)
             c.setOpacity(0.85)
-            cache_in_device(c.curve)
             self.ghost_curves.append(c)
         if not self._diff_shown():
             return first
@@ -359,7 +352,6 @@ class PlotsPane(QWidget):
         self.diff_curve = plot.plot(self.run.time, d, pen=pg.mkPen("#ffffff", width=1), connect="finite")
         self.diff_curve.setDownsampling(auto=True, method="peak")
         self.diff_curve.setClipToView(True)
-        cache_in_device(self.diff_curve.curve)
         plot.addItem(pg.InfiniteLine(0.0, angle=0, movable=False, pen=pg.mkPen("#5a6482", width=1)), ignoreBounds=True)
         vb = plot.getViewBox()
         vb.setMouseEnabled(x=False, y=False)
