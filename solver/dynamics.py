@@ -265,8 +265,9 @@ def lateral_chain_rot(LAT, k, Ry, RH, dth1, dth2):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _gen_force(Q, F, M, p, lvl, rA, pG, pE, e1, e2, f1, f2, f3):
-    """Add the generalized force of (force F at point p, moment M) on body level lvl (0 craft, 1 housing, 2 probe)."""
+def _gen_force(Q, F, M, p, lvl, rA, pG, pE, e1, e2, f1, f2, f3, hf):
+    """Add the generalized force of (force F at point p, moment M) on body level lvl (0 craft, 1 housing, 2 probe,
+    3 the head frame: the probe turned further by the end-slope correction, hf = (centre, axes, rates))."""
     for i in range(3):
         Q[i] += F[i]
     mA = add(cross(sub(p, rA), F), M)
@@ -280,7 +281,16 @@ def _gen_force(Q, F, M, p, lvl, rA, pG, pE, e1, e2, f1, f2, f3):
         mE = add(cross(sub(p, pE), F), M)
         Q[8] += dot(f1, mE)
         Q[9] += dot(f2, mE)
-        Q[10] += dot(f3, mE)
+        if lvl == 3:
+            # a point on the head frame also moves with the end-slope correction gamma_j = 1.5 sin(b_j) - b_j
+            # (turns about the head centre: d gamma_j / d b_j = g_j) and its torsion axis is the head's own x
+            ph, ay, h3, g1, g2 = hf
+            mH = add(cross(sub(p, ph), F), M)
+            Q[8] += g1 * dot(ay, mH)
+            Q[9] += g2 * dot(f2, mH)
+            Q[10] += dot(h3, mH)
+        else:
+            Q[10] += dot(f3, mE)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -370,9 +380,9 @@ def _latch_energy(k, c, cmax):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _contact_load(Q, acc, F, p, lvl, rA, rP, pG, pE, e1, e2, f1, f2, f3, px):
+def _contact_load(Q, acc, F, p, lvl, rA, rP, pG, pE, e1, e2, f1, f2, f3, px, hf):
     """Add a contact force F at p on the active chain (level lvl) and its reaction on the passive craft."""
-    _gen_force(Q, F, (0.0, 0.0, 0.0), p, lvl, rA, pG, pE, e1, e2, f1, f2, f3)
+    _gen_force(Q, F, (0.0, 0.0, 0.0), p, lvl, rA, pG, pE, e1, e2, f1, f2, f3, hf)
     mP = cross(sub(p, rP), F)
     mG = cross(sub(p, pG), F)
     for i in range(3):
@@ -380,7 +390,7 @@ def _contact_load(Q, acc, F, p, lvl, rA, rP, pG, pE, e1, e2, f1, f2, f3, px):
         acc[3 + i] -= mP[i]
         acc[6 + i] += F[i]
         acc[9 + i] += mG[i]
-    if lvl == 2:
+    if lvl >= 2:
         acc[12] += dot(F, px)
 
 
@@ -463,11 +473,17 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     pPc = add(ph, scl(px, P[P_A_PR]))
     pHc = add(pG, scl(hx, -P[P_D_H]))
     # end-slope correction of the head frame (seed 000: A_HS = Rz(dq5) Ry(dq4))
-    Rhead = mm(mm(mm(Rb2, rot_z(1.5 * math.sin(b2) - b2)), rot_y(1.5 * math.sin(b1) - b1)), rxp)
+    Rz2 = mm(Rb2, rot_z(1.5 * math.sin(b2) - b2))
+    Rzy = mm(Rz2, rot_y(1.5 * math.sin(b1) - b1))
+    Rhead = mm(Rzy, rxp)
     wH = add(wA, add(scl(e1, dth1), scl(e2, dth2)))
     wb1 = add(wH, scl(f1, db1))
     wb2 = add(wb1, scl(f2, db2))
     wPr = add(wb2, scl(f3, dps))
+    # the head frame's own angular velocity (end-slope correction rates g_j * db_j, torsion about its x axis)
+    g1h, g2h = 1.5 * math.cos(b1) - 1.0, 1.5 * math.cos(b2) - 1.0
+    ayh, h3h = col(Rz2, 1), col(Rzy, 0)
+    wHd = add(add(wb2, scl(f2, g2h * db2)), add(scl(ayh, g1h * db1), scl(h3h, dps)))
     vG = add(vA, cross(wA, sub(pG, rA)))
     vE = add(vG, cross(wH, sub(pE, pG)))
     vh = add(add(vE, cross(wPr, sub(ph, pE))), scl(px, dstroke))
@@ -488,7 +504,8 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     _body(cpos, crot, cvel, cw, B_ACTIVE, oA, RA, add(vA, cross(wA, sub(oA, rA))), wA)
     _body(cpos, crot, cvel, cw, B_HOUSING, pG, RH, vG, wH)
     _body(cpos, crot, cvel, cw, B_PROBE, pE, RPr, vE, wPr)
-    _body(cpos, crot, cvel, cw, B_HEAD, ph, Rhead, vh, wPr)
+    _body(cpos, crot, cvel, cw, B_HEAD, ph, Rhead, vh, wHd)
+    hf = (ph, ayh, h3h, g1h, g2h)
     xl, dxl = s[S_XL], s[S_DXL]                 # movable limiter: slide toward the joint (0 when fixed)
     pL = add(pG, scl(hx, P[P_LIM_X] + xl))
     _body(cpos, crot, cvel, cw, B_LIMITER, pL, RH, add(add(vG, cross(wH, sub(pL, pG))), scl(hx, dxl)), wH)
@@ -546,7 +563,7 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
         fk = P[P_LATCH_K] * min(c, cmax)                  # spring force; constant once fully pressed in
         Fl = (fk * slope, -fk * tl[1] / rho, -fk * tl[2] / rho)
         Fw = mv(RP, Fl)
-        _contact_load(Q, acc, Fw, tip, 2, rA, rP, pG, pE, e1, e2, f1, f2, f3, px)
+        _contact_load(Q, acc, Fw, tip, 3, rA, rP, pG, pE, e1, e2, f1, f2, f3, px, hf)
         c_act[kn] = 1
         for i in range(3):
             c_frc[kn, i] += Fw[i]
@@ -554,7 +571,7 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
             # the most pressed latch gives the reported point, normal and closing speed (rate of c)
             c_dep[kn] = c
             fm = norm(Fw)
-            vt = sub(add(vh, cross(wPr, sub(tip, ph))), add(vP, cross(wP, sub(tip, rP))))
+            vt = sub(add(vh, cross(wHd, sub(tip, ph))), add(vP, cross(wP, sub(tip, rP))))
             for i in range(3):
                 c_pnt[kn, i] = tip[i]
                 c_nrm[kn, i] = Fw[i] / fm
@@ -610,11 +627,11 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
         c_vn[k] = -vn
         if d > dmax:
             dmax = d
-        lvl = 2 if (ba == B_PROBE or ba == B_HEAD) else (0 if ba == B_ACTIVE else 1)
+        lvl = 3 if ba == B_HEAD else (2 if ba == B_PROBE else (0 if ba == B_ACTIVE else 1))
         if lvl == 0:
             _craft_load(Q, acc, F, p, rA, rP)
         else:
-            _contact_load(Q, acc, F, p, lvl, rA, rP, pG, pE, e1, e2, f1, f2, f3, px)
+            _contact_load(Q, acc, F, p, lvl, rA, rP, pG, pE, e1, e2, f1, f2, f3, px, hf)
         if ba == B_LIMITER:
             f_lim += dot(F, hx)
     # spring pushers on the active docking ring bear on the passive docking plane

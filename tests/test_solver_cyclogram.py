@@ -72,7 +72,7 @@ def test_cam_levers_extend_with_the_nut_and_rollers_stay_off_a_coaxial_cone(dock
     lev, stroke = r.channel("lever_extension"), r.channel("probe_stroke")
     assert np.all(lev[stroke < 0.18] == 0.0)             # inner arc of the cam: levers folded
     angle = -4.0 + lev * (6.5 + 4.0)                     # lever angle: probe_cone.toml retracted -4, extended 6.5 deg
-    assert angle.max() > 40.0 and 0.0 < angle[-1] < 10.0  # swing out, then fold in following the cone
+    assert angle.max() > 20.0 and 0.0 < angle[-1] < 10.0  # swing out, then fold in following the cone
     # central impact: the housing stays nearly coaxial (the ship pitches ~0.2 deg from the station's offset
     # CoM), so the rollers, a few mm off the cone, touch it at most lightly
     for k in (1, 2, 3):
@@ -86,19 +86,21 @@ def test_energy_balance_with_drive_work(docked):
     assert np.abs(e - e[0]).max() < 0.01 * ke0
 
 
-def test_modified_damper_first_brake_then_restored_by_pushers(modified):
+def test_modified_damper_first_brake_then_restored_by_pushers(docked, modified):
     r = modified
     assert r.meta.variant == "modified_dampers" and r.events[-1].kind == "hard_dock"
     t, b1, b2 = r.time, r.channel("friction_brake_1"), r.channel("friction_brake")
     first2 = np.flatnonzero(b2 > 1e-4)
-    assert b1.max() == pytest.approx(0.30, abs=1e-3)      # FrT1 slips its whole 0.30 m stroke first
-    assert first2.size and b1[first2[0]] > 0.299
+    full = r.channels["friction_brake_1"].stroke          # 2.5 x the old spring's stroke (seed 000)
+    assert full == pytest.approx(2.5 * docked.channels["axial_spring"].stroke)
+    assert b1.max() == pytest.approx(full, abs=1e-3)      # FrT1 slips its whole stroke first
+    assert first2.size and b1[first2[0]] > full - 1e-3
     assert r.channel("axial_spring").max() == 0.0        # no spiral spring in this variant
     # the spring pushers resist the retraction: FrT1 slips back and gets its stroke back before hard dock
     assert b1[-1] < 0.005
     t_push = _times(r, "phase", "pushers")[0]
-    t_full = t[np.argmax(b1 > 0.299)]
-    assert b1[(t > t_full) & (t < t_push)].min() > 0.299  # no slip back before the pushers resist
+    t_full = t[np.argmax(b1 > full - 1e-3)]
+    assert b1[(t > t_full) & (t < t_push)].min() > full - 1e-3  # no slip back before the pushers resist
     e, ke0 = r.channel("total_energy"), r.channel("kinetic_energy")[0]
     assert np.abs(e - e[0]).max() < 0.01 * ke0
 
@@ -123,7 +125,7 @@ def test_movable_limiter_springs_take_the_cone_contact(tmp_path):
     pads = [e for e in r.events if e.kind == "contact_begin" and e.pair.startswith("load_pad")]
     assert pads and x.max() > 0.01                          # the cone pushes the limiter back along the housing
     f = r.channel("limiter_spring_force")
-    assert f[np.argmax(x)] == pytest.approx(300.0 + 700.0 * x.max() / 0.38, rel=0.02)
+    assert f[np.argmax(x)] == pytest.approx(300.0 + 500.0 * x.max() / 0.38, rel=0.02)
     assert r.channel("lever_extension").max() == 0.0       # no alignment levers in this variant
     e, ke0 = r.channel("total_energy"), r.channel("kinetic_energy")[0]
     assert np.abs(e - e[0]).max() < 0.01 * ke0

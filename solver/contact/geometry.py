@@ -452,9 +452,24 @@ def wireframes(cfg: dict, movable_limiter: bool = False) -> list[PartGeometry]:
     pads = Wire()
     rf, rb, Ll = li["radius_front"], li["radius_back"], li["length"]
     f = lp["at_fraction"]
+    Lg = math.hypot(Ll, rf - rb)
+    m_out = np.array([-(rf - rb) / Lg, Ll / Lg])            # limiter outer normal (axial along -x, radial)
+    R, hgt = lp["radius"], lp["height"]
+    a_cap = math.sqrt(max(R * R - (R - hgt) ** 2, 0.0)) if hgt < R else R   # the crown cap's base radius
     for psi in _around(lp["count"], lp["first_angle"]):
-        c = _polar(x_lim - Ll * (1 - f), rf + f * (rb - rf), psi)
-        pads.sphere(lp["radius"], center=tuple(c), n_lat=2, n_meridians=2, n=12)
+        base = np.array([x_lim - Ll * (1 - f), rf + f * (rb - rf)])   # (x, radius) on the limiter cone
+        ax = np.array([-m_out[0], m_out[1]])                           # outward normal in (x, radius)
+        tg = np.array([ax[1], -ax[0]])                                 # along the generator
+        er, et = _polar(0, 1, psi), _polar(0, 1, psi + math.pi / 2)
+
+        def pt(u, v, w, base=base, ax=ax, tg=tg, er=er, et=et):
+            m = base + u * tg + w * ax                                 # meridian point, then around by v
+            return np.array([m[0], 0, 0]) + m[1] * er + v * et
+        u_rim = (1 - f) * Lg                                           # the facing ends at the back rim
+        ring = [pt(min(a_cap * math.cos(t), u_rim), a_cap * math.sin(t), 0.0) for t in np.linspace(0, 2 * math.pi, 13)]
+        pads.polyline(ring)                                            # the pad facing's outline and a cross
+        pads.polyline([pt(-a_cap, 0, 0), pt(0, 0, hgt), pt(min(a_cap, u_rim), 0, 0)])
+        pads.polyline([pt(0, -a_cap, 0), pt(0, 0, hgt), pt(0, a_cap, 0)])
     add("load_pads", lim_body, pads, "pad")
     add("probe", "probe", Wire().frustum(0.0, pr["radius"], -pr["length"] + hd["radius"], pr["radius"],
                                          n_generators=4, n_circles=2))
