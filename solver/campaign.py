@@ -778,6 +778,9 @@ def _h5_rows(path: Path) -> dict[int, dict]:
 
 def all_rows(d: Path, clean: bool = False) -> dict[int, dict]:
     """Every finished row: the consolidated table, then the journal (newer) over it."""
+    if clean:   # a summary rewrite cut short by a kill leaves its temp file behind
+        for p in d.glob(f".{SUMMARY_FILE}.*.tmp"):
+            p.unlink(missing_ok=True)
     try:
         rows = _h5_rows(d / SUMMARY_FILE)
     except CampaignError:
