@@ -87,7 +87,8 @@ def timed_campaign(cfile: Path, workers: int, tmp: Path) -> dict:
     s = read_summary(d)
     shutil.rmtree(d, ignore_errors=True)
     return {"workers": workers, "runs": res.n_run, "wall_s": res.wall_time, "runs_per_s": res.n_run / res.wall_time,
-            "worker_cpu_s": cpu, "mean_run_wall_s": statistics.mean(s.column("wall_time")), "load_before": l0,
+            "worker_cpu_s": cpu, "cpu_per_run_s": cpu / max(res.n_run, 1),
+            "worker_utilisation": cpu / (res.wall_time * workers), "mean_run_wall_s": statistics.mean(s.column("wall_time")), "load_before": l0,
             "load_after": load(), "ok": s.status.count("ok")}
 
 
@@ -179,13 +180,18 @@ def main():
                     r = timed_campaign(f, w, Path(td))
                     res[w].append(r)
                     print(f"{w} worker(s): {r['runs']} runs in {r['wall_s']:.1f} s = {r['runs_per_s']:.3f} runs/s "
-                          f"(worker CPU {r['worker_cpu_s']:.1f} s; {r['load_before']})", flush=True)
+                          f"(worker CPU {r['cpu_per_run_s']:.2f} s per run, workers busy "
+                          f"{100 * r['worker_utilisation']:.0f} % of the wall time; {r['load_before']})", flush=True)
         m1 = statistics.median(r["runs_per_s"] for r in res[1])
         m2 = statistics.median(r["runs_per_s"] for r in res[2])
+        c1 = statistics.median(r["cpu_per_run_s"] for r in res[1])
+        c2 = statistics.median(r["cpu_per_run_s"] for r in res[2])
         report["scaling"] = {"runs": a.scaling_count, "repeats": a.repeats, "runs_per_s_1": m1, "runs_per_s_2": m2,
-                             "speedup": m2 / m1, "efficiency": m2 / (2 * m1), "detail": res}
+                             "speedup": m2 / m1, "efficiency": m2 / (2 * m1), "cpu_per_run_1": c1,
+                             "cpu_per_run_2": c2, "detail": res}
         print(f"scaling: 1 worker {m1:.3f} runs/s, 2 workers {m2:.3f} runs/s: speed-up {m2 / m1:.2f}, "
-              f"efficiency {100 * m2 / (2 * m1):.0f} %", flush=True)
+              f"efficiency {100 * m2 / (2 * m1):.0f} % (medians); worker CPU per run {c1:.2f} s with 1, {c2:.2f} s "
+              f"with 2 workers (on a loaded machine only this ratio is meaningful)", flush=True)
     if not a.skip_envelopes:
         report["envelopes"] = {}
         for name in ("nominal_envelope", "expert_envelope"):
