@@ -200,6 +200,9 @@ def test_map_follows_a_campaign_still_writing(window, qtbot, tmp_path):
     worker.join(60)
     assert "<b>2</b> of 2 runs done" in m.header.text()
     assert not m.timer.isActive()                     # complete: no more polling
+    # the campaign's last summary rewrite may land after the read that showed 2 rows: let that read settle
+    qtbot.waitUntil(lambda: not m._reading and m.poll() is False, timeout=60000)
+    assert "<b>2</b> of 2 runs done" in m.header.text()
     assert m.poll() is False                          # and nothing changed since the last read
     assert shown == sorted(shown)
     m.refresh_button.click()                           # the button re-reads too
