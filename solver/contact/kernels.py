@@ -384,7 +384,7 @@ def _bisect(mode, w, ia, ib, iB, iE, fB, fE, dth, step):
     return iE, fE
 
 
-SECTORS = 4   # sectors searched by bisection; 003 uses 2 (see `dichotomy`)
+SECTORS = 8   # sectors searched by bisection; 003 uses 2 (see `dichotomy`)
 
 
 @njit(cache=True)
