@@ -34,7 +34,7 @@ def scene():
     n = math.sin(alpha) * np.array([1.0, 0, 0]) - math.cos(alpha) * u
     foot = -0.2 * np.array([1.0, 0, 0]) + (0.07 + 0.25 * math.tan(alpha)) * u
     pos[B["probe_head"]] = foot + 0.049 * n
-    pos[B["housing"]] = [0.05, 0.031, 0.0]
+    pos[B["housing"]] = [0.05, 0.013, 0.0]   # three load pads on the cone (flat pad facings of probe_cone.toml)
     pos[B["limiter"]] = pos[B["housing"]] + [-0.1925, 0, 0]
     vel[B["probe_head"]] = [-0.1, 0.01, 0.0]
     om[B["housing"]] = [0.0, 0.0, 0.02]
