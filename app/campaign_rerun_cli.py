@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 import time
 from pathlib import Path
+
+from app.progress import fail
 
 
 class _Stopped(Exception):
@@ -35,9 +36,6 @@ def cmd_campaign_rerun(args) -> int:
     from app.progress import TerminalProgress
     from solver.campaign import CampaignError, read_summary, rerun
 
-    def fail(msg, code=2):
-        print(f"dockmnemo: error: {msg}", file=sys.stderr, flush=True)
-        return code
     try:
         summary = read_summary(args.directory)
     except CampaignError as exc:

@@ -6,6 +6,8 @@ import os
 import sys
 from pathlib import Path
 
+from app.progress import fail
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_RUNS = ROOT / "sample_runs"
 DEFAULT_RUN = SAMPLE_RUNS / "expert_existing.h5"          # a real solver run (bench/make_sample_runs.py)
@@ -90,9 +92,6 @@ def cmd_run(args) -> int:
     from solver.scenario import ScenarioError, load_model
     from solver.simulate import RunCancelled, SolverDiverged, run_scenario, start_from_run
 
-    def fail(msg, code=2):
-        print(f"dockmnemo: error: {msg}", file=sys.stderr, flush=True)
-        return code
     try:
         model = load_model(args.scenario)
     except ScenarioError as exc:
@@ -154,9 +153,6 @@ def cmd_campaign(args) -> int:
     from app.progress import TerminalProgress
     from solver.campaign import CampaignError, read_summary, run_campaign
 
-    def fail(msg, code=2):
-        print(f"dockmnemo: error: {msg}", file=sys.stderr, flush=True)
-        return code
     if args.table is not None:
         try:
             print(read_summary(args.table).table(failures_only=args.failures))
@@ -215,8 +211,7 @@ def cmd_info(args) -> int:
     try:
         criteria = load_criteria(args.criteria) if args.criteria else load_criteria()
     except CriteriaError as exc:
-        print(f"dockmnemo: error: {exc}", file=sys.stderr)
-        return 2
+        return fail(exc)
     try:
         with RunFile(args.run) as run:
             run.check_poses()
@@ -229,8 +224,7 @@ def cmd_info(args) -> int:
                         c = run.channels[n]
                         print(f"  {n:<24} {c.unit:<6} {c.label}")
     except RunFileError as exc:
-        print(f"dockmnemo: error: {exc}", file=sys.stderr)
-        return 2
+        return fail(exc)
     return 0
 
 

@@ -6,6 +6,8 @@ import os
 import sys
 from pathlib import Path
 
+from app.progress import fail
+
 EXPORT_HELP = """\
 Render chosen intervals of a run as the whole three-pane mnemonic diagram (scene, devices, plots) with
 title cards and burned-in T Current, and encode them to MP4 (H.264 yuv420p), GIF or a PNG sequence.
@@ -56,11 +58,6 @@ def add_export_parser(sub) -> argparse.ArgumentParser:
     return e
 
 
-def _fail(message: str) -> int:
-    print(f"dockmnemo: error: {message}", file=sys.stderr)
-    return 2
-
-
 def build_clip_list(args, run):
     """The ClipList from --clip/--title (or the run's sidecar), --size and --fps; raises ClipError."""
     from viewer.clips import ClipError, ClipList, parse_clip, parse_size, sidecar_path
@@ -105,34 +102,34 @@ def cmd_export(args) -> int:
     from viewer.video_export import format_for
 
     if sys.platform.startswith("linux") and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
-        return _fail("export renders the diagram with VTK and needs an X display; run it as "
+        return fail("export renders the diagram with VTK and needs an X display; run it as "
                      "`xvfb-run -a dockmnemo export ...` on a machine without a screen")
     try:
         run = RunFile(args.run)
     except RunFileError as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     try:
         try:
             clips = build_clip_list(args, run)
             fmt = format_for(args.output, args.format)
         except (ClipError, ValueError) as exc:
-            return _fail(f"{args.run}: {exc}")
+            return fail(f"{args.run}: {exc}")
         plotted = None
         if args.plots:
             plotted = [c.strip() for c in args.plots.split(",") if c.strip()]
             missing = [c for c in plotted if c not in run.channels]
             if missing:
-                return _fail(f"{args.run}: no channel {', '.join(map(repr, missing))} to plot "
+                return fail(f"{args.run}: no channel {', '.join(map(repr, missing))} to plot "
                              f"(`dockmnemo info {args.run} --channels` lists them)")
         out = args.output
         if out.exists() and fmt != "png" and out.is_dir():
-            return _fail(f"{out}: is a folder; give a file name ending in .{fmt}")
+            return fail(f"{out}: is a folder; give a file name ending in .{fmt}")
         if out.exists() and fmt == "png" and not out.is_dir():
-            return _fail(f"{out}: is a file; a PNG sequence is written to a folder")
+            return fail(f"{out}: is a file; a PNG sequence is written to a folder")
         if not out.resolve().parent.exists():
-            return _fail(f"{out}: folder {out.resolve().parent} does not exist")
+            return fail(f"{out}: folder {out.resolve().parent} does not exist")
         if not os.access(out.resolve().parent, os.W_OK):
-            return _fail(f"{out}: cannot write in {out.resolve().parent}")
+            return fail(f"{out}: cannot write in {out.resolve().parent}")
         return _export(run, clips, out, fmt, plotted)
     finally:
         run.close()
@@ -157,7 +154,7 @@ def _export(run, clips, out, fmt, plotted) -> int:
         return 130
     except (OSError, ValueError) as exc:
         bar.close(0)
-        return _fail(f"{out}: {exc}")
+        return fail(f"{out}: {exc}")
     bar.close()
     w, h = clips.size
     print(f"wrote {path}: {total} frames, {w}x{h}, {clips.fps} fps, {total / clips.fps:.2f} s, {fmt}")

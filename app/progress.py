@@ -1,8 +1,14 @@
-"""A terminal progress bar (stderr) for long CLI commands: run, export, campaign."""
+"""A terminal progress bar (stderr) for long CLI commands: run, export, campaign; and their error line."""
 from __future__ import annotations
 
 import sys
 import time
+
+
+def fail(message, code: int = 2) -> int:
+    """Print `dockmnemo: error: message` on stderr (the worker's parent reads that line); return the exit code."""
+    print(f"dockmnemo: error: {message}", file=sys.stderr, flush=True)
+    return code
 
 
 class TerminalProgress:
