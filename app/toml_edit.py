@@ -1,28 +1,11 @@
 """Edit values in a TOML text in place, keeping its comments and layout (no TOML writer is needed)."""
 from __future__ import annotations
 
-import math
 import re
 
+from solver.toml_text import toml_value
+
 _HEADER = re.compile(r"^\s*\[([^\[\]]+)\]\s*(#.*)?$")
-
-
-def format_value(v) -> str:
-    """A TOML literal for a number, bool, string or list of those (NaN and inf are valid TOML)."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        v = float(v)
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        return repr(v)
-    if isinstance(v, str):
-        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(format_value(x) for x in v) + "]"
-    raise TypeError(f"cannot write {v!r} as TOML")
 
 
 def _split_comment(rest: str) -> tuple[str, str]:
@@ -82,7 +65,7 @@ def set_value(text: str, table: str, key: str, value) -> str:
             first = lines[start]
             eq = first.index("=")
             _, comment = _split_comment(first[eq + 1:]) if stop == start + 1 else ("", "")
-            new = f"{first[:eq + 1]} {format_value(value)}"
+            new = f"{first[:eq + 1]} {toml_value(value)}"
             if comment:  # keep the comment in its column
                 col = len(first) - len(comment)
                 new = new.ljust(col) if len(new) < col - 1 else new + "  "
@@ -90,7 +73,7 @@ def set_value(text: str, table: str, key: str, value) -> str:
             lines[start:stop] = [new]
     elif value is not None:
         if start is None:  # no such table
-            lines += ["", f"[{table}]", f"{key} = {format_value(value)}"]
+            lines += ["", f"[{table}]", f"{key} = {toml_value(value)}"]
         else:
-            lines.insert(start, f"{key} = {format_value(value)}")
+            lines.insert(start, f"{key} = {toml_value(value)}")
     return "\n".join(lines) + "\n"

@@ -24,6 +24,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
+from solver.toml_text import toml_key, toml_value
 from solver.verdict import DEFAULT_CRITERIA, Criteria, CriteriaError, evaluate, load_criteria
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -166,30 +167,6 @@ class Campaign:
 
 # ---- TOML --------------------------------------------------------------------------------------------------
 
-def _toml_key(k: str) -> str:
-    return k if re.fullmatch(r"[A-Za-z0-9_-]+", k) else json.dumps(k)
-
-
-def _toml_value(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(x)}" for k, x in v.items()) + "}"
-    raise TypeError(f"cannot write {v!r} as TOML")
-
-
 def dump_toml(d: dict, _prefix: str = "") -> str:
     """TOML text of a dict of scalars, lists and tables (enough for scenario files); round-trips floats exactly."""
     lines, tables = [], []
@@ -199,10 +176,10 @@ def dump_toml(d: dict, _prefix: str = "") -> str:
         elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
             tables.append((k, v))
         else:
-            lines.append(f"{_toml_key(k)} = {_toml_value(v)}")
+            lines.append(f"{toml_key(k)} = {toml_value(v)}")
     out = "\n".join(lines) + ("\n" if lines else "")
     for k, v in tables:
-        name = f"{_prefix}{_toml_key(k)}"
+        name = f"{_prefix}{toml_key(k)}"
         if isinstance(v, dict):
             out += f"\n[{name}]\n" + dump_toml(v, name + ".")
         else:
