@@ -24,6 +24,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
+from solver.errors import InputError
 from solver.toml_text import toml_key, toml_value
 from solver.verdict import DEFAULT_CRITERIA, Criteria, CriteriaError, evaluate, load_criteria
 
@@ -44,12 +45,8 @@ SUMMARY_FILE, CAMPAIGN_FILE, MANIFEST_FILE = "summary.h5", "campaign.toml", "man
 ROWS_DIR, RUNS_DIR, BASE_DIR = "rows", "runs", "base"
 
 
-class CampaignError(ValueError):
+class CampaignError(InputError):
     """Bad campaign input or directory: names the file, the key and what is wrong."""
-
-    def __init__(self, path, key: str, problem: str):
-        self.path, self.key, self.problem = str(path), key, problem
-        super().__init__(f"{path}: {key}: {problem}")
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import numpy as np
 from solver import dynamics as D
 from solver import contact as C
 from solver.contact.pairset import PAR_DMAX, PAR_K, PAR_MU
+from solver.errors import InputError
 
 VARIANTS = ("existing", "modified_dampers", "movable_limiter")
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,12 +19,8 @@ MECHANISMS = ROOT / "resources" / "mechanisms"
 GEOMETRY = ROOT / "resources" / "geometry"
 
 
-class ScenarioError(ValueError):
+class ScenarioError(InputError):
     """Bad scenario or mechanism input: names the file, the key and what is wrong."""
-
-    def __init__(self, path, key: str, problem: str):
-        self.path, self.key, self.problem = str(path), key, problem
-        super().__init__(f"{path}: {key}: {problem}")
 
 
 class _Sec:

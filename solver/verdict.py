@@ -11,16 +11,14 @@ from pathlib import Path
 
 import numpy as np
 
+from solver.errors import InputError
+
 DEFAULT_CRITERIA = Path(__file__).resolve().parent.parent / "resources" / "capture_criteria.toml"
 PASS, FAIL, NA = "pass", "fail", "n/a"
 
 
-class CriteriaError(ValueError):
+class CriteriaError(InputError):
     """A criteria file that cannot be used: names the file, the key and what is wrong."""
-
-    def __init__(self, path, key: str, problem: str):
-        self.path, self.key, self.problem = str(path), key, problem
-        super().__init__(f"{self.path}: {key}: {problem}")
 
 
 @dataclass
