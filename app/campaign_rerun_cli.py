@@ -13,10 +13,6 @@ from pathlib import Path
 from app.progress import fail
 
 
-class _Stopped(Exception):
-    """SIGTERM / Ctrl+C while re-running."""
-
-
 def add_campaign_rerun_parser(sub):
     """Register `campaign-rerun` on the CLI's subparsers."""
     r = sub.add_parser("campaign-rerun", help="re-simulate one run of a campaign into a full run file",
@@ -35,6 +31,7 @@ def add_campaign_rerun_parser(sub):
 def cmd_campaign_rerun(args) -> int:
     from app.progress import TerminalProgress
     from solver.campaign import CampaignError, read_summary, rerun
+    from solver.simulate import RunCancelled
 
     try:
         summary = read_summary(args.directory)
@@ -47,8 +44,10 @@ def cmd_campaign_rerun(args) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     part = out.with_name(out.name + ".part")
 
-    def on_signal(signum, _frame):
-        raise _Stopped(f"cancelled (signal {signum})")
+    stop = {"flag": False, "signal": 0}
+
+    def on_signal(signum, _frame):   # a flag the solver polls between blocks (raising here can be swallowed)
+        stop.update(flag=True, signal=signum)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, on_signal)
     t_wall = time.perf_counter()
@@ -63,11 +62,13 @@ def cmd_campaign_rerun(args) -> int:
         print(f"STARTED {out.resolve()}", flush=True)
     done = False
     try:
-        rerun(summary, args.index, part, progress=progress)
+        rerun(summary, args.index, part, progress=progress, cancel=lambda: stop["flag"])
+        if stop["flag"]:
+            raise RunCancelled("stopped at the end")
         os.replace(part, out)
         done = True
-    except _Stopped as exc:
-        return fail(f"run {args.index} of {summary.name}: {exc}", 4)
+    except RunCancelled:
+        return fail(f"run {args.index} of {summary.name}: cancelled (signal {stop['signal']})", 4)
     except CampaignError as exc:
         return fail(exc)
     except Exception as exc:  # noqa: BLE001  (a diverged or failing run: one line for the app, exit 3)

@@ -1014,10 +1014,11 @@ def read_summary(directory) -> CampaignSummary:
     return CampaignSummary(d, c, all_rows(d))
 
 
-def rerun(summary: CampaignSummary, i: int, out_path, progress=None) -> Path:
+def rerun(summary: CampaignSummary, i: int, out_path, progress=None, cancel=None) -> Path:
     """Re-simulate run index i into a full run file, as the campaign ran it (same scenario, same t_end).
 
-    A run that diverged diverges again: its partial run file (incomplete, with the diagnostic event) is returned."""
+    A run that diverged diverges again: its partial run file (incomplete, with the diagnostic event) is returned;
+    `cancel()` -> True stops after the current block with solver.simulate.RunCancelled."""
     from solver.simulate import SolverDiverged, run_scenario
     out_path = Path(out_path)
     c = summary.campaign
@@ -1025,7 +1026,7 @@ def rerun(summary: CampaignSummary, i: int, out_path, progress=None) -> Path:
         sp = Path(td) / f"run_{int(i):05d}.toml"
         sp.write_text(dump_toml(c.scenario(int(i))), encoding="utf-8")
         try:
-            run_scenario(sp, out_path, progress=progress, t_end=c.t_end)
+            run_scenario(sp, out_path, progress=progress, t_end=c.t_end, cancel=cancel)
         except SolverDiverged:
             pass
     return out_path
