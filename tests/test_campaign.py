@@ -128,6 +128,13 @@ def test_keep_policy_and_rerun(t20, tmp_path):
         assert not b.meta.complete and a.n_frames == b.n_frames
         for n in ("Fx", "probe_stroke", "head_x"):
             assert np.array_equal(a.channel(n), b.channel(n))
+    # a cancelled re-run of a finished run stops with RunCancelled and a file marked incomplete
+    from solver.simulate import RunCancelled
+    j = next(i for k, i in enumerate(s.index) if s.status[k] == "ok")
+    with pytest.raises(RunCancelled):
+        C.rerun(s, j, tmp_path / "cancelled.h5", cancel=lambda: True)
+    with RunFile(tmp_path / "cancelled.h5") as c:
+        assert not c.meta.complete and c.n_frames > 0
     # the policies themselves
     assert C.keep_run("all", "ok", True, 0.1, 0.8) and not C.keep_run("summary", "diverged", False, 2.0, 0.8)
     assert C.keep_run("failures", "ok", False, 0.1, 0.8) and not C.keep_run("failures", "ok", True, 0.95, 0.8)
