@@ -6,7 +6,6 @@ The file appears under its name only when complete (written as NAME.part first, 
 from __future__ import annotations
 
 import os
-import signal
 import time
 from pathlib import Path
 
@@ -29,7 +28,7 @@ def add_campaign_rerun_parser(sub):
 
 
 def cmd_campaign_rerun(args) -> int:
-    from app.progress import TerminalProgress
+    from app.progress import StopOnSignal, TerminalProgress
     from solver.campaign import CampaignError, read_summary, rerun
     from solver.simulate import RunCancelled
 
@@ -44,12 +43,7 @@ def cmd_campaign_rerun(args) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     part = out.with_name(out.name + ".part")
 
-    stop = {"flag": False, "signal": 0}
-
-    def on_signal(signum, _frame):   # a flag the solver polls between blocks (raising here can be swallowed)
-        stop.update(flag=True, signal=signum)
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, on_signal)
+    stop = StopOnSignal()
     t_wall = time.perf_counter()
     bar = {}
 
@@ -62,20 +56,19 @@ def cmd_campaign_rerun(args) -> int:
         print(f"STARTED {out.resolve()}", flush=True)
     done = False
     try:
-        rerun(summary, args.index, part, progress=progress, cancel=lambda: stop["flag"])
-        if stop["flag"]:
+        rerun(summary, args.index, part, progress=progress, cancel=stop)
+        if stop():
             raise RunCancelled("stopped at the end")
         os.replace(part, out)
         done = True
     except RunCancelled:
-        return fail(f"run {args.index} of {summary.name}: cancelled (signal {stop['signal']})", 4)
+        return fail(f"run {args.index} of {summary.name}: cancelled (signal {stop.signal})", 4)
     except CampaignError as exc:
         return fail(exc)
     except Exception as exc:  # noqa: BLE001  (a diverged or failing run: one line for the app, exit 3)
         return fail(f"run {args.index} of {summary.name}: {type(exc).__name__}: {exc}", 3)
     finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        stop.restore()
         if "bar" in bar:
             bar["bar"].close()
         if not done:

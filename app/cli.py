@@ -84,10 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_run(args) -> int:
     """Simulate; bad input is reported before any file is created."""
     import math
-    import signal
     import time
 
-    from app.progress import TerminalProgress
+    from app.progress import StopOnSignal, TerminalProgress
     from solver.runfile import RunFile, RunFileError
     from solver.scenario import ScenarioError, load_model
     from solver.simulate import RunCancelled, SolverDiverged, run_scenario, start_from_run
@@ -113,12 +112,7 @@ def cmd_run(args) -> int:
             return fail(f"{args.scenario}: --t-end: {t_end:g} s must be later than the branch time {start.t:g} s")
     out = Path(args.out or Path(args.scenario).with_suffix(".h5").name)
     out.parent.mkdir(parents=True, exist_ok=True)
-    stop = {"flag": False}
-
-    def on_signal(signum, _frame):
-        stop["flag"] = True
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, on_signal)
+    stop = StopOnSignal()
     bar = None if args.progress_lines else TerminalProgress(f"run {Path(args.scenario).name}", t_end, " s")
     t_wall = time.perf_counter()
 
@@ -130,7 +124,7 @@ def cmd_run(args) -> int:
     if args.progress_lines:
         print(f"STARTED {Path(out).resolve()}", flush=True)
     try:
-        run_scenario(args.scenario, out, progress=progress, t_end=t_end, start=start, cancel=lambda: stop["flag"],
+        run_scenario(args.scenario, out, progress=progress, t_end=t_end, start=start, cancel=stop,
                      live=args.progress_lines)   # the app's worker follows the file while it grows
     except ScenarioError as exc:
         return fail(exc)
@@ -147,10 +141,9 @@ def cmd_run(args) -> int:
 
 def cmd_campaign(args) -> int:
     """Run (or resume) a campaign with a progress bar, or print a campaign directory's table."""
-    import signal
     import time
 
-    from app.progress import TerminalProgress
+    from app.progress import StopOnSignal, TerminalProgress
     from solver.campaign import CampaignError, read_summary, run_campaign
 
     if args.table is not None:
@@ -163,12 +156,7 @@ def cmd_campaign(args) -> int:
         return fail("campaign: give CAMPAIGN.toml and --out DIR (or --table DIR)")
     if args.workers is not None and args.workers < 1:
         return fail(f"--workers: must be at least 1, found {args.workers}")
-    stop = {"flag": False}
-
-    def on_signal(signum, _frame):
-        stop["flag"] = True
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, on_signal)
+    stop = StopOnSignal()
     bar = {}
 
     def progress(done, total):
@@ -182,7 +170,7 @@ def cmd_campaign(args) -> int:
     t0 = time.perf_counter()
     try:
         res = run_campaign(args.campaign, args.out, scheduler=args.scheduler, workers=args.workers,
-                           progress=progress, cancel=lambda: stop["flag"])
+                           progress=progress, cancel=stop)
     except CampaignError as exc:
         return fail(exc)
     except OSError as exc:   # scheduler unreachable, directory not writable

@@ -1,6 +1,7 @@
 """A terminal progress bar (stderr) for long CLI commands: run, export, campaign; and their error line."""
 from __future__ import annotations
 
+import signal
 import sys
 import time
 
@@ -9,6 +10,30 @@ def fail(message, code: int = 2) -> int:
     """Print `dockmnemo: error: message` on stderr (the worker's parent reads that line); return the exit code."""
     print(f"dockmnemo: error: {message}", file=sys.stderr, flush=True)
     return code
+
+
+class StopOnSignal:
+    """SIGTERM / Ctrl+C set a flag; the instance is the `cancel()` the solver polls between blocks.
+
+    A flag, not an exception: Python may run a handler inside a weakref callback, where a raise is swallowed."""
+
+    SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+    def __init__(self):
+        self.signal = 0
+        for sig in self.SIGNALS:
+            signal.signal(sig, self._on_signal)
+
+    def _on_signal(self, signum, _frame):
+        self.signal = signum
+
+    def __call__(self) -> bool:
+        return self.signal != 0
+
+    def restore(self):
+        """Back to the default handlers."""
+        for sig in self.SIGNALS:
+            signal.signal(sig, signal.SIG_DFL)
 
 
 class TerminalProgress:
