@@ -919,6 +919,45 @@ def _store_row(c: Campaign, d: Path, row: dict, session: str):
 
 # ---- reading a campaign directory --------------------------------------------------------------------------
 
+_PASS_SUMMARY = re.compile(r"^(captured at [\d.]+ s|peak base loads within limits|damper strokes within range|"
+                           r"no latch release)$|n/a")
+
+
+def failure_reasons(status: str, message: str, verdict: str) -> list[str]:
+    """Why one run failed, as short categories (several per run possible); [] for a passing run.
+
+    Diverged and error runs give one reason from their message; a FAIL verdict one per failed quantity."""
+    if status == "diverged":
+        m = re.search(r"pair '([^']+)'", message)
+        if m:
+            return [f"diverged: penetration {m.group(1)}"]
+        return ["diverged: NaN state" if "NaN" in message else "diverged: other"]
+    if status != "ok":
+        m = re.search(r"(\w+(?:Error|Exception))", message)
+        return [f"error: {m.group(1) if m else 'other'}"]
+    if not verdict.startswith("FAIL"):
+        return []
+    out = []
+    for part in verdict.split(":", 1)[1].split(";"):
+        part = part.strip()
+        if not part or _PASS_SUMMARY.search(part):
+            continue
+        for item in part.split(", "):
+            if item == "no capture":
+                out.append("not captured")
+            elif item.startswith("captured at"):
+                out.append("captured late")
+            elif item.startswith("latch release"):
+                out.append("latch release")
+            elif (m := re.match(r"peak \|(\w+)\|", item)):
+                out.append(f"base load {m.group(1)} over limit")
+            elif (m := re.match(r"(\w+) -?[\d.]", item)):
+                out.append(f"stroke {m.group(1)} out of range")
+            else:
+                out.append(item)
+    return list(dict.fromkeys(out))
+
+
 class CampaignSummary:
     """The finished rows of a campaign directory, ordered by run index (`index`)."""
 
@@ -1002,9 +1041,28 @@ class CampaignSummary:
             why = self.message[k] if self.status[k] != "ok" else self.verdict[k]
             lines.append(f"{i:>5}  {self.status[k]:<8} {'yes' if self.captured[k] else 'no':<4} {tc[k]:>8.3f} "
                          f"{F[k]:>8.0f} {M[k]:>8.0f} {S[k]:>8.3f}  {why}")
+        counts = self.failure_counts()
+        if counts:
+            lines.append("failure reasons (runs; a run may have several):")
+            for why, runs in counts.items():
+                ex = ", ".join(str(i) for i in runs[:5]) + (", ..." if len(runs) > 5 else "")
+                lines.append(f"  {len(runs):>5}  {why}  (runs {ex})")
         if self.missing():
             lines.append(f"missing: {len(self.missing())} runs (rerun the campaign command to resume)")
         return "\n".join(lines)
+
+    def reasons(self, i: int) -> list[str]:
+        """Failure categories of run index i ([] if it passed)."""
+        k = self.position(i)
+        return failure_reasons(self.status[k], self.message[k], self.verdict[k])
+
+    def failure_counts(self) -> dict[str, list[int]]:
+        """Failure category -> run indices, most frequent first."""
+        out: dict[str, list[int]] = {}
+        for i in self.index:
+            for why in self.reasons(int(i)):
+                out.setdefault(why, []).append(int(i))
+        return dict(sorted(out.items(), key=lambda kv: (-len(kv[1]), kv[0])))
 
 
 def read_summary(directory) -> CampaignSummary:

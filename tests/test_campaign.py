@@ -3,6 +3,7 @@ bad campaign files, the success/fail table, rerun."""
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -161,6 +162,16 @@ def test_table_cli(t20):
         assert "finished 20 of 20" in p.stdout and "diverged" in p.stdout
         assert "contact penetration exceeded" in p.stdout and "captured at" in p.stdout
         assert len([ln for ln in p.stdout.splitlines() if ln.lstrip()[:1].isdigit()]) >= 20
+        assert "failure reasons" in p.stdout and "diverged: penetration" in p.stdout
+    s = C.read_summary(d)
+    known = re.compile(r"^(not captured|captured late|latch release|base load \w+ over limit|stroke \w+ out of range|"
+                       r"diverged: (penetration \w+|NaN state)|error: \w+)$")
+    for k, i in enumerate(s.index):
+        why = s.reasons(int(i))
+        assert (why == []) == (s.status[k] == "ok" and bool(s.passed[k])), (i, s.verdict[k], why)
+        assert all(known.match(w) for w in why), (i, s.verdict[k], s.message[k], why)
+    counts = s.failure_counts()
+    assert sum(len(v) for k, v in counts.items() if k.startswith("diverged")) == s.status.count("diverged")
     p = subprocess.run([PY, "-m", "app", "campaign", "--table", str(d / "runs")], cwd=ROOT, capture_output=True,
                        text=True, timeout=120)
     assert p.returncode == 2 and "not a campaign directory (no campaign.toml)" in p.stderr
