@@ -75,6 +75,7 @@ def test_axes_colour_and_hover(window, qtbot, campaign, artifacts):
     qtbot.waitUntil(lambda: m.isVisible(), timeout=3000)
     assert "<b>4</b> of 4 runs done" in m.header.text()
     assert "capture success <b>25.0 %</b>" in m.header.text()
+    assert "failures: not captured <b>" in m.header.text()
     legend = m.legend.text()
     assert f"{OUTCOMES[MISS][0]} <b>3</b>" in legend and f"{OUTCOMES[PASS][0]} <b>1</b>" in legend
     assert "full run kept <b>3</b>" in legend

@@ -388,7 +388,6 @@ class EnvelopeMap(QWidget):
         label_axis(axis, label, unit)
 
     def _redraw(self, autorange: bool = False):
-        s = self.summary
         x, y = self._columns.get(self.x_name), self._columns.get(self.y_name)
         if x is None or y is None:
             self.scatter.clear()
@@ -450,7 +449,8 @@ class EnvelopeMap(QWidget):
             f"<b>{s.name}</b> &nbsp;\u00b7&nbsp; {s.variant} &nbsp;\u00b7&nbsp; "
             f"<b>{n}</b> of {s.n_planned} runs done{'' if n >= s.n_planned else ' (running or stopped)'}"
             f" &nbsp;\u00b7&nbsp; capture success <b>{frac(cap)}</b>"
-            f" &nbsp;\u00b7&nbsp; verdict PASS <b>{frac(int(np.count_nonzero(c == PASS)))}</b>")
+            f" &nbsp;\u00b7&nbsp; verdict PASS <b>{frac(int(np.count_nonzero(c == PASS)))}</b>"
+            + self._top_failures())
         neutral = self.colour_by != OUTCOME
         parts = []
         for code, (text, colour, _sym, glyph) in enumerate(OUTCOMES):
@@ -469,6 +469,14 @@ class EnvelopeMap(QWidget):
         if self.n_unplaced:
             parts.append(f"not placed (no value on an axis) <b>{self.n_unplaced}</b>")
         self.legend.setText(" &nbsp;&nbsp; ".join(parts))
+
+    def _top_failures(self, k: int = 3) -> str:
+        """Header suffix: the k most frequent failure reasons with their run counts."""
+        counts = getattr(self.summary, "failure_counts", None)
+        top = list(counts().items())[:k] if counts else []
+        if not top:
+            return ""
+        return " &nbsp;\u00b7&nbsp; failures: " + ", ".join(f"{why} <b>{len(runs)}</b>" for why, runs in top)
 
     # ---- hover, click, mark -------------------------------------------------------------------
     def row_of(self, index: int) -> int:
