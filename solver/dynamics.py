@@ -64,7 +64,8 @@ O_LATX, O_LATV, O_LATCH_X, O_LATCH_U, O_KE_BARY, O_MTOT = 16, 20, 24, 28, 32, 33
 O_EXT, O_CSTAT, O_CPAIR, O_CDEPTH, O_LATCH_IN, O_LATCH_E = 34, 35, 36, 37, 38, 42
 # cyclogram observations: drive rate, chain torque, pusher force, docking-plane gap (max, min), limiter force
 O_DRV, O_TAU, O_PUSH, O_GAP, O_GAPMIN, O_LIMF, O_LEVER, O_BRAKE1 = 46, 47, 48, 49, 50, 51, 52, 53
-NO = 54
+O_LATCH_OUT = 54             # per latch: 1 when an engaged latch's tip has left its slot (released)
+NO = 58
 # poses: passive dock, active dock, housing, probe (origin at the housing exit), probe_head, limiter
 NPOSE = 6
 # contact-library bodies (solver.contact.BODIES order) and the chain level each one rides on
@@ -546,6 +547,9 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
         tt = -tf[1] * sa + tf[2] * ca
         free = deep > P[P_LATCH_RT] and abs(tt) + P[P_LATCH_RT] < hw
         obs[O_LATCH_IN + k] = 1.0 if free else 0.0
+        # an engaged tip whose centre is in front of the shoulder or beside its slot (inside the wall) has left the
+        # slot around the stop or wall faces (one-sided): it is pressed back in by the bore (released), not held
+        obs[O_LATCH_OUT + k] = 1.0 if (deep < 0.0 or abs(tt) > hw) else 0.0
         # energy released when the latch springs from the bore onto the slot floor (absorbed on engagement)
         obs[O_LATCH_U + k] = _latch_energy(P[P_LATCH_K], cb, cmax) - _latch_energy(P[P_LATCH_K], cf, cmax)
         cst[2 + k] = Z[Z_EXT0 + k] if Z[Z_LATCH0 + k] > 0.5 else 1.0
@@ -1122,6 +1126,7 @@ def record(row, t, s, Z, P, obs, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, pose, 
 # ---------------------------------------------------------------- integration
 EV_FIRST, EV_BEGIN, EV_END, EV_CAPTURE, EV_DIAG = 0, 1, 2, 3, 4
 EV_SENSOR, EV_PHASE, EV_HARD = 5, 6, 7         # head sensor tripped (pair = sensor), cyclogram phase, hooks closed
+EV_RELEASE = 8                                  # an engaged latch left its slot (pair = latch index)
 SENSOR_CONE, SENSOR_BOTTOM = 0, 1              # head sensors 24 (contact with the cone), 25 (socket bottom)
 PHASE_DRIVE, PHASE_PUSHERS = 2, 10             # retraction started; spring pushers touched the passive plane
 ST_OK, ST_NAN, ST_DEPTH, ST_EVFULL = 0, 1, 2, 3
@@ -1228,6 +1233,15 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
                     Z[Z_EXT0 + k] = obs[O_LATCH_E + k]     # from now on a rigid tip on the head, at this extension
                     Z[Z_EDISS] += obs[O_LATCH_U + k]     # the pressed latch springs out: its energy is absorbed
                     changed = True
+                elif Z[Z_LATCH0 + k] > 0.5 and obs[O_LATCH_OUT + k] > 0.5:
+                    Z[Z_LATCH0 + k] = 0.0                # released: the bore presses it in again; the spring
+                    Z[Z_EDISS] -= obs[O_LATCH_U + k]     # energy that takes is the energy absorbed on engagement
+                    changed = True
+                    if n_ev[0] < ev.shape[0]:
+                        ev[n_ev[0], 0] = t
+                        ev[n_ev[0], 1] = EV_RELEASE
+                        ev[n_ev[0], 2] = k
+                        n_ev[0] += 1
             if changed:
                 nl = 0.0
                 for k in range(N_LATCH):

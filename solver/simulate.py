@@ -307,5 +307,8 @@ def _add_kernel_event(w: RunWriter, row, pairs):
         w.add_event(float(te), "sensor", *SENSOR_TEXT[int(pair)])
     elif kind == D.EV_PHASE:
         w.add_event(float(te), "phase", *PHASE_TEXT[int(pair)])
+    elif kind == D.EV_RELEASE:
+        w.add_event(float(te), "sensor", f"latch_{int(pair) + 1}",
+                    f"latch {int(pair) + 1} released: its tip left the slot (pressed back in by the socket bore)")
     elif kind == D.EV_HARD:
         w.add_event(float(te), "hard_dock", "", "hooks closed: hard dock (docking planes within the hook gap)")
