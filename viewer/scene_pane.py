@@ -15,7 +15,6 @@ import vtkmodules.vtkRenderingOpenGL2  # noqa: E402,F401  (rendering back end)
 from PySide6.QtCore import QEvent, Qt, Signal, Slot  # noqa: E402
 from PySide6.QtGui import QFont, QFontDatabase, QImage, QPainter  # noqa: E402
 from PySide6.QtWidgets import QApplication, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget  # noqa: E402
-from vtkmodules.qt.QVTKRenderWindowInteractor import QVTKRenderWindowInteractor  # noqa: E402
 from vtkmodules.util.numpy_support import numpy_to_vtk, numpy_to_vtkIdTypeArray, vtk_to_numpy  # noqa: E402
 from vtkmodules.vtkCommonCore import vtkIdTypeArray, vtkPoints  # noqa: E402
 from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkPolyData  # noqa: E402
@@ -29,6 +28,7 @@ from vtkmodules.vtkRenderingCore import (vtkActor, vtkActor2D, vtkCoordinate,  #
 from solver.runfile import TIME_CHUNK, RunFile, RunFileError  # noqa: E402
 from viewer.scene_geometry import arrow_matrix, ld_plane, lateral_direction, pose_matrices  # noqa: E402
 from viewer.steady_label import SteadyLabel  # noqa: E402
+from viewer.vtk_view import OffscreenVTKWidget  # noqa: E402
 
 # ---- look -------------------------------------------------------------------------------------
 BACKGROUND = (0.035, 0.045, 0.075)
@@ -267,7 +267,7 @@ class ScenePane(QWidget):
         self._initialized = False
         self._dirty = False
 
-        self.vtk_widget = QVTKRenderWindowInteractor()  # no parent: avoids Finalize() on parent destroy
+        self.vtk_widget = OffscreenVTKWidget()  # rendered off screen, painted as an image (see viewer/vtk_view.py)
         self.vtk_widget.setFocusPolicy(Qt.NoFocus)      # keys stay with the window (playback shortcuts)
         self._build_labels()
         grid = QGridLayout(self)
