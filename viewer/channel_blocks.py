@@ -63,6 +63,14 @@ class ChannelBlocks:
             self._full.move_to_end(name)
         return a
 
+    def window(self, name: str, start: int, stop: int) -> np.ndarray:
+        """Frames [start, stop) of a channel (from the whole array if it is held, else read)."""
+        a = self._full.get(name)
+        if a is not None:
+            return a[start:stop]
+        self.reads += 1
+        return self.run.channel(name, start, stop)
+
     def drop_full(self, name: str):
         self._full.pop(name, None)
 

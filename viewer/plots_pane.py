@@ -15,7 +15,7 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QFrame, QGraphicsItem, QHBoxLayout, QLabel,
                                QSizePolicy, QVBoxLayout, QWidget)
 
-from solver.runfile import RunFile
+from solver.runfile import TIME_CHUNK, RunFile
 from viewer.channel_blocks import ChannelBlocks
 from viewer.steady_label import SteadyLabel
 
@@ -25,6 +25,7 @@ TRACE_COLORS = ("#4fc3f7", "#81c784", "#ff8a65", "#ba68c8", "#f06292", "#aed581"
 DEFAULT_PLOTS = ("Fx", "Fy", "Fz", "probe_stroke")
 DEFAULT_WINDOW = 10.0   # s of run time shown in scrolling mode
 AXIS_W = 112            # px of every plot's left axis (the contact lanes' pair names fit, x axes align)
+DOWNSAMPLE_PER_PX = 1.0   # samples per pixel drawn: 'peak' keeps each pixel's min and max (pyqtgraph's default: 5)
 CURSOR_AT = 0.8         # where the yellow line sits in the scrolling window (share of its width)
 PANEL_STYLE = ("QWidget#facts { background: #0c101c; } QLabel { color: #e1e4eb; } "
                "QLabel[role=key] { color: #8c94aa; } QFrame#readout { border: 1px solid #5a6482; }")
@@ -92,6 +93,7 @@ class PlotsPane(QWidget):
         self.titles: list[pg.LabelItem] = []
         self.loop_range_t: tuple[float, float] | None = None
         self._xrange: tuple[float, float] | None = None
+        self._span: tuple[int, int] | None = None   # frames the curves hold (see _load_span)
         self.footer: pg.PlotItem | None = None   # e.g. the contact lanes: below the plots, same time axis
         self.footer_visible = True
         self.compare_run: RunFile | None = None  # run B drawn dashed on this run's time axis (t_A = t_B + offset)
@@ -209,11 +211,11 @@ class PlotsPane(QWidget):
         self.titles = []
         self.ghost_curves, self.diff_plot, self.diff_curve = [], None, None
         self._xrange = None
+        self._span = None
         if run is None:
             self._update_readout()
             self.plotsChanged.emit(list(self.names))
             return
-        t = run.time
         first = None
         for i, name in enumerate(names):
             info = run.channels[name]
@@ -235,7 +237,8 @@ class PlotsPane(QWidget):
                 plot.getAxis("bottom").setStyle(showValues=False)
             else:
                 plot.setLabel("bottom", "time", units="s")
-            curve = plot.plot(t, self.blocks.full(name), pen=pg.mkPen(color, width=1))
+            curve = plot.plot(pen=pg.mkPen(color, width=1))   # data: the frames around the x range (_load_span)
+            curve.opts["autoDownsampleFactor"] = DOWNSAMPLE_PER_PX
             curve.setDownsampling(auto=True, method="peak")
             curve.setClipToView(True)
             curve.setSkipFiniteCheck(True)
@@ -378,9 +381,7 @@ class PlotsPane(QWidget):
     def refresh_live(self, blocks: ChannelBlocks):
         """The run grew: redraw the plotted curves from the new frames (layout kept)."""
         self.blocks = blocks
-        t = self.run.time
-        for name, curve in zip(self.names, self.curves):
-            curve.setData(t, blocks.full(name))
+        self._span = None                      # the frames around the x range are read again (the run grew)
         self.fact_labels["T Final"].setText(f"{self.run.t_final:.3f} s (running)")
         self._apply_xrange(force=True)
 
@@ -437,15 +438,39 @@ class PlotsPane(QWidget):
             rng = scroll_window(self.t_current, self.window, self.graph_step, t0, t1)
         else:
             rng = (t0, t1)
+        self._load_span(rng)
         if force or rng != self._xrange:
             self._xrange = rng
             self._x_master().setXRange(*rng, padding=0)
+
+    def _load_span(self, rng: tuple[float, float]):
+        """Give the curves the frames of the x range plus a window either side (the whole run when not
+        scrolling); read again only when the x range leaves the frames loaded."""
+        run = self.run
+        n = run.n_frames
+        a = max(int(np.searchsorted(run.time, rng[0], side="left")) - 1, 0)
+        b = min(int(np.searchsorted(run.time, rng[1], side="right")) + 1, n)
+        if self._span is not None and self._span[0] <= a and b <= self._span[1]:
+            return
+        if self.scrolling:
+            margin = max(b - a, TIME_CHUNK)
+            a, b = max(a - margin, 0) // TIME_CHUNK * TIME_CHUNK, min(b + margin, n)
+        else:
+            a, b = 0, n
+        self._span = (a, b)
+        t = run.time[a:b]
+        for name, curve in zip(self.names, self.curves):
+            curve.setData(t, self.blocks.window(name, a, b))
+
+    def loaded_span(self) -> tuple[int, int] | None:
+        """Frames [a, b) the curves hold (the x range and a margin; all frames when not scrolling)."""
+        return self._span
 
     def values(self) -> dict[str, float]:
         """The plotted channels' values at the shown frame (what the readout box prints)."""
         if self.run is None:
             return {}
-        return {n: float(self.blocks.full(n)[self.frame]) for n in self.names}
+        return {n: self.blocks.value(n, self.frame) for n in self.names}
 
     def _update_readout(self):
         if self.run is None:
