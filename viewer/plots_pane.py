@@ -242,6 +242,7 @@ class PlotsPane(QWidget):
             curve.setDownsampling(auto=True, method="peak")
             curve.setClipToView(True)
             curve.setSkipFiniteCheck(True)
+            curve.curve.setCacheMode(QGraphicsItem.DeviceCoordinateCache)   # the moving cursor re-blits, not re-draws
             vb = plot.getViewBox()
             vb.setMouseEnabled(x=False, y=False)
             vb.enableAutoRange(axis="y")
