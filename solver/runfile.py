@@ -337,6 +337,7 @@ class RunFile:
         """`partial`: a file whose writer died; datasets may hold different numbers of frames (take the shortest)."""
         self.path = Path(path)
         self._f = None
+        self.io_ops = 0             # dataset reads and refreshes (tests bound the work of each live-refresh step)
         self.live = bool(partial)   # opened while its writer runs (or after it was killed): may grow
         try:
             self._open()
@@ -552,25 +553,47 @@ class RunFile:
         return (self.live and len(actual) == len(expected) and len(expected) > 0
                 and actual[0] >= expected[0] and tuple(actual[1:]) == tuple(expected[1:]))
 
+    REFRESH_GROUP = 24   # datasets refreshed per step of `refresh_steps` (~0.1 ms each under SWMR)
+
     def refresh(self) -> bool:
         """For a run opened while being written: take in the frames flushed since; True if there are more."""
+        grew = False
+        for grew in self.refresh_steps():
+            pass
+        return bool(grew)
+
+    def refresh_steps(self):
+        """`refresh` in small steps (a generator; a GUI runs one step per event-loop turn): the dataset shapes in
+        groups of REFRESH_GROUP, then the new frames' times. The new frames count only after the last step, which
+        yields True if the run grew (every earlier step yields None)."""
         if not self.live or self._f is None:
-            return False
+            yield False
+            return
+        ds = self._time_datasets()
+        n = None   # frames present in every time-indexed dataset (a block may be half flushed)
         try:
-            for d in self._time_datasets() + [self._pos, self._quat]:
-                d.refresh()
+            for i in range(0, len(ds), self.REFRESH_GROUP):
+                for d in ds[i:i + self.REFRESH_GROUP]:
+                    d.refresh()
+                    self.io_ops += 1
+                    m = d.shape[0]
+                    n = m if n is None or m < n else n
+                yield None
         except (OSError, KeyError) as exc:
             raise self._err("/", f"cannot refresh a growing run ({exc})") from None
-        n = self._live_frames()
-        if n <= self.n_frames:
-            return False
+        if n is None or n <= self.n_frames:
+            yield False
+            return
         self._pos, self._quat = self._ds("bodies/position"), self._ds("bodies/quaternion")
-        self._pose_block = None   # the last block may have been short
-        t = self._read(self._ds("time"), np.s_[:n])
-        if not np.all(np.isfinite(t)) or np.any(np.diff(t) <= 0):
+        n0 = self.n_frames
+        new = self._read(self._ds("time"), np.s_[n0:n])   # only the frames added: earlier ones do not change
+        t = np.concatenate([self.time[:n0], new])
+        if not np.all(np.isfinite(new)) or np.any(np.diff(t[max(n0 - 1, 0):]) <= 0):
             raise self._err("/time", "NaN, inf or not increasing in the frames added while the run grows")
+        if self._pose_block is not None and self._pose_block[1] >= n0:
+            self._pose_block = None   # the last block may have been short: read again with the new frames
         self.time, self.n_frames = t, n
-        return True   # events are not re-read: their strings may be rewritten under us (read them at the end)
+        yield True   # events are not re-read: their strings may be rewritten under us (read them at the end)
 
     def state_at(self, frame: int) -> tuple[int, dict[str, np.ndarray]] | None:
         """The last state snapshot at or before `frame`: (its frame, {name: vector}); None without /state."""
@@ -612,6 +635,7 @@ class RunFile:
         return obj
 
     def _read(self, d, sel=()):
+        self.io_ops += 1
         try:
             return d[sel]
         except OSError as exc:

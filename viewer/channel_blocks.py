@@ -71,6 +71,12 @@ class ChannelBlocks:
         self.reads += 1
         return self.run.channel(name, start, stop)
 
+    def extend(self, n_old: int):
+        """The run grew from `n_old` frames: forget what may have been cut short at the old end."""
+        for key in [k for k in self._blocks if (k[1] + 1) * self.block > n_old]:
+            del self._blocks[key]
+        self._full.clear()   # (max |value| stays that of the frames seen first: bar ranges do not jump)
+
     def drop_full(self, name: str):
         self._full.pop(name, None)
 

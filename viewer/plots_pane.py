@@ -380,12 +380,25 @@ class PlotsPane(QWidget):
 
     # ---- a run still being written ---------------------------------------------------------
     def refresh_live(self, blocks: ChannelBlocks):
-        """The run grew: redraw the plotted curves from the new frames (layout kept)."""
-        self.blocks = blocks
-        self._span = None                      # the frames around the x range are read again (the run grew)
-        self.fact_labels["T Final"].setText(f"{self.run.t_final:.3f} s (running)")
+        """The run grew: read the plotted frames around the x range again (layout kept)."""
+        for _ in self.refresh_live_steps(blocks):
+            pass
         self._apply_xrange(force=True)
 
+    def refresh_live_steps(self, blocks: ChannelBlocks, frame: int | None = None):
+        """`refresh_live` in steps (a generator, one curve per step), loading the frames around the x range
+        that `frame` (default: the shown one) will have; showing that frame then only moves the x range."""
+        self.blocks = blocks
+        self.fact_labels["T Final"].setText(f"{self.run.t_final:.3f} s (running)")
+        if not self.curves:
+            return
+        t = float(self.run.time[self.frame if frame is None else min(int(frame), self.run.n_frames - 1)])
+        a, b = self._span_for(self._range_at(t))
+        data = self.run.time[a:b]
+        for name, curve in zip(self.names, self.curves):
+            curve.setData(data, blocks.window(name, a, b))
+            yield
+        self._span = (a, b)
     # ---- time -----------------------------------------------------------------------------
     def set_graph_step(self, seconds: float):
         self.graph_step = float(seconds)
@@ -434,15 +447,27 @@ class PlotsPane(QWidget):
     def _apply_xrange(self, force: bool = False):
         if self.run is None or self._x_master() is None:
             return
-        t0, t1 = float(self.run.time[0]), float(self.run.time[-1])
-        if self.scrolling:
-            rng = scroll_window(self.t_current, self.window, self.graph_step, t0, t1)
-        else:
-            rng = (t0, t1)
+        rng = self._range_at(self.t_current)
         self._load_span(rng)
         if force or rng != self._xrange:
             self._xrange = rng
             self._x_master().setXRange(*rng, padding=0)
+
+    def _range_at(self, t: float) -> tuple[float, float]:
+        """The x range at run time t: the scrolling window, or the whole run."""
+        t0, t1 = float(self.run.time[0]), float(self.run.time[-1])
+        return scroll_window(t, self.window, self.graph_step, t0, t1) if self.scrolling else (t0, t1)
+
+    def _span_for(self, rng: tuple[float, float]) -> tuple[int, int]:
+        """Frames to load for an x range: those in it plus a window either side (all frames when not scrolling)."""
+        run = self.run
+        n = run.n_frames
+        if not self.scrolling:
+            return 0, n
+        a = max(int(np.searchsorted(run.time, rng[0], side="left")) - 1, 0)
+        b = min(int(np.searchsorted(run.time, rng[1], side="right")) + 1, n)
+        margin = max(b - a, TIME_CHUNK)
+        return max(a - margin, 0) // TIME_CHUNK * TIME_CHUNK, min(b + margin, n)
 
     def _load_span(self, rng: tuple[float, float]):
         """Give the curves the frames of the x range plus a window either side (the whole run when not
@@ -453,11 +478,7 @@ class PlotsPane(QWidget):
         b = min(int(np.searchsorted(run.time, rng[1], side="right")) + 1, n)
         if self._span is not None and self._span[0] <= a and b <= self._span[1]:
             return
-        if self.scrolling:
-            margin = max(b - a, TIME_CHUNK)
-            a, b = max(a - margin, 0) // TIME_CHUNK * TIME_CHUNK, min(b + margin, n)
-        else:
-            a, b = 0, n
+        a, b = self._span_for(rng)
         self._span = (a, b)
         t = run.time[a:b]
         for name, curve in zip(self.names, self.curves):
