@@ -90,11 +90,17 @@ def main(argv=None) -> int:
     for kind, ms in kinds.items():
         ms = np.array(ms)
         print(f"  {kind:8s} x{len(ms):3d}: p50 {np.percentile(ms, 50):6.1f} ms  max {ms.max():6.1f} ms (GUI thread, per call)")
-    steps = getattr(w.diagram, "live_step_ms", None)
-    if steps:
-        s = np.array(steps)
+    by: dict[str, list[float]] = {}
+    for label, ms in getattr(w.diagram, "live_step_ms", []):
+        by.setdefault(str(label), []).append(ms)
+    if by:
+        s = np.array([ms for v in by.values() for ms in v])
         print(f"  refresh steps x{len(s)}: p50 {np.percentile(s, 50):5.1f} p95 {np.percentile(s, 95):5.1f} "
-              f"max {s.max():5.1f} ms (one step per event-loop turn)")
+              f"max {s.max():5.1f} ms (one step per event-loop turn); by step:")
+        for label, v in by.items():
+            v = np.array(v)
+            print(f"    {label:10s} x{len(v):4d}: p50 {np.percentile(v, 50):5.1f} p95 {np.percentile(v, 95):5.1f} "
+                  f"max {v.max():5.1f} ms")
     w.close()
     if w.run is not None:
         w.run.close()

@@ -76,15 +76,13 @@ class _AnalysisJob:
         self.signals.done.emit(self.run)
 
 
-_DEBUG_STEPS = None
-
-
 class _StepJob(QObject):
     """Runs a generator one step per event-loop turn (a zero-interval timer), so no step holds the GUI long."""
 
     finished = Signal(float, int)   # busy seconds in all steps, number of steps
 
     def __init__(self, steps, parent=None, step_ms: list | None = None):
+        """`step_ms` collects (the step's label, ms of GUI time) of every step."""
         super().__init__(parent)
         self._steps = iter(steps)
         self._timer = QTimer(self)
@@ -116,9 +114,7 @@ class _StepJob(QObject):
         dt = time.perf_counter() - t0
         self.busy += dt
         self.n += 1
-        self.step_ms.append(dt * 1000)
-        if _DEBUG_STEPS is not None and not done:
-            _DEBUG_STEPS.append((repr(self.last), dt * 1000))
+        self.step_ms.append((None if done else self.last, dt * 1000))
         if done:
             self._timer.stop()
             self.finished.emit(self.busy, self.n)
@@ -185,7 +181,7 @@ class MnemonicDiagram(QWidget):
         self.compare_run: RunFile | None = None
         self.compare_align, self.compare_diff, self.compare_offset, self.compare_note = "t0", None, 0.0, ""
         self._live_job: _StepJob | None = None
-        self.live_step_ms: list[float] = []   # GUI time of each live-refresh step (bench and tests)
+        self.live_step_ms: list[tuple] = []   # (label, GUI ms) of each live-refresh step (bench and tests)
         self.lanes = ContactLanes()
         self.plots.set_footer(self.lanes)
         self.splitter = QSplitter(Qt.Vertical)
@@ -518,10 +514,10 @@ class MnemonicDiagram(QWidget):
     def refresh_live(self, follow: bool = True) -> bool:
         """Take in the frames the solver flushed since, all at once; panes keep their layout. True if the run grew."""
         self.cancel_live_refresh()
-        grew = False
-        for r in self._live_steps(follow):
-            grew = grew or r is True
-        return grew
+        last = None
+        for last in self._live_steps(follow):
+            pass
+        return last == "rendered"   # the last step of a refresh that took in new frames
 
     def start_live_refresh(self, follow: bool = True) -> bool:
         """`refresh_live` in steps, one per event-loop turn (each a few ms); False if one is still under way.
@@ -554,13 +550,13 @@ class MnemonicDiagram(QWidget):
         grew = False
         for r in run.refresh_steps():
             if r is None:
-                yield "run"
+                yield "run file"
             grew = bool(r)
         if not grew or run is not self.run:
             return
         self.blocks.extend(n_old)              # bar ranges stay those of the first frames
         frame = run.n_frames - 1 if follow else self.playback.frame
-        yield None
+        yield "caches"
         for _ in self.plots.refresh_live_steps(self.blocks, frame):
             yield "plots"
         if hasattr(self.scene, "refresh_live"):
@@ -570,7 +566,7 @@ class MnemonicDiagram(QWidget):
         names = list(dict.fromkeys(self.devices.shown_channels() + self.plots.names))   # values read ahead
         for i in range(0, len(names), 8):
             self.blocks.values(names[i:i + 8], frame)
-            yield "devices"
+            yield "values"
         if run is not self.run:
             return
         n = run.n_frames
@@ -589,7 +585,7 @@ class MnemonicDiagram(QWidget):
         if hold and run is self.run:
             yield "shown"
             self.scene.release_render()
-        yield True
+        yield "rendered"
 
     # ---- comparison with a second run ---------------------------------------------------------
     def set_compare(self, run_b: RunFile | None, align: str = "t0", diff_name: str | None = None) -> str:
