@@ -78,6 +78,7 @@ class ContactLanes(pg.PlotItem):
         self.getAxis("bottom").enableAutoSIPrefix(False)
         for ax in ("left", "bottom"):
             self.getAxis(ax).setCacheMode(QGraphicsItem.DeviceCoordinateCache)
+        self.getAxis("bottom").setStyle(maxTickLevel=1, maxTextLevel=1)
         self.setLabel("bottom", "time", units="s")
         vb = self.getViewBox()
         vb.setMouseEnabled(x=False, y=False)
