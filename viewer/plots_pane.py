@@ -219,7 +219,7 @@ class PlotsPane(QWidget):
         first = None
         for i, name in enumerate(names):
             info = run.channels[name]
-            plot = self.glw.addPlot(row=i, col=0)
+            plot = self.glw.addPlot(row=i, col=0, enableMenu=False)   # (no context menus built)
             plot.setMenuEnabled(False)
             plot.hideButtons()
             plot.showGrid(x=True, y=True, alpha=0.15)
@@ -343,7 +343,7 @@ class PlotsPane(QWidget):
             return first
         name = self.diff_name
         info = self.run.channels[name]
-        plot = self.diff_plot = self.glw.addPlot(row=len(self.names), col=0)
+        plot = self.diff_plot = self.glw.addPlot(row=len(self.names), col=0, enableMenu=False)
         plot.setMenuEnabled(False)
         plot.hideButtons()
         plot.showGrid(x=True, y=True, alpha=0.15)
