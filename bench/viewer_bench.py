@@ -160,11 +160,15 @@ _PAINT_SINK: list = [None]
 
 def _time_paints():
     """Wrap the panes' paintEvent methods (before any window exists: PySide resolves overrides once)."""
-    from pyqtgraph import GraphicsView
-
-    from viewer.devices_pane import DevicesPane
-    from viewer.vtk_view import OffscreenVTKWidget
-    for cls, key in ((DevicesPane, "devices"), (GraphicsView, "plots"), (OffscreenVTKWidget, "scene")):
+    import importlib
+    classes = []
+    for mod, name, key in (("viewer.devices_pane", "DevicesPane", "devices"), ("pyqtgraph", "GraphicsView", "plots"),
+                           ("viewer.vtk_view", "OffscreenVTKWidget", "scene")):
+        try:
+            classes.append((getattr(importlib.import_module(mod), name), key))
+        except (ImportError, AttributeError):   # an older viewer (baseline runs) without this class
+            pass
+    for cls, key in classes:
         orig = cls.__dict__.get("paintEvent")
         if orig is None:
             continue
@@ -208,10 +212,7 @@ def main(argv=None) -> int:
 
     from app.main_window import MainWindow
 
-    try:
-        _time_paints()
-    except ImportError:   # an older viewer without viewer/vtk_view.py (baseline runs): paints of the others only
-        pass
+    _time_paints()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     settings = QSettings(str(Path(tempfile.gettempdir()) / f"viewer_bench_{os.getpid()}.ini"), QSettings.IniFormat)
     w = MainWindow(settings)
