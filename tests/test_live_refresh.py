@@ -71,7 +71,7 @@ def assert_shows_newest_frame(w):
     assert w.playback.n_frames == n and w.playback.frame == last
     assert d.scene.current_frame == last and d.devices.frame == last and d.plots.frame == last
     t = run.time[last]
-    assert d.plots.cursors[0].value() == pytest.approx(t)
+    assert d.plots.cursors[0].value() == pytest.approx(t) and d.lanes.cursor.value() == pytest.approx(t)
     for name, curve in zip(d.plots.names, d.plots.curves):
         assert curve.xData[-1] == pytest.approx(t)
         assert curve.yData[-1] == pytest.approx(run.channel(name, last, n)[0])

@@ -555,6 +555,7 @@ class MnemonicDiagram(QWidget):
         if not grew or run is not self.run:
             return
         self.blocks.extend(n_old)              # bar ranges stay those of the first frames
+        self.lanes.time = run.time             # (the lanes' cursor stayed at the end of the first frames)
         frame = run.n_frames - 1 if follow else self.playback.frame
         yield "caches"
         for _ in self.plots.refresh_live_steps(self.blocks, frame):
