@@ -137,6 +137,8 @@ class MainWindow(QMainWindow):
         self.runner.finished.connect(self._run_finished)
         self.live_path: Path | None = None
         self.live_timings: list[tuple[str, int, float]] = []   # (open | refresh, frames, s) of the live view
+        self.diagram.liveRefreshed.connect(
+            lambda n, busy: self.live_timings.append(("refresh", self.run.n_frames if self.run else n, busy)))
         self.last_run_message = ""
         self.scenario_dialog = None
         self.compare_path: Path | None = None
@@ -256,8 +258,7 @@ class MainWindow(QMainWindow):
             return
         t0 = time.perf_counter()
         if self.run is not None and self.run.path == path and self.run.live:
-            self.diagram.refresh_live(follow=True)
-            self.live_timings.append(("refresh", self.run.n_frames, time.perf_counter() - t0))
+            self.diagram.start_live_refresh(follow=True)   # in steps of a few ms; a refresh under way goes on
             return
         try:
             run = RunFile(path)
@@ -279,6 +280,7 @@ class MainWindow(QMainWindow):
         if self.campaign is not None and self.campaign.run_finished(path, code, message):
             return
         if self.run is not None and self.run.live:
+            self.diagram.cancel_live_refresh()
             self.run.close()
             self.run = None
         if Path(path).exists() and code != 2:

@@ -75,12 +75,13 @@ def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def empty_render_ms(size: tuple[int, int], n: int = 100) -> float:
+def empty_render_ms(size: tuple[int, int], n: int = 100, offscreen: bool = False) -> float:
     """Median time of one Render() of a bare VTK window of this size holding one line (no multisampling)."""
     from vtkmodules.vtkFiltersSources import vtkLineSource
     from vtkmodules.vtkRenderingCore import vtkActor, vtkPolyDataMapper, vtkRenderer, vtkRenderWindow
     rw = vtkRenderWindow()
     rw.SetMultiSamples(0)
+    rw.SetOffScreenRendering(int(offscreen))
     rw.SetSize(*size)
     ren, line, mapper, actor = vtkRenderer(), vtkLineSource(), vtkPolyDataMapper(), vtkActor()
     mapper.SetInputConnection(line.GetOutputPort())
@@ -95,6 +96,90 @@ def empty_render_ms(size: tuple[int, int], n: int = 100) -> float:
         ts.append(time.perf_counter() - s)
     rw.Finalize()
     return float(np.median(ts) * 1000)
+
+
+class _PaneCost:
+    """Per-update time of each pane's frameChanged slot and paintEvent (the slots are re-connected wrapped)."""
+
+    def __init__(self, w):
+        import viewer.plots_pane  # noqa: F401
+        d = w.diagram
+        self.keys = ("scene", "devices", "plots", "lanes", "transport")
+        self.slot = {k: [] for k in self.keys}
+        self.paint = {k: [] for k in self.keys}
+        self._cur = None
+        pb = w.playback
+        objs = {"scene": d.scene.show_frame, "devices": d.devices.show_frame, "plots": d.plots.show_frame,
+                "lanes": d.lanes.show_frame, "transport": d._show_frame_transport}
+        self._slots = objs
+        for f in objs.values():
+            pb.frameChanged.disconnect(f)
+        self._wrapped = {k: self._timed(f, "slot", k) for k, f in objs.items()}
+        for f in self._wrapped.values():
+            pb.frameChanged.connect(f)
+        self._pb = pb
+        _PAINT_SINK[0] = self
+
+    def _timed(self, f, kind, key):
+        def g(*args):
+            s = time.perf_counter()
+            f(*args)
+            if self._cur is not None:
+                self._cur[kind][key] += (time.perf_counter() - s) * 1000
+        return g
+
+    def new_update(self):
+        self._flush()
+        self._cur = {"slot": dict.fromkeys(self.keys, 0.0), "paint": dict.fromkeys(self.keys, 0.0)}
+
+    def _flush(self):
+        if self._cur is not None:
+            for k in self.keys:
+                self.slot[k].append(self._cur["slot"][k])
+                self.paint[k].append(self._cur["paint"][k])
+
+    def stop(self):
+        self._flush()
+        self._cur = None
+        for f in self._wrapped.values():
+            self._pb.frameChanged.disconnect(f)
+        for f in self._slots.values():
+            self._pb.frameChanged.connect(f)
+        _PAINT_SINK[0] = None
+
+    def table(self) -> dict:
+        return {k: (np.array(self.slot[k]), np.array(self.paint[k])) for k in self.keys}
+
+
+def _time_panes(w) -> _PaneCost:
+    return _PaneCost(w)
+
+
+_PAINT_SINK: list = [None]
+
+
+def _time_paints():
+    """Wrap the panes' paintEvent methods (before any window exists: PySide resolves overrides once)."""
+    import importlib
+    classes = []
+    for mod, name, key in (("viewer.devices_pane", "DevicesPane", "devices"), ("pyqtgraph", "GraphicsView", "plots"),
+                           ("viewer.vtk_view", "OffscreenVTKWidget", "scene")):
+        try:
+            classes.append((getattr(importlib.import_module(mod), name), key))
+        except (ImportError, AttributeError):   # an older viewer (baseline runs) without this class
+            pass
+    for cls, key in classes:
+        orig = cls.__dict__.get("paintEvent")
+        if orig is None:
+            continue
+
+        def paintEvent(widget, ev, _f=orig, _key=key):
+            s = time.perf_counter()
+            _f(widget, ev)
+            sink = _PAINT_SINK[0]
+            if sink is not None and sink._cur is not None:
+                sink._cur["paint"][_key] += (time.perf_counter() - s) * 1000
+        cls.paintEvent = paintEvent
 
 
 def main(argv=None) -> int:
@@ -127,6 +212,7 @@ def main(argv=None) -> int:
 
     from app.main_window import MainWindow
 
+    _time_paints()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     settings = QSettings(str(Path(tempfile.gettempdir()) / f"viewer_bench_{os.getpid()}.ini"), QSettings.IniFormat)
     w = MainWindow(settings)
@@ -151,16 +237,21 @@ def main(argv=None) -> int:
     pb = w.playback
     pb.play()
     pb._timer.stop()             # drive the playhead by hand, one display tick (1/60 s at 1x) per update
+    cost = _time_panes(w)        # per pane: its frameChanged slot and its paint, ms per update
     times, scene_t = [], []
     wall = 1.0 / 60.0
     pb.seek_time(5.0)
     pb.play()
     pb._timer.stop()
+    cpu = []
     for _ in range(a.updates):
-        s = time.perf_counter()
+        cost.new_update()
+        s, c = time.perf_counter(), time.process_time()
         pb.advance(wall)         # frameChanged -> scene, devices, plots, transport
         app.processEvents()      # Qt paints the devices and plots panes
         times.append(time.perf_counter() - s)
+        cpu.append(time.process_time() - c)
+    cost.stop()
     # the same with the scene pane hidden: the devices and plots panes and the transport bar only
     d.set_pane_visible("scene", False)
     app.processEvents()
@@ -178,7 +269,9 @@ def main(argv=None) -> int:
         d.scene.show_frame(f)
         scene_t.append(time.perf_counter() - s)
     peak = rss_mb()
-    floor = empty_render_ms(tuple(d.scene.render_window.GetSize())) if hasattr(d.scene, "render_window") else None
+    rw = getattr(d.scene, "render_window", None)
+    offscreen = bool(rw.GetOffScreenRendering()) if rw is not None else False
+    floor = empty_render_ms(tuple(rw.GetSize()), offscreen=offscreen) if rw is not None else None
     ms = np.array(times) * 1000
     sc = np.array(scene_t) * 1000
     print(f"run: {run.n_frames} frames, {len(run.channels)} channels, plotted {len(d.plots.names)}; "
@@ -190,12 +283,24 @@ def main(argv=None) -> int:
           f"the run, +{peak - base:.0f} MB for it)")
     print(f"three-pane update, playing   : p50 {np.percentile(ms, 50):6.2f} ms   p95 {np.percentile(ms, 95):6.2f} ms"
           f"   max {ms.max():6.1f} ms   (target p95 < 16 ms; n={len(ms)})")
+    cpu_ms = np.array(cpu) * 1000
+    print(f"  CPU time of the process per update: p50 {np.percentile(cpu_ms, 50):6.2f} ms   p95 "
+          f"{np.percentile(cpu_ms, 95):6.2f} ms (all threads; less sensitive than wall time to a busy machine)")
+    print("  per pane, ms of one update (slot: its frameChanged handler; paint: its paintEvent):")
+    per = cost.table()
+    for key, (slot, paint) in per.items():
+        print(f"    {key:9s} slot p50 {np.percentile(slot, 50):6.2f} p95 {np.percentile(slot, 95):6.2f}   "
+              f"paint p50 {np.percentile(paint, 50):6.2f} p95 {np.percentile(paint, 95):6.2f}")
+    rest = ms - sum(slot + paint for slot, paint in per.values())
+    print(f"    {'rest':9s} p50 {np.percentile(rest, 50):6.2f} p95 {np.percentile(rest, 95):6.2f}   "
+          f"(Qt: labels, layout, backing-store flush to the X server)")
     two_ms = np.array(two) * 1000
     print(f"  scene pane hidden (devices + plots + transport): p50 {np.percentile(two_ms, 50):6.2f} ms   "
           f"p95 {np.percentile(two_ms, 95):6.2f} ms")
     print(f"  scene render alone          : p50 {np.percentile(sc, 50):6.2f} ms   p95 {np.percentile(sc, 95):6.2f} ms")
     if floor is not None:
-        print(f"  floor: an empty VTK window of the scene's size {d.scene.render_window.GetSize()} renders in "
+        how = "off screen (the scene reads its frames back)" if offscreen else "on screen"
+        print(f"  floor: an empty VTK window of the scene's size {rw.GetSize()} renders {how} in "
               f"p50 {floor:6.2f} ms (software GL under Xvfb: clear and present cost per pixel)")
     print(f"  HDF5 block reads during play: {d.blocks.reads}")
     print(f"  played at 1x with {len(ms) + len(two)} ticks of 1/60 s: run time {pb.t_current - 5.0:.2f} s, "

@@ -307,6 +307,21 @@ class RunWriter:
 # reader
 # --------------------------------------------------------------------------------------------
 
+def _attr(obj, name: str, default):
+    """One attribute of an HDF5 object, read through the low-level API (several times faster than .attrs)."""
+    key = name.encode()
+    try:
+        at = h5py.h5a.open(obj.id, key)
+    except KeyError:
+        return default
+    try:
+        buf = np.empty(at.shape, dtype=at.dtype)
+        at.read(buf)
+    except (OSError, ValueError, TypeError):
+        return obj.attrs.get(name, default)
+    return buf[()] if buf.shape == () else buf
+
+
 def _decode(v):
     if isinstance(v, bytes):
         return v.decode("utf-8", "replace")
@@ -322,6 +337,7 @@ class RunFile:
         """`partial`: a file whose writer died; datasets may hold different numbers of frames (take the shortest)."""
         self.path = Path(path)
         self._f = None
+        self.io_ops = 0             # dataset reads and refreshes (tests bound the work of each live-refresh step)
         self.live = bool(partial)   # opened while its writer runs (or after it was killed): may grow
         try:
             self._open()
@@ -347,12 +363,12 @@ class RunFile:
         if head != b"\x89HDF\r\n\x1a\n":
             raise self._err("/", "not an HDF5 file (bad signature)")
         try:
-            self._f = h5py.File(p, "r", swmr=False)
+            self._f = h5py.File(p, "r", swmr=False, rdcc_nbytes=0)
         except OSError as exc:
             if "already open for write" not in str(exc):
                 raise self._err("/", f"HDF5 file is truncated or corrupt ({exc})") from None
             try:  # a run being written (or left by a killed writer): read what was flushed, SWMR
-                self._f = h5py.File(p, "r", swmr=True)
+                self._f = h5py.File(p, "r", swmr=True, rdcc_nbytes=0)
                 self.live = True
             except OSError as exc2:
                 raise self._err("/", f"HDF5 file is truncated or corrupt ({exc2})") from None
@@ -402,6 +418,7 @@ class RunFile:
 
         self.channels: dict[str, ChannelInfo] = {}
         g = self._group("channels")
+        self._channel_ds: dict[str, h5py.Dataset] = {}
         for name, d in g.items():
             ds = f"/channels/{name}"
             if not isinstance(d, h5py.Dataset):
@@ -410,13 +427,14 @@ class RunFile:
                 raise self._err(ds, f"wrong shape {d.shape}, expected ({n},) like /time")
             if d.dtype.kind != "f":
                 raise self._err(ds, f"wrong dtype {d.dtype}, expected float")
-            grp = str(_decode(d.attrs.get("group", "")))
+            grp = str(_decode(_attr(d, "group", "")))
             if grp not in CHANNEL_GROUPS:
                 raise self._err(ds, f"attribute group is {grp!r}, expected one of {', '.join(CHANNEL_GROUPS)}")
-            self.channels[name] = ChannelInfo(name, str(_decode(d.attrs.get("unit", ""))),
-                                              str(_decode(d.attrs.get("label", name))), grp,
-                                              float(d.attrs.get("stroke", math.nan)),
-                                              float(d.attrs.get("place", math.nan)))
+            self.channels[name] = ChannelInfo(name, str(_decode(_attr(d, "unit", ""))),
+                                              str(_decode(_attr(d, "label", name))), grp,
+                                              float(_attr(d, "stroke", math.nan)),
+                                              float(_attr(d, "place", math.nan)))
+            self._channel_ds[name] = d
 
         self._group("bodies")
         names_ds = self._dataset("bodies/names", ndim=1)
@@ -509,7 +527,8 @@ class RunFile:
             f = self._f
             h = {"time": f["time"], "bodies/position": f["bodies/position"],
                  "bodies/quaternion": f["bodies/quaternion"]}
-            h.update({f"channels/{k}": d for k, d in f["channels"].items() if isinstance(d, h5py.Dataset)})
+            ch = getattr(self, "_channel_ds", None) or {k: d for k, d in f["channels"].items() if isinstance(d, h5py.Dataset)}
+            h.update({f"channels/{k}": d for k, d in ch.items()})
             for pn, pg in f["contacts"].items():
                 h.update({f"contacts/{pn}/{k}": d for k, d in pg.items() if isinstance(d, h5py.Dataset)})
             self._handles = h
@@ -534,25 +553,47 @@ class RunFile:
         return (self.live and len(actual) == len(expected) and len(expected) > 0
                 and actual[0] >= expected[0] and tuple(actual[1:]) == tuple(expected[1:]))
 
+    REFRESH_GROUP = 24   # datasets refreshed per step of `refresh_steps` (~0.1 ms each under SWMR)
+
     def refresh(self) -> bool:
         """For a run opened while being written: take in the frames flushed since; True if there are more."""
+        grew = False
+        for grew in self.refresh_steps():
+            pass
+        return bool(grew)
+
+    def refresh_steps(self):
+        """`refresh` in small steps (a generator; a GUI runs one step per event-loop turn): the dataset shapes in
+        groups of REFRESH_GROUP, then the new frames' times. The new frames count only after the last step, which
+        yields True if the run grew (every earlier step yields None)."""
         if not self.live or self._f is None:
-            return False
+            yield False
+            return
+        ds = self._time_datasets()
+        n = None   # frames present in every time-indexed dataset (a block may be half flushed)
         try:
-            for d in self._time_datasets() + [self._pos, self._quat]:
-                d.refresh()
+            for i in range(0, len(ds), self.REFRESH_GROUP):
+                for d in ds[i:i + self.REFRESH_GROUP]:
+                    d.refresh()
+                    self.io_ops += 1
+                    m = d.shape[0]
+                    n = m if n is None or m < n else n
+                yield None
         except (OSError, KeyError) as exc:
             raise self._err("/", f"cannot refresh a growing run ({exc})") from None
-        n = self._live_frames()
-        if n <= self.n_frames:
-            return False
+        if n is None or n <= self.n_frames:
+            yield False
+            return
         self._pos, self._quat = self._ds("bodies/position"), self._ds("bodies/quaternion")
-        self._pose_block = None   # the last block may have been short
-        t = self._read(self._ds("time"), np.s_[:n])
-        if not np.all(np.isfinite(t)) or np.any(np.diff(t) <= 0):
+        n0 = self.n_frames
+        new = self._read(self._ds("time"), np.s_[n0:n])   # only the frames added: earlier ones do not change
+        t = np.concatenate([self.time[:n0], new])
+        if not np.all(np.isfinite(new)) or np.any(np.diff(t[max(n0 - 1, 0):]) <= 0):
             raise self._err("/time", "NaN, inf or not increasing in the frames added while the run grows")
+        if self._pose_block is not None and self._pose_block[1] >= n0:
+            self._pose_block = None   # the last block may have been short: read again with the new frames
         self.time, self.n_frames = t, n
-        return True   # events are not re-read: their strings may be rewritten under us (read them at the end)
+        yield True   # events are not re-read: their strings may be rewritten under us (read them at the end)
 
     def state_at(self, frame: int) -> tuple[int, dict[str, np.ndarray]] | None:
         """The last state snapshot at or before `frame`: (its frame, {name: vector}); None without /state."""
@@ -594,6 +635,7 @@ class RunFile:
         return obj
 
     def _read(self, d, sel=()):
+        self.io_ops += 1
         try:
             return d[sel]
         except OSError as exc:

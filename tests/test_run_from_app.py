@@ -90,11 +90,11 @@ def test_edit_run_progress_cancel_rerun_and_open(window, qtbot, artifacts):
     first_progress = time.perf_counter() - t_click
     qtbot.wait(20)
     lat.mark("following the running solver (refreshes)")
-    n1 = w.run.n_frames
+    n1 = w.playback.n_frames
     assert "ETA" in w.run_label.text() and w.run_bar.isVisible()
-    qtbot.waitUntil(lambda: w.run.n_frames > n1, timeout=30000)
-    assert w.playback.frame == w.run.n_frames - 1          # following the end of the run
-    assert w.diagram.plots.curves[0].xData[-1] == pytest.approx(w.run.time[-1])
+    qtbot.waitUntil(lambda: w.playback.n_frames > n1, timeout=30000)   # a live refresh (in steps) has ended
+    assert w.playback.frame == w.playback.n_frames - 1      # following the end of the run
+    assert w.diagram.plots.curves[0].xData[-1] == pytest.approx(w.run.time[w.playback.frame])
     grab = w.grab_image()
     assert grab.save(str(artifacts / "run_live.png"))
     qtbot.wait(1500)                                        # keep following for a while

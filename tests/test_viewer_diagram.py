@@ -210,9 +210,21 @@ def test_devices_pane_bars_fill_red_and_blue(window, qtbot):
     assert_panes_in_sync(window)
 
 
+def assert_plots_hold_x_range(d):
+    """Every curve holds the loaded frames, and they cover the plots' x range."""
+    run = d.run
+    a, b = d.plots.loaded_span()
+    lo, hi = d.plots.x_range()
+    assert run.time[a] <= lo + 1e-9 and run.time[b - 1] >= min(hi, run.time[-1]) - 1e-9
+    for name, c in zip(d.plots.names, d.plots.curves):
+        np.testing.assert_array_equal(c.xData, run.time[a:b])
+        np.testing.assert_array_equal(c.yData, run.channel(name, a, b))
+
+
 def test_only_plotted_channels_are_loaded_and_blocks_are_reused(window, qtbot):
     d = window.diagram
-    assert set(d.blocks._full) == set(d.plots.names)
+    assert set(d.blocks._full) <= set(d.plots.names)   # no channel is read whole; plots read the frames around the x range
+    assert_plots_hold_x_range(d)
     reads = d.blocks.reads
     for f in range(100, 400):        # stepping inside one chunk re-reads nothing
         window.playback.seek_frame(f)
@@ -230,7 +242,8 @@ def test_variable_chooser_and_settings_restore(qtbot, tmp_path):
     dlg.items["Fy"].setCheckState(0, Qt.Unchecked)
     dlg.accept()
     assert w.diagram.plots.names == ["Fx", "Fz", "probe_stroke", "magnetic_brake_1"]
-    assert set(w.diagram.blocks._full) == set(w.diagram.plots.names)
+    assert set(w.diagram.blocks._full) <= set(w.diagram.plots.names)
+    assert_plots_hold_x_range(w.diagram)
     w.toggle_plot("Fx", False)
     w.playback.set_speed(0.25)
     w.diagram.act_scrolling.setChecked(False)

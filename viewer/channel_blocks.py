@@ -63,6 +63,20 @@ class ChannelBlocks:
             self._full.move_to_end(name)
         return a
 
+    def window(self, name: str, start: int, stop: int) -> np.ndarray:
+        """Frames [start, stop) of a channel (from the whole array if it is held, else read)."""
+        a = self._full.get(name)
+        if a is not None:
+            return a[start:stop]
+        self.reads += 1
+        return self.run.channel(name, start, stop)
+
+    def extend(self, n_old: int):
+        """The run grew from `n_old` frames: forget what may have been cut short at the old end."""
+        for key in [k for k in self._blocks if (k[1] + 1) * self.block > n_old]:
+            del self._blocks[key]
+        self._full.clear()   # (max |value| stays that of the frames seen first: bar ranges do not jump)
+
     def drop_full(self, name: str):
         self._full.pop(name, None)
 

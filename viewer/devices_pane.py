@@ -177,6 +177,7 @@ class DevicesPane(QWidget):
             return
         v = self.value(name)
         frac = fill_fraction(v, self.scales.get(name, 1.0))
+        p.setRenderHint(QPainter.Antialiasing, False)   # axis-aligned rectangles: no edge blending needed
         p.setPen(Qt.NoPen)
         p.setBrush(QColor(30, 36, 54))
         p.drawRect(r)
@@ -189,6 +190,7 @@ class DevicesPane(QWidget):
         unit = self.run.channels[name].unit
         p.setPen(TEXT)
         p.drawText(r.adjusted(4, 0, -4, 0), Qt.AlignVCenter | Qt.AlignRight, format_value(v, unit))
+        p.setRenderHint(QPainter.Antialiasing, True)
 
     def _label(self, name: str) -> str:
         return name

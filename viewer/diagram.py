@@ -5,6 +5,7 @@ One `Playback` owns time; every pane's `show_frame` is connected to its `frameCh
 from __future__ import annotations
 
 import threading
+import time
 
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt, QTimer, Signal, Slot
@@ -75,6 +76,50 @@ class _AnalysisJob:
         self.signals.done.emit(self.run)
 
 
+class _StepJob(QObject):
+    """Runs a generator one step per event-loop turn (a zero-interval timer), so no step holds the GUI long."""
+
+    finished = Signal(float, int)   # busy seconds in all steps, number of steps
+
+    def __init__(self, steps, parent=None, step_ms: list | None = None):
+        """`step_ms` collects (the step's label, ms of GUI time) of every step."""
+        super().__init__(parent)
+        self._steps = iter(steps)
+        self._timer = QTimer(self)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self._step)
+        self.step_ms = step_ms if step_ms is not None else []
+        self.busy, self.n = 0.0, 0
+
+    @property
+    def running(self) -> bool:
+        return self._timer.isActive()
+
+    def start(self):
+        self._timer.start()
+
+    def cancel(self):
+        self._timer.stop()
+        self._steps = iter(())
+
+    def _step(self):
+        t0 = time.perf_counter()
+        try:
+            self.last = next(self._steps)
+            done = False
+        except StopIteration:
+            done = True
+        except (RunFileError, OSError, ValueError, IndexError):   # the run was closed or replaced meanwhile
+            done = True
+        dt = time.perf_counter() - t0
+        self.busy += dt
+        self.n += 1
+        self.step_ms.append((None if done else self.last, dt * 1000))
+        if done:
+            self._timer.stop()
+            self.finished.emit(self.busy, self.n)
+
+
 class ScenePlaceholder(QLabel):
     """Stand-in for the VTK scene when it cannot be created."""
 
@@ -117,6 +162,7 @@ class MnemonicDiagram(QWidget):
     paneVisibilityChanged = Signal(str, bool)
     eventsChanged = Signal(object)      # the run's EventTable (None without a run)
     readError = Signal(str)             # a frame could not be read while showing it (playback pauses)
+    liveRefreshed = Signal(int, float)  # a live refresh ended: frames added, seconds of GUI time it took
 
     def __init__(self, parent=None, with_scene: bool = True):
         super().__init__(parent)
@@ -134,6 +180,8 @@ class MnemonicDiagram(QWidget):
         self.criteria_path = DEFAULT_CRITERIA
         self.compare_run: RunFile | None = None
         self.compare_align, self.compare_diff, self.compare_offset, self.compare_note = "t0", None, 0.0, ""
+        self._live_job: _StepJob | None = None
+        self.live_step_ms: list[tuple] = []   # (label, GUI ms) of each live-refresh step (bench and tests)
         self.lanes = ContactLanes()
         self.plots.set_footer(self.lanes)
         self.splitter = QSplitter(Qt.Vertical)
@@ -377,6 +425,7 @@ class MnemonicDiagram(QWidget):
     # ---- run ------------------------------------------------------------------------------
     def set_run(self, run: RunFile | None, plotted: list[str] | None = None):
         """Show a run in all panes (plotted: channels for the bottom pane, default if None)."""
+        self.cancel_live_refresh()
         self.run = run
         self.blocks = ChannelBlocks(run) if run is not None else None
         self._analyse(None)
@@ -463,22 +512,81 @@ class MnemonicDiagram(QWidget):
 
     # ---- a run still being written (live view) ------------------------------------------
     def refresh_live(self, follow: bool = True) -> bool:
-        """Take in the frames the solver flushed since; panes keep their layout. True if the run grew."""
-        run = self.run
-        if run is None or not run.refresh():
+        """Take in the frames the solver flushed since, all at once; panes keep their layout. True if the run grew."""
+        self.cancel_live_refresh()
+        last = None
+        for last in self._live_steps(follow):
+            pass
+        return last == "rendered"   # the last step of a refresh that took in new frames
+
+    def start_live_refresh(self, follow: bool = True) -> bool:
+        """`refresh_live` in steps, one per event-loop turn (each a few ms); False if one is still under way.
+        `liveRefreshed(frames, busy seconds)` follows when the panes show the new frames."""
+        if self._live_job is not None and self._live_job.running:
             return False
-        self.blocks = ChannelBlocks(run)
-        self.devices.blocks = self.blocks      # bar ranges stay those of the first frames
-        self.plots.refresh_live(self.blocks)
+        job = self._live_job = _StepJob(self._live_steps(follow), self, self.live_step_ms)
+        n0 = self.run.n_frames if self.run is not None else 0
+        job.finished.connect(lambda busy, n: self.liveRefreshed.emit(
+            self.run.n_frames - n0 if self.run is not None else 0, busy))
+        job.start()
+        return True
+
+    def cancel_live_refresh(self):
+        if self._live_job is not None:
+            self._live_job.cancel()
+            self._live_job = None
+
+    @property
+    def live_refreshing(self) -> bool:
+        return self._live_job is not None and self._live_job.running
+
+    def _live_steps(self, follow: bool):
+        """The steps of a live refresh: the run's dataset shapes and new frames, then each pane's data around
+        the frame to show, then the playback model's new end (the panes show the frame; the scene renders)."""
+        run = self.run
+        if run is None:
+            return
+        n_old = run.n_frames
+        grew = False
+        for r in run.refresh_steps():
+            if r is None:
+                yield "run file"
+            grew = bool(r)
+        if not grew or run is not self.run:
+            return
+        self.blocks.extend(n_old)              # bar ranges stay those of the first frames
+        self.lanes.time = run.time             # (the lanes' cursor stayed at the end of the first frames)
+        frame = run.n_frames - 1 if follow else self.playback.frame
+        yield "caches"
+        for _ in self.plots.refresh_live_steps(self.blocks, frame):
+            yield "plots"
         if hasattr(self.scene, "refresh_live"):
-            self.scene.refresh_live()
+            self.scene.refresh_live(n_old)
+            for _ in self.scene.prefetch_steps(frame):
+                yield "scene"
+        names = list(dict.fromkeys(self.devices.shown_channels() + self.plots.names))   # values read ahead
+        for i in range(0, len(names), 8):
+            self.blocks.values(names[i:i + 8], frame)
+            yield "values"
+        if run is not self.run:
+            return
         n = run.n_frames
         self.slider.blockSignals(True)
         self.slider.setRange(0, n - 1)
         self.slider.setPageStep(max(1, n // 50))
         self.slider.blockSignals(False)
-        self.playback.extend_run(follow)
-        return True
+        hold = hasattr(self.scene, "hold_render")
+        if hold:
+            self.scene.hold_render()
+        try:
+            self.playback.extend_run(follow)   # every pane shows the new frame (the scene's render waits)
+        finally:
+            if hold and run is not self.run:
+                self.scene.release_render()
+        if hold and run is self.run:
+            yield "shown"
+            self.scene.release_render()
+        yield "rendered"
 
     # ---- comparison with a second run ---------------------------------------------------------
     def set_compare(self, run_b: RunFile | None, align: str = "t0", diff_name: str | None = None) -> str:

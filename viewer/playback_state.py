@@ -131,7 +131,8 @@ class PlaybackState:
     # ---- contact events --------------------------------------------------------------------
     def set_event_frames(self, frames):
         """Start frames of the run's contact events (any order, repeats allowed)."""
-        f = np.unique(np.asarray(frames, dtype=np.int64))
+        f = np.sort(np.asarray(frames, dtype=np.int64).ravel())   # (np.unique would import numpy.ma: 70 ms at open)
+        f = f[np.concatenate(([True], f[1:] != f[:-1]))] if f.size else f
         self.event_frames = f[(f >= 0) & (f < self.n_frames)]
 
     def next_event(self):

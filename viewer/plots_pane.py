@@ -15,7 +15,7 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QFrame, QGraphicsItem, QHBoxLayout, QLabel,
                                QSizePolicy, QVBoxLayout, QWidget)
 
-from solver.runfile import RunFile
+from solver.runfile import TIME_CHUNK, RunFile
 from viewer.channel_blocks import ChannelBlocks
 from viewer.steady_label import SteadyLabel
 
@@ -25,6 +25,7 @@ TRACE_COLORS = ("#4fc3f7", "#81c784", "#ff8a65", "#ba68c8", "#f06292", "#aed581"
 DEFAULT_PLOTS = ("Fx", "Fy", "Fz", "probe_stroke")
 DEFAULT_WINDOW = 10.0   # s of run time shown in scrolling mode
 AXIS_W = 112            # px of every plot's left axis (the contact lanes' pair names fit, x axes align)
+DOWNSAMPLE_PER_PX = 2.0   # samples per pixel drawn (min and max of each half pixel; pyqtgraph's default: 5)
 CURSOR_AT = 0.8         # where the yellow line sits in the scrolling window (share of its width)
 PANEL_STYLE = ("QWidget#facts { background: #0c101c; } QLabel { color: #e1e4eb; } "
                "QLabel[role=key] { color: #8c94aa; } QFrame#readout { border: 1px solid #5a6482; }")
@@ -92,6 +93,7 @@ class PlotsPane(QWidget):
         self.titles: list[pg.LabelItem] = []
         self.loop_range_t: tuple[float, float] | None = None
         self._xrange: tuple[float, float] | None = None
+        self._span: tuple[int, int] | None = None   # frames the curves hold (see _load_span)
         self.footer: pg.PlotItem | None = None   # e.g. the contact lanes: below the plots, same time axis
         self.footer_visible = True
         self.compare_run: RunFile | None = None  # run B drawn dashed on this run's time axis (t_A = t_B + offset)
@@ -209,15 +211,15 @@ class PlotsPane(QWidget):
         self.titles = []
         self.ghost_curves, self.diff_plot, self.diff_curve = [], None, None
         self._xrange = None
+        self._span = None
         if run is None:
             self._update_readout()
             self.plotsChanged.emit(list(self.names))
             return
-        t = run.time
         first = None
         for i, name in enumerate(names):
             info = run.channels[name]
-            plot = self.glw.addPlot(row=i, col=0)
+            plot = self.glw.addPlot(row=i, col=0, enableMenu=False)   # (no context menus built)
             plot.setMenuEnabled(False)
             plot.hideButtons()
             plot.showGrid(x=True, y=True, alpha=0.15)
@@ -230,15 +232,18 @@ class PlotsPane(QWidget):
             self.titles.append(title)
             for ax in ("left", "bottom"):
                 plot.getAxis(ax).setCacheMode(QGraphicsItem.DeviceCoordinateCache)  # cursor moves don't redraw text
+                plot.getAxis(ax).setStyle(maxTickLevel=1, maxTextLevel=1)   # major and minor ticks: half the work
             plot.getAxis("bottom").enableAutoSIPrefix(False)   # no label re-layout on every scroll
             if i < len(names) - 1 or self._footer_shown() or self._diff_shown():
                 plot.getAxis("bottom").setStyle(showValues=False)
             else:
                 plot.setLabel("bottom", "time", units="s")
-            curve = plot.plot(t, self.blocks.full(name), pen=pg.mkPen(color, width=1))
+            curve = plot.plot(pen=pg.mkPen(color, width=1))   # data: the frames around the x range (_load_span)
+            curve.opts["autoDownsampleFactor"] = DOWNSAMPLE_PER_PX
             curve.setDownsampling(auto=True, method="peak")
             curve.setClipToView(True)
             curve.setSkipFiniteCheck(True)
+            curve.curve.setCacheMode(QGraphicsItem.DeviceCoordinateCache)   # the moving cursor re-blits, not re-draws
             vb = plot.getViewBox()
             vb.setMouseEnabled(x=False, y=False)
             vb.enableAutoRange(axis="y")
@@ -338,7 +343,7 @@ class PlotsPane(QWidget):
             return first
         name = self.diff_name
         info = self.run.channels[name]
-        plot = self.diff_plot = self.glw.addPlot(row=len(self.names), col=0)
+        plot = self.diff_plot = self.glw.addPlot(row=len(self.names), col=0, enableMenu=False)
         plot.setMenuEnabled(False)
         plot.hideButtons()
         plot.showGrid(x=True, y=True, alpha=0.15)
@@ -376,14 +381,25 @@ class PlotsPane(QWidget):
 
     # ---- a run still being written ---------------------------------------------------------
     def refresh_live(self, blocks: ChannelBlocks):
-        """The run grew: redraw the plotted curves from the new frames (layout kept)."""
-        self.blocks = blocks
-        t = self.run.time
-        for name, curve in zip(self.names, self.curves):
-            curve.setData(t, blocks.full(name))
-        self.fact_labels["T Final"].setText(f"{self.run.t_final:.3f} s (running)")
+        """The run grew: read the plotted frames around the x range again (layout kept)."""
+        for _ in self.refresh_live_steps(blocks):
+            pass
         self._apply_xrange(force=True)
 
+    def refresh_live_steps(self, blocks: ChannelBlocks, frame: int | None = None):
+        """`refresh_live` in steps (a generator, one curve per step), loading the frames around the x range
+        that `frame` (default: the shown one) will have; showing that frame then only moves the x range."""
+        self.blocks = blocks
+        self.fact_labels["T Final"].setText(f"{self.run.t_final:.3f} s (running)")
+        if not self.curves:
+            return
+        t = float(self.run.time[self.frame if frame is None else min(int(frame), self.run.n_frames - 1)])
+        a, b = self._span_for(self._range_at(t))
+        data = self.run.time[a:b]
+        for name, curve in zip(self.names, self.curves):
+            curve.setData(data, blocks.window(name, a, b))
+            yield
+        self._span = (a, b)
     # ---- time -----------------------------------------------------------------------------
     def set_graph_step(self, seconds: float):
         self.graph_step = float(seconds)
@@ -432,20 +448,52 @@ class PlotsPane(QWidget):
     def _apply_xrange(self, force: bool = False):
         if self.run is None or self._x_master() is None:
             return
-        t0, t1 = float(self.run.time[0]), float(self.run.time[-1])
-        if self.scrolling:
-            rng = scroll_window(self.t_current, self.window, self.graph_step, t0, t1)
-        else:
-            rng = (t0, t1)
+        rng = self._range_at(self.t_current)
+        self._load_span(rng)
         if force or rng != self._xrange:
             self._xrange = rng
             self._x_master().setXRange(*rng, padding=0)
+
+    def _range_at(self, t: float) -> tuple[float, float]:
+        """The x range at run time t: the scrolling window, or the whole run."""
+        t0, t1 = float(self.run.time[0]), float(self.run.time[-1])
+        return scroll_window(t, self.window, self.graph_step, t0, t1) if self.scrolling else (t0, t1)
+
+    def _span_for(self, rng: tuple[float, float]) -> tuple[int, int]:
+        """Frames to load for an x range: those in it plus a window either side (all frames when not scrolling)."""
+        run = self.run
+        n = run.n_frames
+        if not self.scrolling:
+            return 0, n
+        a = max(int(np.searchsorted(run.time, rng[0], side="left")) - 1, 0)
+        b = min(int(np.searchsorted(run.time, rng[1], side="right")) + 1, n)
+        margin = max(b - a, TIME_CHUNK)
+        return max(a - margin, 0) // TIME_CHUNK * TIME_CHUNK, min(b + margin, n)
+
+    def _load_span(self, rng: tuple[float, float]):
+        """Give the curves the frames of the x range plus a window either side (the whole run when not
+        scrolling); read again only when the x range leaves the frames loaded."""
+        run = self.run
+        n = run.n_frames
+        a = max(int(np.searchsorted(run.time, rng[0], side="left")) - 1, 0)
+        b = min(int(np.searchsorted(run.time, rng[1], side="right")) + 1, n)
+        if self._span is not None and self._span[0] <= a and b <= self._span[1]:
+            return
+        a, b = self._span_for(rng)
+        self._span = (a, b)
+        t = run.time[a:b]
+        for name, curve in zip(self.names, self.curves):
+            curve.setData(t, self.blocks.window(name, a, b))
+
+    def loaded_span(self) -> tuple[int, int] | None:
+        """Frames [a, b) the curves hold (the x range and a margin; all frames when not scrolling)."""
+        return self._span
 
     def values(self) -> dict[str, float]:
         """The plotted channels' values at the shown frame (what the readout box prints)."""
         if self.run is None:
             return {}
-        return {n: float(self.blocks.full(n)[self.frame]) for n in self.names}
+        return {n: self.blocks.value(n, self.frame) for n in self.names}
 
     def _update_readout(self):
         if self.run is None:

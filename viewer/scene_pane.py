@@ -15,7 +15,6 @@ import vtkmodules.vtkRenderingOpenGL2  # noqa: E402,F401  (rendering back end)
 from PySide6.QtCore import QEvent, Qt, Signal, Slot  # noqa: E402
 from PySide6.QtGui import QFont, QFontDatabase, QImage, QPainter  # noqa: E402
 from PySide6.QtWidgets import QApplication, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget  # noqa: E402
-from vtkmodules.qt.QVTKRenderWindowInteractor import QVTKRenderWindowInteractor  # noqa: E402
 from vtkmodules.util.numpy_support import numpy_to_vtk, numpy_to_vtkIdTypeArray, vtk_to_numpy  # noqa: E402
 from vtkmodules.vtkCommonCore import vtkIdTypeArray, vtkPoints  # noqa: E402
 from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkPolyData  # noqa: E402
@@ -29,6 +28,7 @@ from vtkmodules.vtkRenderingCore import (vtkActor, vtkActor2D, vtkCoordinate,  #
 from solver.runfile import TIME_CHUNK, RunFile, RunFileError  # noqa: E402
 from viewer.scene_geometry import arrow_matrix, ld_plane, lateral_direction, pose_matrices  # noqa: E402
 from viewer.steady_label import SteadyLabel  # noqa: E402
+from viewer.vtk_view import OffscreenVTKWidget  # noqa: E402
 
 # ---- look -------------------------------------------------------------------------------------
 BACKGROUND = (0.035, 0.045, 0.075)
@@ -166,16 +166,42 @@ class _BlockCache:
         self._blocks: OrderedDict[int, tuple] = OrderedDict()
 
     def _read(self, a: int, b: int) -> tuple:
+        out = None
+        for out in self._read_steps(a, b):
+            pass
+        return out
+
+    def _read_steps(self, a: int, b: int, per_step: int = 8):
+        """Read frames [a, b) a few datasets per step (a generator; the last item is the block)."""
         r = self.run
-        ch = {c: r.channel(c, a, b) for c in self.channels}
+        ch = {}
+        for i, c in enumerate(self.channels):
+            ch[c] = r.channel(c, a, b)
+            if i % per_step == per_step - 1:
+                yield None
         k, n = b - a, len(self.pairs)
         active, force, point = np.zeros((n, k), bool), np.zeros((n, k, 3)), np.zeros((n, k, 3))
         for j, p in enumerate(self.pairs):
             active[j] = r.contact_active(p, a, b)
             force[j] = r.contact_force(p, a, b)
             point[j] = _contact_points(r, p, a, b)
+            if j % (per_step // 3) == per_step // 3 - 1:
+                yield None
         self.loads += 1
-        return a, b, ch, active, force, point
+        yield a, b, ch, active, force, point
+
+    def load_steps(self, frame: int):
+        """Read the block holding `frame` into the cache, a few datasets per step (a generator)."""
+        a = (frame // self.block) * self.block
+        if a in self._blocks:
+            return
+        blk = None
+        for blk in self._read_steps(a, min(a + self.block, self.run.n_frames)):
+            if blk is None:
+                yield
+        self._blocks[a] = blk
+        while len(self._blocks) > self.keep:
+            self._blocks.popitem(last=False)
 
     def at(self, frame: int) -> int:
         """Index of `frame` inside the current block (switching or loading the block if needed)."""
@@ -189,6 +215,13 @@ class _BlockCache:
             self._blocks.move_to_end(a)
             self.start, self.stop, self.ch, self.active, self.force, self.point = blk
         return frame - self.start
+
+    def extend(self, n_old: int):
+        """The run grew from `n_old` frames: forget blocks that may have been cut short at the old end."""
+        for a in [a for a in self._blocks if a + self.block > n_old]:
+            del self._blocks[a]
+        if self.start >= 0 and self.start + self.block > n_old:
+            self.start = self.stop = -1
 
     def value(self, name: str, frame: int) -> float:
         k = self.at(frame)
@@ -267,7 +300,7 @@ class ScenePane(QWidget):
         self._initialized = False
         self._dirty = False
 
-        self.vtk_widget = QVTKRenderWindowInteractor()  # no parent: avoids Finalize() on parent destroy
+        self.vtk_widget = OffscreenVTKWidget()  # rendered off screen, painted as an image (see viewer/vtk_view.py)
         self.vtk_widget.setFocusPolicy(Qt.NoFocus)      # keys stay with the window (playback shortcuts)
         self._build_labels()
         grid = QGridLayout(self)
@@ -771,10 +804,26 @@ class ScenePane(QWidget):
         return np.array([[m.GetElement(r, c) for c in range(4)] for r in range(4)])
 
     # ---- a run still being written -------------------------------------------------------------
-    def refresh_live(self):
-        """The run grew: forget the cached (possibly short) last block; geometry and cameras stay."""
+    def refresh_live(self, n_old: int | None = None):
+        """The run grew from `n_old` frames: forget the cached (possibly short) last block; geometry and cameras
+        stay. `prefetch_live` then reads the new last frame's block (a step of its own in a live refresh)."""
         if self.run is not None and self._cache is not None:
-            self._cache = _BlockCache(self.run, self._cache.channels, self._pairs)
+            if n_old is None:
+                self._cache = _BlockCache(self.run, self._cache.channels, self._pairs)
+            else:
+                self._cache.extend(n_old)
+
+    def prefetch_steps(self, frame: int):
+        """Read the readouts, contacts and poses of `frame` a few datasets per step (a generator), so that
+        showing the frame then only renders."""
+        if self.run is None or self._cache is None:
+            return
+        frame = min(max(int(frame), 0), self.run.n_frames - 1)
+        yield from self._cache.load_steps(frame)
+        try:
+            self.run.poses(frame)
+        except RunFileError:
+            pass   # reported when the frame is shown
 
     # ---- rendering -----------------------------------------------------------------------------
     def showEvent(self, ev):
@@ -785,8 +834,18 @@ class ScenePane(QWidget):
         if self._dirty:
             self._render()
 
+    def hold_render(self):
+        """Frames shown from now on move the actors but do not render until `release_render` (one render per
+        live refresh, in an event-loop turn of its own)."""
+        self._held = True
+
+    def release_render(self):
+        self._held = False
+        if self._dirty:
+            self._render()
+
     def _render(self):
-        if not self.isVisible():
+        if not self.isVisible() or getattr(self, "_held", False):
             self._dirty = True
             return
         self._dirty = False

@@ -1,0 +1,116 @@
+"""A QWidget showing an off-screen VTK render window: each render is read back and painted with QPainter.
+
+Presenting a GL window costs far more than rendering it on software GL (Xvfb, llvmpipe: ~14 ms to present a
+690x392 window, ~1 ms to render it off screen and read it back); painting the image also lets QWidget.grab see it.
+Mouse events drive a vtkGenericRenderWindowInteractor as QVTKRenderWindowInteractor does.
+"""
+from __future__ import annotations
+
+import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QImage, QPainter
+from PySide6.QtWidgets import QSizePolicy, QWidget
+from vtkmodules.util.numpy_support import vtk_to_numpy
+from vtkmodules.vtkCommonCore import vtkUnsignedCharArray
+from vtkmodules.vtkRenderingCore import vtkRenderWindow
+from vtkmodules.vtkRenderingUI import vtkGenericRenderWindowInteractor
+
+
+class OffscreenVTKWidget(QWidget):
+    """Off-screen vtkRenderWindow shown as an image; `GetRenderWindow`, `Initialize`, `Finalize` as in QVTK."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setAttribute(Qt.WA_OpaquePaintEvent)
+        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
+        self.setMouseTracking(False)
+        self._rw = vtkRenderWindow()
+        self._rw.SetOffScreenRendering(1)
+        self._rw.SetMultiSamples(0)
+        self._Iren = vtkGenericRenderWindowInteractor()
+        self._Iren.SetRenderWindow(self._rw)
+        self._rw.AddObserver("EndEvent", self._rendered)
+        self._buf = vtkUnsignedCharArray()
+        self._image = QImage()
+        self._wheel = 0
+        self._button = Qt.NoButton
+        self.renders = 0
+
+    # ---- QVTKRenderWindowInteractor's interface used by the panes --------------------------------
+    def GetRenderWindow(self) -> vtkRenderWindow:
+        return self._rw
+
+    def Initialize(self):
+        self._Iren.Initialize()
+
+    def Finalize(self):
+        self._rw.Finalize()
+
+    # ---- image ---------------------------------------------------------------------------------
+    def _rendered(self, *_):
+        """After each render: read the frame back (RGB, bottom-up) and schedule a paint."""
+        w, h = self._rw.GetSize()
+        if w <= 0 or h <= 0:
+            return
+        self._rw.GetPixelData(0, 0, w - 1, h - 1, 0, self._buf, 0)
+        arr = vtk_to_numpy(self._buf)
+        img = QImage(arr.data, w, h, 3 * w, QImage.Format_RGB888)
+        self._image = img.flipped(Qt.Orientation.Vertical) if hasattr(img, "flipped") else img.mirrored(False, True)
+        self._image.setDevicePixelRatio(self.devicePixelRatioF())
+        self.renders += 1
+        self.update()
+
+    def image(self) -> QImage:
+        """The last rendered frame."""
+        return self._image
+
+    def paintEvent(self, _ev):
+        p = QPainter(self)
+        if self._image.isNull():
+            p.fillRect(self.rect(), Qt.black)
+        else:
+            p.drawImage(0, 0, self._image)
+        p.end()
+
+    def resizeEvent(self, ev):
+        super().resizeEvent(ev)
+        s = self.devicePixelRatioF()
+        w, h = max(1, round(s * self.width())), max(1, round(s * self.height()))
+        self._rw.SetSize(w, h)
+        self._Iren.SetSize(w, h)
+        self._Iren.ConfigureEvent()
+
+    # ---- mouse ---------------------------------------------------------------------------------
+    def _event_info(self, ev, repeat: int = 0):
+        s = self.devicePixelRatioF()
+        pos = ev.position() if hasattr(ev, "position") else ev.pos()
+        mods = ev.modifiers()
+        self._Iren.SetEventInformationFlipY(int(round(pos.x() * s)), int(round(pos.y() * s)),
+                                            bool(mods & Qt.ControlModifier), bool(mods & Qt.ShiftModifier),
+                                            chr(0), repeat, None)
+
+    def mousePressEvent(self, ev):
+        self._event_info(ev, 1 if ev.type() == QEvent.Type.MouseButtonDblClick else 0)
+        self._button = ev.button()
+        {Qt.LeftButton: self._Iren.LeftButtonPressEvent, Qt.RightButton: self._Iren.RightButtonPressEvent,
+         Qt.MiddleButton: self._Iren.MiddleButtonPressEvent}.get(self._button, lambda: None)()
+
+    def mouseReleaseEvent(self, ev):
+        self._event_info(ev)
+        {Qt.LeftButton: self._Iren.LeftButtonReleaseEvent, Qt.RightButton: self._Iren.RightButtonReleaseEvent,
+         Qt.MiddleButton: self._Iren.MiddleButtonReleaseEvent}.get(self._button, lambda: None)()
+        self._button = Qt.NoButton
+
+    def mouseMoveEvent(self, ev):
+        self._event_info(ev)
+        self._Iren.MouseMoveEvent()
+
+    def wheelEvent(self, ev):
+        self._event_info(ev)
+        self._wheel += ev.angleDelta().y()
+        if self._wheel >= 120:
+            self._Iren.MouseWheelForwardEvent()
+            self._wheel = 0
+        elif self._wheel <= -120:
+            self._Iren.MouseWheelBackwardEvent()
+            self._wheel = 0
