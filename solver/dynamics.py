@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from solver.contact.kernels import ROLLER
-from solver.contact.pairset import PAR_K, evaluate_pairs
+from solver.contact.pairset import PAR_K, evaluate_pairs_step
 from solver.vec3 import (add, col, cross, dot, mat_to_quat, mm, mtv, mv, norm, quat_to_mat, rot_inertia, rot_x,
                          rot_y, rot_z, scl, sub)
 
@@ -428,6 +428,7 @@ def _craft_load(Q, acc, F, p, rA, rP):
 
 
 W_TRIG = 0          # scratch rows W[0:4]: cos, sin of the latch angles; cos, sin of the pusher angles
+W_NEAR, W_STEP = 4, 5   # W[4]: contact pairs near within the step (evaluate_pairs_step); W[5, 0]: the step
 
 
 @njit(cache=True, error_model="numpy")
@@ -612,8 +613,8 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     cst[0] = ext
     cst[1] = cam_extension(P, phi)                          # alignment levers: cam driven by the nut angle
     obs[O_LEVER] = cst[1]
-    status = evaluate_pairs(gprim, gpint, gpairs, gppar, cpos, crot, cvel, cw, cst, gwork, c_act, c_dep, c_pnt,
-                            c_nrm, c_frc, c_diag)
+    status = evaluate_pairs_step(gprim, gpint, gpairs, gppar, cpos, crot, cvel, cw, cst, gwork, c_act, c_dep, c_pnt,
+                                 c_nrm, c_frc, c_diag, W[W_NEAR], full, W[W_STEP, 0])   # broad phase once per step
     if status != 0 and obs[O_CSTAT] == 0.0:
         obs[O_CSTAT] = 1.0
         obs[O_CPAIR] = c_diag[0]
@@ -1197,8 +1198,9 @@ def cyclogram(t, Z, P, c_act, obs, ev, n_ev):
 def run_block(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, c_diag,
               prev_act, ev, n_ev, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n, out_d, out_vn):
     """Advance n_out output frames of spo RK4 steps each; record frames and events. Returns (status, t, rows)."""
-    W = np.zeros((30, 16))
+    W = np.zeros((30, max(16, gpairs.shape[0])))
     trig_table(P, W)
+    W[W_STEP, 0] = h
     JV = np.zeros((3, 3, ND))
     JW = np.zeros((3, 3, ND))
     nb = 6
