@@ -450,8 +450,9 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
              c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, ds, obs, pose, full=True):
     """State derivative ds of the whole system; also fills obs (loads, energies), the contact arrays c_*, pose.
 
-    W is scratch whose rows W_TRIG.. hold `trig_table(P, W)`. With full=False (RK4 stages 2-4) only ds, the
-    contact flags and forces, the step's own observations (latch, pusher, depth status) are computed: energies,
+    W is scratch whose rows W_TRIG.. hold `trig_table(P, W)`. full=True is a step's first RK4 stage: it also sets
+    the contact pairs near within the step (W[W_NEAR]). With full=False (stages 2-4) only ds, the contact flags and
+    forces (near pairs only) and the step's own observations (latch, pusher, depth status) are computed: energies,
     base loads, poses and contact report rows are left as they are."""
     # ---- passive craft
     qn = math.sqrt(s[3] ** 2 + s[4] ** 2 + s[5] ** 2 + s[6] ** 2)
