@@ -89,7 +89,7 @@ def evaluate_pairs(prim, pint, pairs, ppar, pos, rot, vel, omega, state, work,
     """
     transform_rows(prim, pint, pos, rot, state, work)
     return _pair_loop(prim, pint, pairs, ppar, pos, rot, vel, omega, work, active, depth, point, normal, force, diag,
-                      active, False)
+                      active, 0)
 
 
 @njit(cache=True, _nrt=False)
@@ -97,10 +97,11 @@ def evaluate_pairs_step(prim, pint, pairs, ppar, pos, rot, vel, omega, state, wo
                         active, depth, point, normal, force, diag, near, first, h):
     """`evaluate_pairs` with its broad phase shared by the stages of one integration step of length h.
 
-    first=True (the step's first stage) maps every row, evaluates every pair and sets near[k] = 1 for each pair k
-    that may touch within the step: its bounds come within STEP_PAD, or its active row depends on `state` (latches,
-    rollers), or its relative speed is too high for the pad (h (2 v + STEP_DV) >= STEP_PAD). Later stages map
-    and evaluate only the near pairs (the others are apart: outputs 0), with the same results as evaluate_pairs."""
+    first=True (the step's first stage) maps every row and sets near[k]: 1 if pair k's bounds come within STEP_PAD
+    or its active row depends on `state` (latches, rollers), else 2 if its relative speed is too high for the pad
+    (h (2 v + STEP_DV) >= STEP_PAD), else 0; it evaluates the pairs with near[k] == 1 (the others are apart now).
+    Later stages map the rows of the pairs with near[k] != 0 and evaluate those pairs (the others are apart: outputs
+    0), with the same results as evaluate_pairs."""
     if first:
         transform_rows(prim, pint, pos, rot, state, work)
         for j in range(prim.shape[0]):
@@ -110,7 +111,7 @@ def evaluate_pairs_step(prim, pint, pairs, ppar, pos, rot, vel, omega, state, wo
             b0 = pairs[k, PAIR_B0]
             n = _step_near(pint, pairs, ppar, pos, rot, vel, omega, work, k, h)
             near[k] = n
-            if n:
+            if n != 0:
                 work[ia, ROW_NEED] = 1.0
                 for jb in range(b0, b0 + pairs[k, PAIR_NB]):
                     work[jb, ROW_NEED] = 1.0
@@ -119,12 +120,12 @@ def evaluate_pairs_step(prim, pint, pairs, ppar, pos, rot, vel, omega, state, wo
             if work[j, ROW_NEED] != 0.0:
                 transform_row(prim, pint, pos, rot, state, work, j)
     return _pair_loop(prim, pint, pairs, ppar, pos, rot, vel, omega, work, active, depth, point, normal, force, diag,
-                      near, not first)
+                      near, 1 if first else 2)
 
 
 @njit(cache=True, inline="always")
 def _step_near(pint, pairs, ppar, pos, rot, vel, omega, work, k, h):
-    """1 if pair k may touch within a step of length h from the current world rows (see evaluate_pairs_step)."""
+    """near[k] of `evaluate_pairs_step`: 1 may touch within the step, 2 apart now but too fast to skip, 0 apart."""
     ia = pairs[k, PAIR_A]
     b0 = pairs[k, PAIR_B0]
     kind = pint[ia, 0]
@@ -134,6 +135,17 @@ def _step_near(pint, pairs, ppar, pos, rot, vel, omega, work, k, h):
     bb = pint[b0, 1]
     ba = pint[ia, 1]
     ax, ay, az, ar = _bound_radius(work, ka, ia)
+    # apart by the pad: then also apart for the pair loop's own (unpadded) tests
+    pr = ar + STEP_PAD
+    lx, ly, lz = ppar[k, PAR_BX], ppar[k, PAR_BY], ppar[k, PAR_BZ]
+    bx = rot[bb, 0, 0] * lx + rot[bb, 0, 1] * ly + rot[bb, 0, 2] * lz + pos[bb, 0]
+    by = rot[bb, 1, 0] * lx + rot[bb, 1, 1] * ly + rot[bb, 1, 2] * lz + pos[bb, 1]
+    bz = rot[bb, 2, 0] * lx + rot[bb, 2, 1] * ly + rot[bb, 2, 2] * lz + pos[bb, 2]
+    reach = pr + ppar[k, PAR_BR]
+    apart = (ax - bx) ** 2 + (ay - by) ** 2 + (az - bz) ** 2 > reach * reach or (
+        ppar[k, PAR_MT] >= 0.0 and _meridian_apart(ppar, k, rot, pos, bb, ax, ay, az, pr))
+    if not apart:
+        return 1
     # relative speed of the active bound's centre in the passive body's frame
     rax, ray, raz = ax - pos[ba, 0], ay - pos[ba, 1], az - pos[ba, 2]
     rbx, rby, rbz = ax - pos[bb, 0], ay - pos[bb, 1], az - pos[bb, 2]
@@ -141,24 +153,15 @@ def _step_near(pint, pairs, ppar, pos, rot, vel, omega, work, k, h):
     vy = vel[ba, 1] + omega[ba, 2] * rax - omega[ba, 0] * raz - (vel[bb, 1] + omega[bb, 2] * rbx - omega[bb, 0] * rbz)
     vz = vel[ba, 2] + omega[ba, 0] * ray - omega[ba, 1] * rax - (vel[bb, 2] + omega[bb, 0] * rby - omega[bb, 1] * rbx)
     if h * (2.0 * math.sqrt(vx * vx + vy * vy + vz * vz) + STEP_DV) >= STEP_PAD:
-        return 1
-    pr = ar + STEP_PAD
-    lx, ly, lz = ppar[k, PAR_BX], ppar[k, PAR_BY], ppar[k, PAR_BZ]
-    bx = rot[bb, 0, 0] * lx + rot[bb, 0, 1] * ly + rot[bb, 0, 2] * lz + pos[bb, 0]
-    by = rot[bb, 1, 0] * lx + rot[bb, 1, 1] * ly + rot[bb, 1, 2] * lz + pos[bb, 1]
-    bz = rot[bb, 2, 0] * lx + rot[bb, 2, 1] * ly + rot[bb, 2, 2] * lz + pos[bb, 2]
-    reach = pr + ppar[k, PAR_BR]
-    if (ax - bx) ** 2 + (ay - by) ** 2 + (az - bz) ** 2 > reach * reach:
-        return 0
-    if ppar[k, PAR_MT] >= 0.0 and _meridian_apart(ppar, k, rot, pos, bb, ax, ay, az, pr):
-        return 0
-    return 1
+        return 2
+    return 0
 
 
 @njit(cache=True, inline="always")
 def _pair_loop(prim, pint, pairs, ppar, pos, rot, vel, omega, work, active, depth, point, normal, force, diag,
-               near, skip):
-    """The pair loop of `evaluate_pairs` over world rows; with skip, pairs with near[k] == 0 are left apart."""
+               near, mode):
+    """The pair loop of `evaluate_pairs` over world rows; mode 1 (a step's first stage) leaves the pairs with
+    near[k] != 1 apart, mode 2 (later stages) those with near[k] == 0, mode 0 tests every pair."""
     for k in range(pairs.shape[0]):
         active[k] = 0
         depth[k] = 0.0
@@ -166,7 +169,7 @@ def _pair_loop(prim, pint, pairs, ppar, pos, rot, vel, omega, work, active, dept
             point[k, c] = 0.0
             normal[k, c] = 0.0
             force[k, c] = 0.0
-        if skip and near[k] == 0:
+        if (mode == 1 and near[k] != 1) or (mode == 2 and near[k] == 0):
             continue
         ex = pairs[k, PAIR_EXCLUDE]
         if ex >= 0 and active[ex] != 0:               # incompatible with a contact found already
