@@ -60,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("scenario", type=Path, help="scenario TOML (resources/scenarios/*.toml or an edited copy)")
     r.add_argument("-o", "--out", type=Path, default=None, help="run file to write (default: <scenario>.h5 here)")
     r.add_argument("--t-end", type=float, default=None, help="end time, s (default: the scenario's duration)")
+    r.add_argument("--output-step", type=float, default=None,
+                   help="frame step of the run file, s: a multiple of the solver step (default: the scenario's; "
+                        "e.g. 0.01 for long runs, written much faster; contact intervals shorter than it are missed)")
     r.add_argument("--from", dest="branch_of", type=Path, default=None,
                    help="branch: start from the state stored in this run file ...")
     r.add_argument("--at", type=float, default=None, help="... at this time, s (its frame at or before)")
@@ -89,12 +92,14 @@ def cmd_run(args) -> int:
     from app.progress import StopOnSignal, TerminalProgress
     from solver.runfile import RunFile, RunFileError
     from solver.scenario import ScenarioError, load_model
-    from solver.simulate import RunCancelled, SolverDiverged, run_scenario, start_from_run
+    from solver.simulate import RunCancelled, SolverDiverged, run_scenario, start_from_run, with_output_step
 
     try:
-        model = load_model(args.scenario)
+        model = with_output_step(load_model(args.scenario), args.output_step, args.scenario)
     except ScenarioError as exc:
         return fail(exc)
+    if args.output_step is not None and args.branch_of is not None:
+        return fail(f"{args.scenario}: --output-step: a branch run (--from) keeps the scenario's output step")
     t_end = args.t_end if args.t_end is not None else model.duration
     if not (math.isfinite(t_end) and t_end > 0):
         return fail(f"{args.scenario}: --t-end: must be a positive number of seconds, found {t_end}")
@@ -125,7 +130,7 @@ def cmd_run(args) -> int:
         print(f"STARTED {Path(out).resolve()}", flush=True)
     try:
         run_scenario(args.scenario, out, progress=progress, t_end=t_end, start=start, cancel=stop,
-                     live=args.progress_lines)   # the app's worker follows the file while it grows
+                     live=args.progress_lines, output_step=args.output_step)   # the app's worker follows the file while it grows
     except ScenarioError as exc:
         return fail(exc)
     except SolverDiverged as exc:

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from solver.contact.kernels import ROLLER
-from solver.contact.pairset import PAR_K, evaluate_pairs
+from solver.contact.pairset import PAR_K, evaluate_pairs_step
 from solver.vec3 import (add, col, cross, dot, mat_to_quat, mm, mtv, mv, norm, quat_to_mat, rot_inertia, rot_x,
                          rot_y, rot_z, scl, sub)
 
@@ -330,7 +330,27 @@ def _craft_block(M, b, m, I, gyro):
             M[3 + i, 3 + j] += I[3 * j + i]      # the general sum picks I[j, i] (R I R^T need not be bit-symmetric)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
+def _crba_row(M, JV, JW, bd, i, m, jvi, Ijw):
+    """Row i of body bd's CRBA term m JV^T JV + JW^T I JW (j <= i). The craft columns of the Jacobian (`_body_jac`) are
+    unit vectors (j < 3: JV = e_j, JW = 0) and (e_k x d, e_k) (3 <= j < 6): their exact zero and unit products are
+    left out, which leaves every sum bit-identical to the full 3-term dot products."""
+    for j in range(min(i + 1, 3)):
+        M[i, j] += m * jvi[j]
+    for j in range(3, min(i + 1, 6)):
+        if j == 3:
+            a = JV[bd, 1, j] * jvi[1] + JV[bd, 2, j] * jvi[2]
+        elif j == 4:
+            a = JV[bd, 0, j] * jvi[0] + JV[bd, 2, j] * jvi[2]
+        else:
+            a = JV[bd, 0, j] * jvi[0] + JV[bd, 1, j] * jvi[1]
+        M[i, j] += m * a + Ijw[j - 3]
+    for j in range(6, i + 1):
+        M[i, j] += m * (JV[bd, 0, j] * jvi[0] + JV[bd, 1, j] * jvi[1] + JV[bd, 2, j] * jvi[2]) + \
+            JW[bd, 0, j] * Ijw[0] + JW[bd, 1, j] * Ijw[1] + JW[bd, 2, j] * Ijw[2]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def _cholesky_solve(M, b, n, x):
     """Solve M x = b (M symmetric positive definite, overwritten by its Cholesky factor)."""
     for j in range(n):
@@ -409,6 +429,7 @@ def _craft_load(Q, acc, F, p, rA, rP):
 
 
 W_TRIG = 0          # scratch rows W[0:4]: cos, sin of the latch angles; cos, sin of the pusher angles
+W_NEAR, W_STEP = 4, 5   # W[4]: contact pairs near within the step (evaluate_pairs_step); W[5, 0]: the step
 
 
 @njit(cache=True, error_model="numpy")
@@ -427,10 +448,13 @@ def trig_table(P, W):
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
-             c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, ds, obs, pose):
+             c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, ds, obs, pose, full=True):
     """State derivative ds of the whole system; also fills obs (loads, energies), the contact arrays c_*, pose.
 
-    W is scratch whose rows W_TRIG.. hold `trig_table(P, W)`."""
+    W is scratch whose rows W_TRIG.. hold `trig_table(P, W)`. full=True is a step's first RK4 stage: it also sets
+    the contact pairs near within the step (W[W_NEAR]). With full=False (stages 2-4) only ds, the contact flags and
+    forces (near pairs only) and the step's own observations (latch, pusher, depth status) are computed: energies,
+    base loads, poses and contact report rows are left as they are."""
     # ---- passive craft
     qn = math.sqrt(s[3] ** 2 + s[4] ** 2 + s[5] ** 2 + s[6] ** 2)
     RP = quat_to_mat(s[3] / qn, s[4] / qn, s[5] / qn, s[6] / qn)
@@ -551,7 +575,8 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
         # slot around the stop or wall faces (one-sided): it is pressed back in by the bore (released), not held
         obs[O_LATCH_OUT + k] = 1.0 if (deep < 0.0 or abs(tt) > hw) else 0.0
         # energy released when the latch springs from the bore onto the slot floor (absorbed on engagement)
-        obs[O_LATCH_U + k] = _latch_energy(P[P_LATCH_K], cb, cmax) - _latch_energy(P[P_LATCH_K], cf, cmax)
+        if full:
+            obs[O_LATCH_U + k] = _latch_energy(P[P_LATCH_K], cb, cmax) - _latch_energy(P[P_LATCH_K], cf, cmax)
         cst[2 + k] = Z[Z_EXT0 + k] if Z[Z_LATCH0 + k] > 0.5 else 1.0
         obs[O_LATCH_E + k] = 1.0 - min(max(cf, 0.0), cmax) / cmax
         if rho < 1e-9 or tl[0] > 0.0:
@@ -571,7 +596,9 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
         c_act[kn] = 1
         for i in range(3):
             c_frc[kn, i] += Fw[i]
-        if c > c_dep[kn]:
+        if c > c_dep[kn] and not full:
+            c_dep[kn] = c
+        elif c > c_dep[kn]:
             # the most pressed latch gives the reported point, normal and closing speed (rate of c)
             c_dep[kn] = c
             fm = norm(Fw)
@@ -580,7 +607,8 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
                 c_pnt[kn, i] = tip[i]
                 c_nrm[kn, i] = Fw[i] / fm
             c_vn[kn] = -dot(vt, Fw) / fm * math.sqrt(1.0 + slope * slope)
-        pe += _latch_energy(P[P_LATCH_K], c, cmax)
+        if full:
+            pe += _latch_energy(P[P_LATCH_K], c, cmax)
         e_k = 1.0 - min(c, cmax) / cmax
         # the library sees an engaged latch at its extension (a slot wall or stop bears on it) and a latch
         # pressed by the bore as retracted (it bears only on the guide wall modelled here)
@@ -590,8 +618,8 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     cst[0] = ext
     cst[1] = cam_extension(P, phi)                          # alignment levers: cam driven by the nut angle
     obs[O_LEVER] = cst[1]
-    status = evaluate_pairs(gprim, gpint, gpairs, gppar, cpos, crot, cvel, cw, cst, gwork, c_act, c_dep, c_pnt,
-                            c_nrm, c_frc, c_diag)
+    status = evaluate_pairs_step(gprim, gpint, gpairs, gppar, cpos, crot, cvel, cw, cst, gwork, c_act, c_dep, c_pnt,
+                                 c_nrm, c_frc, c_diag, W[W_NEAR], full, W[W_STEP, 0])   # broad phase once per step
     if status != 0 and obs[O_CSTAT] == 0.0:
         obs[O_CSTAT] = 1.0
         obs[O_CPAIR] = c_diag[0]
@@ -710,16 +738,15 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
             jwi = (JW[bd, 0, i], JW[bd, 1, i], JW[bd, 2, i])
             b[i] -= m * dot(jvi, a0) + dot(jwi, gyro)
             Ijw = mv(I, jwi)
-            for j in range(i + 1):
-                M[i, j] += m * (JV[bd, 0, j] * jvi[0] + JV[bd, 1, j] * jvi[1] + JV[bd, 2, j] * jvi[2]) + \
-                    JW[bd, 0, j] * Ijw[0] + JW[bd, 1, j] * Ijw[1] + JW[bd, 2, j] * Ijw[2]
-        vc = vA
-        if bd == 1:
-            vc = add(vG, cross(wH, dHc))
-        elif bd == 2:
-            vc = add(vE, cross(wPr, dPc))
-        ke += 0.5 * m * dot(vc, vc) + 0.5 * dot(om, Iom)
-        mom = add(mom, scl(vc, m))
+            _crba_row(M, JV, JW, bd, i, m, jvi, Ijw)
+        if full:
+            vc = vA
+            if bd == 1:
+                vc = add(vG, cross(wH, dHc))
+            elif bd == 2:
+                vc = add(vE, cross(wPr, dPc))
+            ke += 0.5 * m * dot(vc, vc) + 0.5 * dot(om, Iom)
+            mom = add(mom, scl(vc, m))
 
     # ---- lateral damper chains reduced onto the housing rows (eq. 2.3-2.4)
     RHb = mm(ry1, rz2)
@@ -833,8 +860,9 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
             ds[S_WP + i] = dw[i]
         for i in range(4):
             ds[S_QP + i] = dq[i]
-        ke += 0.5 * mP * dot(vP, vP) + 0.5 * dot(wP, Iw)
-        mom = add(mom, scl(vP, mP))
+        if full:
+            ke += 0.5 * mP * dot(vP, vP) + 0.5 * dot(wP, Iw)
+            mom = add(mom, scl(vP, mP))
     dq = qmul_omega(wA, s[16], s[17], s[18], s[19])
     for i in range(3):
         ds[S_RA + i] = vA[i]
@@ -848,6 +876,8 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     ds[S_PHI] = dphi
     ds[S_DPHI] = ddphi
     ds[S_EDISS] = pdiss
+    if not full:
+        return
 
     # ---- loads on the mechanism base (active craft) from the housing and probe balance
     Fb = Fm
@@ -1174,8 +1204,9 @@ def cyclogram(t, Z, P, c_act, obs, ev, n_ev):
 def run_block(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, c_diag,
               prev_act, ev, n_ev, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n, out_d, out_vn):
     """Advance n_out output frames of spo RK4 steps each; record frames and events. Returns (status, t, rows)."""
-    W = np.zeros((30, 16))
+    W = np.zeros((30, max(16, gpairs.shape[0])))
     trig_table(P, W)
+    W[W_STEP, 0] = h
     JV = np.zeros((3, 3, ND))
     JW = np.zeros((3, 3, ND))
     nb = 6
@@ -1285,15 +1316,15 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
             for i in range(NS):
                 st[i] = s[i] + 0.5 * h * k1[i]
             evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
-                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k2, obs, pose)
+                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k2, obs, pose, False)
             for i in range(NS):
                 st[i] = s[i] + 0.5 * h * k2[i]
             evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
-                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k3, obs, pose)
+                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k3, obs, pose, False)
             for i in range(NS):
                 st[i] = s[i] + h * k3[i]
             evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
-                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k4, obs, pose)
+                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k4, obs, pose, False)
             if obs[O_CSTAT] != 0.0:
                 return ST_DEPTH, t, row
             for i in range(NS):

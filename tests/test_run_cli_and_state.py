@@ -43,6 +43,17 @@ def test_cli_bad_input_names_file_and_key_and_writes_nothing(tmp_path, old, new,
     assert not out.exists()
 
 
+def test_cli_output_step_must_be_a_multiple_of_the_step(tmp_path):
+    out = tmp_path / "never.h5"
+    r = _cli(SCEN / "lateral_miss_7t.toml", "-o", out, "--t-end", "0.1", "--output-step", "0.0003")
+    assert r.returncode == 2 and "output_step: 0.0003 must be a positive multiple of the solver step" in r.stderr
+    assert not out.exists()
+    r = _cli(SCEN / "lateral_miss_7t.toml", "-o", out, "--t-end", "0.1", "--output-step", "0.01")
+    assert r.returncode == 0
+    with RunFile(out) as run:
+        assert run.n_frames == 11 and abs(float(run.time[-1]) - 0.1) < 1e-9
+
+
 def test_cli_branch_needs_a_time_and_a_run_with_state(tmp_path):
     r = _cli(SCEN / "lateral_miss_7t.toml", "-o", tmp_path / "x.h5", "--from", ROOT / "sample_runs" /
              "synthetic_approach.h5", "--at", "1.0")

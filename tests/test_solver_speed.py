@@ -76,3 +76,103 @@ def test_compare_runs_identical_and_changed(tmp_path):
         f["channels/Fx"][10] += 1e-6 * max(1.0, np.abs(f["channels/Fx"][:]).max())
     worst, rows, problems = compare(a, c)
     assert dict(rows)["channels/Fx"] > 0 and worst == dict(rows)["channels/Fx"]
+
+
+def test_crba_rows_are_the_general_sum_bit_for_bit():
+    """`_crba_row` leaves out the craft columns' exact zero and unit products: same bits as the full sums."""
+    rng = np.random.default_rng(11)
+    for _ in range(100):
+        JV, JW = np.zeros((3, 3, D.ND)), np.zeros((3, 3, D.ND))
+        ax = [tuple(v / np.linalg.norm(v)) for v in rng.normal(size=(5, 3))]
+        rA, pG, pE = (tuple(rng.normal(scale=s, size=3)) for s in (5.0, 1.0, 1.0))
+        for bd, nc in ((1, 8), (2, 11)):
+            D._body_jac(JV, JW, bd, tuple(rng.normal(size=3)), nc, rA, pG, pE, *ax)
+            A = rng.normal(size=(3, 3))
+            I = tuple((A @ A.T + np.eye(3)).ravel())
+            m = float(rng.uniform(1.0, 100.0))
+            M, M_ref = rng.normal(size=(D.ND, D.ND)), None
+            M_ref = M.copy()
+            for i in range(nc):
+                jvi = (JV[bd, 0, i], JV[bd, 1, i], JV[bd, 2, i])
+                Ijw = mv(I, (JW[bd, 0, i], JW[bd, 1, i], JW[bd, 2, i]))
+                D._crba_row(M, JV, JW, bd, i, m, jvi, Ijw)
+                for j in range(i + 1):
+                    M_ref[i, j] += m * (JV[bd, 0, j] * jvi[0] + JV[bd, 1, j] * jvi[1] + JV[bd, 2, j] * jvi[2]) + \
+                        JW[bd, 0, j] * Ijw[0] + JW[bd, 1, j] * Ijw[1] + JW[bd, 2, j] * Ijw[2]
+            assert np.array_equal(M, M_ref)
+
+
+def test_step_broad_phase_gives_the_contacts_of_the_full_pair_loop():
+    """`evaluate_pairs_step`: pairs found apart at a step's first stage are skipped there and at its later stages (poses
+    moved as far as the step's motion) with the outputs of `evaluate_pairs`; a fast pair is never skipped."""
+    from solver.contact import BODIES, load
+    from solver.contact.pairset import PairSetOutput, evaluate_pairs, evaluate_pairs_step
+    from solver.contact.kernels import LATCH_TIP, ROLLER
+    geo = load()
+    nb, npair, h = len(BODIES), len(geo.pair_names), 2.5e-4
+    rng = np.random.default_rng(5)
+    skipped = touching = 0
+    near = np.zeros(npair)
+    for _ in range(2000):
+        pos = rng.normal(scale=0.05, size=(nb, 3))
+        x = rng.uniform(-0.6, 0.2)
+        pos[4] = (x, *rng.normal(scale=0.15, size=2))           # probe head near or in the cone
+        pos[2] = pos[3] = pos[5] = pos[4] + (rng.uniform(0.3, 0.9), 0.0, 0.0)
+        rot = np.tile(np.eye(3), (nb, 1, 1))
+        vel = rng.normal(scale=0.5, size=(nb, 3))
+        om = rng.normal(scale=0.5, size=(nb, 3))
+        state = rng.uniform(0, 1, size=6)
+        o = PairSetOutput(npair)
+        args = (geo.prim, geo.pint, geo.pairs, geo.ppar)
+        s0 = evaluate_pairs_step(*args, pos, rot, vel, om, state, geo.work, o.active, o.depth, o.point, o.normal,
+                                 o.force, o.diag, near, True, h)
+        r = PairSetOutput(npair)
+        assert s0 == evaluate_pairs(*args, pos, rot, vel, om, state, geo.work, r.active, r.depth, r.point, r.normal,
+                                    r.force, r.diag)
+        if s0 != 0:
+            continue
+        for f in ("active", "depth", "point", "normal", "force"):
+            np.testing.assert_array_equal(getattr(o, f), getattr(r, f))
+        kinds = geo.pint[geo.pairs[:, 0], 0]
+        assert all(near[k] for k in range(npair) if kinds[k] in (LATCH_TIP, ROLLER))
+        skipped += int((near == 0).sum())
+        frac = rng.uniform(0.0, 1.0)
+        pos2 = pos + vel * h * frac * 1.5 + rng.normal(scale=1e-5, size=pos.shape)
+        a, b = PairSetOutput(npair), PairSetOutput(npair)
+        sa = evaluate_pairs_step(*args, pos2, rot, vel, om, state, geo.work, a.active, a.depth, a.point, a.normal,
+                                 a.force, a.diag, near, False, h)
+        sb = evaluate_pairs(*args, pos2, rot, vel, om, state, geo.work, b.active, b.depth, b.point, b.normal,
+                            b.force, b.diag)
+        assert sa == sb
+        for f in ("active", "depth", "point", "normal", "force"):
+            np.testing.assert_array_equal(getattr(a, f), getattr(b, f))
+        touching += int(b.active.any())
+    assert skipped > 1000 and touching > 20                 # the sample skips pairs and does hit surfaces
+    vel = np.zeros((nb, 3))
+    vel[1] = 50.0                                            # 50 m/s: too fast for the pad, nothing skipped
+    o = PairSetOutput(npair)
+    evaluate_pairs_step(geo.prim, geo.pint, geo.pairs, geo.ppar, pos, rot, vel, np.zeros((nb, 3)), state, geo.work,
+                        o.active, o.depth, o.point, o.normal, o.force, o.diag, near, True, h)
+    assert near[[k for k in range(npair) if geo.pint[geo.pairs[k, 1], 1] == 0 and
+                 geo.pint[geo.pairs[k, 0], 1] == 1]].all()
+
+
+def test_output_step_records_the_same_states_at_fewer_frames(tmp_path):
+    """A coarser output step changes no number: its frames are the 1 ms run's frames at the same times."""
+    from solver.scenario import ScenarioError
+    scen = ROOT / "resources" / "scenarios" / "central_impact_20t.toml"
+    a, b = tmp_path / "a.h5", tmp_path / "b.h5"
+    run_scenario(scen, a, t_end=0.4)
+    run_scenario(scen, b, t_end=0.4, output_step=0.005)
+    with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
+        assert fb.attrs["output_step"] == 0.005 and fb["time"].shape[0] == 81
+        np.testing.assert_array_equal(fb["time"][:], fa["time"][::5])
+        for name in ("channels/Fx", "channels/total_energy", "bodies/position", "contacts/latch_neck/force"):
+            np.testing.assert_array_equal(fb[name][:], fa[name][::5])
+    for bad in (0.0007, -0.01, float("nan")):
+        try:
+            run_scenario(scen, tmp_path / "c.h5", t_end=0.1, output_step=bad)
+        except ScenarioError as exc:
+            assert "output_step" in str(exc)
+        else:
+            raise AssertionError(f"output_step {bad} accepted")

@@ -208,7 +208,7 @@ class ContactGeometry:
     pint: np.ndarray            # (P, 2) int64: kind, body index
     pairs: np.ndarray           # (NP, 4) int64: active prim, first passive prim, count, exclusion
     ppar: np.ndarray            # (NP, N_PAR) float64: k, c, mu, slip speed, depth max, bounding sphere
-    work: np.ndarray            # (P, ROW) float64 scratch: rows in world frame
+    work: np.ndarray            # (P, ROW + 1) float64 scratch: rows in world frame; last column: row in use (per step)
     body_names: tuple = BODIES
     prim_names: list = field(default_factory=list)
     pair_names: list = field(default_factory=list)
@@ -278,7 +278,7 @@ class GeometryBuilder:
                 ppar[k, PAR_MSIDE:PAR_MSIDE + 4] = cap[4]
         info = [ContactPairInfo(p["name"], p["parts"][0], p["parts"][1], p["name"].replace("_", " "))
                 for p in self.pairs]
-        return ContactGeometry(prim, pint, pairs, ppar, np.zeros_like(prim), self.bodies,
+        return ContactGeometry(prim, pint, pairs, ppar, np.zeros((P, K.ROW + 1)), self.bodies,
                                [p[0] for p in self.prims], names, [p["group"] for p in self.pairs],
                                info, list(parts))
 

@@ -75,46 +75,52 @@ def _cross_into(w, j, k, a, b):
 def transform_rows(prim, pint, pos, rot, state, work):
     """Instantiate state-dependent rows (latch extension, lever extension) and map all rows to world."""
     for j in range(prim.shape[0]):
-        kind = pint[j, 0]
-        b = pint[j, 1]
-        if kind == SPHERE:
-            _put_point(rot, pos, b, work, j, 0, prim[j, 0], prim[j, 1], prim[j, 2])
-            work[j, 3] = prim[j, 3]
-        elif kind == SEGMENT:
-            _put_point(rot, pos, b, work, j, 0, prim[j, 0], prim[j, 1], prim[j, 2])
-            _put_point(rot, pos, b, work, j, 3, prim[j, 3], prim[j, 4], prim[j, 5])
-            work[j, 6] = prim[j, 6]
-        elif kind == CIRCLE or kind == CONE or kind == ANNULUS:
-            _put_point(rot, pos, b, work, j, 0, prim[j, 0], prim[j, 1], prim[j, 2])
-            _put_dir(rot, b, work, j, 3, prim[j, 3], prim[j, 4], prim[j, 5])
-            _put_dir(rot, b, work, j, 6, prim[j, 6], prim[j, 7], prim[j, 8])
-            for k in range(9, 21):
-                work[j, k] = prim[j, k]
-            if kind == CIRCLE:
-                _cross_into(work, j, 17, 3, 6)
-            elif kind == CONE:
-                _cross_into(work, j, 21, 3, 6)
-        elif kind == FACE:
-            for k in range(0, 12, 3):
-                _put_point(rot, pos, b, work, j, k, prim[j, k], prim[j, k + 1], prim[j, k + 2])
-            _put_dir(rot, b, work, j, 12, prim[j, 12], prim[j, 13], prim[j, 14])
-        elif kind == LATCH_TIP:
-            rho = prim[j, 2] + state[int(prim[j, 7])] * (prim[j, 3] - prim[j, 2])
-            _put_point(rot, pos, b, work, j, 0, prim[j, 0], rho * prim[j, 5], rho * prim[j, 6])
-            work[j, 3] = prim[j, 4]
-        elif kind == ROLLER:
-            phi = prim[j, 4] + state[1] * (prim[j, 5] - prim[j, 4])
-            c, s = prim[j, 9], prim[j, 10]
-            rho = prim[j, 1] + prim[j, 3] * math.sin(phi)
-            _put_point(rot, pos, b, work, j, 0, prim[j, 0] - prim[j, 3] * math.cos(phi), rho * c, rho * s)
-            _put_dir(rot, b, work, j, 3, 0.0, -s, c)      # roller axle: tangential
-            _put_dir(rot, b, work, j, 6, 0.0, c, s)       # angle 0: radially outward
-            work[j, 9] = prim[j, 6]
-            work[j, 10] = prim[j, 7]
-            work[j, 11] = prim[j, 8]
-            for k in range(12, 17):
-                work[j, k] = 0.0
+        transform_row(prim, pint, pos, rot, state, work, j)
+
+
+@njit(cache=True, inline="always")
+def transform_row(prim, pint, pos, rot, state, work, j):
+    """`transform_rows` for row j alone."""
+    kind = pint[j, 0]
+    b = pint[j, 1]
+    if kind == SPHERE:
+        _put_point(rot, pos, b, work, j, 0, prim[j, 0], prim[j, 1], prim[j, 2])
+        work[j, 3] = prim[j, 3]
+    elif kind == SEGMENT:
+        _put_point(rot, pos, b, work, j, 0, prim[j, 0], prim[j, 1], prim[j, 2])
+        _put_point(rot, pos, b, work, j, 3, prim[j, 3], prim[j, 4], prim[j, 5])
+        work[j, 6] = prim[j, 6]
+    elif kind == CIRCLE or kind == CONE or kind == ANNULUS:
+        _put_point(rot, pos, b, work, j, 0, prim[j, 0], prim[j, 1], prim[j, 2])
+        _put_dir(rot, b, work, j, 3, prim[j, 3], prim[j, 4], prim[j, 5])
+        _put_dir(rot, b, work, j, 6, prim[j, 6], prim[j, 7], prim[j, 8])
+        for k in range(9, 21):
+            work[j, k] = prim[j, k]
+        if kind == CIRCLE:
             _cross_into(work, j, 17, 3, 6)
+        elif kind == CONE:
+            _cross_into(work, j, 21, 3, 6)
+    elif kind == FACE:
+        for k in range(0, 12, 3):
+            _put_point(rot, pos, b, work, j, k, prim[j, k], prim[j, k + 1], prim[j, k + 2])
+        _put_dir(rot, b, work, j, 12, prim[j, 12], prim[j, 13], prim[j, 14])
+    elif kind == LATCH_TIP:
+        rho = prim[j, 2] + state[int(prim[j, 7])] * (prim[j, 3] - prim[j, 2])
+        _put_point(rot, pos, b, work, j, 0, prim[j, 0], rho * prim[j, 5], rho * prim[j, 6])
+        work[j, 3] = prim[j, 4]
+    elif kind == ROLLER:
+        phi = prim[j, 4] + state[1] * (prim[j, 5] - prim[j, 4])
+        c, s = prim[j, 9], prim[j, 10]
+        rho = prim[j, 1] + prim[j, 3] * math.sin(phi)
+        _put_point(rot, pos, b, work, j, 0, prim[j, 0] - prim[j, 3] * math.cos(phi), rho * c, rho * s)
+        _put_dir(rot, b, work, j, 3, 0.0, -s, c)      # roller axle: tangential
+        _put_dir(rot, b, work, j, 6, 0.0, c, s)       # angle 0: radially outward
+        work[j, 9] = prim[j, 6]
+        work[j, 10] = prim[j, 7]
+        work[j, 11] = prim[j, 8]
+        for k in range(12, 17):
+            work[j, k] = 0.0
+        _cross_into(work, j, 17, 3, 6)
 
 
 @njit(cache=True, inline="always")
