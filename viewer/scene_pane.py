@@ -470,7 +470,6 @@ class ScenePane(QWidget):
 
     def _add_part(self, name: str, g):
         pd = _wire_polydata(g.points, g.lines)
-        mapper = _static_mapper(pd)
         prop = vtkProperty()
         base = KIND_COLORS.get(g.kind, DEFAULT_PART_COLOR)
         prop.SetColor(*base)
@@ -479,8 +478,8 @@ class ScenePane(QWidget):
         actors = []
         for v in self.views.values():
             a = vtkActor()
-            a.SetMapper(mapper)
-            a.SetProperty(prop)
+            a.SetMapper(_static_mapper(pd))   # a mapper per view: shared, it rebuilt its shaders on every render
+            a.SetProperty(prop)               # (parallel and perspective cameras take different shaders)
             a.SetUserMatrix(self._body_matrix[g.body])
             v.renderer.AddActor(a)
             actors.append((v.renderer, a))
@@ -497,10 +496,9 @@ class ScenePane(QWidget):
                 self._static(_vertex_polydata([(0.0, 0.0, 0.0)]), (0.35, 0.9, 1.0), body, point_size=6)
 
     def _static(self, pd, color, body, point_size):
-        mapper = _static_mapper(pd)
         for v in self.views.values():
             a = vtkActor()
-            a.SetMapper(mapper)
+            a.SetMapper(_static_mapper(pd))
             a.GetProperty().SetColor(*color)
             a.GetProperty().LightingOff()
             if point_size:
@@ -746,11 +744,11 @@ class ScenePane(QWidget):
             for g in run_b.geometry.values():
                 if g.body == passive:   # the station barely moves: its ghost would only hide run A's cone
                     continue
-                mapper = _static_mapper(_wire_polydata(g.points, g.lines))
+                pd = _wire_polydata(g.points, g.lines)
                 mine = []
                 for v in self.views.values():
                     a = vtkActor()
-                    a.SetMapper(mapper)
+                    a.SetMapper(_static_mapper(pd))
                     a.SetProperty(prop)
                     a.SetUserMatrix(mats[g.body])
                     v.renderer.AddActor(a)
