@@ -26,7 +26,7 @@ from vtkmodules.vtkRenderingCore import (vtkActor, vtkActor2D, vtkCoordinate,  #
                                          vtkRenderer, vtkTextActor, vtkWindowToImageFilter)
 
 from solver.runfile import TIME_CHUNK, RunFile, RunFileError  # noqa: E402
-from viewer.scene_geometry import arrow_matrix, ld_plane, lateral_direction, pose_matrices  # noqa: E402
+from viewer.scene_geometry import arrow_matrix, cross3, ld_plane, lateral_direction, pose_matrices  # noqa: E402
 from viewer.steady_label import SteadyLabel  # noqa: E402
 from viewer.vtk_view import OffscreenVTKWidget  # noqa: E402
 
@@ -734,7 +734,7 @@ class ScenePane(QWidget):
         self.ld_up, self.ld_normal = up, normal
         cam = self.views["ld"].camera
         f = np.array(cam.GetFocalPoint())
-        view_dir = np.cross(up, [1.0, 0.0, 0.0])  # screen right = +x (cone axis horizontal)
+        view_dir = cross3(up, (1.0, 0.0, 0.0))  # screen right = +x (cone axis horizontal)
         cam.SetPosition(*(f - 10.0 * view_dir))
         cam.SetViewUp(*up)
 
