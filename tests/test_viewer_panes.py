@@ -159,3 +159,33 @@ def test_time_axis_reused_drawings_match_a_fresh_axis(qtbot):
             reused += len(mine._drawn) == before and mine.picture is not None
             assert img_a == img_b, (labelled, k)
         assert reused > 0 if not labelled else True
+
+
+def test_steady_label_relays_out_only_when_its_hints_change(qtbot):
+    """A steady label reports its text's size hints; grow-only hints never shrink; ignored hints never change."""
+    from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QWidget
+
+    from viewer.steady_label import SteadyLabel
+
+    w = QWidget()
+    row = QHBoxLayout(w)
+    plain, grow = SteadyLabel(QLabel("Fx 1.0 N")), SteadyLabel(QLabel("Fx 1.0 N"), grow_only=True)
+    ignored_label = QLabel("a")
+    ignored_label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Ignored)
+    ignored = SteadyLabel(ignored_label)
+    for lab in (plain, grow, ignored):
+        row.addWidget(lab, 1)
+    qtbot.addWidget(w)
+    w.resize(900, 60)
+    w.show()
+    qtbot.waitExposed(w)
+    short = plain.sizeHint().width()
+    for lab in (plain, grow, ignored):
+        lab.setText("Fx -1234.5 N")
+    assert plain.sizeHint().width() > short and grow.sizeHint().width() == plain.sizeHint().width()
+    assert ignored.sizeHint() == ignored_label.__class__("a").sizeHint()
+    for lab in (plain, grow):
+        lab.setText("Fx 2 N")
+    assert plain.sizeHint().width() < short and grow.sizeHint().width() > short
+    qtbot.wait(20)
+    assert plain.text() == "Fx 2 N" and plain.label.width() == plain.width() and grow.label.width() == grow.width()

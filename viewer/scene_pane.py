@@ -370,7 +370,8 @@ class ScenePane(QWidget):
 
         self._left_head, self._left = label(bold, HEADER_COLOR), SteadyLabel(label(mono, TEXT_COLOR))
         self._right_head, self._right = label(bold, HEADER_COLOR), SteadyLabel(label(mono, TEXT_COLOR))
-        self._loads = SteadyLabel(label(mono, TEXT_COLOR, Qt.AlignLeft | Qt.AlignVCenter))   # new text each frame
+        self._loads = SteadyLabel(label(mono, TEXT_COLOR, Qt.AlignLeft | Qt.AlignVCenter),   # new text each frame;
+                                  grow_only=True)                                 # it has the rest of its row
         self._time = SteadyLabel(label(mono, TEXT_COLOR, Qt.AlignRight | Qt.AlignVCenter))
 
     def _column(self, head: QLabel, body: QLabel) -> QWidget:
