@@ -694,11 +694,14 @@ class ScenePane(QWidget):
                 info = run.contact_pairs[pair]
                 red.add(info.part_a)
                 red.add(info.part_b)
+        changed = set()
         for name, p in self._parts.items():
             vc = p["geometry"].visible_channel
-            p["visible"] = True if not vc else cache.value(vc, i) > 0
-            p["red"] = name in red
-        for body in self._bodies:
+            visible = True if not vc else cache.value(vc, i) > 0
+            if visible != p["visible"] or (name in red) != p["red"]:
+                p["visible"], p["red"] = visible, name in red
+                changed.add(p["body"])
+        for body in changed:
             self._set_body_lines(body)
         self._update_arrows(cache, k, active)
         if "housing" in run.bodies and "probe" in run.bodies:
