@@ -122,3 +122,70 @@ def test_plots_pane_scroll_window_and_readout(qtbot, run):
     assert len(p.capture_lines) == 2 and p.capture_lines[0].value() == pytest.approx(run.t_capture)
     p.set_scrolling(False)
     assert p.x_range() == (run.time[0], run.time[-1])
+
+
+def test_time_axis_reused_drawings_match_a_fresh_axis(qtbot):
+    """Scrolling in GraphSteps: the time axis reuses drawings of earlier ranges, and every frame it shows is
+    pixel for pixel what pyqtgraph's own axis draws for that range (ticks, grid, labels)."""
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QGraphicsItem
+
+    from viewer.time_axis import TimeAxis
+
+    def layout(axis):
+        glw = pg.GraphicsLayoutWidget()
+        glw.resize(700, 160)
+        plot = glw.addPlot(axisItems={"bottom": axis})
+        plot.showGrid(x=True, y=True, alpha=0.15)
+        plot.getAxis("bottom").setCacheMode(QGraphicsItem.DeviceCoordinateCache)
+        plot.getAxis("bottom").setStyle(maxTickLevel=1, maxTextLevel=1, showValues=axis.orientation == "bottom")
+        plot.setYRange(-1, 1, padding=0)
+        qtbot.addWidget(glw)
+        glw.show()
+        return glw, plot
+
+    for labelled in (False, True):
+        mine, theirs = TimeAxis("bottom"), pg.AxisItem("bottom")
+        (ga, pa), (gb, pb_) = layout(mine), layout(theirs)
+        for ax in (mine, theirs):
+            ax.setStyle(showValues=labelled)
+        reused = 0
+        for k in list(range(0, 45)) + list(range(20, 0, -3)):   # forward over 4.5 s, then back (reuses)
+            before = len(mine._drawn)
+            for p in (pa, pb_):
+                p.setXRange(0.1 * k, 0.1 * k + 10.0, padding=0)
+            qtbot.wait(1)
+            img_a, img_b = ga.grab().toImage(), gb.grab().toImage()
+            reused += len(mine._drawn) == before and mine.picture is not None
+            assert img_a == img_b, (labelled, k)
+        assert reused > 0 if not labelled else True
+
+
+def test_steady_label_relays_out_only_when_its_hints_change(qtbot):
+    """A steady label reports its text's size hints; grow-only hints never shrink; ignored hints never change."""
+    from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QWidget
+
+    from viewer.steady_label import SteadyLabel
+
+    w = QWidget()
+    row = QHBoxLayout(w)
+    plain, grow = SteadyLabel(QLabel("Fx 1.0 N")), SteadyLabel(QLabel("Fx 1.0 N"), grow_only=True)
+    ignored_label = QLabel("a")
+    ignored_label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Ignored)
+    ignored = SteadyLabel(ignored_label)
+    for lab in (plain, grow, ignored):
+        row.addWidget(lab, 1)
+    qtbot.addWidget(w)
+    w.resize(900, 60)
+    w.show()
+    qtbot.waitExposed(w)
+    short = plain.sizeHint().width()
+    for lab in (plain, grow, ignored):
+        lab.setText("Fx -1234.5 N")
+    assert plain.sizeHint().width() > short and grow.sizeHint().width() == plain.sizeHint().width()
+    assert ignored.sizeHint() == ignored_label.__class__("a").sizeHint()
+    for lab in (plain, grow):
+        lab.setText("Fx 2 N")
+    assert plain.sizeHint().width() < short and grow.sizeHint().width() > short
+    qtbot.wait(20)
+    assert plain.text() == "Fx 2 N" and plain.label.width() == plain.width() and grow.label.width() == grow.width()

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from solver.contact_events import EventTable
 from viewer.plots_pane import AXIS_W, CursorLine
+from viewer.time_axis import TimeAxis
 
 CURSOR = "#ffd700"
 CAPTURE = "#ffffff"
@@ -66,7 +67,7 @@ class ContactLanes(pg.PlotItem):
     """Lanes of contact intervals on the shared time axis (x-linked to the plots by the plots pane)."""
 
     def __init__(self):
-        super().__init__()
+        super().__init__(axisItems={"bottom": TimeAxis("bottom")})   # scrolls reuse its tick drawings
         self.setMenuEnabled(False)
         self.hideButtons()
         self.showGrid(x=True, y=False, alpha=0.15)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QFrame, QGraphicsIte
 from solver.runfile import TIME_CHUNK, RunFile
 from viewer.channel_blocks import ChannelBlocks
 from viewer.steady_label import SteadyLabel
+from viewer.time_axis import TimeAxis
 
 CURSOR = "#ffd700"
 CAPTURE = "#ffffff"
@@ -219,7 +220,8 @@ class PlotsPane(QWidget):
         first = None
         for i, name in enumerate(names):
             info = run.channels[name]
-            plot = self.glw.addPlot(row=i, col=0, enableMenu=False)   # (no context menus built)
+            plot = self.glw.addPlot(row=i, col=0, enableMenu=False,   # (no context menus built)
+                                    axisItems={"bottom": TimeAxis("bottom")})   # scrolls reuse tick drawings
             plot.setMenuEnabled(False)
             plot.hideButtons()
             plot.showGrid(x=True, y=True, alpha=0.15)

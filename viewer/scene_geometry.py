@@ -7,6 +7,11 @@ X_AXIS = np.array([1.0, 0.0, 0.0])
 LD_EPS = 1e-4  # m: below this lateral offset of gimbal and bending joint the plane Ld is undefined
 
 
+def cross3(a, b) -> np.ndarray:
+    """Cross product of two 3-vectors (np.cross costs ~30 us of argument handling; this is called per frame)."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+
+
 def pose_matrices(positions: np.ndarray, quaternions: np.ndarray) -> np.ndarray:
     """4x4 body-to-cone matrices (B, 4, 4) from positions (B, 3) and quaternions (B, 4, w first)."""
     q = np.asarray(quaternions, float)
@@ -50,22 +55,22 @@ def ld_plane(gimbal, joint, reference) -> tuple[np.ndarray, np.ndarray]:
         d = ref
     elif d @ ref < 0:
         d = -d
-    n = np.cross(X_AXIS, d)  # normal; the camera looks along d x X = -n with x to the right
+    n = cross3(X_AXIS, d)  # normal; the camera looks along d x X = -n with x to the right
     return d, n
 
 
 def arrow_matrix(point, force, scale: float, max_length: float, width: float) -> np.ndarray | None:
     """Matrix taking a unit +x arrow to `point` along `force`, length |force|*scale (clamped); None if ~0."""
     f = np.asarray(force, float)
-    mag = float(np.linalg.norm(f))
+    mag = float(np.sqrt(f @ f))
     length = min(mag * scale, max_length)
     if not np.isfinite(length) or length < 1e-6:
         return None
     e1 = f / mag
     helper = X_AXIS if abs(e1[0]) < 0.9 else np.array([0.0, 0.0, 1.0])
-    e2 = np.cross(e1, helper)
-    e2 /= np.linalg.norm(e2)
-    e3 = np.cross(e1, e2)
+    e2 = cross3(e1, helper)
+    e2 /= np.sqrt(e2 @ e2)
+    e3 = cross3(e1, e2)
     w = min(width, length)
     m = np.eye(4)
     m[:3, 0] = e1 * length

@@ -26,7 +26,7 @@ from vtkmodules.vtkRenderingCore import (vtkActor, vtkActor2D, vtkCoordinate,  #
                                          vtkRenderer, vtkTextActor, vtkWindowToImageFilter)
 
 from solver.runfile import TIME_CHUNK, RunFile, RunFileError  # noqa: E402
-from viewer.scene_geometry import arrow_matrix, ld_plane, lateral_direction, pose_matrices  # noqa: E402
+from viewer.scene_geometry import arrow_matrix, cross3, ld_plane, lateral_direction, pose_matrices  # noqa: E402
 from viewer.steady_label import SteadyLabel  # noqa: E402
 from viewer.vtk_view import OffscreenVTKWidget  # noqa: E402
 
@@ -342,6 +342,7 @@ class ScenePane(QWidget):
         self._install_mouse_filter(iren)
 
         self._parts: dict[str, dict] = {}
+        self._bodies: dict[str, dict] = {}   # body -> its parts merged into one wireframe (see _add_bodies)
         self._body_matrix: dict[str, vtkMatrix4x4] = {}
         self._pairs: list[str] = []
         self._arrows: list[dict] = []
@@ -369,7 +370,8 @@ class ScenePane(QWidget):
 
         self._left_head, self._left = label(bold, HEADER_COLOR), SteadyLabel(label(mono, TEXT_COLOR))
         self._right_head, self._right = label(bold, HEADER_COLOR), SteadyLabel(label(mono, TEXT_COLOR))
-        self._loads = SteadyLabel(label(mono, TEXT_COLOR, Qt.AlignLeft | Qt.AlignVCenter))   # new text each frame
+        self._loads = SteadyLabel(label(mono, TEXT_COLOR, Qt.AlignLeft | Qt.AlignVCenter),   # new text each frame;
+                                  grow_only=True)                                 # it has the rest of its row
         self._time = SteadyLabel(label(mono, TEXT_COLOR, Qt.AlignRight | Qt.AlignVCenter))
 
     def _column(self, head: QLabel, body: QLabel) -> QWidget:
@@ -440,6 +442,7 @@ class ScenePane(QWidget):
         self._body_matrix = {b: vtkMatrix4x4() for b in run.bodies}
         for name, g in run.geometry.items():
             self._add_part(name, g)
+        self._add_bodies()
         self._pairs = list(run.contact_pairs)
         self._add_markers(run)
         self._add_arrows()
@@ -451,9 +454,10 @@ class ScenePane(QWidget):
         self.show_frame(0)
 
     def _clear(self):
-        for p in self._parts.values():
-            for ren, actor in p["actors"]:
+        for b in self._bodies.values():
+            for ren, actor in b["actors"]:
                 ren.RemoveActor(actor)
+        self._bodies.clear()
         for ren, actor in self._static_actors:
             ren.RemoveActor(actor)
         for a in self._arrows:
@@ -470,22 +474,74 @@ class ScenePane(QWidget):
 
     def _add_part(self, name: str, g):
         pd = _wire_polydata(g.points, g.lines)
-        mapper = _static_mapper(pd)
-        prop = vtkProperty()
         base = KIND_COLORS.get(g.kind, DEFAULT_PART_COLOR)
-        prop.SetColor(*base)
-        prop.LightingOff()
-        prop.SetLineWidth(1.0)
-        actors = []
-        for v in self.views.values():
-            a = vtkActor()
-            a.SetMapper(mapper)
-            a.SetProperty(prop)
-            a.SetUserMatrix(self._body_matrix[g.body])
-            v.renderer.AddActor(a)
-            actors.append((v.renderer, a))
-        self._parts[name] = dict(geometry=g, prop=prop, base=base, actors=actors, red=False,
-                                 visible=True, pd=pd)
+        self._parts[name] = dict(geometry=g, base=base, red=False, visible=True, pd=pd, body=g.body)
+
+    def _add_bodies(self):
+        """Each body's parts as one wireframe with a colour per point (cell colours cost a lookup per pixel; two actors per view: width 1, and
+        width 2 for red contact parts other than cones and rings); a frame sets the body's matrix, and
+        the lines are rebuilt only when a part turns red or appears (a dozen draws per view, not 40)."""
+        for body in dict.fromkeys(p["body"] for p in self._parts.values()):
+            names = [n for n, p in self._parts.items() if p["body"] == body]
+            pts, lines, part_of, point_of, off = [], [], [], [], 0
+            for k, n in enumerate(names):
+                g = self._parts[n]["geometry"]
+                pts.append(np.asarray(g.points, dtype=np.float64).reshape(-1, 3))
+                lines.append(np.asarray(g.lines, dtype=_ID).reshape(-1, 2) + off)
+                part_of.append(np.full(len(g.lines), k))
+                point_of.append(np.full(len(g.points), k))
+                off += len(g.points)
+            points = vtkPoints()
+            points.SetData(numpy_to_vtk(np.concatenate(pts), deep=True))
+            base = np.array([[round(255 * c) for c in self._parts[n]["base"]] for n in names], dtype=np.uint8)
+            rec = dict(names=names, lines=np.concatenate(lines), part_of=np.concatenate(part_of), base=base,
+                       point_of=np.concatenate(point_of), pds=[], actors=[], key=None, drawn=[np.zeros(0, int), np.zeros(0, int)])
+            for width in (1.0, 2.0):
+                pd = vtkPolyData()
+                pd.SetPoints(points)
+                rec["pds"].append(pd)
+            for v in self.views.values():
+                for pd, width in zip(rec["pds"], (1.0, 2.0)):
+                    m = _static_mapper(pd)     # a mapper per view: shared, it rebuilt its shaders on every render
+                    m.SetColorModeToDirectScalars()  # (parallel and perspective cameras take different shaders)
+                    a = vtkActor()
+                    a.SetMapper(m)
+                    a.GetProperty().LightingOff()
+                    a.GetProperty().SetLineWidth(width)
+                    a.SetUserMatrix(self._body_matrix[body])
+                    v.renderer.AddActor(a)
+                    rec["actors"].append((v.renderer, a))
+            self._bodies[body] = rec
+            self._set_body_lines(body)
+
+    def _set_body_lines(self, body: str):
+        """Rebuild a body's two wireframes from its parts' red and visible states (when they changed)."""
+        rec = self._bodies[body]
+        parts = [self._parts[n] for n in rec["names"]]
+        key = tuple((p["visible"], p["red"]) for p in parts)
+        if key == rec["key"]:
+            return
+        rec["key"] = key
+        visible = np.array([p["visible"] for p in parts])
+        red = np.array([p["red"] for p in parts])
+        wide = red & np.array([p["geometry"].kind not in ("cone", "ring") for p in parts])
+        colors = rec["base"].copy()
+        colors[red] = [round(255 * c) for c in CONTACT_RED]
+        part_of = rec["part_of"]
+        rgb = numpy_to_vtk(np.ascontiguousarray(colors[rec["point_of"]]), deep=True)
+        rgb.SetName("part_colors")
+        for w, keep in enumerate((visible & ~wide, visible & wide)):
+            pd, actors = rec["pds"][w], rec["actors"][w::2]
+            sel = rec["drawn"][w] = np.flatnonzero(keep[part_of])   # the body's lines drawn in this wireframe
+            conn = np.ascontiguousarray(rec["lines"][sel]).reshape(-1)
+            cells = vtkCellArray()
+            cells.SetData(numpy_to_vtkIdTypeArray(np.arange(0, conn.size + 1, 2, dtype=_ID), deep=True),
+                          numpy_to_vtkIdTypeArray(conn, deep=True))
+            pd.SetLines(cells)
+            pd.GetPointData().SetScalars(rgb)
+            pd.Modified()
+            for _, a in actors:
+                a.SetVisibility(bool(conn.size))
 
     def _add_markers(self, run: RunFile):
         """Cone axis line and dots at the gimbal (housing origin) and the probe bending joint."""
@@ -497,10 +553,9 @@ class ScenePane(QWidget):
                 self._static(_vertex_polydata([(0.0, 0.0, 0.0)]), (0.35, 0.9, 1.0), body, point_size=6)
 
     def _static(self, pd, color, body, point_size):
-        mapper = _static_mapper(pd)
         for v in self.views.values():
             a = vtkActor()
-            a.SetMapper(mapper)
+            a.SetMapper(_static_mapper(pd))
             a.GetProperty().SetColor(*color)
             a.GetProperty().LightingOff()
             if point_size:
@@ -639,18 +694,15 @@ class ScenePane(QWidget):
                 info = run.contact_pairs[pair]
                 red.add(info.part_a)
                 red.add(info.part_b)
+        changed = set()
         for name, p in self._parts.items():
             vc = p["geometry"].visible_channel
             visible = True if not vc else cache.value(vc, i) > 0
-            if visible != p["visible"]:
-                p["visible"] = visible
-                for _, a in p["actors"]:
-                    a.SetVisibility(visible)
-            is_red = name in red
-            if is_red != p["red"]:
-                p["red"] = is_red
-                p["prop"].SetColor(*(CONTACT_RED if is_red else p["base"]))
-                p["prop"].SetLineWidth(2.0 if is_red and p["geometry"].kind not in ("cone", "ring") else 1.0)
+            if visible != p["visible"] or (name in red) != p["red"]:
+                p["visible"], p["red"] = visible, name in red
+                changed.add(p["body"])
+        for body in changed:
+            self._set_body_lines(body)
         self._update_arrows(cache, k, active)
         if "housing" in run.bodies and "probe" in run.bodies:
             self._update_ld(pos[run.bodies.index("housing")], pos[run.bodies.index("probe")])
@@ -686,7 +738,7 @@ class ScenePane(QWidget):
         self.ld_up, self.ld_normal = up, normal
         cam = self.views["ld"].camera
         f = np.array(cam.GetFocalPoint())
-        view_dir = np.cross(up, [1.0, 0.0, 0.0])  # screen right = +x (cone axis horizontal)
+        view_dir = cross3(up, (1.0, 0.0, 0.0))  # screen right = +x (cone axis horizontal)
         cam.SetPosition(*(f - 10.0 * view_dir))
         cam.SetViewUp(*up)
 
@@ -746,11 +798,11 @@ class ScenePane(QWidget):
             for g in run_b.geometry.values():
                 if g.body == passive:   # the station barely moves: its ghost would only hide run A's cone
                     continue
-                mapper = _static_mapper(_wire_polydata(g.points, g.lines))
+                pd = _wire_polydata(g.points, g.lines)
                 mine = []
                 for v in self.views.values():
                     a = vtkActor()
-                    a.SetMapper(mapper)
+                    a.SetMapper(_static_mapper(pd))
                     a.SetProperty(prop)
                     a.SetUserMatrix(mats[g.body])
                     v.renderer.AddActor(a)
@@ -892,17 +944,40 @@ class ScenePane(QWidget):
     def part_names(self) -> list[str]:
         return list(self._parts)
 
+    def _drawn_line(self, name: str) -> tuple[int, int]:
+        """(wireframe 0 or 1, index of the part's first line in it) as drawn now; (-1, -1): not drawn."""
+        p = self._parts[name]
+        rec = self._bodies[p["body"]]
+        first = int(np.flatnonzero(rec["part_of"] == rec["names"].index(name))[0])
+        for w, drawn in enumerate(rec["drawn"]):
+            j = int(np.searchsorted(drawn, first))
+            if j < len(drawn) and drawn[j] == first and rec["pds"][w].GetNumberOfLines() == len(drawn):
+                return w, j
+        return -1, -1
+
     def part_color(self, name: str) -> tuple[float, float, float]:
-        return tuple(self._parts[name]["prop"].GetColor())
+        """The colour the part's lines are drawn in (its base colour when hidden)."""
+        p = self._parts[name]
+        w, j = self._drawn_line(name)
+        if w < 0:
+            return tuple(p["base"])
+        pd = self._bodies[p["body"]]["pds"][w]
+        rgb = tuple(round(c) for c in pd.GetPointData().GetScalars().GetTuple3(pd.GetCell(j).GetPointId(0)))
+        for c in (CONTACT_RED, p["base"]):
+            if rgb == tuple(round(255 * x) for x in c):
+                return tuple(c)
+        return tuple(x / 255.0 for x in rgb)
 
     def part_is_red(self, name: str) -> bool:
         return self.part_color(name) == CONTACT_RED
 
     def part_visible(self, name: str) -> bool:
-        return all(bool(a.GetVisibility()) for _, a in self._parts[name]["actors"])
+        w, _ = self._drawn_line(name)
+        return w >= 0 and all(bool(a.GetVisibility()) for _, a in
+                              self._bodies[self._parts[name]["body"]]["actors"][w::2])
 
     def part_matrix(self, name: str) -> np.ndarray:
-        m = self._parts[name]["actors"][0][1].GetUserMatrix()
+        m = self._bodies[self._parts[name]["body"]]["actors"][0][1].GetUserMatrix()
         return np.array([[m.GetElement(r, c) for c in range(4)] for r in range(4)])
 
     def probe_head_position(self) -> np.ndarray:

@@ -48,13 +48,13 @@ class OffscreenVTKWidget(QWidget):
 
     # ---- image ---------------------------------------------------------------------------------
     def _rendered(self, *_):
-        """After each render: read the frame back (RGB, bottom-up) and schedule a paint."""
+        """After each render: read the frame back (RGBA: the GL driver's fast path, bottom-up), schedule a paint."""
         w, h = self._rw.GetSize()
         if w <= 0 or h <= 0:
             return
-        self._rw.GetPixelData(0, 0, w - 1, h - 1, 0, self._buf, 0)
+        self._rw.GetRGBACharPixelData(0, 0, w - 1, h - 1, 0, self._buf, 0)
         arr = vtk_to_numpy(self._buf)
-        img = QImage(arr.data, w, h, 3 * w, QImage.Format_RGB888)
+        img = QImage(arr.data, w, h, 4 * w, QImage.Format_RGBX8888)
         self._image = img.flipped(Qt.Orientation.Vertical) if hasattr(img, "flipped") else img.mirrored(False, True)
         self._image.setDevicePixelRatio(self.devicePixelRatioF())
         self.renders += 1

@@ -1,0 +1,93 @@
+"""A time axis that keeps the drawings of its last ranges: scrolling in whole GraphSteps repeats the same tick
+layout shifted by whole tick spacings, so an axis without labels draws each layout once (not on every scroll)."""
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+
+import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
+import pyqtgraph as pg
+from PySide6.QtGui import QPainter, QPicture
+
+KEEP = 64   # drawings kept per axis
+
+
+class TimeAxis(pg.AxisItem):
+    """pg.AxisItem whose drawing (ticks, grid, labels) is reused for a range it drew before: the key is the
+    range's phase within the major tick spacing, its width and the item's size (and the range itself when
+    tick labels are shown)."""
+
+    def __init__(self, orientation: str = "bottom", **kw):
+        super().__init__(orientation, **kw)
+        self._drawn: OrderedDict = OrderedDict()
+
+    def _key(self):
+        bounds = self.mapRectFromParent(self.geometry())
+        view = self.linkedView()
+        grid_h = -1.0 if view is None or self.grid is False else view.mapRectToItem(self, view.boundingRect()).height()
+        r0, r1 = (float(x) for x in self.range)
+        dif = r1 - r0
+        if not (math.isfinite(dif) and dif > 0 and bounds.width() > 0):
+            return None
+        levels = self.tickSpacing(r0, r1, bounds.width())
+        if not levels:
+            return None
+        major = levels[0][0]
+        phase = r0 / major - math.floor(r0 / major)
+        where = round(r0, 9) if self.style["showValues"] else None
+        return (round(phase, 6) % 1.0, round(dif, 9), round(bounds.width(), 1), round(bounds.height(), 1),
+                round(grid_h, 1), where, self.grid)
+
+    def paint(self, p, opt, widget):
+        if self.picture is None:
+            key = self._key()
+            pic = self._drawn.get(key) if key is not None else None
+            if pic is None:
+                pic = QPicture()
+                painter = QPainter(pic)
+                try:
+                    if self.style["tickFont"]:
+                        painter.setFont(self.style["tickFont"])
+                    specs = self.generateDrawSpecs(painter)
+                    if specs is not None:
+                        self.drawPicture(painter, *specs)
+                finally:
+                    painter.end()
+                if key is not None:
+                    self._drawn[key] = pic
+                    while len(self._drawn) > KEEP:
+                        self._drawn.popitem(last=False)
+            self.picture = pic
+        self.picture.play(p)
+
+    def _forget(self):
+        if hasattr(self, "_drawn"):
+            self._drawn.clear()
+
+    def setStyle(self, **kw):
+        self._forget()
+        return super().setStyle(**kw)
+
+    def setGrid(self, grid):
+        self._forget()
+        return super().setGrid(grid)
+
+    def setPen(self, *a, **kw):
+        self._forget()
+        return super().setPen(*a, **kw)
+
+    def setTextPen(self, *a, **kw):
+        self._forget()
+        return super().setTextPen(*a, **kw)
+
+    def setTickPen(self, *a, **kw):
+        self._forget()
+        return super().setTickPen(*a, **kw)
+
+    def setTickFont(self, font):
+        self._forget()
+        return super().setTickFont(font)
+
+    def resizeEvent(self, ev=None):
+        self._forget()
+        return super().resizeEvent(ev)
