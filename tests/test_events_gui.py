@@ -232,3 +232,24 @@ def test_screenshot_events_dock_and_lanes(qtbot, tmp_path, artifacts):
     img = w.grab_image()
     assert img.save(str(artifacts / "events_dock_lanes.png"))
     assert (artifacts / "events_dock_lanes.png").stat().st_size > 20000
+
+
+def test_many_pairs_share_lanes_by_kind_and_stay_readable(qtbot, tmp_path):
+    """A real expert run touches ~20 of its 24 pairs: numbered siblings (latch_slot_1..4, load_pad_1..6, roller_1..3)
+    share one lane, labels fit the axis, and the lanes get their height (up to half the plots area) once the
+    events are known."""
+    from app.cli import DEFAULT_RUN
+    w = main_window(qtbot, tmp_path / "s.ini", DEFAULT_RUN)
+    lanes, plots = w.diagram.lanes, w.diagram.plots
+    touched = {w.diagram.events.pairs[int(i)] for i in w.diagram.events.pair_index}
+    assert len(touched) > 8
+    assert len(lanes.lanes) < len(touched)
+    assert not any(k[-1].isdigit() for k in lanes.lanes), lanes.lanes
+    slots = [p for p in touched if p.startswith("latch_slot_")]
+    assert len(slots) >= 2 and len({lanes.lane_of(p) for p in slots}) == 1
+    labels = [t for _, t in lanes.getAxis("left")._tickLevels[0]]
+    assert len(labels) == len(lanes.lanes) and all(len(t) <= 20 for t in labels), labels
+    qtbot.waitUntil(lambda: lanes.sceneBoundingRect().height() >= min(lanes.height_px(), plots.glw.height() // 2) - 2,
+                    timeout=3000)
+    bars = lanes.bars.opts
+    assert len(bars["x0"]) == len(w.diagram.events)

@@ -3,6 +3,7 @@ coloured by its peak normal force; a yellow T Current line and the dashed captur
 from __future__ import annotations
 
 import math
+import re
 
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import numpy as np
@@ -18,13 +19,20 @@ from viewer.time_axis import TimeAxis
 CURSOR = "#ffd700"
 CAPTURE = "#ffffff"
 LANE_PX = 15          # height of one lane
-MAX_EMPTY_LANES = 8   # up to this many pairs every pair gets a lane; beyond it, only the pairs that touch
+MAX_EMPTY_LANES = 8   # up to this many pairs every pair gets a lane; beyond it, only the pairs that touch,
+                      # and pairs numbered alike (latch_slot_1..4, load_pad_1..6, roller_1..3) share one lane
 AXIS_PX = 34          # the time axis under the lanes
+LABEL_CHARS = 20      # lane labels longer than this are cut (the left axis is AXIS_W px wide)
 FORCE_COLORS = [(70, 140, 255), (60, 220, 170), (255, 215, 0), (255, 40, 30)]   # low .. high peak force
 
 
 def force_colormap() -> pg.ColorMap:
     return pg.ColorMap(np.linspace(0.0, 1.0, len(FORCE_COLORS)), FORCE_COLORS)
+
+
+def lane_key(pair: str) -> str:
+    """The lane a pair shares with its numbered siblings: latch_slot_3 -> latch_slot."""
+    return re.sub(r"_\d+$", "", pair)
 
 
 def _small_font() -> QFont:
@@ -86,6 +94,8 @@ class ContactLanes(pg.PlotItem):
         vb.setDefaultPadding(0.0)
         self.table: EventTable | None = None
         self.pairs: list[str] = []
+        self.lanes: list[str] = []                  # lane keys, top to bottom
+        self._lane_index: dict[str, int] = {}       # pair -> lane
         self.max_force = 0.0
         self.cmap = force_colormap()
         self.bars: LaneBars | None = None
@@ -101,7 +111,7 @@ class ContactLanes(pg.PlotItem):
 
     def height_px(self) -> int:
         """Height the lanes want in the plots pane: one lane per pair plus the time axis."""
-        return LANE_PX * max(len(self.pairs), 1) + AXIS_PX
+        return LANE_PX * max(len(self.lanes), 1) + AXIS_PX
 
     def set_events(self, table: EventTable | None, run=None):
         """Show a run's contact events (None clears)."""
@@ -111,17 +121,25 @@ class ContactLanes(pg.PlotItem):
             self.bars = None
         self.table = table
         self.pairs = list(table.pairs) if table is not None else []
-        lane = np.zeros(0, int)
-        if table is not None and len(table) and len(self.pairs) > MAX_EMPTY_LANES:
-            touched = np.unique(table.pair_index)     # many pairs: lanes only for the pairs that touch
+        grouped = table is not None and len(table) and len(self.pairs) > MAX_EMPTY_LANES
+        if grouped:
+            touched = sorted(set(int(i) for i in table.pair_index))   # many pairs: only the pairs that touch
             self.pairs = [table.pairs[i] for i in touched]
-            lane = np.searchsorted(touched, table.pair_index)
-        elif table is not None:
-            lane = np.asarray(table.pair_index)
+        keys = [lane_key(p) if grouped else p for p in self.pairs]
+        self.lanes = list(dict.fromkeys(keys))
+        self._lane_index = {p: self.lanes.index(k) for p, k in zip(self.pairs, keys)}
+        lane = np.zeros(0, int)
+        if table is not None and len(table):
+            lane = np.array([self._lane_index[table.pairs[int(i)]] for i in table.pair_index], int)
         self.time = run.time if run is not None else np.zeros(1)
-        n = max(len(self.pairs), 1)
+        n = max(len(self.lanes), 1)
         vb.setYRange(0, n, padding=0)
-        self.getAxis("left").setTicks([[(self.lane_of(p), table.labels.get(p, p)) for p in self.pairs]])
+        labels = {}
+        for p, k in zip(self.pairs, keys):
+            text = table.labels.get(p, p)
+            text = re.sub(r"\s+\d+$", "", text) if k != p else text
+            labels.setdefault(k, text if len(text) <= LABEL_CHARS else text[:LABEL_CHARS - 1].rstrip(" ,") + "\u2026")
+        self.getAxis("left").setTicks([[(n - 1 - i + 0.5, labels[k]) for i, k in enumerate(self.lanes)]])
         tc = run.t_capture if run is not None else math.nan
         self.capture.setVisible(math.isfinite(tc))
         if math.isfinite(tc):
@@ -155,7 +173,7 @@ class ContactLanes(pg.PlotItem):
 
     def lane_of(self, pair: str) -> float:
         """Centre y of a pair's lane (view coordinates)."""
-        return len(self.pairs) - 1 - self.pairs.index(pair) + 0.5
+        return len(self.lanes) - 1 - self._lane_index[pair] + 0.5
 
     def show_frame(self, frame: int):
         if len(self.time) > 1 or self.table is not None:

@@ -506,6 +506,7 @@ class MnemonicDiagram(QWidget):
         self._analysed_run = run
         self.events, self.verdict, self.analysis_error = result
         self.lanes.set_events(self.events, run)
+        self.plots.footer_changed()             # the lanes' height follows their number
         self.playback.set_event_frames(self.events.start_frame if self.events is not None else [])
         self._show_verdict()
         self.eventsChanged.emit(self.events)
@@ -611,6 +612,7 @@ class MnemonicDiagram(QWidget):
         """Contact-event table and capture verdict of `run`, computed now (the lanes get the events)."""
         self.events, self.verdict, self.analysis_error = analyse_run(run, self.criteria_path)
         self.lanes.set_events(self.events, run)
+        self.plots.footer_changed()             # the lanes' height follows their number
 
     def _show_verdict(self):
         v = self.verdict

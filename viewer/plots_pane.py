@@ -286,6 +286,10 @@ class PlotsPane(QWidget):
         self.footer_visible = bool(on)
         self.set_plotted(self.names)
 
+    def footer_changed(self):
+        """The footer's wanted height changed (e.g. the lanes got a run's events): size its row again."""
+        self._size_footer()
+
     def _footer_shown(self) -> bool:
         return self.footer is not None and self.footer_visible and self.run is not None
 
@@ -303,11 +307,11 @@ class PlotsPane(QWidget):
         f.setXLink(first if first is not None else None)
 
     def _size_footer(self):
-        """The footer keeps its wanted height, but at most a third of the plots (lanes never hide the plots)."""
+        """The footer keeps its wanted height, but at most half the plots area (lanes never hide the plots)."""
         if not self._footer_shown():
             return
         want = self.footer.height_px() if hasattr(self.footer, "height_px") else 80
-        room = self.glw.height() // 3 if self.names else self.glw.height()
+        room = self.glw.height() // 2 if self.names else self.glw.height()
         row = len(self.names) + (1 if self._diff_shown() else 0)
         self.glw.ci.layout.setRowFixedHeight(row, max(30, min(want, room)))
 
