@@ -596,17 +596,15 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
         c_act[kn] = 1
         for i in range(3):
             c_frc[kn, i] += Fw[i]
-        if c > c_dep[kn] and not full:
+        if c > c_dep[kn]:
             c_dep[kn] = c
-        elif c > c_dep[kn]:
-            # the most pressed latch gives the reported point, normal and closing speed (rate of c)
-            c_dep[kn] = c
-            fm = norm(Fw)
-            vt = sub(add(vh, cross(wHd, sub(tip, ph))), add(vP, cross(wP, sub(tip, rP))))
-            for i in range(3):
-                c_pnt[kn, i] = tip[i]
-                c_nrm[kn, i] = Fw[i] / fm
-            c_vn[kn] = -dot(vt, Fw) / fm * math.sqrt(1.0 + slope * slope)
+            if full:   # the most pressed latch gives the reported point, normal and closing speed (rate of c)
+                fm = norm(Fw)
+                vt = sub(add(vh, cross(wHd, sub(tip, ph))), add(vP, cross(wP, sub(tip, rP))))
+                for i in range(3):
+                    c_pnt[kn, i] = tip[i]
+                    c_nrm[kn, i] = Fw[i] / fm
+                c_vn[kn] = -dot(vt, Fw) / fm * math.sqrt(1.0 + slope * slope)
         if full:
             pe += _latch_energy(P[P_LATCH_K], c, cmax)
         e_k = 1.0 - min(c, cmax) / cmax
@@ -1268,11 +1266,7 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
                     Z[Z_LATCH0 + k] = 0.0                # released: the bore presses it in again; the spring
                     Z[Z_EDISS] -= obs[O_LATCH_U + k]     # energy that takes is the energy absorbed on engagement
                     changed = True
-                    if n_ev[0] < ev.shape[0]:
-                        ev[n_ev[0], 0] = t
-                        ev[n_ev[0], 1] = EV_RELEASE
-                        ev[n_ev[0], 2] = k
-                        n_ev[0] += 1
+                    _event(ev, n_ev, t, EV_RELEASE, k)
             if changed:
                 nl = 0.0
                 for k in range(N_LATCH):
@@ -1280,11 +1274,7 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
                 if nl > N_LATCH - 0.5 and Z[Z_CAPT] < 0.5:
                     Z[Z_CAPT] = 1.0
                     Z[Z_TCAPT] = t
-                    if n_ev[0] < ev.shape[0]:
-                        ev[n_ev[0], 0] = t
-                        ev[n_ev[0], 1] = EV_CAPTURE
-                        ev[n_ev[0], 2] = -1
-                        n_ev[0] += 1
+                    _event(ev, n_ev, t, EV_CAPTURE, -1)
                 evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
                          cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose)
                 if obs[O_CSTAT] != 0.0:
@@ -1294,16 +1284,8 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
                 if a != prev_act[p]:
                     if a == 1 and Z[Z_FIRST] < 0.5:
                         Z[Z_FIRST] = 1.0
-                        if n_ev[0] < ev.shape[0]:
-                            ev[n_ev[0], 0] = t
-                            ev[n_ev[0], 1] = EV_FIRST
-                            ev[n_ev[0], 2] = p
-                            n_ev[0] += 1
-                    if n_ev[0] < ev.shape[0]:
-                        ev[n_ev[0], 0] = t
-                        ev[n_ev[0], 1] = EV_BEGIN if a == 1 else EV_END
-                        ev[n_ev[0], 2] = p
-                        n_ev[0] += 1
+                        _event(ev, n_ev, t, EV_FIRST, p)
+                    _event(ev, n_ev, t, EV_BEGIN if a == 1 else EV_END, p)
                     prev_act[p] = a
             if cyclogram(t, Z, P, c_act, obs, ev, n_ev):
                 record(row, t, s, Z, P, obs, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, pose, out_t, out_ch, out_pos,

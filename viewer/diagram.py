@@ -505,8 +505,7 @@ class MnemonicDiagram(QWidget):
     def _apply_analysis(self, run: RunFile, result):
         self._analysed_run = run
         self.events, self.verdict, self.analysis_error = result
-        self.lanes.set_events(self.events, run)
-        self.plots.footer_changed()             # the lanes' height follows their number
+        self._show_events(run)
         self.playback.set_event_frames(self.events.start_frame if self.events is not None else [])
         self._show_verdict()
         self.eventsChanged.emit(self.events)
@@ -611,8 +610,12 @@ class MnemonicDiagram(QWidget):
     def _analyse(self, run: RunFile | None):
         """Contact-event table and capture verdict of `run`, computed now (the lanes get the events)."""
         self.events, self.verdict, self.analysis_error = analyse_run(run, self.criteria_path)
+        self._show_events(run)
+
+    def _show_events(self, run: RunFile | None):
+        """The lanes show the run's contact events; their height follows their number."""
         self.lanes.set_events(self.events, run)
-        self.plots.footer_changed()             # the lanes' height follows their number
+        self.plots.footer_changed()
 
     def _show_verdict(self):
         v = self.verdict
