@@ -73,9 +73,10 @@ def generate(path: Path, duration: float, rate: float) -> None:
         t = t_all[a:b]
         k = b - a
         f = fn[a:b, :, None] * nrm[None]
-        ch = np.stack([f.sum(1)[:, 0], f.sum(1)[:, 1], f.sum(1)[:, 2], np.zeros(k), np.zeros(k), np.zeros(k),
-                       0.1 * np.ones(k), 0.02 * np.ones(k), 0.003 * np.sin(t), 0.003 * np.cos(t),
-                       np.where(t >= 8.0, 4.0, 0.0)], 1)
+        by_name = dict(Fx=f.sum(1)[:, 0], Fy=f.sum(1)[:, 1], Fz=f.sum(1)[:, 2], probe_stroke=0.1 * np.ones(k),
+                       friction_brake=0.02 * np.ones(k), spring_mechanism_1=0.003 * np.sin(t),
+                       spring_mechanism_2=0.003 * np.cos(t), latches_engaged=np.where(t >= 8.0, 4.0, 0.0))
+        ch = np.stack([by_name.get(c.name, np.zeros(k)) for c in chans], 1)
         w.append(t, ch, np.zeros((k, 1, 3)), np.tile([1.0, 0, 0, 0], (k, 1, 1)), active[a:b], f,
                  np.zeros((k, npair, 3)), np.repeat(nrm[None], k, 0), np.zeros((k, npair)),
                  np.where(active[a:b], 0.05, 0.0))
@@ -93,7 +94,9 @@ def main(argv=None) -> int:
     path = Path(tempfile.gettempdir()) / f"dockmnemo_events_bench_{a.duration:g}s_{a.rate:g}Hz.h5"
     if not path.exists():
         t0 = time.perf_counter()
-        generate(path, a.duration, a.rate)
+        part = path.with_suffix(".part")
+        generate(part, a.duration, a.rate)
+        part.replace(path)          # a failed generation leaves no half-written file behind
         print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - t0:.1f} s")
     try:
         from viewer.capture_verdict import evaluate, load_criteria
