@@ -490,6 +490,7 @@ def _cyclogram(P, M: _Sec, i_nut: float, G: _Sec, movable: bool):
     P[I["pu_f0"]] = pu.num("preload", 0.0, 1e5)
     P[I["pu_k"]] = pu.num("stiffness", 0.0, 1e8)
     P[I["pu_kc"]] = pu.pos("contact_stiffness", 1e9)
+    P[I["pu_c"]] = pu.num("damping", 0.0, 1e6, default=0.0)
     if P[I["pu_kc"]] <= P[I["pu_k"]]:
         raise ScenarioError(M.path, "spring_pushers.contact_stiffness", "must exceed spring_pushers.stiffness")
     P[I["hook_gap"]] = M.sub("hooks").pos("close_gap", 0.05)
