@@ -6,6 +6,7 @@ and a white dashed capture line on a dark background. A click in a plot asks to 
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
@@ -61,6 +62,24 @@ def scroll_window(t: float, width: float, graph_step: float, t0: float, t1: floa
     return left, left + width
 
 
+def visible_bounds(t: np.ndarray, y: np.ndarray, x0: float, x1: float) -> tuple[float, float] | None:
+    """Finite min and max of y over the samples with x0 <= t <= x1 (what pyqtgraph's visible-only auto range
+    measures), None when there are none."""
+    a, b = np.searchsorted(t, x0, side="left"), np.searchsorted(t, x1, side="right")
+    seg = y[a:b]
+    if seg.size == 0:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # all-NaN: handled below
+        lo, hi = float(np.nanmin(seg)), float(np.nanmax(seg))
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        seg = seg[np.isfinite(seg)]
+        if seg.size == 0:
+            return None
+        lo, hi = float(seg.min()), float(seg.max())
+    return lo, hi
+
+
 def fmt(v: float, unit: str = "") -> str:
     if not math.isfinite(v):
         return "—"
@@ -101,6 +120,8 @@ class PlotsPane(QWidget):
         self.compare_offset = 0.0
         self.diff_name: str | None = None
         self.ghost_curves: list[pg.PlotDataItem] = []
+        self._ghost_of: dict[int, pg.PlotDataItem] = {}   # plot index -> run B's dashed curve in it
+        self._yfit: list = []                            # per plot: the y range last fitted (see _fit_y)
         self.diff_plot: pg.PlotItem | None = None
         self.diff_curve: pg.PlotDataItem | None = None
 
@@ -211,6 +232,7 @@ class PlotsPane(QWidget):
         self.plots, self.curves, self.cursors, self.capture_lines, self.ranges = [], [], [], [], []
         self.titles = []
         self.ghost_curves, self.diff_plot, self.diff_curve = [], None, None
+        self._ghost_of, self._yfit = {}, []
         self._xrange = None
         self._span = None
         if run is None:
@@ -248,8 +270,9 @@ class PlotsPane(QWidget):
             curve.curve.setCacheMode(QGraphicsItem.DeviceCoordinateCache)   # the moving cursor re-blits, not re-draws
             vb = plot.getViewBox()
             vb.setMouseEnabled(x=False, y=False)
-            vb.enableAutoRange(axis="y")
-            vb.setAutoVisible(y=True)
+            vb.disableAutoRange(axis="y")        # the y range is fitted to the shown data by _fit_y (cheaper)
+            vb.sigResized.connect(lambda _vb, k=i: self._fit_y(k))
+            self._yfit.append(None)
             if first is None:
                 first = plot
             else:
@@ -273,6 +296,7 @@ class PlotsPane(QWidget):
         self._add_footer(first)
         self.set_loop_range_time(self.loop_range_t)
         self._apply_xrange(force=True)
+        self._fit_y()
         self._update_readout()
         self.plotsChanged.emit(list(self.names))
 
@@ -345,6 +369,7 @@ class PlotsPane(QWidget):
             c.setClipToView(True)
             c.setOpacity(0.85)
             self.ghost_curves.append(c)
+            self._ghost_of[i] = c
         if not self._diff_shown():
             return first
         name = self.diff_name
@@ -406,6 +431,7 @@ class PlotsPane(QWidget):
             curve.setData(data, blocks.window(name, a, b))
             yield
         self._span = (a, b)
+        self._fit_y()
     # ---- time -----------------------------------------------------------------------------
     def set_graph_step(self, seconds: float):
         self.graph_step = float(seconds)
@@ -455,10 +481,42 @@ class PlotsPane(QWidget):
         if self.run is None or self._x_master() is None:
             return
         rng = self._range_at(self.t_current)
-        self._load_span(rng)
+        loaded = self._load_span(rng)
         if force or rng != self._xrange:
             self._xrange = rng
             self._x_master().setXRange(*rng, padding=0)
+            self._fit_y()
+        elif loaded:
+            self._fit_y()
+
+    def _fit_y(self, which: int | None = None):
+        """Each plot's y range: its curves' data inside the x range, padded as pyqtgraph's auto range pads
+        (a cosmetic pen's pixel margin, then the view's suggested padding); set only when it changes."""
+        if self._xrange is None:
+            return
+        x0, x1 = self._xrange
+        for i, (plot, curve) in enumerate(zip(self.plots, self.curves)):
+            if which is not None and i != which:
+                continue
+            spans = []
+            for c in (curve, self._ghost_of.get(i)):
+                if c is not None and c.isVisible() and c.xData is not None and len(c.xData):
+                    b = visible_bounds(c.xData, c.yData, x0, x1)
+                    if b is not None:
+                        spans.append((b, c.curve.pixelPadding()))
+            if not spans:
+                continue
+            lo, hi = min(b[0] for b, _ in spans), max(b[1] for b, _ in spans)
+            vb = plot.getViewBox()
+            h = vb.height()
+            if h > 0:
+                px = (hi - lo) / h
+                lo, hi = min(lo, *(b[0] - p * px for b, p in spans)), max(hi, *(b[1] + p * px for b, p in spans))
+            wp = (hi - lo) * vb.suggestPadding(1)
+            key = (lo - wp, hi + wp)
+            if key != self._yfit[i]:
+                self._yfit[i] = key
+                vb.setRange(yRange=key, padding=0.0)
 
     def _range_at(self, t: float) -> tuple[float, float]:
         """The x range at run time t: the scrolling window, or the whole run."""
@@ -484,12 +542,13 @@ class PlotsPane(QWidget):
         a = max(int(np.searchsorted(run.time, rng[0], side="left")) - 1, 0)
         b = min(int(np.searchsorted(run.time, rng[1], side="right")) + 1, n)
         if self._span is not None and self._span[0] <= a and b <= self._span[1]:
-            return
+            return False
         a, b = self._span_for(rng)
         self._span = (a, b)
         t = run.time[a:b]
         for name, curve in zip(self.names, self.curves):
             curve.setData(t, self.blocks.window(name, a, b))
+        return True
 
     def loaded_span(self) -> tuple[int, int] | None:
         """Frames [a, b) the curves hold (the x range and a margin; all frames when not scrolling)."""
