@@ -486,8 +486,16 @@ class PlotsPane(QWidget):
             self._xrange = rng
             self._x_master().setXRange(*rng, padding=0)
             self._fit_y()
+            self._settle_views()
         elif loaded:
             self._fit_y()
+            self._settle_views()
+
+    def _settle_views(self):
+        """Apply the new ranges to the views' transforms now: done in the paint (pyqtgraph's default), the
+        curves' geometry changes there and Qt paints the plots a second time on the next event-loop turn."""
+        for plot in self.plots + [p for p in (self.diff_plot, self.footer if self._footer_shown() else None) if p]:
+            plot.getViewBox().prepareForPaint()
 
     def _fit_y(self, which: int | None = None):
         """Each plot's y range: its curves' data inside the x range, padded as pyqtgraph's auto range pads
