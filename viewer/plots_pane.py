@@ -45,6 +45,20 @@ class CursorLine(pg.InfiniteLine):
     def informViewBoundsChanged(self):
         pass
 
+    def _computeBoundingRect(self):
+        """pyqtgraph's bounds, kept while the view's ranges and size stay: a vertical line's bounds in its own
+        coordinates do not depend on where it sits along x (moving it each frame needs no new bounds)."""
+        vb = self.getViewBox()
+        key = None
+        if vb is not None:
+            (x0, x1), (y0, y1) = vb.viewRange()
+            key = (x0, x1, y0, y1, vb.width(), vb.height())
+            if key == getattr(self, "_bounds_key", None):
+                return self._bounds
+        br = super()._computeBoundingRect()
+        self._bounds_key = key
+        return br
+
 
 def default_plots(run: RunFile) -> list[str]:
     """Base loads and probe stroke if the run has them, else its first four channels."""
