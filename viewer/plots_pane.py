@@ -136,6 +136,8 @@ class PlotsPane(QWidget):
         self.ghost_curves: list[pg.PlotDataItem] = []
         self._ghost_of: dict[int, pg.PlotDataItem] = {}   # plot index -> run B's dashed curve in it
         self._yfit: list = []                            # per plot: the y range last fitted (see _fit_y)
+        self._next: tuple[float, float] | None = None    # the next scroll step's x range (see _prepare_next)
+        self._pending: list = []                         # axes still to draw for it
         self.diff_plot: pg.PlotItem | None = None
         self.diff_curve: pg.PlotDataItem | None = None
 
@@ -247,6 +249,7 @@ class PlotsPane(QWidget):
         self.titles = []
         self.ghost_curves, self.diff_plot, self.diff_curve = [], None, None
         self._ghost_of, self._yfit = {}, []
+        self._next, self._pending = None, []
         self._xrange = None
         self._span = None
         if run is None:
@@ -257,7 +260,8 @@ class PlotsPane(QWidget):
         for i, name in enumerate(names):
             info = run.channels[name]
             plot = self.glw.addPlot(row=i, col=0, enableMenu=False,   # (no context menus built)
-                                    axisItems={"bottom": TimeAxis("bottom")})   # scrolls reuse tick drawings
+                                    axisItems={"bottom": TimeAxis("bottom"), "left": TimeAxis("left")})
+                                    # scrolls reuse tick drawings; the next step's are drawn ahead (_prepare_next)
             plot.setMenuEnabled(False)
             plot.hideButtons()
             plot.showGrid(x=True, y=True, alpha=0.15)
@@ -482,6 +486,7 @@ class PlotsPane(QWidget):
             c.setPos(self.t_current)
         self._apply_xrange()
         self._update_readout()
+        self._prepare_next()
 
     def x_range(self) -> tuple[float, float] | None:
         return self._xrange
@@ -516,29 +521,61 @@ class PlotsPane(QWidget):
         (a cosmetic pen's pixel margin, then the view's suggested padding); set only when it changes."""
         if self._xrange is None:
             return
-        x0, x1 = self._xrange
-        for i, (plot, curve) in enumerate(zip(self.plots, self.curves)):
+        for i, plot in enumerate(self.plots):
             if which is not None and i != which:
                 continue
-            spans = []
-            for c in (curve, self._ghost_of.get(i)):
-                if c is not None and c.isVisible() and c.xData is not None and len(c.xData):
-                    b = visible_bounds(c.xData, c.yData, x0, x1)
-                    if b is not None:
-                        spans.append((b, c.curve.pixelPadding()))
-            if not spans:
-                continue
-            lo, hi = min(b[0] for b, _ in spans), max(b[1] for b, _ in spans)
-            vb = plot.getViewBox()
-            h = vb.height()
-            if h > 0:
-                px = (hi - lo) / h
-                lo, hi = min(lo, *(b[0] - p * px for b, p in spans)), max(hi, *(b[1] + p * px for b, p in spans))
-            wp = (hi - lo) * vb.suggestPadding(1)
-            key = (lo - wp, hi + wp)
-            if key != self._yfit[i]:
+            key = self._y_range(i, self._xrange)
+            if key is not None and key != self._yfit[i]:
                 self._yfit[i] = key
-                vb.setRange(yRange=key, padding=0.0)
+                plot.getViewBox().setRange(yRange=key, padding=0.0)
+
+    def _y_range(self, i: int, xrange: tuple[float, float]) -> tuple[float, float] | None:
+        """Plot i's fitted y range for this x range (None: no finite data in it)."""
+        x0, x1 = xrange
+        spans = []
+        for c in (self.curves[i], self._ghost_of.get(i)):
+            if c is not None and c.isVisible() and c.xData is not None and len(c.xData):
+                b = visible_bounds(c.xData, c.yData, x0, x1)
+                if b is not None:
+                    spans.append((b, c.curve.pixelPadding()))
+        if not spans:
+            return None
+        lo, hi = min(b[0] for b, _ in spans), max(b[1] for b, _ in spans)
+        vb = self.plots[i].getViewBox()
+        h = vb.height()
+        if h > 0:
+            px = (hi - lo) / h
+            lo, hi = min(lo, *(b[0] - p * px for b, p in spans)), max(hi, *(b[1] + p * px for b, p in spans))
+        wp = (hi - lo) * vb.suggestPadding(1)
+        return lo - wp, hi + wp
+
+    def _prepare_next(self, per_frame: int = 2):
+        """While playing in a scrolling window, draw the axes of the next GraphStep ahead, a few per frame:
+        the scroll then only shows them (its time axes and the y axes whose range the step changes)."""
+        if not self.scrolling or self._xrange is None or self.graph_step <= 0:
+            self._pending = []
+            return
+        x0, x1 = self._xrange
+        t0, t1 = float(self.run.time[0]), float(self.run.time[-1])
+        nxt = scroll_window(x0 + CURSOR_AT * (x1 - x0) + 1.5 * self.graph_step, self.window, self.graph_step, t0, t1)
+        if nxt == self._xrange:
+            self._pending = []
+            return
+        if nxt != self._next:
+            self._next = nxt
+            axes = [(p.getAxis("bottom"), nxt) for p in self.plots]
+            if self._footer_shown():
+                axes.append((self.footer.getAxis("bottom"), nxt))
+            for i, p in enumerate(self.plots):
+                y = self._y_range(i, nxt)
+                if y is not None and y != self._yfit[i]:
+                    axes.append((p.getAxis("left"), y))
+            self._pending = axes
+        done = 0
+        while self._pending and done < per_frame:
+            axis, rng = self._pending.pop(0)
+            if isinstance(axis, TimeAxis):
+                done += axis.prepare(rng)
 
     def _range_at(self, t: float) -> tuple[float, float]:
         """The x range at run time t: the scrolling window, or the whole run."""
