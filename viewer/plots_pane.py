@@ -275,7 +275,8 @@ class PlotsPane(QWidget):
             for ax in ("left", "bottom"):
                 plot.getAxis(ax).setCacheMode(QGraphicsItem.DeviceCoordinateCache)  # cursor moves don't redraw text
                 plot.getAxis(ax).setStyle(maxTickLevel=1, maxTextLevel=1)   # major and minor ticks: half the work
-            plot.getAxis("bottom").enableAutoSIPrefix(False)   # no label re-layout on every scroll
+            for ax in ("bottom", "top", "right"):   # no label re-layout on every scroll (hidden axes too)
+                plot.getAxis(ax).enableAutoSIPrefix(False)
             if i < len(names) - 1 or self._footer_shown() or self._diff_shown():
                 plot.getAxis("bottom").setStyle(showValues=False)
             else:
@@ -411,7 +412,8 @@ class PlotsPane(QWidget):
         vb.setMouseEnabled(x=False, y=False)
         vb.enableAutoRange(axis="y")
         vb.setAutoVisible(y=True)
-        plot.getAxis("bottom").enableAutoSIPrefix(False)
+        for ax in ("bottom", "top", "right"):
+            plot.getAxis(ax).enableAutoSIPrefix(False)
         if self._footer_shown():
             plot.getAxis("bottom").setStyle(showValues=False)
         else:
@@ -484,9 +486,11 @@ class PlotsPane(QWidget):
         self.t_current = float(self.run.time[self.frame])
         for c in self.cursors:
             c.setPos(self.t_current)
+        shown = self._xrange
         self._apply_xrange()
         self._update_readout()
-        self._prepare_next()
+        if self._xrange == shown:     # not in a frame that scrolls (it has enough to draw)
+            self._prepare_next()
 
     def x_range(self) -> tuple[float, float] | None:
         return self._xrange
