@@ -21,6 +21,17 @@ class TimeAxis(pg.AxisItem):
     def __init__(self, orientation: str = "bottom", **kw):
         super().__init__(orientation, **kw)
         self._drawn: OrderedDict = OrderedDict()
+        self._bounds_key = self._bounds = None
+
+    def boundingRect(self):
+        """pyqtgraph's bounds (the axis and, with a grid, its view), kept while neither's geometry changes: Qt
+        asks for them for every strip it repaints (e.g. the moving time cursor)."""
+        view = self.linkedView()
+        key = (self.geometry(), None if view is None else view.geometry(), self.grid,
+               self.style["hideOverlappingLabels"], self.style["tickLength"])
+        if key != self._bounds_key:
+            self._bounds, self._bounds_key = super().boundingRect(), key
+        return self._bounds
 
     def _key(self):
         bounds = self.mapRectFromParent(self.geometry())
