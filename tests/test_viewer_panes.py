@@ -161,6 +161,48 @@ def test_time_axis_reused_drawings_match_a_fresh_axis(qtbot):
         assert reused > 0 if not labelled else True
 
 
+def test_axis_drawn_ahead_matches_a_fresh_axis(qtbot):
+    """An axis drawn ahead for a range (the next scroll step, the y range it brings) is shown from that drawing
+    when the view gets there, pixel for pixel what pyqtgraph's own axis draws: labelled time and value axes."""
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QGraphicsItem
+
+    from viewer.time_axis import TimeAxis
+
+    def layout(bottom, left):
+        glw = pg.GraphicsLayoutWidget()
+        glw.resize(700, 160)
+        plot = glw.addPlot(axisItems={"bottom": bottom, "left": left})
+        plot.showGrid(x=True, y=True, alpha=0.15)
+        for name in ("bottom", "left"):
+            ax = plot.getAxis(name)
+            ax.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
+            ax.setStyle(maxTickLevel=1, maxTextLevel=1)
+            ax.enableAutoSIPrefix(False)
+        plot.getAxis("left").setWidth(112)
+        plot.setRange(xRange=(0.0, 10.0), yRange=(-1.0, 1.0), padding=0)
+        qtbot.addWidget(glw)
+        glw.show()
+        return glw, plot
+
+    mine_b, mine_l = TimeAxis("bottom"), TimeAxis("left")
+    (ga, pa), (gb, pb_) = layout(mine_b, mine_l), layout(pg.AxisItem("bottom"), pg.AxisItem("left"))
+    qtbot.wait(1)
+    shown = 0
+    for k in range(1, 12):
+        x, y = (0.1 * k, 0.1 * k + 10.0), (-1.0 - 0.37 * k, 1.0 + 0.05 * k * k)
+        assert mine_b.prepare(x) and mine_l.prepare(y)          # new ranges: drawn now
+        assert not mine_b.prepare(x)                             # ... once
+        drawn = len(mine_b._drawn), len(mine_l._drawn)
+        for p in (pa, pb_):
+            p.setRange(xRange=x, yRange=y, padding=0)
+        qtbot.wait(1)
+        img_a, img_b = ga.grab().toImage(), gb.grab().toImage()
+        shown += (len(mine_b._drawn), len(mine_l._drawn)) == drawn   # shown from the drawings made ahead
+        assert img_a == img_b, k
+    assert shown == 11
+
+
 def test_steady_label_relays_out_only_when_its_hints_change(qtbot):
     """A steady label reports its text's size hints; grow-only hints never shrink; ignored hints never change."""
     from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QWidget

@@ -84,7 +84,8 @@ class ContactLanes(pg.PlotItem):
         left.setStyle(tickLength=0, tickFont=_small_font())
         left.setTextPen("#c8cede")
         left.setTicks([[]])
-        self.getAxis("bottom").enableAutoSIPrefix(False)
+        for ax in ("left", "bottom", "top", "right"):   # hidden ones too: their label is re-laid out on every scroll
+            self.getAxis(ax).enableAutoSIPrefix(False)
         for ax in ("left", "bottom"):
             self.getAxis(ax).setCacheMode(QGraphicsItem.DeviceCoordinateCache)
         self.getAxis("bottom").setStyle(maxTickLevel=1, maxTextLevel=1)

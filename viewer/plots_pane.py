@@ -6,6 +6,7 @@ and a white dashed capture line on a dark background. A click in a plot asks to 
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
@@ -44,6 +45,20 @@ class CursorLine(pg.InfiniteLine):
     def informViewBoundsChanged(self):
         pass
 
+    def _computeBoundingRect(self):
+        """pyqtgraph's bounds, kept while the view's ranges and size stay: a vertical line's bounds in its own
+        coordinates do not depend on where it sits along x (moving it each frame needs no new bounds)."""
+        vb = self.getViewBox()
+        key = None
+        if vb is not None:
+            (x0, x1), (y0, y1) = vb.viewRange()
+            key = (x0, x1, y0, y1, vb.width(), vb.height())
+            if key == getattr(self, "_bounds_key", None):
+                return self._bounds
+        br = super()._computeBoundingRect()
+        self._bounds_key = key
+        return br
+
 
 def default_plots(run: RunFile) -> list[str]:
     """Base loads and probe stroke if the run has them, else its first four channels."""
@@ -59,6 +74,24 @@ def scroll_window(t: float, width: float, graph_step: float, t0: float, t1: floa
     left = math.floor(left / graph_step) * graph_step if graph_step > 0 else left
     left = min(max(left, t0), t1 - width)
     return left, left + width
+
+
+def visible_bounds(t: np.ndarray, y: np.ndarray, x0: float, x1: float) -> tuple[float, float] | None:
+    """Finite min and max of y over the samples with x0 <= t <= x1 (what pyqtgraph's visible-only auto range
+    measures), None when there are none."""
+    a, b = np.searchsorted(t, x0, side="left"), np.searchsorted(t, x1, side="right")
+    seg = y[a:b]
+    if seg.size == 0:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # all-NaN: handled below
+        lo, hi = float(np.nanmin(seg)), float(np.nanmax(seg))
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        seg = seg[np.isfinite(seg)]
+        if seg.size == 0:
+            return None
+        lo, hi = float(seg.min()), float(seg.max())
+    return lo, hi
 
 
 def fmt(v: float, unit: str = "") -> str:
@@ -101,6 +134,10 @@ class PlotsPane(QWidget):
         self.compare_offset = 0.0
         self.diff_name: str | None = None
         self.ghost_curves: list[pg.PlotDataItem] = []
+        self._ghost_of: dict[int, pg.PlotDataItem] = {}   # plot index -> run B's dashed curve in it
+        self._yfit: list = []                            # per plot: the y range last fitted (see _fit_y)
+        self._next: tuple[float, float] | None = None    # the next scroll step's x range (see _prepare_next)
+        self._pending: list = []                         # axes still to draw for it
         self.diff_plot: pg.PlotItem | None = None
         self.diff_curve: pg.PlotDataItem | None = None
 
@@ -211,6 +248,8 @@ class PlotsPane(QWidget):
         self.plots, self.curves, self.cursors, self.capture_lines, self.ranges = [], [], [], [], []
         self.titles = []
         self.ghost_curves, self.diff_plot, self.diff_curve = [], None, None
+        self._ghost_of, self._yfit = {}, []
+        self._next, self._pending = None, []
         self._xrange = None
         self._span = None
         if run is None:
@@ -221,7 +260,8 @@ class PlotsPane(QWidget):
         for i, name in enumerate(names):
             info = run.channels[name]
             plot = self.glw.addPlot(row=i, col=0, enableMenu=False,   # (no context menus built)
-                                    axisItems={"bottom": TimeAxis("bottom")})   # scrolls reuse tick drawings
+                                    axisItems={"bottom": TimeAxis("bottom"), "left": TimeAxis("left")})
+                                    # scrolls reuse tick drawings; the next step's are drawn ahead (_prepare_next)
             plot.setMenuEnabled(False)
             plot.hideButtons()
             plot.showGrid(x=True, y=True, alpha=0.15)
@@ -235,7 +275,8 @@ class PlotsPane(QWidget):
             for ax in ("left", "bottom"):
                 plot.getAxis(ax).setCacheMode(QGraphicsItem.DeviceCoordinateCache)  # cursor moves don't redraw text
                 plot.getAxis(ax).setStyle(maxTickLevel=1, maxTextLevel=1)   # major and minor ticks: half the work
-            plot.getAxis("bottom").enableAutoSIPrefix(False)   # no label re-layout on every scroll
+            for ax in ("bottom", "top", "right"):   # no label re-layout on every scroll (hidden axes too)
+                plot.getAxis(ax).enableAutoSIPrefix(False)
             if i < len(names) - 1 or self._footer_shown() or self._diff_shown():
                 plot.getAxis("bottom").setStyle(showValues=False)
             else:
@@ -248,8 +289,9 @@ class PlotsPane(QWidget):
             curve.curve.setCacheMode(QGraphicsItem.DeviceCoordinateCache)   # the moving cursor re-blits, not re-draws
             vb = plot.getViewBox()
             vb.setMouseEnabled(x=False, y=False)
-            vb.enableAutoRange(axis="y")
-            vb.setAutoVisible(y=True)
+            vb.disableAutoRange(axis="y")        # the y range is fitted to the shown data by _fit_y (cheaper)
+            vb.sigResized.connect(lambda _vb, k=i: self._fit_y(k))
+            self._yfit.append(None)
             if first is None:
                 first = plot
             else:
@@ -273,6 +315,7 @@ class PlotsPane(QWidget):
         self._add_footer(first)
         self.set_loop_range_time(self.loop_range_t)
         self._apply_xrange(force=True)
+        self._fit_y()
         self._update_readout()
         self.plotsChanged.emit(list(self.names))
 
@@ -345,6 +388,7 @@ class PlotsPane(QWidget):
             c.setClipToView(True)
             c.setOpacity(0.85)
             self.ghost_curves.append(c)
+            self._ghost_of[i] = c
         if not self._diff_shown():
             return first
         name = self.diff_name
@@ -368,7 +412,8 @@ class PlotsPane(QWidget):
         vb.setMouseEnabled(x=False, y=False)
         vb.enableAutoRange(axis="y")
         vb.setAutoVisible(y=True)
-        plot.getAxis("bottom").enableAutoSIPrefix(False)
+        for ax in ("bottom", "top", "right"):
+            plot.getAxis(ax).enableAutoSIPrefix(False)
         if self._footer_shown():
             plot.getAxis("bottom").setStyle(showValues=False)
         else:
@@ -406,6 +451,7 @@ class PlotsPane(QWidget):
             curve.setData(data, blocks.window(name, a, b))
             yield
         self._span = (a, b)
+        self._fit_y()
     # ---- time -----------------------------------------------------------------------------
     def set_graph_step(self, seconds: float):
         self.graph_step = float(seconds)
@@ -440,8 +486,11 @@ class PlotsPane(QWidget):
         self.t_current = float(self.run.time[self.frame])
         for c in self.cursors:
             c.setPos(self.t_current)
+        shown = self._xrange
         self._apply_xrange()
         self._update_readout()
+        if self._xrange == shown:     # not in a frame that scrolls (it has enough to draw)
+            self._prepare_next()
 
     def x_range(self) -> tuple[float, float] | None:
         return self._xrange
@@ -455,10 +504,82 @@ class PlotsPane(QWidget):
         if self.run is None or self._x_master() is None:
             return
         rng = self._range_at(self.t_current)
-        self._load_span(rng)
+        loaded = self._load_span(rng)
         if force or rng != self._xrange:
             self._xrange = rng
             self._x_master().setXRange(*rng, padding=0)
+            self._fit_y()
+            self._settle_views()
+        elif loaded:
+            self._fit_y()
+            self._settle_views()
+
+    def _settle_views(self):
+        """Apply the new ranges to the views' transforms now: done in the paint (pyqtgraph's default), the
+        curves' geometry changes there and Qt paints the plots a second time on the next event-loop turn."""
+        for plot in self.plots + [p for p in (self.diff_plot, self.footer if self._footer_shown() else None) if p]:
+            plot.getViewBox().prepareForPaint()
+
+    def _fit_y(self, which: int | None = None):
+        """Each plot's y range: its curves' data inside the x range, padded as pyqtgraph's auto range pads
+        (a cosmetic pen's pixel margin, then the view's suggested padding); set only when it changes."""
+        if self._xrange is None:
+            return
+        for i, plot in enumerate(self.plots):
+            if which is not None and i != which:
+                continue
+            key = self._y_range(i, self._xrange)
+            if key is not None and key != self._yfit[i]:
+                self._yfit[i] = key
+                plot.getViewBox().setRange(yRange=key, padding=0.0)
+
+    def _y_range(self, i: int, xrange: tuple[float, float]) -> tuple[float, float] | None:
+        """Plot i's fitted y range for this x range (None: no finite data in it)."""
+        x0, x1 = xrange
+        spans = []
+        for c in (self.curves[i], self._ghost_of.get(i)):
+            if c is not None and c.isVisible() and c.xData is not None and len(c.xData):
+                b = visible_bounds(c.xData, c.yData, x0, x1)
+                if b is not None:
+                    spans.append((b, c.curve.pixelPadding()))
+        if not spans:
+            return None
+        lo, hi = min(b[0] for b, _ in spans), max(b[1] for b, _ in spans)
+        vb = self.plots[i].getViewBox()
+        h = vb.height()
+        if h > 0:
+            px = (hi - lo) / h
+            lo, hi = min(lo, *(b[0] - p * px for b, p in spans)), max(hi, *(b[1] + p * px for b, p in spans))
+        wp = (hi - lo) * vb.suggestPadding(1)
+        return lo - wp, hi + wp
+
+    def _prepare_next(self, per_frame: int = 2):
+        """While playing in a scrolling window, draw the axes of the next GraphStep ahead, a few per frame:
+        the scroll then only shows them (its time axes and the y axes whose range the step changes)."""
+        if not self.scrolling or self._xrange is None or self.graph_step <= 0:
+            self._pending = []
+            return
+        x0, x1 = self._xrange
+        t0, t1 = float(self.run.time[0]), float(self.run.time[-1])
+        nxt = scroll_window(x0 + CURSOR_AT * (x1 - x0) + 1.5 * self.graph_step, self.window, self.graph_step, t0, t1)
+        if nxt == self._xrange:
+            self._pending = []
+            return
+        if nxt != self._next:
+            self._next = nxt
+            axes = [(p.getAxis("bottom"), nxt) for p in self.plots]
+            if self._footer_shown():
+                axes.append((self.footer.getAxis("bottom"), nxt))
+            for i, p in enumerate(self.plots):
+                y = self._y_range(i, nxt)
+                if y is not None and y != self._yfit[i]:
+                    axes.append((p.getAxis("left"), y))
+            self._pending = axes
+        done = 0
+        while self._pending and done < per_frame:
+            axis, rng = self._pending.pop(0)
+            if isinstance(axis, TimeAxis):
+                done += axis.prepare(rng)
 
     def _range_at(self, t: float) -> tuple[float, float]:
         """The x range at run time t: the scrolling window, or the whole run."""
@@ -484,12 +605,13 @@ class PlotsPane(QWidget):
         a = max(int(np.searchsorted(run.time, rng[0], side="left")) - 1, 0)
         b = min(int(np.searchsorted(run.time, rng[1], side="right")) + 1, n)
         if self._span is not None and self._span[0] <= a and b <= self._span[1]:
-            return
+            return False
         a, b = self._span_for(rng)
         self._span = (a, b)
         t = run.time[a:b]
         for name, curve in zip(self.names, self.curves):
             curve.setData(t, self.blocks.window(name, a, b))
+        return True
 
     def loaded_span(self) -> tuple[int, int] | None:
         """Frames [a, b) the curves hold (the x range and a margin; all frames when not scrolling)."""

@@ -1,5 +1,6 @@
-"""A time axis that keeps the drawings of its last ranges: scrolling in whole GraphSteps repeats the same tick
-layout shifted by whole tick spacings, so an axis without labels draws each layout once (not on every scroll)."""
+"""An axis that keeps the drawings of its last ranges: scrolling in whole GraphSteps repeats the same tick
+layout shifted by whole tick spacings, so a time axis without labels draws each layout once (not on every scroll);
+`prepare` draws a range ahead of time (the next scroll step, the y range it will bring)."""
 from __future__ import annotations
 
 import math
@@ -20,43 +21,79 @@ class TimeAxis(pg.AxisItem):
     def __init__(self, orientation: str = "bottom", **kw):
         super().__init__(orientation, **kw)
         self._drawn: OrderedDict = OrderedDict()
+        self._bounds_key = self._bounds = None
+
+    def boundingRect(self):
+        """pyqtgraph's bounds (the axis and, with a grid, its view), kept while neither's geometry changes: Qt
+        asks for them for every strip it repaints (e.g. the moving time cursor)."""
+        view = self.linkedView()
+        key = (self.geometry(), None if view is None else view.geometry(), self.grid,
+               self.style["hideOverlappingLabels"], self.style["tickLength"])
+        if key != self._bounds_key:
+            self._bounds, self._bounds_key = super().boundingRect(), key
+        return self._bounds
 
     def _key(self):
         bounds = self.mapRectFromParent(self.geometry())
         view = self.linkedView()
-        grid_h = -1.0 if view is None or self.grid is False else view.mapRectToItem(self, view.boundingRect()).height()
+        grid = None if view is None or self.grid is False else view.mapRectToItem(self, view.boundingRect())
+        grid = (-1.0, -1.0) if grid is None else (round(grid.width(), 1), round(grid.height(), 1))
         r0, r1 = (float(x) for x in self.range)
         dif = r1 - r0
-        if not (math.isfinite(dif) and dif > 0 and bounds.width() > 0):
+        length = bounds.width() if self.orientation in ("top", "bottom") else bounds.height()
+        if not (math.isfinite(dif) and dif > 0 and length > 0):
             return None
-        levels = self.tickSpacing(r0, r1, bounds.width())
+        levels = self.tickSpacing(r0, r1, length)
         if not levels:
             return None
         major = levels[0][0]
         phase = r0 / major - math.floor(r0 / major)
         where = round(r0, 9) if self.style["showValues"] else None
         return (round(phase, 6) % 1.0, round(dif, 9), round(bounds.width(), 1), round(bounds.height(), 1),
-                round(grid_h, 1), where, self.grid)
+                grid, where, self.grid)
+
+    def _draw(self) -> QPicture:
+        pic = QPicture()
+        painter = QPainter(pic)
+        try:
+            if self.style["tickFont"]:
+                painter.setFont(self.style["tickFont"])
+            specs = self.generateDrawSpecs(painter)
+            if specs is not None:
+                self.drawPicture(painter, *specs)
+        finally:
+            painter.end()
+        return pic
+
+    def _keep(self, key, pic):
+        self._drawn[key] = pic
+        while len(self._drawn) > KEEP:
+            self._drawn.popitem(last=False)
+
+    def prepare(self, rng) -> bool:
+        """Draw the axis for the range `rng` ahead of time (e.g. the next scroll step), keeping what is shown;
+        True if a drawing was made. Not for an axis whose SI prefix follows the range."""
+        if self.autoSIPrefix or self.linkedView() is None:
+            return False
+        shown = self.range
+        self.range = [float(rng[0]), float(rng[1])]
+        try:
+            key = self._key()
+            if key is None or key in self._drawn:
+                return False
+            self._keep(key, self._draw())
+            return True
+        finally:
+            self.range = shown
 
     def paint(self, p, opt, widget):
         if self.picture is None:
             key = self._key()
             pic = self._drawn.get(key) if key is not None else None
             if pic is None:
-                pic = QPicture()
-                painter = QPainter(pic)
-                try:
-                    if self.style["tickFont"]:
-                        painter.setFont(self.style["tickFont"])
-                    specs = self.generateDrawSpecs(painter)
-                    if specs is not None:
-                        self.drawPicture(painter, *specs)
-                finally:
-                    painter.end()
+                pic = self._draw()
                 if key is not None:
-                    self._drawn[key] = pic
-                    while len(self._drawn) > KEEP:
-                        self._drawn.popitem(last=False)
+                    self._keep(key, pic)
             self.picture = pic
         self.picture.play(p)
 
@@ -91,3 +128,23 @@ class TimeAxis(pg.AxisItem):
     def resizeEvent(self, ev=None):
         self._forget()
         return super().resizeEvent(ev)
+
+    def setTicks(self, ticks):
+        self._forget()
+        return super().setTicks(ticks)
+
+    def setTickSpacing(self, *a, **kw):
+        self._forget()
+        return super().setTickSpacing(*a, **kw)
+
+    def setScale(self, scale=None):
+        self._forget()
+        return super().setScale(scale)
+
+    def setLogMode(self, *a, **kw):
+        self._forget()
+        return super().setLogMode(*a, **kw)
+
+    def setTickDensity(self, density=1.0):
+        self._forget()
+        return super().setTickDensity(density)

@@ -27,6 +27,7 @@ class OffscreenVTKWidget(QWidget):
         self._rw = vtkRenderWindow()
         self._rw.SetOffScreenRendering(1)
         self._rw.SetMultiSamples(0)
+        self._rw.SetSwapBuffers(0)   # frames are read from the back (render) buffer: no copy to a front buffer
         self._Iren = vtkGenericRenderWindowInteractor()
         self._Iren.SetRenderWindow(self._rw)
         self._rw.AddObserver("EndEvent", self._rendered)
