@@ -433,7 +433,7 @@ def _craft_load(Q, acc, F, p, rA, rP):
         acc[3 + i] -= mP[i]
 
 
-FREEZE_MASS_MATRIX = False   # numerical option: RK4 stages 2-4 reuse the first stage's mass matrix factor
+FREEZE_MASS_MATRIX = True   # numerical option: RK4 stages 2-4 reuse the first stage's mass matrix factor
 W_TRIG = 0          # scratch rows W[0:4]: cos, sin of the latch angles; cos, sin of the pusher angles
 W_NEAR, W_STEP = 4, 5   # W[4]: contact pairs near within the step (evaluate_pairs_step); W[5, 0]: the step
 
