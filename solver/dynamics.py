@@ -436,6 +436,7 @@ def _craft_load(Q, acc, F, p, rA, rP):
 FREEZE_MASS_MATRIX = True   # numerical option: RK4 stages 2-4 reuse the first stage's mass matrix factor
 W_TRIG = 0          # scratch rows W[0:4]: cos, sin of the latch angles; cos, sin of the pusher angles
 W_NEAR, W_STEP = 4, 5   # W[4]: contact pairs near within the step (evaluate_pairs_step); W[5, 0]: the step
+W_SKIP = 6              # W[6]: steps each contact pair stays left out for (evaluate_pairs_step's skip)
 
 
 @njit(cache=True, error_model="numpy")
@@ -623,7 +624,7 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     cst[1] = cam_extension(P, phi)                          # alignment levers: cam driven by the nut angle
     obs[O_LEVER] = cst[1]
     status = evaluate_pairs_step(gprim, gpint, gpairs, gppar, cpos, crot, cvel, cw, cst, gwork, c_act, c_dep, c_pnt,
-                                 c_nrm, c_frc, c_diag, W[W_NEAR], full, W[W_STEP, 0])   # broad phase once per step
+                                 c_nrm, c_frc, c_diag, W[W_NEAR], full, W[W_STEP, 0], W[W_SKIP])   # broad phase once per step
     if status != 0 and obs[O_CSTAT] == 0.0:
         obs[O_CSTAT] = 1.0
         obs[O_CPAIR] = c_diag[0]
