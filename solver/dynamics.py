@@ -44,7 +44,7 @@ k_bend0 c_bend k_tors c_tors hb_k hb_lim ht_k ht_lim bend_max k_bend_stop tors_m
 i_nut i_nut_tot k_nutfr i_fr k_tr t_pre k_spring spring_max t_in t_out c_d i_mb k_stroke_stop v_screw
 lh_k lh_f0 lh_mu c_lat psi_max k_crank_stop
 latch_x latch_rr latch_re latch_rt latch_k latch_psi0 x_mouth x_stop r_bore r_floor tan_cone slot_hs slot_hf slot_len lim_x
-drv_delay drv_speed drv_stall t1_in t1_out s1_max pu_n pu_r pu_stroke pu_f0 pu_k pu_kc hook_gap
+drv_delay drv_speed drv_stall t1_in t1_out s1_max pu_n pu_r pu_stroke pu_f0 pu_k pu_kc pu_c hook_gap
 lim_mov lim_m lim_f0 lim_k lim_stroke lim_kstop lim_c pi_head_cone pi_head_socket pi_bottom cam_n
 """.split() + [f"cam_x{i}" for i in range(24)] + [f"cam_y{i}" for i in range(24)]
 for _i, _n in enumerate(_P_NAMES):
@@ -684,9 +684,13 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
         gmin = min(gmin, gap)
         fk, ek = pusher_force(P, gap)
         if fk > 0.0:
-            _craft_load(Q, acc, scl(exP, fk), pa, rA, rP)
+            # guide friction of the plunger as viscous damping on the gap rate (never pulling)
+            vg = dot(sub(add(vA, cross(wA, sub(pa, rA))), add(vP, cross(wP, sub(pa, rP)))), exP)
+            fd = max(-P[P_PU_C] * vg, -fk)
+            pdiss -= fd * vg
+            _craft_load(Q, acc, scl(exP, fk + fd), pa, rA, rP)
             pe += ek
-            fpush += fk
+            fpush += fk + fd
     obs[O_PUSH] = fpush
     obs[O_GAP] = gmax
     obs[O_GAPMIN] = gmin

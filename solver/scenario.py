@@ -10,7 +10,7 @@ import numpy as np
 
 from solver import dynamics as D
 from solver import contact as C
-from solver.contact.pairset import PAR_DMAX, PAR_K, PAR_MU
+from solver.contact.pairset import PAR_DMAX, PAR_K, PAR_MU, PAR_VSLIP
 from solver.errors import InputError
 
 VARIANTS = ("existing", "modified_dampers", "movable_limiter")
@@ -490,6 +490,7 @@ def _cyclogram(P, M: _Sec, i_nut: float, G: _Sec, movable: bool):
     P[I["pu_f0"]] = pu.num("preload", 0.0, 1e5)
     P[I["pu_k"]] = pu.num("stiffness", 0.0, 1e8)
     P[I["pu_kc"]] = pu.pos("contact_stiffness", 1e9)
+    P[I["pu_c"]] = pu.num("damping", 0.0, 1e6, default=0.0)
     if P[I["pu_kc"]] <= P[I["pu_k"]]:
         raise ScenarioError(M.path, "spring_pushers.contact_stiffness", "must exceed spring_pushers.stiffness")
     P[I["hook_gap"]] = M.sub("hooks").pos("close_gap", 0.05)
@@ -524,7 +525,8 @@ def _cyclogram(P, M: _Sec, i_nut: float, G: _Sec, movable: bool):
 
 
 def _omega_max(P, cgeo):
-    """Highest contact/joint frequency estimate (rad/s) from stiffness over effective mass."""
+    """Highest contact/joint rate (rad/s): stiffness over effective mass, and the latches' friction ramp on the
+    probe torsion under the drive's pull (a damping rate; RK4 needs both * step <= 1)."""
     I = D.P_INDEX
     L0 = P[I["l0"]]
     m_head_lat = (P[I["i_prt"]] + P[I["m_pr"]] * (L0 - P[I["a_pr"]]) ** 2) / L0 ** 2
@@ -534,11 +536,18 @@ def _omega_max(P, cgeo):
 
     def k(*groups):
         return max(cgeo.ppar[j, PAR_K] for j, g in enumerate(cgeo.pair_groups) if g in groups)
+
+    def ramp(*groups):                              # friction stick ramp mu/slip_speed (a damper per newton of F_n)
+        return max(cgeo.ppar[j, PAR_MU] / cgeo.ppar[j, PAR_VSLIP] for j, g in enumerate(cgeo.pair_groups) if g in groups)
+    # the latch tips on the stops carry the drive's pull (held by the stall force, or the brake's pull-out slip):
+    # their friction ramps add up on the probe torsion, a damper mu*F/slip_speed on the tip's torsional mass
+    f_latches = max(P[I["drv_stall"]], P[I["t_out"]] * P[I["i_fr"]]) * P[I["i_nut"]]
     w = [math.sqrt(k("head_cone", "head_socket") / min(m_head_lat, m_axial)),
          math.sqrt(k("latch_stop") / m_axial),
          math.sqrt(k("latch_slot") * (1.0 / m_tip_torsion + 1.0 / m_head_lat)),
          math.sqrt(k("limiter_cone", "load_pad_cone") / m_lim),
-         math.sqrt((P[I["k_tors"]] + P[I["ht_k"]] + P[I["k_tors_stop"]]) / P[I["i_prx"]])]
+         math.sqrt((P[I["k_tors"]] + P[I["ht_k"]] + P[I["k_tors_stop"]]) / P[I["i_prx"]]),
+         ramp("latch_stop", "latch_slot") * f_latches / m_tip_torsion]
     if P[I["lim_mov"]] > 0.5:                      # movable limiter on its stops and on the cone (slide mass)
         w.append(math.sqrt((P[I["lim_kstop"]] + k("limiter_cone", "load_pad_cone")) / P[I["lim_m"]]))
     return max(w)

@@ -55,3 +55,19 @@ def test_run_file_layout(tmp_path):
         assert {"normal", "depth", "normal_speed"} <= set(d), name
     assert r.n_frames == 51 and r.meta.output_step == 1e-3
     assert r.channels["spring_mechanism_1"].place == 90.0
+
+
+def test_step_check_includes_the_latch_friction_ramp(tmp_path):
+    """The latches' stick ramp on the probe torsion scales with the drive's pull: a 4x stronger drive makes the
+    0.5 ms step too large (the elastic contact rates do not depend on the drive)."""
+    from tests.test_solver_helpers import ROOT
+    base = load_model(SCEN / "expert_existing.toml")
+    assert base.step == 5e-4 and base.omega_max * base.step <= 1.0
+    mech = (ROOT / "resources" / "mechanisms" / "existing.toml").read_text()
+    strong = mech.replace("stall_force = 5000.0 ", "stall_force = 20000.0 ")
+    assert strong != mech
+    (tmp_path / "strong.mechanism.toml").write_text(strong)
+    sc = variant(tmp_path, "expert_existing.toml", {"mechanism": "\"strong.mechanism.toml\""})
+    with pytest.raises(ScenarioError) as ei:
+        load_model(sc)
+    assert ei.value.key == "solver.step" and "too large" in str(ei.value)

@@ -189,3 +189,24 @@ def test_steady_label_relays_out_only_when_its_hints_change(qtbot):
     assert plain.sizeHint().width() < short and grow.sizeHint().width() > short
     qtbot.wait(20)
     assert plain.text() == "Fx 2 N" and plain.label.width() == plain.width() and grow.label.width() == grow.width()
+
+
+@pytest.mark.parametrize("size", [(300, 150), (410, 160), (700, 220)])
+def test_lateral_devices_never_overlap(qtbot, size):
+    """Six lateral devices of a solver run (45°-apart places, two sharing a place) keep apart in a flat pane."""
+    from pathlib import Path
+
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QFontMetrics
+    path = Path(__file__).resolve().parent.parent / "sample_runs" / "central_impact_20t.h5"
+    run = RunFile(path)
+    w = DevicesPane()
+    qtbot.addWidget(w)
+    w.set_run(run, ChannelBlocks(run))
+    items = w.lateral_layout(QRectF(0, 0, *size), QFontMetrics(w._font))
+    assert len(items) == len(w.lateral) >= 6
+    rects = [r for _, _, label, _, box in items for r in (label, box)]
+    for i, a in enumerate(rects):
+        for b in rects[i + 1:]:
+            assert not a.intersects(b), (size, a, b)
+    run.close()

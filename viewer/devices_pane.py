@@ -58,6 +58,25 @@ def format_value(value: float, unit: str) -> str:
     return f"{s} {unit}".rstrip()
 
 
+
+def _octant_step(x: float) -> int:
+    """-1, 0 or +1: the grid column/row of a direction cosine (cos 22.5° splits the octants)."""
+    return 0 if abs(x) < 0.3827 else (1 if x > 0 else -1)
+
+
+def _column_tops(heights: dict[int, float], top: float, bottom: float) -> dict[int, float]:
+    """Top of each row's stack in one grid column: row -1 at the top, 1 at the bottom, 0 centred; pushed
+    apart (downwards first) where they would overlap."""
+    out: dict[int, float] = {}
+    if -1 in heights:
+        out[-1] = top
+    if 0 in heights:
+        out[0] = max((top + bottom - heights[0]) / 2, out[-1] + heights[-1] if -1 in out else top)
+    if 1 in heights:
+        below = out[0] + heights[0] if 0 in out else (out[-1] + heights[-1] if -1 in out else top)
+        out[1] = max(bottom - heights[1], below)
+    return out
+
 class DevicesPane(QWidget):
     """The state of the axial and lateral dampers, probe and housing at the shown frame."""
 
@@ -222,45 +241,60 @@ class DevicesPane(QWidget):
                 p.drawText(r, Qt.AlignCenter, "no lateral damper channels")
             return
         fm = QFontMetrics(self._font)
-        slots = self._lateral_slots()
-        depth = max(len(names) for names in slots.values())   # devices sharing a place stack downwards
+        c = r.center()
+        if self._static_layer:   # probe axis seen from the head (looking along +x): +z up, +y to the left
+            rad = 10.0
+            p.setPen(QPen(FRAME, 1, Qt.DashLine))
+            p.drawEllipse(c, rad, rad)
+            p.drawLine(QPointF(c.x() - 10, c.y()), QPointF(c.x() + 10, c.y()))
+            p.drawLine(QPointF(c.x(), c.y() - 10), QPointF(c.x(), c.y() + 10))
+            p.setPen(DIM)
+            p.drawText(QPointF(c.x() + 4, c.y() - rad - 2), "+z")
+            p.drawText(QPointF(c.x() - rad - 18, c.y() - 3), "+y")
+        for name, text, label, align, box in self.lateral_layout(r, fm):
+            if self._static_layer:
+                p.setPen(DIM)
+                p.drawText(label, align | Qt.AlignBottom, text)
+            self._bar(p, box, name)
+
+    def lateral_layout(self, r: QRectF, fm: QFontMetrics) -> list[tuple[str, str, QRectF, object, QRectF]]:
+        """(name, label text, label rect, alignment, bar rect) of each lateral device: a 3x3 grid by place,
+        each column's labels kept to its third of the width."""
+        cells = self._lateral_cells()
         c = r.center()
         bar_w = min(150.0, r.width() * 0.30)
         bar_h = 18.0
         cell = bar_h + fm.height() + 2
-        rx = (r.width() - bar_w) / 2 - 2
-        ry = max(10.0, (r.height() - depth * cell) / 2 - 2)
-        if self._static_layer:   # probe axis seen from the head (looking along +x): +z up, +y to the left
-            p.setPen(QPen(FRAME, 1, Qt.DashLine))
-            p.drawEllipse(c, min(rx, ry) * 0.45, min(rx, ry) * 0.45)
-            p.drawLine(QPointF(c.x() - 10, c.y()), QPointF(c.x() + 10, c.y()))
-            p.drawLine(QPointF(c.x(), c.y() - 10), QPointF(c.x(), c.y() + 10))
-            p.setPen(DIM)
-            p.drawText(QPointF(c.x() + 4, c.y() - min(rx, ry) * 0.45 - 2), "+z")
-            p.drawText(QPointF(c.x() - min(rx, ry) * 0.45 - 18, c.y() - 3), "+y")
-        for place, names in slots.items():
-            a = math.radians(place)
-            cx = c.x() - rx * math.cos(a)
-            top = c.y() - ry * math.sin(a) - len(names) * cell / 2
-            for k, name in enumerate(names):
-                box = QRectF(cx - bar_w / 2, top + k * cell + fm.height() + 1, bar_w, bar_h)
-                if self._static_layer:
-                    p.setPen(DIM)
-                    p.drawText(QRectF(box.left() - 20, box.top() - fm.height() - 1, box.width() + 40, fm.height()),
-                               Qt.AlignHCenter | Qt.AlignBottom, f"{name} @{place:g}°")
-                self._bar(p, box, name)
+        label_w = r.width() / 3 - 2
+        out = []
+        for col in (-1, 0, 1):
+            stacks = {row: cells[(col, row)] for row in (-1, 0, 1) if (col, row) in cells}
+            tops = _column_tops({row: len(v) * cell for row, v in stacks.items()}, r.top(), r.bottom())
+            cx = c.x() + col * (r.width() - bar_w) / 2
+            align = {-1: Qt.AlignLeft, 0: Qt.AlignHCenter, 1: Qt.AlignRight}[col]
+            label_left = {-1: r.left(), 0: c.x() - label_w / 2, 1: r.right() - label_w}[col]
+            for row, names in stacks.items():
+                for k, (name, place) in enumerate(names):
+                    box = QRectF(cx - bar_w / 2, tops[row] + k * cell + fm.height() + 1, bar_w, bar_h)
+                    text = fm.elidedText(f"{name} @{place:g}°", Qt.ElideMiddle, int(label_w))
+                    label = QRectF(label_left, box.top() - fm.height() - 1, label_w, fm.height())
+                    out.append((name, text, label, align, box))
+        return out
 
-    def _lateral_slots(self) -> dict[float, list[str]]:
-        """Lateral devices grouped by their place around the probe axis (unplaced ones on the diagonals)."""
-        slots: dict[float, list[str]] = {}
+    def _lateral_cells(self) -> dict[tuple[int, int], list[tuple[str, float]]]:
+        """Lateral devices on a 3x3 grid by their place around the probe axis (0° left, 90° up; unplaced ones on
+        the diagonals): neighbours 45° apart never overlap, however flat the pane."""
+        cells: dict[tuple[int, int], list[tuple[str, float]]] = {}
         unplaced = 0
         for name in self.lateral:
             place = self.run.channels[name].place
             if not math.isfinite(place):
                 place = 45.0 + 90.0 * unplaced
                 unplaced += 1
-            slots.setdefault(round(place, 3), []).append(name)
-        return slots
+            a = math.radians(place)
+            key = (_octant_step(-math.cos(a)), _octant_step(-math.sin(a)))
+            cells.setdefault(key, []).append((name, round(place, 3)))
+        return cells
 
     def _paint_probe(self, p: QPainter, r: QRectF):
         fm = QFontMetrics(self._font)
