@@ -351,8 +351,8 @@ def _crba_row(M, JV, JW, bd, i, m, jvi, Ijw):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _cholesky_solve(M, b, n, x):
-    """Solve M x = b (M symmetric positive definite, overwritten by its Cholesky factor)."""
+def _cholesky_factor(M, n):
+    """Overwrite the lower triangle of M (symmetric positive definite) by its Cholesky factor; False if not SPD."""
     for j in range(n):
         s = M[j, j]
         for k in range(j):
@@ -366,6 +366,12 @@ def _cholesky_solve(M, b, n, x):
             for k in range(j):
                 s -= M[i, k] * M[j, k]
             M[i, j] = s / d
+    return True
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _cholesky_subst(M, b, n, x):
+    """Solve L L^T x = b with the Cholesky factor L in the lower triangle of M."""
     for i in range(n):
         s = b[i]
         for k in range(i):
@@ -376,7 +382,6 @@ def _cholesky_solve(M, b, n, x):
         for k in range(i + 1, n):
             s -= M[k, i] * x[k]
         x[i] = s / M[i, i]
-    return True
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -428,8 +433,10 @@ def _craft_load(Q, acc, F, p, rA, rP):
         acc[3 + i] -= mP[i]
 
 
+FREEZE_MASS_MATRIX = True   # numerical option: RK4 stages 2-4 reuse the first stage's mass matrix factor
 W_TRIG = 0          # scratch rows W[0:4]: cos, sin of the latch angles; cos, sin of the pusher angles
 W_NEAR, W_STEP = 4, 5   # W[4]: contact pairs near within the step (evaluate_pairs_step); W[5, 0]: the step
+W_SKIP = 6              # W[6]: steps each contact pair stays left out for (evaluate_pairs_step's skip)
 
 
 @njit(cache=True, error_model="numpy")
@@ -617,7 +624,7 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     cst[1] = cam_extension(P, phi)                          # alignment levers: cam driven by the nut angle
     obs[O_LEVER] = cst[1]
     status = evaluate_pairs_step(gprim, gpint, gpairs, gppar, cpos, crot, cvel, cw, cst, gwork, c_act, c_dep, c_pnt,
-                                 c_nrm, c_frc, c_diag, W[W_NEAR], full, W[W_STEP, 0])   # broad phase once per step
+                                 c_nrm, c_frc, c_diag, W[W_NEAR], full, W[W_STEP, 0], W[W_SKIP])   # broad phase once per step
     if status != 0 and obs[O_CSTAT] == 0.0:
         obs[O_CSTAT] = 1.0
         obs[O_CPAIR] = c_diag[0]
@@ -714,7 +721,9 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     # ---- mass matrix (CRBA over craft, housing, probe) and bias
     M = W[17:17 + ND, 0:ND]
     b = W[28, 0:ND]
-    M[:, :] = 0.0
+    fresh_m = full or not FREEZE_MASS_MATRIX     # stages 2-4 may solve with the first stage's Cholesky factor
+    if fresh_m:
+        M[:, :] = 0.0
     IA = rot_inertia(RA, (P[P_JA0], P[P_JA1], P[P_JA2], P[P_JA3], P[P_JA4], P[P_JA5], P[P_JA6], P[P_JA7], P[P_JA8]))
     IH = rot_inertia(RH, (P[P_I_HX], 0.0, 0.0, 0.0, P[P_I_HT], 0.0, 0.0, 0.0, P[P_I_HT]))
     IPr = rot_inertia(RPr, (P[P_I_PRX], 0.0, 0.0, 0.0, P[P_I_PRT], 0.0, 0.0, 0.0, P[P_I_PRT]))
@@ -734,13 +743,18 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
         Iom = mv(I, om)
         gyro = add(mv(I, al0), cross(om, Iom))
         if bd == 0:
-            _craft_block(M, b, m, I, gyro)
+            if fresh_m:
+                _craft_block(M, b, m, I, gyro)
+            else:
+                for i in range(3):
+                    b[3 + i] -= gyro[i]
         for i in range(nc if bd > 0 else 0):
             jvi = (JV[bd, 0, i], JV[bd, 1, i], JV[bd, 2, i])
             jwi = (JW[bd, 0, i], JW[bd, 1, i], JW[bd, 2, i])
             b[i] -= m * dot(jvi, a0) + dot(jwi, gyro)
-            Ijw = mv(I, jwi)
-            _crba_row(M, JV, JW, bd, i, m, jvi, Ijw)
+            if fresh_m:
+                Ijw = mv(I, jwi)
+                _crba_row(M, JV, JW, bd, i, m, jvi, Ijw)
         if full:
             vc = vA
             if bd == 1:
@@ -755,9 +769,10 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     for k in range(N_LAT):
         x, xd, H1, H2, h = lateral_chain_rot(LAT, k, ry1, RHb, dth1, dth2)
         A = LAT[k, L_INERTIA]
-        M[6, 6] += A * H1 * H1
-        M[7, 6] += A * H2 * H1
-        M[7, 7] += A * H2 * H2
+        if fresh_m:
+            M[6, 6] += A * H1 * H1
+            M[7, 6] += A * H2 * H1
+            M[7, 7] += A * H2 * H2
         b[6] -= H1 * A * h
         b[7] -= H2 * A * h
         ke += 0.5 * A * xd * xd
@@ -785,9 +800,6 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
         b[7] += gen * H2
         obs[O_LATX + k] = x
         obs[O_LATV + k] = xd
-    for i in range(ND):
-        for j in range(i + 1, ND):
-            M[i, j] = M[j, i]
 
     # ---- axial damper: nut equation (2.1)
     i_fr = P[P_I_FR]
@@ -839,11 +851,11 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
 
     # ---- solve the active subsystem
     ud = W[29, 0:ND]
-    ok = _cholesky_solve(M, b, ND, ud)
-    if not ok:
+    if fresh_m and not _cholesky_factor(M, ND):     # lower triangle only (the factor reads no other entry)
         for i in range(NS):
             ds[i] = math.nan
         return
+    _cholesky_subst(M, b, ND, ud)
     # ---- passive craft
     if P[P_FIXED_P] > 0.5:
         for i in range(13):

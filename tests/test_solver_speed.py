@@ -176,3 +176,43 @@ def test_output_step_records_the_same_states_at_fewer_frames(tmp_path):
             assert "output_step" in str(exc)
         else:
             raise AssertionError(f"output_step {bad} accepted")
+
+
+def test_multi_step_skip_gives_the_contacts_of_the_full_pair_loop():
+    """`evaluate_pairs_step(..., skip)`: a pair left out for n steps (skip counts them down) is apart at every later
+    step's first stage within that motion: the outputs equal `evaluate_pairs` at the moved poses."""
+    from solver.contact import BODIES, load
+    from solver.contact.pairset import PairSetOutput, evaluate_pairs, evaluate_pairs_step
+    geo = load()
+    nb, npair, h = len(BODIES), len(geo.pair_names), 2.5e-4
+    rng = np.random.default_rng(7)
+    args = (geo.prim, geo.pint, geo.pairs, geo.ppar)
+    held = touching = 0
+    for _ in range(300):
+        pos = rng.normal(scale=0.05, size=(nb, 3))
+        x = rng.uniform(-0.6, 0.2)
+        pos[4] = (x, *rng.normal(scale=0.15, size=2))
+        pos[2] = pos[3] = pos[5] = pos[4] + (rng.uniform(0.3, 0.9), 0.0, 0.0)
+        rot = np.tile(np.eye(3), (nb, 1, 1))
+        vel = rng.normal(scale=0.5, size=(nb, 3))
+        om = np.zeros((nb, 3))
+        state = rng.uniform(0, 1, size=6)
+        near, skip = np.zeros(npair), np.zeros(npair)
+        o = PairSetOutput(npair)
+        for n in range(12):                                # 12 steps at constant velocity, each from a first stage
+            p = pos + vel * h * n
+            so = evaluate_pairs_step(*args, p, rot, vel, om, state, geo.work, o.active, o.depth, o.point, o.normal,
+                                     o.force, o.diag, near, True, h, skip)
+            r = PairSetOutput(npair)
+            sr = evaluate_pairs(*args, p, rot, vel, om, state, geo.work, r.active, r.depth, r.point, r.normal,
+                                r.force, r.diag)
+            assert so == sr
+            if so != 0:
+                break
+            # the step's first stage evaluates its near pairs (near == 1) only
+            for f in ("active", "depth", "point", "normal", "force"):
+                np.testing.assert_array_equal(getattr(o, f)[near == 1], getattr(r, f)[near == 1])
+            assert not r.active[near == 0].any()
+            held += int((skip > 0).sum())
+            touching += int(r.active.any())
+    assert held > 1000 and touching > 20

@@ -28,7 +28,8 @@ STATUS_DEPTH_EXCEEDED = 1
 # STEP_DV: velocity change allowed within one step). At h = 0.25 ms any v < 9.5 m/s qualifies.
 STEP_PAD = 0.005     # m
 STEP_DV = 1.0        # m/s
-ROW_NEED = ROW       # work column: row used by a near pair (mapped at every stage of the step)
+ROW_NEED = ROW       # work column: bit 1 row used by a near pair (mapped at every stage), bit 2 mapped at this stage
+STEP_SKIP_MAX = 64   # most steps a pair found apart is left out for (`evaluate_pairs_step` with `skip`)
 
 
 @njit(cache=True, inline="always")
@@ -75,6 +76,27 @@ def _meridian_apart(ppar, k, rot, pos, bb, ax, ay, az, ar):
     return (x - x0 - t * ex) ** 2 + (rho - r0 - t * er) ** 2 > reach * reach
 
 
+@njit(cache=True, inline="always")
+def _meridian_margin(ppar, k, rot, pos, bb, ax, ay, az, ar):
+    """How far a sphere (world centre, radius ar) on the free side of pair k's coaxial passive set is beyond the
+    reach of `_meridian_apart` (<= 0: not apart; -1 behind the one-sided surface)."""
+    dx, dy, dz = ax - pos[bb, 0], ay - pos[bb, 1], az - pos[bb, 2]
+    qx = rot[bb, 0, 0] * dx + rot[bb, 1, 0] * dy + rot[bb, 2, 0] * dz - ppar[k, PAR_MO]
+    qy = rot[bb, 0, 1] * dx + rot[bb, 1, 1] * dy + rot[bb, 2, 1] * dz - ppar[k, PAR_MO + 1]
+    qz = rot[bb, 0, 2] * dx + rot[bb, 1, 2] * dy + rot[bb, 2, 2] * dz - ppar[k, PAR_MO + 2]
+    x = qx * ppar[k, PAR_MA] + qy * ppar[k, PAR_MA + 1] + qz * ppar[k, PAR_MA + 2]
+    rho = math.sqrt(max(qx * qx + qy * qy + qz * qz - x * x, 0.0))
+    if (x - ppar[k, PAR_MSIDE]) * ppar[k, PAR_MSIDE + 2] + (rho - ppar[k, PAR_MSIDE + 1]) * ppar[k, PAR_MSIDE + 3] < 0.0:
+        return -1.0
+    x0, r0 = ppar[k, PAR_MSEG], ppar[k, PAR_MSEG + 1]
+    ex, er = ppar[k, PAR_MSEG + 2] - x0, ppar[k, PAR_MSEG + 3] - r0
+    ee = ex * ex + er * er
+    t = 0.0
+    if ee > 0.0:
+        t = min(1.0, max(0.0, ((x - x0) * ex + (rho - r0) * er) / ee))
+    return math.sqrt((x - x0 - t * ex) ** 2 + (rho - r0 - t * er) ** 2) - (ar + ppar[k, PAR_MT] + ppar[k, PAR_DMAX])
+
+
 @njit(cache=True, _nrt=False)
 def evaluate_pairs(prim, pint, pairs, ppar, pos, rot, vel, omega, state, work,
                    active, depth, point, normal, force, diag):
@@ -94,27 +116,59 @@ def evaluate_pairs(prim, pint, pairs, ppar, pos, rot, vel, omega, state, work,
 
 @njit(cache=True, _nrt=False)
 def evaluate_pairs_step(prim, pint, pairs, ppar, pos, rot, vel, omega, state, work,
-                        active, depth, point, normal, force, diag, near, first, h):
+                        active, depth, point, normal, force, diag, near, first, h, skip=None):
     """`evaluate_pairs` with its broad phase shared by the stages of one integration step of length h.
 
     first=True (the step's first stage) maps every row and sets near[k]: 1 if pair k's bounds come within STEP_PAD
     or its active row depends on `state` (latches, rollers), else 2 if its relative speed is too high for the pad
     (h (2 v + STEP_DV) >= STEP_PAD), else 0; it evaluates the pairs with near[k] == 1 (the others are apart now).
     Later stages map the rows of the pairs with near[k] != 0 and evaluate those pairs (the others are apart: outputs
-    0), with the same results as evaluate_pairs."""
+    0), with the same results as evaluate_pairs.
+
+    skip (per pair, kept between steps, zeros at the start): a pair found apart by a margin g that its relative speed
+    v cannot cover in n steps, n h (2 v + n STEP_DV) < g, is left out of the next n - 1 first stages too (skip[k]
+    counts them down); its rows are then not mapped at all."""
     if first:
-        transform_rows(prim, pint, pos, rot, state, work)
-        for j in range(prim.shape[0]):
-            work[j, ROW_NEED] = 0.0
+        if skip is None:
+            transform_rows(prim, pint, pos, rot, state, work)
+            for j in range(prim.shape[0]):
+                work[j, ROW_NEED] = 0.0
+        else:
+            for j in range(prim.shape[0]):
+                work[j, ROW_NEED] = 0.0
+            for k in range(pairs.shape[0]):           # active rows of the pairs due for their bound test
+                if skip[k] <= 0.0:
+                    ia = pairs[k, PAIR_A]
+                    if work[ia, ROW_NEED] == 0.0:
+                        transform_row(prim, pint, pos, rot, state, work, ia)
+                        work[ia, ROW_NEED] = 2.0
         for k in range(pairs.shape[0]):
             ia = pairs[k, PAIR_A]
             b0 = pairs[k, PAIR_B0]
-            n = _step_near(pint, pairs, ppar, pos, rot, vel, omega, work, k, h)
+            if skip is None:
+                n = _step_near(pint, pairs, ppar, pos, rot, vel, omega, work, k, h)
+            elif skip[k] > 0.0:
+                skip[k] -= 1.0
+                n = 0
+            else:
+                n, ns = _step_near_steps(pint, pairs, ppar, pos, rot, vel, omega, work, k, h)
+                skip[k] = ns - 1.0
             near[k] = n
-            if n != 0:
-                work[ia, ROW_NEED] = 1.0
+            if n != 0:                                # set bit 1 (0 -> 1, 2 -> 3)
+                if work[ia, ROW_NEED] == 0.0 or work[ia, ROW_NEED] == 2.0:
+                    work[ia, ROW_NEED] += 1.0
                 for jb in range(b0, b0 + pairs[k, PAIR_NB]):
-                    work[jb, ROW_NEED] = 1.0
+                    if work[jb, ROW_NEED] == 0.0 or work[jb, ROW_NEED] == 2.0:
+                        work[jb, ROW_NEED] += 1.0
+        if skip is not None:
+            for j in range(prim.shape[0]):            # rows of near pairs not mapped yet; keep bit 1 for later stages
+                w = work[j, ROW_NEED]
+                if w == 1.0:
+                    transform_row(prim, pint, pos, rot, state, work, j)
+                elif w == 2.0:
+                    work[j, ROW_NEED] = 0.0
+                elif w == 3.0:
+                    work[j, ROW_NEED] = 1.0
     else:
         for j in range(prim.shape[0]):
             if work[j, ROW_NEED] != 0.0:
@@ -126,11 +180,17 @@ def evaluate_pairs_step(prim, pint, pairs, ppar, pos, rot, vel, omega, state, wo
 @njit(cache=True, inline="always")
 def _step_near(pint, pairs, ppar, pos, rot, vel, omega, work, k, h):
     """near[k] of `evaluate_pairs_step`: 1 may touch within the step, 2 apart now but too fast to skip, 0 apart."""
+    return _step_near_steps(pint, pairs, ppar, pos, rot, vel, omega, work, k, h)[0]
+
+
+@njit(cache=True, inline="always")
+def _step_near_steps(pint, pairs, ppar, pos, rot, vel, omega, work, k, h):
+    """`_step_near` and, for a pair apart (0), the steps n >= 1 it stays apart: n h (2 v + n STEP_DV) < margin."""
     ia = pairs[k, PAIR_A]
     b0 = pairs[k, PAIR_B0]
     kind = pint[ia, 0]
     if kind == LATCH_TIP or kind == ROLLER:           # rows that move with the latch / lever state
-        return 1
+        return 1, 0
     ka = effective_kind(kind)
     bb = pint[b0, 1]
     ba = pint[ia, 1]
@@ -142,19 +202,28 @@ def _step_near(pint, pairs, ppar, pos, rot, vel, omega, work, k, h):
     by = rot[bb, 1, 0] * lx + rot[bb, 1, 1] * ly + rot[bb, 1, 2] * lz + pos[bb, 1]
     bz = rot[bb, 2, 0] * lx + rot[bb, 2, 1] * ly + rot[bb, 2, 2] * lz + pos[bb, 2]
     reach = pr + ppar[k, PAR_BR]
-    apart = (ax - bx) ** 2 + (ay - by) ** 2 + (az - bz) ** 2 > reach * reach or (
+    d2 = (ax - bx) ** 2 + (ay - by) ** 2 + (az - bz) ** 2
+    apart = d2 > reach * reach or (
         ppar[k, PAR_MT] >= 0.0 and _meridian_apart(ppar, k, rot, pos, bb, ax, ay, az, pr))
     if not apart:
-        return 1
+        return 1, 0
     # relative speed of the active bound's centre in the passive body's frame
     rax, ray, raz = ax - pos[ba, 0], ay - pos[ba, 1], az - pos[ba, 2]
     rbx, rby, rbz = ax - pos[bb, 0], ay - pos[bb, 1], az - pos[bb, 2]
     vx = vel[ba, 0] + omega[ba, 1] * raz - omega[ba, 2] * ray - (vel[bb, 0] + omega[bb, 1] * rbz - omega[bb, 2] * rby)
     vy = vel[ba, 1] + omega[ba, 2] * rax - omega[ba, 0] * raz - (vel[bb, 1] + omega[bb, 2] * rbx - omega[bb, 0] * rbz)
     vz = vel[ba, 2] + omega[ba, 0] * ray - omega[ba, 1] * rax - (vel[bb, 2] + omega[bb, 0] * rby - omega[bb, 1] * rbx)
-    if h * (2.0 * math.sqrt(vx * vx + vy * vy + vz * vz) + STEP_DV) >= STEP_PAD:
-        return 2
-    return 0
+    v = math.sqrt(vx * vx + vy * vy + vz * vz)
+    if h * (2.0 * v + STEP_DV) >= STEP_PAD:
+        return 2, 0
+    # margin beyond the unpadded bounds: the larger of the sphere test's and the meridian test's
+    g = math.sqrt(d2) - (ar + ppar[k, PAR_BR])
+    if ppar[k, PAR_MT] >= 0.0:
+        g = max(g, _meridian_margin(ppar, k, rot, pos, bb, ax, ay, az, ar))
+    n = 1
+    while n < STEP_SKIP_MAX and (n + 1) * h * (2.0 * v + (n + 1) * STEP_DV) < g:
+        n += 1
+    return 0, n
 
 
 @njit(cache=True, inline="always")
