@@ -86,7 +86,7 @@ def main(argv=None):
             decimate(full, out, step)
             r = RunFile(out)
             hard = [e.time for e in r.events if e.kind == "hard_dock"]
-            print(f"{name:40s} {r.time[-1]:8.2f} s simulated, hard dock {hard[0] if hard else 'none':>8}, "
+            print(f"{name:40s} {r.time[-1]:8.2f} s simulated, hard dock {f'{hard[0]:.3f} s' if hard else 'none':>10}, "
                   f"T capture {r.meta.t_capture:.3f} s, {out.stat().st_size / 1e6:6.1f} MB, wall {wall:6.1f} s, {status}",
                   flush=True)
             r.close()

@@ -267,6 +267,7 @@ class DevicesPane(QWidget):
         cell = bar_h + fm.height() + 2
         label_w = r.width() / 3 - 2
         out = []
+        wide = []                              # (index in out, full-text label rect) to try after the layout
         for col in (-1, 0, 1):
             stacks = {row: cells[(col, row)] for row in (-1, 0, 1) if (col, row) in cells}
             tops = _column_tops({row: len(v) * cell for row, v in stacks.items()}, r.top(), r.bottom())
@@ -276,9 +277,20 @@ class DevicesPane(QWidget):
             for row, names in stacks.items():
                 for k, (name, place) in enumerate(names):
                     box = QRectF(cx - bar_w / 2, tops[row] + k * cell + fm.height() + 1, bar_w, bar_h)
-                    text = fm.elidedText(f"{name} @{place:g}°", Qt.ElideMiddle, int(label_w))
+                    full = f"{name} @{place:g}°"
+                    text = fm.elidedText(full, Qt.ElideMiddle, int(label_w))
                     label = QRectF(label_left, box.top() - fm.height() - 1, label_w, fm.height())
+                    if text != full:
+                        need = min(fm.horizontalAdvance(full) + 2, r.width() / 2 - 4)
+                        left = {-1: r.left(), 0: c.x() - need / 2, 1: r.right() - need}[col]
+                        wide.append((len(out), QRectF(left, label.top(), need, label.height()), full))
                     out.append((name, text, label, align, box))
+        for i, rect, full in wide:   # a label keeps more of its name where that overlaps nothing
+            others = [q for j, item in enumerate(out) if j != i for q in (item[2], item[4])]
+            others.append(QRectF(c.x() - 30, c.y() - 26, 60, 40))   # the +y/+z axes cross
+            if not any(rect.intersects(q) for q in others):
+                name, _, _, align, box = out[i]
+                out[i] = (name, fm.elidedText(full, Qt.ElideMiddle, int(rect.width())), rect, align, box)
         return out
 
     def _lateral_cells(self) -> dict[tuple[int, int], list[tuple[str, float]]]:
