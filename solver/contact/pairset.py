@@ -53,48 +53,46 @@ def _bound_radius(w, kind, j):
 
 
 @njit(cache=True, inline="always")
-def _meridian_apart(ppar, k, rot, pos, bb, ax, ay, az, ar):
-    """True if a sphere (world centre, radius ar) cannot touch pair k's coaxial passive set: it is on the free
-    side of the set's one-sided surface and its distance in the (x, rho) half-plane about the set's axis (never
-    more than the 3-D distance) exceeds ar + the capsule's half-thickness + the admissible depth. Behind the
-    surface (any depth counts as penetration there) it is never culled."""
+def _meridian_d2(ppar, k, rot, pos, bb, ax, ay, az, ar):
+    """(squared distance in the (x, rho) half-plane about pair k's coaxial passive set from a sphere's centre to
+    the capsule's segment, reach = ar + half-thickness + admissible depth); the distance is -1 when the centre is
+    behind the set's one-sided surface (any depth counts as penetration there)."""
     dx, dy, dz = ax - pos[bb, 0], ay - pos[bb, 1], az - pos[bb, 2]
     qx = rot[bb, 0, 0] * dx + rot[bb, 1, 0] * dy + rot[bb, 2, 0] * dz - ppar[k, PAR_MO]
     qy = rot[bb, 0, 1] * dx + rot[bb, 1, 1] * dy + rot[bb, 2, 1] * dz - ppar[k, PAR_MO + 1]
     qz = rot[bb, 0, 2] * dx + rot[bb, 1, 2] * dy + rot[bb, 2, 2] * dz - ppar[k, PAR_MO + 2]
     x = qx * ppar[k, PAR_MA] + qy * ppar[k, PAR_MA + 1] + qz * ppar[k, PAR_MA + 2]
     rho = math.sqrt(max(qx * qx + qy * qy + qz * qz - x * x, 0.0))
+    reach = ar + ppar[k, PAR_MT] + ppar[k, PAR_DMAX]
     if (x - ppar[k, PAR_MSIDE]) * ppar[k, PAR_MSIDE + 2] + (rho - ppar[k, PAR_MSIDE + 1]) * ppar[k, PAR_MSIDE + 3] < 0.0:
-        return False
+        return -1.0, reach
     x0, r0 = ppar[k, PAR_MSEG], ppar[k, PAR_MSEG + 1]
     ex, er = ppar[k, PAR_MSEG + 2] - x0, ppar[k, PAR_MSEG + 3] - r0
     ee = ex * ex + er * er
     t = 0.0
     if ee > 0.0:
         t = min(1.0, max(0.0, ((x - x0) * ex + (rho - r0) * er) / ee))
-    reach = ar + ppar[k, PAR_MT] + ppar[k, PAR_DMAX]
-    return (x - x0 - t * ex) ** 2 + (rho - r0 - t * er) ** 2 > reach * reach
+    return (x - x0 - t * ex) ** 2 + (rho - r0 - t * er) ** 2, reach
+
+
+@njit(cache=True, inline="always")
+def _meridian_apart(ppar, k, rot, pos, bb, ax, ay, az, ar):
+    """True if a sphere (world centre, radius ar) cannot touch pair k's coaxial passive set: it is on the free
+    side of the set's one-sided surface and its distance in the (x, rho) half-plane about the set's axis (never
+    more than the 3-D distance) exceeds ar + the capsule's half-thickness + the admissible depth. Behind the
+    surface it is never culled."""
+    d2, reach = _meridian_d2(ppar, k, rot, pos, bb, ax, ay, az, ar)
+    return d2 > reach * reach
 
 
 @njit(cache=True, inline="always")
 def _meridian_margin(ppar, k, rot, pos, bb, ax, ay, az, ar):
     """How far a sphere (world centre, radius ar) on the free side of pair k's coaxial passive set is beyond the
     reach of `_meridian_apart` (<= 0: not apart; -1 behind the one-sided surface)."""
-    dx, dy, dz = ax - pos[bb, 0], ay - pos[bb, 1], az - pos[bb, 2]
-    qx = rot[bb, 0, 0] * dx + rot[bb, 1, 0] * dy + rot[bb, 2, 0] * dz - ppar[k, PAR_MO]
-    qy = rot[bb, 0, 1] * dx + rot[bb, 1, 1] * dy + rot[bb, 2, 1] * dz - ppar[k, PAR_MO + 1]
-    qz = rot[bb, 0, 2] * dx + rot[bb, 1, 2] * dy + rot[bb, 2, 2] * dz - ppar[k, PAR_MO + 2]
-    x = qx * ppar[k, PAR_MA] + qy * ppar[k, PAR_MA + 1] + qz * ppar[k, PAR_MA + 2]
-    rho = math.sqrt(max(qx * qx + qy * qy + qz * qz - x * x, 0.0))
-    if (x - ppar[k, PAR_MSIDE]) * ppar[k, PAR_MSIDE + 2] + (rho - ppar[k, PAR_MSIDE + 1]) * ppar[k, PAR_MSIDE + 3] < 0.0:
+    d2, reach = _meridian_d2(ppar, k, rot, pos, bb, ax, ay, az, ar)
+    if d2 < 0.0:
         return -1.0
-    x0, r0 = ppar[k, PAR_MSEG], ppar[k, PAR_MSEG + 1]
-    ex, er = ppar[k, PAR_MSEG + 2] - x0, ppar[k, PAR_MSEG + 3] - r0
-    ee = ex * ex + er * er
-    t = 0.0
-    if ee > 0.0:
-        t = min(1.0, max(0.0, ((x - x0) * ex + (rho - r0) * er) / ee))
-    return math.sqrt((x - x0 - t * ex) ** 2 + (rho - r0 - t * er) ** 2) - (ar + ppar[k, PAR_MT] + ppar[k, PAR_DMAX])
+    return math.sqrt(d2) - reach
 
 
 @njit(cache=True, _nrt=False)
