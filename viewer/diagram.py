@@ -190,6 +190,7 @@ class MnemonicDiagram(QWidget):
         self.splitter.setStyleSheet("QSplitter::handle { background: #2a3248; }")
         for w in (self.scene, self.devices, self.plots):
             self.splitter.addWidget(w)
+        self.scene.raise_()   # painted after the other panes: the GL driver rasterizes the scene meanwhile
         self.splitter.setStretchFactor(0, 5)
         self.splitter.setStretchFactor(1, 2)
         self.splitter.setStretchFactor(2, 4)

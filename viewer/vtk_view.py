@@ -2,9 +2,14 @@
 
 Presenting a GL window costs far more than rendering it on software GL (Xvfb, llvmpipe: ~14 ms to present a
 690x392 window, ~1 ms to render it off screen and read it back); painting the image also lets QWidget.grab see it.
+Software GL (llvmpipe) rasterizes in its own threads once the commands are flushed: each render is flushed at
+once and read back only when the image is painted, so the rasterizing overlaps the other panes' work.
 Mouse events drive a vtkGenericRenderWindowInteractor as QVTKRenderWindowInteractor does.
 """
 from __future__ import annotations
+
+import ctypes
+import ctypes.util
 
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 from PySide6.QtCore import QEvent, Qt
@@ -14,6 +19,19 @@ from vtkmodules.util.numpy_support import vtk_to_numpy
 from vtkmodules.vtkCommonCore import vtkUnsignedCharArray
 from vtkmodules.vtkRenderingCore import vtkRenderWindow
 from vtkmodules.vtkRenderingUI import vtkGenericRenderWindowInteractor
+
+
+def _gl_flush():
+    """glFlush of the calling thread's current GL context (VTK's render window after its Render), or None."""
+    for name in ("libGL.so.1", ctypes.util.find_library("GL")):
+        try:
+            return ctypes.CDLL(name).glFlush if name else None
+        except OSError:
+            continue
+    return None
+
+
+_GL_FLUSH = _gl_flush()
 
 
 class OffscreenVTKWidget(QWidget):
@@ -33,6 +51,7 @@ class OffscreenVTKWidget(QWidget):
         self._rw.AddObserver("EndEvent", self._rendered)
         self._buf = vtkUnsignedCharArray()
         self._image = QImage()
+        self._unread = False   # a render not read back yet (see _rendered)
         self._wheel = 0
         self._button = Qt.NoButton
         self.renders = 0
@@ -49,7 +68,16 @@ class OffscreenVTKWidget(QWidget):
 
     # ---- image ---------------------------------------------------------------------------------
     def _rendered(self, *_):
-        """After each render: read the frame back (RGBA: the GL driver's fast path, bottom-up), schedule a paint."""
+        """After each render: start the GL driver on it (flush) and schedule a paint that reads it back."""
+        if _GL_FLUSH is not None:
+            _GL_FLUSH()
+        self._unread = True
+        self.renders += 1
+        self.update()
+
+    def _read_back(self):
+        """Read the last render back (RGBA: the GL driver's fast path, bottom-up) into the image."""
+        self._unread = False
         w, h = self._rw.GetSize()
         if w <= 0 or h <= 0:
             return
@@ -58,14 +86,16 @@ class OffscreenVTKWidget(QWidget):
         img = QImage(arr.data, w, h, 4 * w, QImage.Format_RGBX8888)
         self._image = img.flipped(Qt.Orientation.Vertical) if hasattr(img, "flipped") else img.mirrored(False, True)
         self._image.setDevicePixelRatio(self.devicePixelRatioF())
-        self.renders += 1
-        self.update()
 
     def image(self) -> QImage:
         """The last rendered frame."""
+        if self._unread:
+            self._read_back()
         return self._image
 
     def paintEvent(self, _ev):
+        if self._unread:
+            self._read_back()
         p = QPainter(self)
         if self._image.isNull():
             p.fillRect(self.rect(), Qt.black)
@@ -75,6 +105,8 @@ class OffscreenVTKWidget(QWidget):
 
     def resizeEvent(self, ev):
         super().resizeEvent(ev)
+        if self._unread:
+            self._read_back()          # (at the size it was rendered at)
         s = self.devicePixelRatioF()
         w, h = max(1, round(s * self.width())), max(1, round(s * self.height()))
         self._rw.SetSize(w, h)
