@@ -102,6 +102,8 @@ class DevicesPane(QWidget):
         self._static: QPixmap | None = None   # frames, titles, names and scales: painted once per run and size
         self._static_key = None
         self._layer = "static"
+        self._lateral: list = []           # lateral_layout of the last painted size (see _paint_lateral)
+        self._lateral_key = None
 
     def set_run(self, run: RunFile | None, blocks: ChannelBlocks | None = None):
         """Attach a run; finds its device channels and their full-scale ranges."""
@@ -149,10 +151,11 @@ class DevicesPane(QWidget):
         if self._static is None or key != self._static_key:
             pix = QPixmap(round(self.width() * dpr), round(self.height() * dpr))
             pix.setDevicePixelRatio(dpr)
+            self._static_key = key
             sp = QPainter(pix)
             self._paint_layer(sp, "static")
             sp.end()
-            self._static, self._static_key = pix, key
+            self._static = pix
         p.drawPixmap(0, 0, self._static)
         self._paint_layer(p, "dynamic")
         p.end()
@@ -251,7 +254,10 @@ class DevicesPane(QWidget):
             p.setPen(DIM)
             p.drawText(QPointF(c.x() + 4, c.y() - rad - 2), "+z")
             p.drawText(QPointF(c.x() - rad - 18, c.y() - 3), "+y")
-        for name, text, label, align, box in self.lateral_layout(r, fm):
+        key = (r.x(), r.y(), r.width(), r.height(), fm.height(), self._static_key, tuple(self.lateral))
+        if key != self._lateral_key:    # the layout only changes with the pane's size and the run
+            self._lateral, self._lateral_key = self.lateral_layout(r, fm), key
+        for name, text, label, align, box in self._lateral:
             if self._static_layer:
                 p.setPen(DIM)
                 p.drawText(label, align | Qt.AlignBottom, text)

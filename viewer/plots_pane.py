@@ -46,13 +46,15 @@ class CursorLine(pg.InfiniteLine):
         pass
 
     def _computeBoundingRect(self):
-        """pyqtgraph's bounds, kept while the view's ranges and size stay: a vertical line's bounds in its own
-        coordinates do not depend on where it sits along x (moving it each frame needs no new bounds)."""
+        """pyqtgraph's bounds, kept while the view's y range, x width and size stay: a vertical line's bounds in
+        its own coordinates (the y range along it, a few pixels across) do not depend on where it or the x range
+        sits along x (moving it each frame, or scrolling the window, needs no new bounds)."""
         vb = self.getViewBox()
         key = None
         if vb is not None:
             (x0, x1), (y0, y1) = vb.viewRange()
-            key = (x0, x1, y0, y1, vb.width(), vb.height())
+            key = (round(x1 - x0, 9), y0, y1, vb.width(), vb.height()) if self.angle == 90 else \
+                (x0, x1, y0, y1, vb.width(), vb.height())
             if key == getattr(self, "_bounds_key", None):
                 return self._bounds
         br = super()._computeBoundingRect()
