@@ -74,11 +74,7 @@ def main(argv=None):
     start = run.frame_at(run.t_capture) - a.frames // 3 if np.isfinite(run.t_capture) else 0
     start = max(0, min(start, n - a.frames))
     seq = range(start, min(n, start + a.frames))
-    def frame(f):
-        pane.show_frame(f)
-        pane.wait_render()   # (the render runs in the pane's worker thread)
-
-    print(f"play frames {seq.start}..{seq.stop - 1} (step 1)   show_frame {_stats(_time(frame, seq))}")
+    print(f"play frames {seq.start}..{seq.stop - 1} (step 1)   show_frame {_stats(_time(pane.show_frame, seq))}")
 
     def frame_and_paint(f):
         pane.show_frame(f)
@@ -87,7 +83,7 @@ def main(argv=None):
     print(f"  same, plus Qt repaint of the readouts      {_stats(_time(frame_and_paint, seq))}")
     rng = np.random.default_rng(0)
     scrub = rng.integers(0, n, 300)
-    print(f"scrub 300 random frames              show_frame {_stats(_time(frame, scrub))}")
+    print(f"scrub 300 random frames              show_frame {_stats(_time(pane.show_frame, scrub))}")
 
     cache = pane._cache
     blk = cache.block
@@ -100,7 +96,6 @@ def main(argv=None):
     pane._render = lambda: None
     print(f"  of which: update without Render()     {_stats(_time(pane.show_frame, seq[:500]))}")
     pane._render = render
-    pane.wait_render()
     print(f"  of which: Render() alone              {_stats(_time(lambda _: rw.Render(), range(300)))}")
 
     import vtkmodules.vtkRenderingOpenGL2  # noqa: F401

@@ -263,12 +263,10 @@ def main(argv=None) -> int:
         two.append(time.perf_counter() - s)
     d.set_pane_visible("scene", True)
     app.processEvents()
-    # the scene alone (show_frame and its render)
+    # the scene alone (its render is synchronous inside show_frame)
     for f in range(pb.frame, min(pb.frame + 200 * 17, run.n_frames), 17):
         s = time.perf_counter()
         d.scene.show_frame(f)
-        if hasattr(d.scene, "wait_render"):
-            d.scene.wait_render()   # (the render runs in the scene's worker thread)
         scene_t.append(time.perf_counter() - s)
     peak = rss_mb()
     rw = getattr(d.scene, "render_window", None)

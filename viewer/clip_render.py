@@ -81,7 +81,6 @@ class DiagramRenderer:
         if splitter_sizes:
             self.set_splitter_proportions(splitter_sizes)
         if hasattr(d.scene, "render_window"):
-            d.scene.wait_render()
             d.scene.render_window.SetOffScreenRendering(1)  # render into VTK's framebuffer; no window blit
         self.canvas = QImage(lw, lh, QImage.Format_RGB32)
         self.canvas.fill(CAPTION_BG)
@@ -108,7 +107,6 @@ class DiagramRenderer:
         """Use a 3D camera (e.g. the window's, after the user orbited) for the free 3D view."""
         views = getattr(self.diagram.scene, "views", None)
         if views is not None and camera is not None:
-            self.diagram.scene.wait_render()
             views["3d"].camera.DeepCopy(camera)
             views["3d"].renderer.ResetCameraClippingRange()
             self.frame = -1
@@ -136,7 +134,6 @@ class DiagramRenderer:
         pb.seek_time(t)  # the panes redraw through frameChanged when the frame changes
         if pb.frame != self.frame or self.frame < 0:
             if pb.frame == before and self._vtk is not None:
-                self.diagram.scene.wait_render()
                 self._vtk.rw.Render()  # same frame, changed view (camera, pane sizes): render the scene again
             self.frame = pb.frame
             self._compose()
@@ -202,7 +199,6 @@ class _VtkReadback:
     def paste(self, bgra: np.ndarray, top: QWidget):
         from vtkmodules.util.numpy_support import vtk_to_numpy
         rect = self.rect_in(top)
-        self.scene.wait_render()
         w, h = self.rw.GetSize()
         # back buffer holds the frame the scene rendered in its show_frame slot
         self.rw.GetPixelData(0, 0, w - 1, h - 1, 0, self.buf, 0)

@@ -413,7 +413,6 @@ class ScenePane(QWidget):
 
     def _layout(self):
         """Viewports of the VTK window: [plane Ld | top view | 3D]."""
-        self.wait_render()
         w = max(self.vtk_widget.width(), 1)
         h = max(self.vtk_widget.height(), 1)
         wp = (1.0 - VIEW_3D_SHARE) / 2
@@ -434,7 +433,6 @@ class ScenePane(QWidget):
     # ---- run -----------------------------------------------------------------------------------
     def set_run(self, run: RunFile | None):
         """Build each part's wireframe once; frames then only move actors and recolour them."""
-        self.wait_render()
         self._clear()
         self.run = run
         self.current_frame = -1
@@ -656,7 +654,6 @@ class ScenePane(QWidget):
 
     def reset_3d_view(self):
         """Put the free 3D view back to its oblique overview of the scene."""
-        self.wait_render()
         x0, x1, rad = self._extent
         xc = 0.5 * (x0 + x1)
         r3 = self.views["3d"].renderer
@@ -675,7 +672,6 @@ class ScenePane(QWidget):
     @Slot(int)
     def show_frame(self, i: int):
         """Move, recolour and relabel the scene for frame i, then render once."""
-        self.wait_render()
         run = self.run
         if run is None:
             return
@@ -786,7 +782,6 @@ class ScenePane(QWidget):
     def set_ghost(self, run_b: RunFile | None, offset: float = 0.0, label: str = ""):
         """Draw run B's parts as a violet, see-through wireframe at B's frame for t_A − offset (None removes it)."""
         from viewer.channel_blocks import ChannelBlocks
-        self.wait_render()
         if self._ghost is not None:
             for ren, actor in self._ghost["actors"]:
                 ren.RemoveViewProp(actor)
@@ -902,20 +897,14 @@ class ScenePane(QWidget):
             self._render()
 
     def _render(self):
-        """Render the views in the widget's worker thread (painting the pane, or any use of VTK, waits for it)."""
         if not self.isVisible() or getattr(self, "_held", False):
             self._dirty = True
             return
         self._dirty = False
-        self.vtk_widget.render_async()
-
-    def wait_render(self):
-        """Wait for the render in progress: the VTK objects may be changed (or read back) after this."""
-        self.vtk_widget.wait_render()
+        self.render_window.Render()
 
     def vtk_image(self) -> QImage:
         """The three views as rendered now, read back with vtkWindowToImageFilter."""
-        self.wait_render()
         self.render_window.Render()
         f = vtkWindowToImageFilter()
         f.SetInput(self.render_window)
@@ -957,7 +946,6 @@ class ScenePane(QWidget):
 
     def _drawn_line(self, name: str) -> tuple[int, int]:
         """(wireframe 0 or 1, index of the part's first line in it) as drawn now; (-1, -1): not drawn."""
-        self.wait_render()
         p = self._parts[name]
         rec = self._bodies[p["body"]]
         first = int(np.flatnonzero(rec["part_of"] == rec["names"].index(name))[0])

@@ -4,16 +4,12 @@ Presenting a GL window costs far more than rendering it on software GL (Xvfb, ll
 690x392 window, ~1 ms to render it off screen and read it back); painting the image also lets QWidget.grab see it.
 Software GL (llvmpipe) rasterizes in its own threads once the commands are flushed: each render is flushed at
 once and read back only when the image is painted, so the rasterizing overlaps the other panes' work.
-`render_async` renders in a worker thread (VTK's wrapping releases the GIL in Render()) while the GUI thread goes on
-with the other panes; the GL context is current in one thread at a time, and every use of the window waits for it.
 Mouse events drive a vtkGenericRenderWindowInteractor as QVTKRenderWindowInteractor does.
 """
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 from PySide6.QtCore import QEvent, Qt
@@ -56,9 +52,6 @@ class OffscreenVTKWidget(QWidget):
         self._buf = vtkUnsignedCharArray()
         self._image = QImage()
         self._unread = False   # a render not read back yet (see _rendered)
-        self._worker: ThreadPoolExecutor | None = None   # renders for render_async (created on first use)
-        self._pending = None   # the worker's render in progress (a Future)
-        self._gui_thread = threading.current_thread()
         self._wheel = 0
         self._button = Qt.NoButton
         self.renders = 0
@@ -68,51 +61,19 @@ class OffscreenVTKWidget(QWidget):
         return self._rw
 
     def Initialize(self):
-        self.wait_render()
         self._Iren.Initialize()
 
     def Finalize(self):
-        self.wait_render()
         self._rw.Finalize()
-        if self._worker is not None:
-            self._worker.shutdown(wait=True)
-            self._worker = None
-
-    # ---- rendering in a worker thread ----------------------------------------------------------
-    def render_async(self):
-        """Render in the worker thread and return at once; the paint (or `wait_render`) waits for it. Nothing
-        may use the render window, its renderers or their props until `wait_render` has returned."""
-        self.wait_render()
-        if self._worker is None:
-            self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vtk-render")
-        self._rw.ReleaseCurrent()          # (if the GUI thread holds the GL context) the worker makes it current
-        self._unread = True
-        self.renders += 1
-        self.update()
-        self._pending = self._worker.submit(self._render_in_worker)
-
-    def _render_in_worker(self):
-        try:
-            self._rw.Render()
-        finally:
-            self._rw.ReleaseCurrent()      # the GUI thread may read back or render next
-
-    def wait_render(self):
-        """Wait for the render started by `render_async` (re-raises its error); then the window may be used."""
-        f, self._pending = self._pending, None
-        if f is not None:
-            f.result()
 
     # ---- image ---------------------------------------------------------------------------------
     def _rendered(self, *_):
-        """After each render: start the GL driver on it (flush) and schedule a paint that reads it back (a render
-        in the worker thread: render_async did)."""
+        """After each render: start the GL driver on it (flush) and schedule a paint that reads it back."""
         if _GL_FLUSH is not None:
             _GL_FLUSH()
-        if threading.current_thread() is self._gui_thread:
-            self._unread = True
-            self.renders += 1
-            self.update()
+        self._unread = True
+        self.renders += 1
+        self.update()
 
     def _read_back(self):
         """Read the last render back (RGBA: the GL driver's fast path, bottom-up) into the image."""
@@ -128,13 +89,11 @@ class OffscreenVTKWidget(QWidget):
 
     def image(self) -> QImage:
         """The last rendered frame."""
-        self.wait_render()
         if self._unread:
             self._read_back()
         return self._image
 
     def paintEvent(self, _ev):
-        self.wait_render()
         if self._unread:
             self._read_back()
         p = QPainter(self)
@@ -146,7 +105,6 @@ class OffscreenVTKWidget(QWidget):
 
     def resizeEvent(self, ev):
         super().resizeEvent(ev)
-        self.wait_render()
         if self._unread:
             self._read_back()          # (at the size it was rendered at)
         s = self.devicePixelRatioF()
@@ -157,7 +115,6 @@ class OffscreenVTKWidget(QWidget):
 
     # ---- mouse ---------------------------------------------------------------------------------
     def _event_info(self, ev, repeat: int = 0):
-        self.wait_render()                 # (the interactor may render in the GUI thread)
         s = self.devicePixelRatioF()
         pos = ev.position() if hasattr(ev, "position") else ev.pos()
         mods = ev.modifiers()
