@@ -5,12 +5,14 @@ and a white dashed capture line on a dark background. A click in a plot asks to 
 """
 from __future__ import annotations
 
+import bisect
 import math
 import warnings
 
 import numpy as np
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import pyqtgraph as pg
+from pyqtgraph.graphicsItems.PlotDataItem import PlotDataset
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QFrame, QGraphicsItem, QHBoxLayout, QLabel,
@@ -60,6 +62,119 @@ class CursorLine(pg.InfiniteLine):
         br = super()._computeBoundingRect()
         self._bounds_key = key
         return br
+
+
+class Trace(pg.PlotDataItem):
+    """A plotted channel whose display data (clipped to the x range, peak-downsampled) is remembered per x range:
+    the next scroll step's is made ahead (`prepare`), so a scroll only shows it. Same data as pyqtgraph makes;
+    any case this does not cover (other modes, y clipping by dynamicRangeLimit) goes to pyqtgraph."""
+
+    KEEP = 4   # x ranges remembered
+
+    def __init__(self, *args, **kw):
+        self._shown: dict = {}   # (x0, x1, ds, dataset id) -> (display PlotDataset, the dataset)
+        self._shown_key = None   # the key of what _datasetDisplay holds
+        self._dx = None          # (dataset, its mean sample spacing)
+        super().__init__(*args, **kw)
+
+    def _plain(self) -> bool:
+        o = self.opts
+        d = self._dataset
+        return (d is not None and o["clipToView"] and o["autoDownsample"] and o["downsampleMethod"] == "peak"
+                and not (o["fftMode"] or o["derivativeMode"] or o["phasemapMode"] or o["subtractMeanMode"])
+                and True not in o["logMode"] and not isinstance(o["connect"], np.ndarray)
+                and d.x.dtype != bool and d.y.dtype != bool and len(d.x) > 1)
+
+    def _ds(self, x0: float, x1: float, vb) -> int:
+        """pyqtgraph's auto-downsampling factor for this x range (without its hysteresis step)."""
+        d = self._dataset
+        if self._dx is None or self._dx[0] is not d:
+            x = d.x if d.xAllFinite else d.x[np.isfinite(d.x)]
+            self._dx = (d, float(x[-1] - x[0]) / (len(x) - 1) if len(x) > 1 else None)
+        dx = self._dx[1]
+        ds = self.opts["downsample"] if isinstance(self.opts["downsample"], int) else 1
+        width = vb.width()
+        if dx is not None and dx != 0.0 and width != 0.0:
+            f = max(1.0, abs((x1 - x0) / dx / (width * self.opts["autoDownsampleFactor"])))
+            if math.isfinite(f):
+                ds = int(f)
+        return ds
+
+    def _display(self, x0: float, x1: float, ds: int):
+        key = (x0, x1, ds, id(self._dataset))
+        out = self._shown.get(key)
+        if out is None:
+            x, y = self._dataset.x, self._dataset.y
+            n = len(x)
+            a = min(max(bisect.bisect_left(x, x0) - ds, 0), n)
+            b = min(max(bisect.bisect_left(x, x1) + ds, a), n)
+            x, y = x[a:b], y[a:b]
+            if ds > 1:
+                m = len(x) // ds
+                xs = np.empty((m, 2))
+                st = ds // 2
+                xs[:] = x[st:st + m * ds:ds, np.newaxis]
+                ys = np.empty((m, 2))
+                y2 = y[:m * ds].reshape((m, ds))
+                ys[:, 0] = y2.max(axis=1)
+                ys[:, 1] = y2.min(axis=1)
+                x, y = xs.reshape(m * 2), ys.reshape(m * 2)
+            out = PlotDataset(x, y, self._dataset.xAllFinite, self._dataset.yAllFinite, None)
+            if len(self._shown) >= self.KEEP:
+                self._shown.pop(next(iter(self._shown)))
+            self._shown[key] = (out, self._dataset)   # (the dataset stays alive: its id stays its own)
+            return out, key
+        return out[0], key
+
+    def _y_clipped(self, rect) -> bool:
+        """Whether pyqtgraph's dynamicRangeLimit would clip the y values for this view rectangle."""
+        limit = self.opts["dynamicRangeLimit"]
+        if limit is None:
+            return False
+        data = self._dataset.dataRect()
+        h = rect.height()
+        return (data is not None and h > 0 and not data.bottom() < rect.top() and not data.top() > rect.bottom()
+                and data.height() > 2 * self.opts["dynamicRangeHyst"] * limit * h)
+
+    def prepare(self, x0: float, x1: float):
+        """Make the display data of the x range [x0, x1] ahead (the view keeps its width); also for the range
+        an x-linked view gets, x0 + w * ((x1 - x0) / w) with w its width on screen (pyqtgraph's arithmetic)."""
+        vb = self.getViewBox()
+        if vb is None or not self._plain() or vb.autoRangeEnabled()[0]:
+            return
+        g = vb.screenGeometry()
+        ends = {x1}
+        if g is not None and g.width() > 0:
+            ends.add(x0 + g.width() * ((x1 - x0) / g.width()))
+        for end in ends:
+            ds = self._ds(x0, end, vb)
+            if math.isclose(ds, self._adsLastValue, rel_tol=0.01):
+                ds = self._adsLastValue
+            self._display(x0, end, ds)
+
+    def _getDisplayDataset(self):
+        vb = self.getViewBox()
+        if vb is None or not self._plain() or vb.autoRangeEnabled()[0]:
+            self._shown_key = None
+            return super()._getDisplayDataset()
+        rect = vb.viewRect()
+        if self._y_clipped(rect):
+            self._shown_key = None
+            return super()._getDisplayDataset()
+        ds = self._ds(rect.left(), rect.right(), vb)
+        if math.isclose(ds, self._adsLastValue, rel_tol=0.01):
+            ds = self._adsLastValue
+        self._adsLastValue = ds
+        key = (rect.left(), rect.right(), ds, id(self._dataset))
+        if self._datasetDisplay is None or key != self._shown_key:
+            self._datasetDisplay, self._shown_key = self._display(rect.left(), rect.right(), ds)
+        self.setProperty("xViewRangeWasChanged", False)
+        self.setProperty("yViewRangeWasChanged", False)
+        return self._datasetDisplay
+
+    def setData(self, *args, **kw):
+        self._shown, self._shown_key = {}, None    # (also called by PlotDataItem.__init__)
+        return super().setData(*args, **kw)
 
 
 def default_plots(run: RunFile) -> list[str]:
@@ -138,6 +253,7 @@ class PlotsPane(QWidget):
         self.ghost_curves: list[pg.PlotDataItem] = []
         self._ghost_of: dict[int, pg.PlotDataItem] = {}   # plot index -> run B's dashed curve in it
         self._yfit: list = []                            # per plot: the y range last fitted (see _fit_y)
+        self._ymemo: dict = {}                           # y ranges measured (see _y_range)
         self._next: tuple[float, float] | None = None    # the next scroll step's x range (see _prepare_next)
         self._pending: list = []                         # axes still to draw for it
         self.diff_plot: pg.PlotItem | None = None
@@ -250,7 +366,7 @@ class PlotsPane(QWidget):
         self.plots, self.curves, self.cursors, self.capture_lines, self.ranges = [], [], [], [], []
         self.titles = []
         self.ghost_curves, self.diff_plot, self.diff_curve = [], None, None
-        self._ghost_of, self._yfit = {}, []
+        self._ghost_of, self._yfit, self._ymemo = {}, [], {}
         self._next, self._pending = None, []
         self._xrange = None
         self._span = None
@@ -283,7 +399,8 @@ class PlotsPane(QWidget):
                 plot.getAxis("bottom").setStyle(showValues=False)
             else:
                 plot.setLabel("bottom", "time", units="s")
-            curve = plot.plot(pen=pg.mkPen(color, width=1))   # data: the frames around the x range (_load_span)
+            curve = Trace(pen=pg.mkPen(color, width=1))   # data: the frames around the x range (_load_span)
+            plot.addItem(curve)
             curve.opts["autoDownsampleFactor"] = DOWNSAMPLE_PER_PX
             curve.setDownsampling(auto=True, method="peak")
             curve.setClipToView(True)
@@ -536,7 +653,21 @@ class PlotsPane(QWidget):
                 plot.getViewBox().setRange(yRange=key, padding=0.0)
 
     def _y_range(self, i: int, xrange: tuple[float, float]) -> tuple[float, float] | None:
-        """Plot i's fitted y range for this x range (None: no finite data in it)."""
+        """Plot i's fitted y range for this x range (None: no finite data in it); remembered for the curves' data
+        (the next scroll step's range, fitted ahead by _prepare_next, is not measured again when it is shown)."""
+        curves = [c for c in (self.curves[i], self._ghost_of.get(i)) if c is not None]
+        key = (i, tuple(xrange), self.plots[i].getViewBox().height(),
+               tuple((id(c.xData), id(c.yData), c.isVisible()) for c in curves))
+        hit = self._ymemo.get(key)
+        if hit is not None:
+            return hit[0]
+        y = self._measure_y(i, xrange)
+        if len(self._ymemo) >= 32:
+            self._ymemo.clear()
+        self._ymemo[key] = (y, [(c.xData, c.yData) for c in curves])   # (the arrays stay alive: ids stay theirs)
+        return y
+
+    def _measure_y(self, i: int, xrange: tuple[float, float]) -> tuple[float, float] | None:
         x0, x1 = xrange
         spans = []
         for c in (self.curves[i], self._ghost_of.get(i)):
@@ -569,7 +700,8 @@ class PlotsPane(QWidget):
             return
         if nxt != self._next:
             self._next = nxt
-            axes = [(p.getAxis("bottom"), nxt) for p in self.plots]
+            axes = [(c, nxt) for c in self.curves if isinstance(c, Trace)]   # their display data, then axes
+            axes += [(p.getAxis("bottom"), nxt) for p in self.plots]
             if self._footer_shown():
                 axes.append((self.footer.getAxis("bottom"), nxt))
             for i, p in enumerate(self.plots):
@@ -580,7 +712,10 @@ class PlotsPane(QWidget):
         done = 0
         while self._pending and done < per_frame:
             axis, rng = self._pending.pop(0)
-            if isinstance(axis, TimeAxis):
+            if isinstance(axis, Trace):
+                axis.prepare(*rng)
+                done += 1
+            elif isinstance(axis, TimeAxis):
                 done += axis.prepare(rng)
 
     def _range_at(self, t: float) -> tuple[float, float]:
