@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import pyqtgraph as pg
+from pyqtgraph import functions as fn
 from pyqtgraph.graphicsItems.PlotDataItem import PlotDataset
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QFont
@@ -75,6 +76,7 @@ class Trace(pg.PlotDataItem):
         self._shown: dict = {}   # (x0, x1, ds, dataset id) -> (display PlotDataset, the dataset)
         self._shown_key = None   # the key of what _datasetDisplay holds
         self._dx = None          # (dataset, its mean sample spacing)
+        self._paths: dict = {}   # key of _shown -> (the curve's QPainterPath made ahead, connect, skipFiniteCheck)
         super().__init__(*args, **kw)
 
     def _plain(self) -> bool:
@@ -121,7 +123,9 @@ class Trace(pg.PlotDataItem):
                 x, y = xs.reshape(m * 2), ys.reshape(m * 2)
             out = PlotDataset(x, y, self._dataset.xAllFinite, self._dataset.yAllFinite, None)
             if len(self._shown) >= self.KEEP:
-                self._shown.pop(next(iter(self._shown)))
+                old = next(iter(self._shown))
+                self._shown.pop(old)
+                self._paths.pop(old, None)
             self._shown[key] = (out, self._dataset)   # (the dataset stays alive: its id stays its own)
             return out, key
         return out[0], key
@@ -150,7 +154,26 @@ class Trace(pg.PlotDataItem):
             ds = self._ds(x0, end, vb)
             if math.isclose(ds, self._adsLastValue, rel_tol=0.01):
                 ds = self._adsLastValue
-            self._display(x0, end, ds)
+            data, key = self._display(x0, end, ds)
+            if key not in self._paths and not self.curve.opts["stepMode"] and len(data.x):
+                connect, skip = self._curve_connect(data)
+                self._paths[key] = (fn.arrayToQPath(data.x, data.y, connect=connect, finiteCheck=not skip),
+                                    connect, skip)
+
+    def _curve_connect(self, data) -> tuple:
+        """The connect and skipFiniteCheck options updateItems gives the curve for this display data."""
+        connect, skip = self.opts["connect"], self.opts["skipFiniteCheck"]
+        if isinstance(connect, str) and connect == "auto":
+            connect, skip = ("all", True) if data.containsNonfinite is False else ("finite", False)
+        return connect, skip
+
+    def updateItems(self, styleUpdate: bool = True):
+        """pyqtgraph's; the curve gets the path made ahead for this display data (see prepare)."""
+        super().updateItems(styleUpdate)
+        made = self._paths.get(self._shown_key) if self._shown_key is not None else None
+        c = self.curve
+        if made is not None and c.path is None and (c.opts["connect"], c.opts["skipFiniteCheck"]) == made[1:]:
+            c.path = made[0]
 
     def _getDisplayDataset(self):
         vb = self.getViewBox()
@@ -173,7 +196,7 @@ class Trace(pg.PlotDataItem):
         return self._datasetDisplay
 
     def setData(self, *args, **kw):
-        self._shown, self._shown_key = {}, None    # (also called by PlotDataItem.__init__)
+        self._shown, self._shown_key, self._paths = {}, None, {}    # (also called by PlotDataItem.__init__)
         return super().setData(*args, **kw)
 
 
