@@ -538,6 +538,7 @@ class MainWindow(QMainWindow):
             self.runner.proc.waitForFinished(5000)
         self.playback.pause()
         self.save_layout()
+        self.diagram.wait_for_analysis()
         if self.run is not None:
             self.run.close()
         super().closeEvent(e)

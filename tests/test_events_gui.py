@@ -253,3 +253,15 @@ def test_many_pairs_share_lanes_by_kind_and_stay_readable(qtbot, tmp_path):
                     timeout=3000)
     bars = lanes.bars.opts
     assert len(bars["x0"]) == len(w.diagram.events)
+
+
+def test_closing_the_window_waits_for_the_analysis_thread(qtbot, tmp_path, known_path):
+    """Closing during the contact-event analysis lets it finish before the run file is closed."""
+    w = main_window(qtbot, tmp_path / "settings.ini")
+    assert w.open_run(known_path), w.last_error
+    w.diagram._analyse_in_thread(w.run)
+    jobs = list(w.diagram._analysis_jobs.values())
+    assert jobs and jobs[0]._thread.is_alive()
+    w.close()
+    assert not jobs[0]._thread.is_alive()
+    assert jobs[0].result[0] is not None, jobs[0].result[2]   # the events were computed, not cut off

@@ -65,15 +65,18 @@ class _AnalysisJob:
     def start(self):
         self._thread.start()
 
-    def join(self):
-        self._thread.join()
+    def join(self, timeout: float | None = None):
+        self._thread.join(timeout)
 
     def _work(self):
         try:
             self.result = analyse_run(self.run, self.criteria_path)
         except Exception as exc:  # noqa: BLE001  (e.g. the run was closed meanwhile; shown only if still open)
             self.result = (None, None, f"contact events unavailable: {exc}")
-        self.signals.done.emit(self.run)
+        try:
+            self.signals.done.emit(self.run)
+        except RuntimeError:    # the window was closed meanwhile and Qt deleted the signal's source
+            pass
 
 
 class _StepJob(QObject):
@@ -478,6 +481,11 @@ class MnemonicDiagram(QWidget):
         job = self._analysis_jobs[run] = _AnalysisJob(run, self.criteria_path)
         job.signals.done.connect(self._analysis_done, Qt.QueuedConnection)
         job.start()
+
+    def wait_for_analysis(self, timeout: float = 5.0):
+        """Let analysis threads under way finish (before the run files they read are closed)."""
+        for job in list(self._analysis_jobs.values()):
+            job.join(timeout)
 
     @Slot(object)
     def _analysis_done(self, run: RunFile):
