@@ -89,6 +89,7 @@ def main(argv=None):
 
 def central(a):
     """Cold start, kernels, whole run and pure Python on the central-impact case."""
+    from solver.scenario import load_model
     # cold start: compile into an empty cache directory in a subprocess
     cache = tempfile.mkdtemp(prefix="dockmnemo_numba_")
     env = dict(os.environ, NUMBA_CACHE_DIR=cache)
@@ -113,7 +114,7 @@ def central(a):
     out = subprocess.run([sys.executable, str(Path(__file__)), "--t-nojit", str(a.t_nojit)], env=env, check=True,
                          capture_output=True, text=True, cwd=ROOT)
     w_nojit = float(out.stdout.strip().splitlines()[-1])
-    print(f"central impact, {a.t_sim:g} s simulated, step 0.5 ms RK4 (4 contact-library calls per step), 1 kHz output,"
+    print(f"central impact, {a.t_sim:g} s simulated, step {load_model(SCEN).step * 1e3:g} ms RK4 (4 contact-library calls per step), 1 kHz output,"
           f" medians of {a.reps}")
     print(f"  cold start (compile, empty cache) : {cold:7.1f} s   (start with warm cache: {warm_start:.1f} s)")
     ck, cf = statistics.median(cpu_k), statistics.median(cpu_f)

@@ -1,6 +1,9 @@
 """Step-halving study of a scenario: the same run at the scenario's step and at other factors of it, compared by
 peak base force and moment, energy balance (|total - initial| / initial kinetic energy), capture and hard-dock time.
     python bench/step_study.py resources/scenarios/expert_existing.toml [--factors 2 1 0.5] [--t-end SECONDS]
+        [--output-step S] [--keep DIR] [--unchecked]
+--unchecked skips the loader's step check (study only: steps beyond omega*h <= 1 or decay*h <= 2).
+Also counts latch releases and contact begin/end events; a diverged run is reported with its diagnostic.
 """
 from __future__ import annotations
 
@@ -37,39 +40,54 @@ def stats(path) -> dict:
         M = np.sqrt(sum(r.channel(c) ** 2 for c in ("Mx", "My", "Mz")))
         E, KE = r.channel("total_energy"), r.channel("kinetic_energy")
         ev = {e.kind: e.time for e in r.events if e.kind in ("capture", "hard_dock")}
-        return dict(F=float(F.max()), t_F=float(r.time[int(F.argmax())]), M=float(M.max()),
+        releases = sum(1 for e in r.events if "released" in e.text)
+        contacts = sum(1 for e in r.events if e.kind.startswith("contact"))
+        return dict(releases=releases, contacts=contacts, F=float(F.max()), t_F=float(r.time[int(F.argmax())]), M=float(M.max()),
                     E=float(np.abs(E - E[0]).max() / KE[0]), capture=ev.get("capture", np.nan),
                     hard_dock=ev.get("hard_dock", np.nan), t_end=float(r.time[-1]))
 
 
 def main(argv=None):
-    from solver.simulate import ScenarioError, run_scenario
+    from solver.simulate import ScenarioError, SolverDiverged, run_scenario
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("scenario", type=Path)
     ap.add_argument("--factors", type=float, nargs="+", default=[2.0, 1.0, 0.5])
     ap.add_argument("--t-end", type=float, default=None)
+    ap.add_argument("--output-step", type=float, default=None, help="frame step (s) of the compared runs")
+    ap.add_argument("--keep", type=Path, default=None, help="write the runs into this directory and keep them")
+    ap.add_argument("--unchecked", action="store_true", help="skip the loader's step check (study only)")
     a = ap.parse_args(argv)
+    if a.unchecked:
+        import solver.scenario
+        solver.scenario._step_rates = lambda P, cgeo: (0.0, 0.0)
     rows = {}
     with tempfile.TemporaryDirectory() as d:
         d = Path(d)
+        out_dir = a.keep or d
+        out_dir.mkdir(parents=True, exist_ok=True)
         mech = a.scenario.parent
         for f in a.factors:
             scen, h = scenario_with_step(a.scenario, f, mech if _local_mechanism(a.scenario) else d)
             try:
                 t0 = time.perf_counter()
-                run_scenario(scen, d / f"{scen.stem}.h5", t_end=a.t_end)
-                rows[f] = (h, stats(d / f"{scen.stem}.h5"), time.perf_counter() - t0)
+                run_scenario(scen, out_dir / f"{scen.stem}.h5", t_end=a.t_end, output_step=a.output_step)
+                rows[f] = (h, stats(out_dir / f"{scen.stem}.h5"), time.perf_counter() - t0)
             except ScenarioError as e:
                 print(f"  step x{f:g}: refused: {e}")
+            except SolverDiverged as e:
+                print(f"  step x{f:g} ({h * 1e3:g} ms): diverged: {e}")
             finally:
                 if scen.parent == mech:
                     scen.unlink()
+    if not rows:
+        return
     ref = rows.get(1.0, next(iter(rows.values())))[1]
     print(f"{a.scenario.name}: step study (differences relative to the scenario's own step)")
     for f, (h, s, w) in rows.items():
         print(f"  step {h * 1e3:7.4f} ms: peak |F| {s['F']:9.1f} N at {s['t_F']:7.3f} s ({(s['F'] / ref['F'] - 1) * 100:+6.2f} %)"
               f", peak |M| {s['M']:7.1f} N*m ({(s['M'] / ref['M'] - 1) * 100:+6.2f} %), energy balance {s['E'] * 100:5.2f} %"
               f" of KE0, capture {s['capture']:.4f} s, hard dock {s['hard_dock']:.2f} s, end {s['t_end']:.2f} s"
+              f", {s['releases']} latch releases, {s['contacts']} contact events"
               f" ({w:.0f} s wall)")
 
 

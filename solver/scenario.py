@@ -10,7 +10,7 @@ import numpy as np
 
 from solver import dynamics as D
 from solver import contact as C
-from solver.contact.pairset import PAR_DMAX, PAR_K, PAR_MU, PAR_VSLIP
+from solver.contact.pairset import PAR_C, PAR_DMAX, PAR_K, PAR_MU, PAR_VSLIP
 from solver.errors import InputError
 
 VARIANTS = ("existing", "modified_dampers", "movable_limiter")
@@ -154,7 +154,8 @@ class Model:
     geo: dict = field(default_factory=dict)
     places: dict = field(default_factory=dict)
     strokes: dict = field(default_factory=dict)
-    omega_max: float = 0.0
+    omega_max: float = 0.0          # rad/s, highest damped contact/joint frequency (step * it <= 1)
+    decay_max: float = 0.0          # 1/s, fastest decay: contact damping, latch friction ramp (step * it <= 2)
 
 
 def _craft(sec: _Sec, fixed_allowed: bool):
@@ -428,10 +429,14 @@ def load_model(scenario_path) -> Model:
     spo = out / step
     if abs(spo - round(spo)) > 1e-6:
         raise ScenarioError(spath, "solver.step", f"{step:g} must divide output_step {out:g} exactly")
-    omega = _omega_max(P, cgeo)
+    omega, decay = _step_rates(P, cgeo)
     if omega * step > 1.0:
         raise ScenarioError(spath, "solver.step", f"{step:g} s is too large for the stiffest contact "
                             f"(omega_max = {omega:.0f} rad/s; need omega*step <= 1, step <= {1.0 / omega:.2e} s, for RK4 accuracy)")
+    if decay * step > 2.0:
+        raise ScenarioError(spath, "solver.step", f"{step:g} s is too large for the fastest decay (friction stick ramp "
+                            f"or contact damping: {decay:.0f} 1/s; need rate*step <= 2, step <= {2.0 / decay:.2e} s, "
+                            f"for RK4 stability)")
 
     # initial conditions at the start of the run
     ini = S.sub("initial")
@@ -456,7 +461,7 @@ def load_model(scenario_path) -> Model:
     text = (f"# scenario {spath.name}\n{spath.read_text()}\n# mechanism {mpath.name}\n{mpath.read_text()}"
             f"\n# geometry {gpath.name}\n{gpath.read_text()}")
     return Model(name, str(comment), variant, text, P, LAT, TLS, TAX, TMA, TML, cgeo, s0, Z0, step, out, dur,
-                 geo, places, strokes, omega)
+                 geo, places, strokes, omega, decay)
 
 
 def _geometry_changes(mpath, mt: dict, gpath, gt: dict):
@@ -524,15 +529,28 @@ def _cyclogram(P, M: _Sec, i_nut: float, G: _Sec, movable: bool):
         P[I["lim_c"]] = ml.num("damping", 0.0, 1e5)
 
 
-def _omega_max(P, cgeo):
-    """Highest contact/joint rate (rad/s): stiffness over effective mass, and the latches' friction ramp on the
-    probe torsion under the drive's pull (a damping rate; RK4 needs both * step <= 1)."""
+def _mode(k, c, m):
+    """(damped angular frequency, fastest decay rate) of a spring k with damper c on mass m."""
+    w = math.sqrt(k / m)
+    z = c / (2.0 * math.sqrt(k * m))
+    return (w * math.sqrt(1.0 - z * z), z * w) if z < 1.0 else (0.0, w * (z + math.sqrt(z * z - 1.0)))
+
+
+def _step_rates(P, cgeo):
+    """Highest damped contact/joint frequency (rad/s; RK4 accuracy needs it * step <= 1) and fastest decay rate
+    (1/s: contact damping and the latches' friction ramp on the probe torsion under the drive's pull; RK4 stability
+    needs it * step <= 2, below RK4's real-axis limit 2.79, where its factor 1 - x + x^2/2 - x^3/6 + x^4/24 stays
+    in (0, 1): a stick ramp then damps the slip without reversing it)."""
     I = D.P_INDEX
     L0 = P[I["l0"]]
     m_head_lat = (P[I["i_prt"]] + P[I["m_pr"]] * (L0 - P[I["a_pr"]]) ** 2) / L0 ** 2
     m_axial = P[I["i_nut_tot"]] * P[I["i_nut"]] ** 2
     m_tip_torsion = P[I["i_prx"]] / P[I["latch_re"]] ** 2
     m_lim = (P[I["i_ht"]] + P[I["m_h"]] * P[I["d_h"]] ** 2) / P[I["lim_x"]] ** 2
+
+    def modes(m, *groups):                          # every pair of the groups: its (k, c) on mass m
+        return [_mode(cgeo.ppar[j, PAR_K], cgeo.ppar[j, PAR_C], m) for j, g in enumerate(cgeo.pair_groups)
+                if g in groups]
 
     def k(*groups):
         return max(cgeo.ppar[j, PAR_K] for j, g in enumerate(cgeo.pair_groups) if g in groups)
@@ -542,15 +560,14 @@ def _omega_max(P, cgeo):
     # the latch tips on the stops carry the drive's pull (held by the stall force, or the brake's pull-out slip):
     # their friction ramps add up on the probe torsion, a damper mu*F/slip_speed on the tip's torsional mass
     f_latches = max(P[I["drv_stall"]], P[I["t_out"]] * P[I["i_fr"]]) * P[I["i_nut"]]
-    w = [math.sqrt(k("head_cone", "head_socket") / min(m_head_lat, m_axial)),
-         math.sqrt(k("latch_stop") / m_axial),
-         math.sqrt(k("latch_slot") * (1.0 / m_tip_torsion + 1.0 / m_head_lat)),
-         math.sqrt(k("limiter_cone", "load_pad_cone") / m_lim),
-         math.sqrt((P[I["k_tors"]] + P[I["ht_k"]] + P[I["k_tors_stop"]]) / P[I["i_prx"]]),
-         ramp("latch_stop", "latch_slot") * f_latches / m_tip_torsion]
+    md = [*modes(min(m_head_lat, m_axial), "head_cone", "head_socket"), *modes(m_axial, "latch_stop"),
+          *modes(1.0 / (1.0 / m_tip_torsion + 1.0 / m_head_lat), "latch_slot"),
+          *modes(m_lim, "limiter_cone", "load_pad_cone"),
+          _mode(P[I["k_tors"]] + P[I["ht_k"]] + P[I["k_tors_stop"]], 0.0, P[I["i_prx"]])]
     if P[I["lim_mov"]] > 0.5:                      # movable limiter on its stops and on the cone (slide mass)
-        w.append(math.sqrt((P[I["lim_kstop"]] + k("limiter_cone", "load_pad_cone")) / P[I["lim_m"]]))
-    return max(w)
+        md.append(_mode(P[I["lim_kstop"]] + k("limiter_cone", "load_pad_cone"), 0.0, P[I["lim_m"]]))
+    decay = max(max(d for _, d in md), ramp("latch_stop", "latch_slot") * f_latches / m_tip_torsion)
+    return max(w for w, _ in md), decay
 
 
 def _initial_state(P, mA, JA, cA, cP, v0, vlat, miss, ang, rate, hx0):

@@ -382,7 +382,7 @@ def build_probe_cone(cfg: dict, movable_limiter: bool = False) -> ContactGeometr
     g.pair("head_socket_bottom", "probe_head", ["socket_bottom"], ct["head_socket"], "head_socket",
            parts=("probe_head", "socket"))
     for k in range(1, la["count"] + 1):
-        g.pair(f"latch_slot_{k}", f"latch_{k}", [f"slot_{k}_wall_a", f"slot_{k}_wall_b"], ct["latch"],
+        g.pair(f"latch_slot_{k}", f"latch_{k}", [f"slot_{k}_wall_a", f"slot_{k}_wall_b"], ct["latch_slot"],
                "latch_slot", parts=("latches", "socket_slots"))
     for k in range(1, la["count"] + 1):
         g.pair(f"latch_stop_{k}", f"latch_{k}", [f"stop_{k}"], ct["latch"], "latch_stop",
