@@ -274,12 +274,13 @@ def lateral_chain_rot(LAT, k, Ry, RH, dth1, dth2):
         cc = 1.0
     elif cc < -1.0:
         cc = -1.0
-    ph0 = math.atan2(B, A)
-    ac = math.acos(cc)
-    p1 = ph0 + ac - 2 * math.pi * round((ph0 + ac) / (2 * math.pi))
-    p2 = ph0 - ac - 2 * math.pi * round((ph0 - ac) / (2 * math.pi))
-    psi = p1 if abs(p1) < abs(p2) else p2
-    cp, sp = math.cos(psi), math.sin(psi)
+    # A cos psi + B sin psi = C: psi = atan2(B, A) +- acos(C / R), the root nearer 0 (the larger cos psi), trig-free
+    sg = math.sqrt(max(1.0 - cc * cc, 0.0))
+    if B >= 0.0:
+        sg = -sg
+    cp = (A * cc - B * sg) / R
+    sp = (B * cc + A * sg) / R
+    psi = math.atan2(sp, cp)
     nr = add(scl(u1, cp), scl(u2, sp))
     t = add(scl(u1, -sp), scl(u2, cp))
     pin = add(base, scl(nr, rho))

@@ -289,3 +289,35 @@ def test_roller_pairs_skipped_while_the_lever_is_held_give_the_contacts_of_the_f
             left_out += int((near[rollers] == 0).sum())
             touching += int(r.active[rollers].any())
     assert left_out > 1000 and touching > 5
+
+
+def test_crank_closure_without_trig_keeps_the_loop_closed_on_the_root_nearer_zero():
+    """`lateral_chain` (RUS brake crank, closed without atan2/acos): the crank pin lies at the rod length from the
+    housing attachment, psi is the closure root nearer 0 and its rate equals the finite difference of psi."""
+    import math
+    from solver.scenario import load_model
+    from solver.vec3 import mm, mv, rot_y, rot_z
+    m = load_model(ROOT / "resources" / "scenarios" / "central_impact_20t.toml")
+    LAT = m.LAT
+    cranks = [k for k in range(D.N_LAT) if LAT[k, D.L_TYPE] > 0.5]
+    assert cranks
+    rng = np.random.default_rng(2)
+    for _ in range(300):
+        th1, th2 = rng.uniform(-0.2, 0.2, 2)
+        d1, d2 = rng.normal(scale=0.3, size=2)
+        for k in cranks:
+            psi, psid, _, _, _ = D.lateral_chain(LAT, k, th1, th2, d1, d2)
+            rho, rod = LAT[k, D.L_RHO], LAT[k, D.L_ROD]
+            u1, u2 = np.array([-1.0, 0.0, 0.0]), np.array([0.0, LAT[k, D.L_EY], LAT[k, D.L_EZ]])
+            base = LAT[k, D.L_BASE:D.L_BASE + 3]
+            r = np.array(mv(mm(rot_y(th1), rot_z(th2)), tuple(LAT[k, D.L_ATT:D.L_ATT + 3])))
+            pin = base + rho * (math.cos(psi) * u1 + math.sin(psi) * u2)
+            assert abs(np.linalg.norm(pin - r) - rod) < 1e-12 * rod
+            w0 = base - r                                   # the other root: reflected about atan2(B, A)
+            ph0 = math.atan2(2 * rho * w0 @ u2, 2 * rho * w0 @ u1)
+            other = math.remainder(2 * ph0 - psi, 2 * math.pi)
+            assert abs(psi) <= abs(other) + 1e-12
+            e = 1e-6
+            fd = (D.lateral_chain(LAT, k, th1 + e * d1, th2 + e * d2, 0.0, 0.0)[0]
+                  - D.lateral_chain(LAT, k, th1 - e * d1, th2 - e * d2, 0.0, 0.0)[0]) / (2 * e)
+            assert abs(fd - psid) < 1e-6 * (1.0 + abs(psid))
