@@ -302,6 +302,7 @@ def test_crank_closure_without_trig_keeps_the_loop_closed_on_the_root_nearer_zer
     cranks = [k for k in range(D.N_LAT) if LAT[k, D.L_TYPE] > 0.5]
     assert cranks
     rng = np.random.default_rng(2)
+    closed = 0
     for _ in range(300):
         th1, th2 = rng.uniform(-0.2, 0.2, 2)
         d1, d2 = rng.normal(scale=0.3, size=2)
@@ -311,13 +312,19 @@ def test_crank_closure_without_trig_keeps_the_loop_closed_on_the_root_nearer_zer
             u1, u2 = np.array([-1.0, 0.0, 0.0]), np.array([0.0, LAT[k, D.L_EY], LAT[k, D.L_EZ]])
             base = LAT[k, D.L_BASE:D.L_BASE + 3]
             r = np.array(mv(mm(rot_y(th1), rot_z(th2)), tuple(LAT[k, D.L_ATT:D.L_ATT + 3])))
-            pin = base + rho * (math.cos(psi) * u1 + math.sin(psi) * u2)
-            assert abs(np.linalg.norm(pin - r) - rod) < 1e-12 * rod
-            w0 = base - r                                   # the other root: reflected about atan2(B, A)
-            ph0 = math.atan2(2 * rho * w0 @ u2, 2 * rho * w0 @ u1)
-            other = math.remainder(2 * ph0 - psi, 2 * math.pi)
-            assert abs(psi) <= abs(other) + 1e-12
-            e = 1e-6
-            fd = (D.lateral_chain(LAT, k, th1 + e * d1, th2 + e * d2, 0.0, 0.0)[0]
-                  - D.lateral_chain(LAT, k, th1 - e * d1, th2 - e * d2, 0.0, 0.0)[0]) / (2 * e)
-            assert abs(fd - psid) < 1e-6 * (1.0 + abs(psid))
+            w0 = base - r
+            A, B, C = 2 * rho * w0 @ u1, 2 * rho * w0 @ u2, rod * rod - w0 @ w0 - rho * rho
+            ph0 = math.atan2(B, A)
+            if abs(C) < math.hypot(A, B):                   # the loop closes: pin at the rod length
+                closed += 1
+                pin = base + rho * (math.cos(psi) * u1 + math.sin(psi) * u2)
+                assert abs(np.linalg.norm(pin - r) - rod) < 1e-12 * rod
+            ac = math.acos(min(max(C / math.hypot(A, B), -1.0), 1.0))   # the atan2/acos form it replaces
+            p1, p2 = math.remainder(ph0 + ac, 2 * math.pi), math.remainder(ph0 - ac, 2 * math.pi)
+            assert abs(psi - (p1 if abs(p1) < abs(p2) else p2)) < 1e-12
+            if abs(C) < 0.95 * math.hypot(A, B):            # away from the closure's dead points: rate
+                e = 1e-6
+                fd = (D.lateral_chain(LAT, k, th1 + e * d1, th2 + e * d2, 0.0, 0.0)[0]
+                      - D.lateral_chain(LAT, k, th1 - e * d1, th2 - e * d2, 0.0, 0.0)[0]) / (2 * e)
+                assert abs(fd - psid) < 1e-6 * (1.0 + abs(psid))
+    assert closed > 100
