@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from solver.contact.kernels import ROLLER
-from solver.contact.pairset import PAR_K, evaluate_pairs_step
+from solver.contact.pairset import PAR_K, STEP_DV, STEP_SKIP_MAX, evaluate_pairs_step
 from solver.vec3 import (add, col, cross, dot, mat_to_quat, mm, mtv, mv, norm, quat_to_mat, rot_inertia, rot_x,
                          rot_y, rot_z, scl, sub)
 
@@ -136,6 +136,33 @@ def cam_slope(P, phi):
 
 
 @njit(cache=True, error_model="numpy")
+def cam_hold(P, phi):
+    """Nut-angle margin about phi within which the cam holds the lever extension at its value at phi (0 on a ramp)."""
+    n = int(P[P_CAM_N])
+    y = cam_extension(P, phi)
+    lo, hi = -math.inf, math.inf
+    for i in range(n):
+        if P[P_CAM_Y0 + i] != y:                 # breakpoint at another extension: the ramps next to it move the lever
+            if P[P_CAM_X0 + i] > phi:
+                hi = min(hi, P[P_CAM_X0 + i - 1] if i >= 1 else -math.inf)
+            else:
+                lo = max(lo, P[P_CAM_X0 + i + 1] if i + 1 < n else math.inf)
+    return max(min(hi - phi, phi - lo), 0.0)
+
+
+@njit(cache=True, error_model="numpy")
+def lever_hold_steps(P, phi, dphi, h):
+    """Steps n (<= STEP_SKIP_MAX) over which the lever extension certainly stays as it is at phi: n h (2 |dphi| +
+    n i_nut STEP_DV) < `cam_hold`, the pairs' bound with the nut's stroke rate (0: not even this step)."""
+    g = cam_hold(P, phi)
+    a = P[P_I_NUT] * STEP_DV
+    n = 0
+    while n < STEP_SKIP_MAX and (n + 1) * h * (2.0 * abs(dphi) + (n + 1) * a) < g:
+        n += 1
+    return n
+
+
+@njit(cache=True, error_model="numpy")
 def roller_dp(gprim, j, ext, dext):
     """Housing-frame derivative of roller j's centre with respect to the nut angle (lever swing by the cam)."""
     phi = gprim[j, 4] + ext * (gprim[j, 5] - gprim[j, 4])
@@ -247,12 +274,13 @@ def lateral_chain_rot(LAT, k, Ry, RH, dth1, dth2):
         cc = 1.0
     elif cc < -1.0:
         cc = -1.0
-    ph0 = math.atan2(B, A)
-    ac = math.acos(cc)
-    p1 = ph0 + ac - 2 * math.pi * round((ph0 + ac) / (2 * math.pi))
-    p2 = ph0 - ac - 2 * math.pi * round((ph0 - ac) / (2 * math.pi))
-    psi = p1 if abs(p1) < abs(p2) else p2
-    cp, sp = math.cos(psi), math.sin(psi)
+    # A cos psi + B sin psi = C: psi = atan2(B, A) +- acos(C / R), the root nearer 0 (the larger cos psi), trig-free
+    sg = math.sqrt(max(1.0 - cc * cc, 0.0))
+    if B >= 0.0:
+        sg = -sg
+    cp = (A * cc - B * sg) / R
+    sp = (B * cc + A * sg) / R
+    psi = math.atan2(sp, cp)
     nr = add(scl(u1, cp), scl(u2, sp))
     t = add(scl(u1, -sp), scl(u2, cp))
     pin = add(base, scl(nr, rho))
@@ -569,18 +597,20 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
         obs[O_LATCH_X + k] = tl[0]
         cb = rho + P[P_LATCH_RT] - P[P_R_BORE]              # interference with the socket bore
         cf = rho + P[P_LATCH_RT] - P[P_R_FLOOR]             # ... with the slot floor
-        # behind the shoulder and inside its slot (tapered: narrow at the stop) the latch springs out; tested
-        # at the tip it would have there (on the floor if it reaches it: a tilted head moves the tip axially)
-        rf = P[P_LATCH_RE] - min(max(cf, 0.0), cmax)
-        tf = mtv(RP, sub(add(ph, mv(Rhead, (P[P_LATCH_X], rf * ca, rf * sa))), oP))
-        deep = P[P_X_STOP] - tf[0]
-        hw = P[P_SLOT_HS] + (P[P_SLOT_HF] - P[P_SLOT_HS]) * min(max(deep / P[P_SLOT_LEN], 0.0), 1.0)
-        tt = -tf[1] * sa + tf[2] * ca
-        free = deep > P[P_LATCH_RT] and abs(tt) + P[P_LATCH_RT] < hw
-        obs[O_LATCH_IN + k] = 1.0 if free else 0.0
-        # an engaged tip whose centre is in front of the shoulder or beside its slot (inside the wall) has left the
-        # slot around the stop or wall faces (one-sided): it is pressed back in by the bore (released), not held
-        obs[O_LATCH_OUT + k] = 1.0 if (deep < 0.0 or abs(tt) > hw) else 0.0
+        free = False
+        if full or Z[Z_LATCH0 + k] < 0.5:   # stages 2-4: an engaged latch's slot test changes neither force nor state
+            # behind the shoulder and inside its slot (tapered: narrow at the stop) the latch springs out; tested
+            # at the tip it would have there (on the floor if it reaches it: a tilted head moves the tip axially)
+            rf = P[P_LATCH_RE] - min(max(cf, 0.0), cmax)
+            tf = mtv(RP, sub(add(ph, mv(Rhead, (P[P_LATCH_X], rf * ca, rf * sa))), oP))
+            deep = P[P_X_STOP] - tf[0]
+            hw = P[P_SLOT_HS] + (P[P_SLOT_HF] - P[P_SLOT_HS]) * min(max(deep / P[P_SLOT_LEN], 0.0), 1.0)
+            tt = -tf[1] * sa + tf[2] * ca
+            free = deep > P[P_LATCH_RT] and abs(tt) + P[P_LATCH_RT] < hw
+            obs[O_LATCH_IN + k] = 1.0 if free else 0.0
+            # an engaged tip whose centre is in front of the shoulder or beside its slot (inside the wall) has left
+            # the slot around the stop or wall faces (one-sided): it is pressed back in by the bore (released)
+            obs[O_LATCH_OUT + k] = 1.0 if (deep < 0.0 or abs(tt) > hw) else 0.0
         # energy released when the latch springs from the bore onto the slot floor (absorbed on engagement)
         if full:
             obs[O_LATCH_U + k] = _latch_energy(P[P_LATCH_K], cb, cmax) - _latch_energy(P[P_LATCH_K], cf, cmax)
@@ -623,8 +653,9 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     cst[0] = ext
     cst[1] = cam_extension(P, phi)                          # alignment levers: cam driven by the nut angle
     obs[O_LEVER] = cst[1]
+    hold = lever_hold_steps(P, phi, dphi, W[W_STEP, 0]) if full else 0   # rollers: bounds and skip while the cam holds
     status = evaluate_pairs_step(gprim, gpint, gpairs, gppar, cpos, crot, cvel, cw, cst, gwork, c_act, c_dep, c_pnt,
-                                 c_nrm, c_frc, c_diag, W[W_NEAR], full, W[W_STEP, 0], W[W_SKIP])   # broad phase once per step
+                                 c_nrm, c_frc, c_diag, W[W_NEAR], full, W[W_STEP, 0], W[W_SKIP], float(hold))
     if status != 0 and obs[O_CSTAT] == 0.0:
         obs[O_CSTAT] = 1.0
         obs[O_CPAIR] = c_diag[0]

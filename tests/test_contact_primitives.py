@@ -308,3 +308,38 @@ def test_rigid_motion_invariance_of_primitive_results():
     assert moved[0] == pytest.approx(base[0], abs=1e-12)
     np.testing.assert_allclose(moved[1:4], rot @ base[1:4] + shift, atol=1e-12)
     np.testing.assert_allclose(moved[4:7], rot @ base[4:7], atol=1e-12)
+
+
+def test_transform_rows_map_every_kind_as_rotation_then_origin():
+    """`transform_rows` over the probe-cone rows at random body poses equals the plain per-point map R p + o (sums left
+    to right, as float64 in Python), bit for bit, for every row kind; constant columns are copied."""
+    from solver.contact import load
+    geo = load()
+    rng = np.random.default_rng(4)
+    nb = int(geo.pint[:, 1].max()) + 1
+
+    def put(R, o, v, point):
+        return [R[i][0] * v[0] + R[i][1] * v[1] + R[i][2] * v[2] + (o[i] if point else 0.0) for i in range(3)]
+
+    for _ in range(20):
+        pos = rng.normal(size=(nb, 3))
+        rot = np.array([np.linalg.qr(rng.normal(size=(3, 3)))[0] for _ in range(nb)])
+        state = rng.uniform(0, 1, size=6)
+        K.transform_rows(geo.prim, geo.pint, pos, rot, state, geo.work)
+        for j in range(geo.prim.shape[0]):
+            kind, b = geo.pint[j]
+            R, o, p, w = rot[b].tolist(), pos[b].tolist(), geo.prim[j].tolist(), geo.work[j].tolist()
+            if kind == K.FACE:
+                want = sum((put(R, o, p[k:k + 3], True) for k in range(0, 12, 3)), []) + put(R, o, p[12:15], False)
+                assert w[:15] == want
+            elif kind in (K.CIRCLE, K.CONE, K.ANNULUS):
+                a, e = put(R, o, p[3:6], False), put(R, o, p[6:9], False)
+                assert w[:9] == put(R, o, p[0:3], True) + a + e and w[9:17] == p[9:17]
+                k = 17 if kind == K.CIRCLE else 21
+                if kind != K.ANNULUS:
+                    assert w[k:k + 3] == [a[1] * e[2] - a[2] * e[1], a[2] * e[0] - a[0] * e[2], a[0] * e[1] - a[1] * e[0]]
+            elif kind == K.SPHERE:
+                assert w[:4] == put(R, o, p[0:3], True) + [p[3]]
+            elif kind == K.LATCH_TIP:
+                rho = p[2] + state[int(p[7])] * (p[3] - p[2])
+                assert w[:4] == put(R, o, [p[0], rho * p[5], rho * p[6]], True) + [p[4]]

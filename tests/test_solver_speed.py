@@ -216,3 +216,115 @@ def test_multi_step_skip_gives_the_contacts_of_the_full_pair_loop():
             held += int((skip > 0).sum())
             touching += int(r.active.any())
     assert held > 1000 and touching > 20
+
+
+def test_lever_hold_keeps_the_cam_extension():
+    """`cam_hold` is 0 on a cam ramp and elsewhere the extension is the same over phi +- the margin (and changes just
+    beyond it); `lever_hold_steps` allows no step on a ramp or when the nut turns too fast for the margin."""
+    from solver.scenario import load_model
+    m = load_model(ROOT / "resources" / "scenarios" / "central_impact_20t.toml")
+    P = m.P
+    n = int(P[D.P_CAM_N])
+    xs, ys = P[D.P_CAM_X0:D.P_CAM_X0 + n], P[D.P_CAM_Y0:D.P_CAM_Y0 + n]
+    assert n >= 3 and ys[0] == ys[1] and ys[1] != ys[2]             # a flat start, then ramps
+    rng = np.random.default_rng(3)
+    flat = ramp = 0
+    for phi in rng.uniform(xs[0] - 20.0, xs[-1] + 20.0, 4000):
+        g = D.cam_hold(P, phi)
+        y = D.cam_extension(P, phi)
+        if g == 0.0:
+            ramp += 1
+            assert D.lever_hold_steps(P, phi, 0.0, 5e-4) == 0
+            continue
+        flat += 1
+        for q in np.linspace(phi - 0.999 * g, phi + 0.999 * g, 9) if np.isfinite(g) else (phi - 1e3, phi + 1e3):
+            assert D.cam_extension(P, q) == y
+        if np.isfinite(g) and phi + g < xs[-1]:
+            assert D.cam_extension(P, phi + g + 1e-6) != y or D.cam_extension(P, phi - g - 1e-6) != y
+    assert flat > 100 and ramp > 100
+    h, a = 5e-4, P[D.P_I_NUT] * 1.0                                # pairset.STEP_DV = 1 m/s of stroke rate per step
+    phi = xs[1] - 10.0                                             # 10 rad before the first ramp
+    n = D.lever_hold_steps(P, phi, 0.0, h)
+    assert n >= 1 and n * h * n * a < 10.0 <= (n + 1) * h * (n + 1) * a
+    assert D.lever_hold_steps(P, phi, 10.0 / (2 * h), h) == 0      # would reach the ramp within a step
+
+
+def test_roller_pairs_skipped_while_the_lever_is_held_give_the_contacts_of_the_full_pair_loop():
+    """`evaluate_pairs_step(..., skip, hold)`: roller pairs found apart are left out for at most `hold` steps, and at
+    every step within that motion (lever state unchanged) the outputs equal `evaluate_pairs` at the moved poses."""
+    from solver.contact import BODIES, load
+    from solver.contact.kernels import ROLLER
+    from solver.contact.pairset import PairSetOutput, evaluate_pairs, evaluate_pairs_step
+    geo = load()
+    nb, npair, h, hold = len(BODIES), len(geo.pair_names), 5e-4, 6
+    rollers = geo.pint[geo.pairs[:, 0], 0] == ROLLER
+    rng = np.random.default_rng(11)
+    args = (geo.prim, geo.pint, geo.pairs, geo.ppar)
+    left_out = touching = 0
+    for _ in range(300):
+        pos = rng.normal(scale=0.05, size=(nb, 3))
+        x = rng.uniform(-0.6, 0.2)
+        pos[4] = (x, *rng.normal(scale=0.15, size=2))
+        pos[2] = pos[3] = pos[5] = pos[4] + (rng.uniform(0.3, 0.9), 0.0, 0.0)
+        rot = np.tile(np.eye(3), (nb, 1, 1))
+        vel = rng.normal(scale=0.5, size=(nb, 3))
+        om = np.zeros((nb, 3))
+        state = rng.uniform(0, 1.2, size=6)
+        near, skip = np.zeros(npair), np.zeros(npair)
+        o = PairSetOutput(npair)
+        for n in range(12):
+            p = pos + vel * h * n
+            so = evaluate_pairs_step(*args, p, rot, vel, om, state, geo.work, o.active, o.depth, o.point, o.normal,
+                                     o.force, o.diag, near, True, h, skip, float(hold))
+            r = PairSetOutput(npair)
+            sr = evaluate_pairs(*args, p, rot, vel, om, state, geo.work, r.active, r.depth, r.point, r.normal,
+                                r.force, r.diag)
+            assert so == sr
+            if so != 0:
+                break
+            for f in ("active", "depth", "point", "normal", "force"):
+                np.testing.assert_array_equal(getattr(o, f)[near == 1], getattr(r, f)[near == 1])
+            assert not r.active[near == 0].any()
+            assert (skip[rollers] <= hold - 1).all()
+            left_out += int((near[rollers] == 0).sum())
+            touching += int(r.active[rollers].any())
+    assert left_out > 1000 and touching > 5
+
+
+def test_crank_closure_without_trig_keeps_the_loop_closed_on_the_root_nearer_zero():
+    """`lateral_chain` (RUS brake crank, closed without atan2/acos): the crank pin lies at the rod length from the
+    housing attachment, psi is the closure root nearer 0 and its rate equals the finite difference of psi."""
+    import math
+    from solver.scenario import load_model
+    from solver.vec3 import mm, mv, rot_y, rot_z
+    m = load_model(ROOT / "resources" / "scenarios" / "central_impact_20t.toml")
+    LAT = m.LAT
+    cranks = [k for k in range(D.N_LAT) if LAT[k, D.L_TYPE] > 0.5]
+    assert cranks
+    rng = np.random.default_rng(2)
+    closed = 0
+    for _ in range(300):
+        th1, th2 = rng.uniform(-0.2, 0.2, 2)
+        d1, d2 = rng.normal(scale=0.3, size=2)
+        for k in cranks:
+            psi, psid, _, _, _ = D.lateral_chain(LAT, k, th1, th2, d1, d2)
+            rho, rod = LAT[k, D.L_RHO], LAT[k, D.L_ROD]
+            u1, u2 = np.array([-1.0, 0.0, 0.0]), np.array([0.0, LAT[k, D.L_EY], LAT[k, D.L_EZ]])
+            base = LAT[k, D.L_BASE:D.L_BASE + 3]
+            r = np.array(mv(mm(rot_y(th1), rot_z(th2)), tuple(LAT[k, D.L_ATT:D.L_ATT + 3])))
+            w0 = base - r
+            A, B, C = 2 * rho * w0 @ u1, 2 * rho * w0 @ u2, rod * rod - w0 @ w0 - rho * rho
+            ph0 = math.atan2(B, A)
+            if abs(C) < math.hypot(A, B):                   # the loop closes: pin at the rod length
+                closed += 1
+                pin = base + rho * (math.cos(psi) * u1 + math.sin(psi) * u2)
+                assert abs(np.linalg.norm(pin - r) - rod) < 1e-12 * rod
+            ac = math.acos(min(max(C / math.hypot(A, B), -1.0), 1.0))   # the atan2/acos form it replaces
+            p1, p2 = math.remainder(ph0 + ac, 2 * math.pi), math.remainder(ph0 - ac, 2 * math.pi)
+            assert abs(psi - (p1 if abs(p1) < abs(p2) else p2)) < 1e-12
+            if abs(C) < 0.95 * math.hypot(A, B):            # away from the closure's dead points: rate
+                e = 1e-6
+                fd = (D.lateral_chain(LAT, k, th1 + e * d1, th2 + e * d2, 0.0, 0.0)[0]
+                      - D.lateral_chain(LAT, k, th1 - e * d1, th2 - e * d2, 0.0, 0.0)[0]) / (2 * e)
+                assert abs(fd - psid) < 1e-6 * (1.0 + abs(psid))
+    assert closed > 100

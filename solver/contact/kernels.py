@@ -83,7 +83,21 @@ def transform_row(prim, pint, pos, rot, state, work, j):
     """`transform_rows` for row j alone."""
     kind = pint[j, 0]
     b = pint[j, 1]
-    if kind == SPHERE:
+    r00, r01, r02 = rot[b, 0, 0], rot[b, 0, 1], rot[b, 0, 2]
+    r10, r11, r12 = rot[b, 1, 0], rot[b, 1, 1], rot[b, 1, 2]
+    r20, r21, r22 = rot[b, 2, 0], rot[b, 2, 1], rot[b, 2, 2]
+    p0, p1, p2 = pos[b, 0], pos[b, 1], pos[b, 2]
+    if kind == FACE:
+        for k in range(0, 12, 3):
+            x, y, z = prim[j, k], prim[j, k + 1], prim[j, k + 2]
+            work[j, k] = r00 * x + r01 * y + r02 * z + p0
+            work[j, k + 1] = r10 * x + r11 * y + r12 * z + p1
+            work[j, k + 2] = r20 * x + r21 * y + r22 * z + p2
+        x, y, z = prim[j, 12], prim[j, 13], prim[j, 14]
+        work[j, 12] = r00 * x + r01 * y + r02 * z
+        work[j, 13] = r10 * x + r11 * y + r12 * z
+        work[j, 14] = r20 * x + r21 * y + r22 * z
+    elif kind == SPHERE:
         _put_point(rot, pos, b, work, j, 0, prim[j, 0], prim[j, 1], prim[j, 2])
         work[j, 3] = prim[j, 3]
     elif kind == SEGMENT:
@@ -91,19 +105,23 @@ def transform_row(prim, pint, pos, rot, state, work, j):
         _put_point(rot, pos, b, work, j, 3, prim[j, 3], prim[j, 4], prim[j, 5])
         work[j, 6] = prim[j, 6]
     elif kind == CIRCLE or kind == CONE or kind == ANNULUS:
-        _put_point(rot, pos, b, work, j, 0, prim[j, 0], prim[j, 1], prim[j, 2])
-        _put_dir(rot, b, work, j, 3, prim[j, 3], prim[j, 4], prim[j, 5])
-        _put_dir(rot, b, work, j, 6, prim[j, 6], prim[j, 7], prim[j, 8])
+        x, y, z = prim[j, 0], prim[j, 1], prim[j, 2]
+        work[j, 0] = r00 * x + r01 * y + r02 * z + p0
+        work[j, 1] = r10 * x + r11 * y + r12 * z + p1
+        work[j, 2] = r20 * x + r21 * y + r22 * z + p2
+        x, y, z = prim[j, 3], prim[j, 4], prim[j, 5]
+        ax, ay, az = r00 * x + r01 * y + r02 * z, r10 * x + r11 * y + r12 * z, r20 * x + r21 * y + r22 * z
+        x, y, z = prim[j, 6], prim[j, 7], prim[j, 8]
+        ex, ey, ez = r00 * x + r01 * y + r02 * z, r10 * x + r11 * y + r12 * z, r20 * x + r21 * y + r22 * z
+        work[j, 3], work[j, 4], work[j, 5] = ax, ay, az
+        work[j, 6], work[j, 7], work[j, 8] = ex, ey, ez
         for k in range(9, 21):
             work[j, k] = prim[j, k]
-        if kind == CIRCLE:
-            _cross_into(work, j, 17, 3, 6)
-        elif kind == CONE:
-            _cross_into(work, j, 21, 3, 6)
-    elif kind == FACE:
-        for k in range(0, 12, 3):
-            _put_point(rot, pos, b, work, j, k, prim[j, k], prim[j, k + 1], prim[j, k + 2])
-        _put_dir(rot, b, work, j, 12, prim[j, 12], prim[j, 13], prim[j, 14])
+        if kind != ANNULUS:
+            k = 17 if kind == CIRCLE else 21
+            work[j, k] = ay * ez - az * ey
+            work[j, k + 1] = az * ex - ax * ez
+            work[j, k + 2] = ax * ey - ay * ex
     elif kind == LATCH_TIP:
         rho = prim[j, 2] + state[int(prim[j, 7])] * (prim[j, 3] - prim[j, 2])
         _put_point(rot, pos, b, work, j, 0, prim[j, 0], rho * prim[j, 5], rho * prim[j, 6])

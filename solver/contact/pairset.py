@@ -114,7 +114,7 @@ def evaluate_pairs(prim, pint, pairs, ppar, pos, rot, vel, omega, state, work,
 
 @njit(cache=True, _nrt=False)
 def evaluate_pairs_step(prim, pint, pairs, ppar, pos, rot, vel, omega, state, work,
-                        active, depth, point, normal, force, diag, near, first, h, skip=None):
+                        active, depth, point, normal, force, diag, near, first, h, skip=None, hold=0.0):
     """`evaluate_pairs` with its broad phase shared by the stages of one integration step of length h.
 
     first=True (the step's first stage) maps every row and sets near[k]: 1 if pair k's bounds come within STEP_PAD
@@ -125,7 +125,10 @@ def evaluate_pairs_step(prim, pint, pairs, ppar, pos, rot, vel, omega, state, wo
 
     skip (per pair, kept between steps, zeros at the start): a pair found apart by a margin g that its relative speed
     v cannot cover in n steps, n h (2 v + n STEP_DV) < g, is left out of the next n - 1 first stages too (skip[k]
-    counts them down); its rows are then not mapped at all."""
+    counts them down); its rows are then not mapped at all.
+
+    hold: steps (this one included) over which the caller knows the lever state (state[1]) stays as it is; with
+    hold >= 1 the roller pairs get the bound tests of the other pairs, left out for at most hold steps."""
     if first:
         if skip is None:
             transform_rows(prim, pint, pos, rot, state, work)
@@ -144,12 +147,12 @@ def evaluate_pairs_step(prim, pint, pairs, ppar, pos, rot, vel, omega, state, wo
             ia = pairs[k, PAIR_A]
             b0 = pairs[k, PAIR_B0]
             if skip is None:
-                n = _step_near(pint, pairs, ppar, pos, rot, vel, omega, work, k, h)
+                n = _step_near(pint, pairs, ppar, pos, rot, vel, omega, work, k, h, hold)
             elif skip[k] > 0.0:
                 skip[k] -= 1.0
                 n = 0
             else:
-                n, ns = _step_near_steps(pint, pairs, ppar, pos, rot, vel, omega, work, k, h)
+                n, ns = _step_near_steps(pint, pairs, ppar, pos, rot, vel, omega, work, k, h, hold)
                 skip[k] = ns - 1.0
             near[k] = n
             if n != 0:                                # set bit 1 (0 -> 1, 2 -> 3)
@@ -176,18 +179,19 @@ def evaluate_pairs_step(prim, pint, pairs, ppar, pos, rot, vel, omega, state, wo
 
 
 @njit(cache=True, inline="always")
-def _step_near(pint, pairs, ppar, pos, rot, vel, omega, work, k, h):
+def _step_near(pint, pairs, ppar, pos, rot, vel, omega, work, k, h, hold):
     """near[k] of `evaluate_pairs_step`: 1 may touch within the step, 2 apart now but too fast to skip, 0 apart."""
-    return _step_near_steps(pint, pairs, ppar, pos, rot, vel, omega, work, k, h)[0]
+    return _step_near_steps(pint, pairs, ppar, pos, rot, vel, omega, work, k, h, hold)[0]
 
 
 @njit(cache=True, inline="always")
-def _step_near_steps(pint, pairs, ppar, pos, rot, vel, omega, work, k, h):
-    """`_step_near` and, for a pair apart (0), the steps n >= 1 it stays apart: n h (2 v + n STEP_DV) < margin."""
+def _step_near_steps(pint, pairs, ppar, pos, rot, vel, omega, work, k, h, hold):
+    """`_step_near` and, for a pair apart (0), the steps n >= 1 it stays apart: n h (2 v + n STEP_DV) < margin
+    (n <= hold for a roller)."""
     ia = pairs[k, PAIR_A]
     b0 = pairs[k, PAIR_B0]
     kind = pint[ia, 0]
-    if kind == LATCH_TIP or kind == ROLLER:           # rows that move with the latch / lever state
+    if kind == LATCH_TIP or (kind == ROLLER and hold < 1.0):   # rows that move with the latch / lever state
         return 1, 0
     ka = effective_kind(kind)
     bb = pint[b0, 1]
@@ -219,7 +223,8 @@ def _step_near_steps(pint, pairs, ppar, pos, rot, vel, omega, work, k, h):
     if ppar[k, PAR_MT] >= 0.0:
         g = max(g, _meridian_margin(ppar, k, rot, pos, bb, ax, ay, az, ar))
     n = 1
-    while n < STEP_SKIP_MAX and (n + 1) * h * (2.0 * v + (n + 1) * STEP_DV) < g:
+    nmax = STEP_SKIP_MAX if kind != ROLLER else min(STEP_SKIP_MAX, int(hold))
+    while n < nmax and (n + 1) * h * (2.0 * v + (n + 1) * STEP_DV) < g:
         n += 1
     return 0, n
 
