@@ -459,7 +459,7 @@ class MnemonicDiagram(QWidget):
             for w in (self.scene, self.devices, self.plots):
                 w.installEventFilter(self)
         self._pending_analysis = run
-        QTimer.singleShot(ANALYSE_UNPAINTED_MS, lambda r=run: self._painted(r))
+        QTimer.singleShot(ANALYSE_UNPAINTED_MS, self, lambda r=run: self._painted(r))
 
     def _painted(self, run: RunFile):
         if self._pending_analysis is not run:
@@ -467,7 +467,7 @@ class MnemonicDiagram(QWidget):
         self._pending_analysis = None
         for w in (self.scene, self.devices, self.plots):
             w.removeEventFilter(self)
-        QTimer.singleShot(ANALYSE_AFTER_MS, lambda r=run: self._analyse_in_thread(r))
+        QTimer.singleShot(ANALYSE_AFTER_MS, self, lambda r=run: self._analyse_in_thread(r))
 
     def eventFilter(self, obj, ev):
         if ev.type() == QEvent.Type.Paint and self._pending_analysis is not None:
