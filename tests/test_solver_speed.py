@@ -178,16 +178,13 @@ def test_output_step_records_the_same_states_at_fewer_frames(tmp_path):
             raise AssertionError(f"output_step {bad} accepted")
 
 
-def test_multi_step_skip_gives_the_contacts_of_the_full_pair_loop():
-    """`evaluate_pairs_step(..., skip)`: a pair left out for n steps (skip counts them down) is apart at every later
-    step's first stage within that motion: the outputs equal `evaluate_pairs` at the moved poses."""
-    from solver.contact import BODIES, load
+def _stepped_pair_sets(geo, rng, h, state_hi, hold=()):
+    """300 random motions of 12 steps at constant velocity, each step from a first stage: yields (step output, full
+    loop output, near, skip) after checking that the step's near pairs (near == 1) equal `evaluate_pairs`."""
+    from solver.contact import BODIES
     from solver.contact.pairset import PairSetOutput, evaluate_pairs, evaluate_pairs_step
-    geo = load()
-    nb, npair, h = len(BODIES), len(geo.pair_names), 2.5e-4
-    rng = np.random.default_rng(7)
+    nb, npair = len(BODIES), len(geo.pair_names)
     args = (geo.prim, geo.pint, geo.pairs, geo.ppar)
-    held = touching = 0
     for _ in range(300):
         pos = rng.normal(scale=0.05, size=(nb, 3))
         x = rng.uniform(-0.6, 0.2)
@@ -196,25 +193,33 @@ def test_multi_step_skip_gives_the_contacts_of_the_full_pair_loop():
         rot = np.tile(np.eye(3), (nb, 1, 1))
         vel = rng.normal(scale=0.5, size=(nb, 3))
         om = np.zeros((nb, 3))
-        state = rng.uniform(0, 1, size=6)
+        state = rng.uniform(0, state_hi, size=6)
         near, skip = np.zeros(npair), np.zeros(npair)
         o = PairSetOutput(npair)
-        for n in range(12):                                # 12 steps at constant velocity, each from a first stage
+        for n in range(12):
             p = pos + vel * h * n
             so = evaluate_pairs_step(*args, p, rot, vel, om, state, geo.work, o.active, o.depth, o.point, o.normal,
-                                     o.force, o.diag, near, True, h, skip)
+                                     o.force, o.diag, near, True, h, skip, *hold)
             r = PairSetOutput(npair)
             sr = evaluate_pairs(*args, p, rot, vel, om, state, geo.work, r.active, r.depth, r.point, r.normal,
                                 r.force, r.diag)
             assert so == sr
             if so != 0:
                 break
-            # the step's first stage evaluates its near pairs (near == 1) only
             for f in ("active", "depth", "point", "normal", "force"):
                 np.testing.assert_array_equal(getattr(o, f)[near == 1], getattr(r, f)[near == 1])
             assert not r.active[near == 0].any()
-            held += int((skip > 0).sum())
-            touching += int(r.active.any())
+            yield o, r, near, skip
+
+
+def test_multi_step_skip_gives_the_contacts_of_the_full_pair_loop():
+    """`evaluate_pairs_step(..., skip)`: a pair left out for n steps (skip counts them down) is apart at every later
+    step's first stage within that motion: the outputs equal `evaluate_pairs` at the moved poses."""
+    from solver.contact import load
+    held = touching = 0
+    for _, r, _, skip in _stepped_pair_sets(load(), np.random.default_rng(7), 2.5e-4, 1.0):
+        held += int((skip > 0).sum())
+        touching += int(r.active.any())
     assert held > 1000 and touching > 20
 
 
@@ -252,42 +257,15 @@ def test_lever_hold_keeps_the_cam_extension():
 def test_roller_pairs_skipped_while_the_lever_is_held_give_the_contacts_of_the_full_pair_loop():
     """`evaluate_pairs_step(..., skip, hold)`: roller pairs found apart are left out for at most `hold` steps, and at
     every step within that motion (lever state unchanged) the outputs equal `evaluate_pairs` at the moved poses."""
-    from solver.contact import BODIES, load
+    from solver.contact import load
     from solver.contact.kernels import ROLLER
-    from solver.contact.pairset import PairSetOutput, evaluate_pairs, evaluate_pairs_step
-    geo = load()
-    nb, npair, h, hold = len(BODIES), len(geo.pair_names), 5e-4, 6
+    geo, hold = load(), 6
     rollers = geo.pint[geo.pairs[:, 0], 0] == ROLLER
-    rng = np.random.default_rng(11)
-    args = (geo.prim, geo.pint, geo.pairs, geo.ppar)
     left_out = touching = 0
-    for _ in range(300):
-        pos = rng.normal(scale=0.05, size=(nb, 3))
-        x = rng.uniform(-0.6, 0.2)
-        pos[4] = (x, *rng.normal(scale=0.15, size=2))
-        pos[2] = pos[3] = pos[5] = pos[4] + (rng.uniform(0.3, 0.9), 0.0, 0.0)
-        rot = np.tile(np.eye(3), (nb, 1, 1))
-        vel = rng.normal(scale=0.5, size=(nb, 3))
-        om = np.zeros((nb, 3))
-        state = rng.uniform(0, 1.2, size=6)
-        near, skip = np.zeros(npair), np.zeros(npair)
-        o = PairSetOutput(npair)
-        for n in range(12):
-            p = pos + vel * h * n
-            so = evaluate_pairs_step(*args, p, rot, vel, om, state, geo.work, o.active, o.depth, o.point, o.normal,
-                                     o.force, o.diag, near, True, h, skip, float(hold))
-            r = PairSetOutput(npair)
-            sr = evaluate_pairs(*args, p, rot, vel, om, state, geo.work, r.active, r.depth, r.point, r.normal,
-                                r.force, r.diag)
-            assert so == sr
-            if so != 0:
-                break
-            for f in ("active", "depth", "point", "normal", "force"):
-                np.testing.assert_array_equal(getattr(o, f)[near == 1], getattr(r, f)[near == 1])
-            assert not r.active[near == 0].any()
-            assert (skip[rollers] <= hold - 1).all()
-            left_out += int((near[rollers] == 0).sum())
-            touching += int(r.active[rollers].any())
+    for _, r, near, skip in _stepped_pair_sets(geo, np.random.default_rng(11), 5e-4, 1.2, (float(hold),)):
+        assert (skip[rollers] <= hold - 1).all()
+        left_out += int((near[rollers] == 0).sum())
+        touching += int(r.active[rollers].any())
     assert left_out > 1000 and touching > 5
 
 
