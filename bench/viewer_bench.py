@@ -243,14 +243,16 @@ def main(argv=None) -> int:
     pb.seek_time(5.0)
     pb.play()
     pb._timer.stop()
-    cpu = []
+    cpu, scrolled = [], []
     for _ in range(a.updates):
         cost.new_update()
+        shown = d.plots.x_range()
         s, c = time.perf_counter(), time.process_time()
         pb.advance(wall)         # frameChanged -> scene, devices, plots, transport
         app.processEvents()      # Qt paints the devices and plots panes
         times.append(time.perf_counter() - s)
         cpu.append(time.process_time() - c)
+        scrolled.append(d.plots.x_range() != shown)
     cost.stop()
     # the same with the scene pane hidden: the devices and plots panes and the transport bar only
     d.set_pane_visible("scene", False)
@@ -283,6 +285,11 @@ def main(argv=None) -> int:
           f"the run, +{peak - base:.0f} MB for it)")
     print(f"three-pane update, playing   : p50 {np.percentile(ms, 50):6.2f} ms   p95 {np.percentile(ms, 95):6.2f} ms"
           f"   max {ms.max():6.1f} ms   (target p95 < 16 ms; n={len(ms)})")
+    scr = np.array(scrolled)
+    for label, sel in (("still (the time lines move)", ~scr), ("scroll (plots shift by GraphStep)", scr)):
+        if sel.any():
+            print(f"  {label:34s}: p50 {np.percentile(ms[sel], 50):6.2f} ms   p95 {np.percentile(ms[sel], 95):6.2f} ms"
+                  f"   ({sel.sum()} updates)")
     cpu_ms = np.array(cpu) * 1000
     print(f"  CPU time of the process per update: p50 {np.percentile(cpu_ms, 50):6.2f} ms   p95 "
           f"{np.percentile(cpu_ms, 95):6.2f} ms (all threads; less sensitive than wall time to a busy machine)")

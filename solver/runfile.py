@@ -322,6 +322,26 @@ def _attr(obj, name: str, default):
     return buf[()] if buf.shape == () else buf
 
 
+_MT_STR, _MT_F8 = h5py.h5t.py_create(_STR), h5py.h5t.py_create(np.dtype("f8"))
+
+
+def _scalar_attr(obj, name: str, default, as_str: bool):
+    """A scalar string (as_str) or float attribute read straight into a buffer of that type (no type translation:
+    ~3x faster than _attr for the hundreds of channel attributes); anything else goes through _attr."""
+    try:
+        at = h5py.h5a.open(obj.id, name.encode())
+    except KeyError:
+        return default
+    buf = np.empty((), dtype=_STR if as_str else "f8")
+    try:
+        if at.shape != ():
+            raise TypeError
+        at.read(buf, mtype=_MT_STR if as_str else _MT_F8)
+    except (OSError, ValueError, TypeError):
+        return _attr(obj, name, default)
+    return buf[()]
+
+
 def _decode(v):
     if isinstance(v, bytes):
         return v.decode("utf-8", "replace")
@@ -427,13 +447,13 @@ class RunFile:
                 raise self._err(ds, f"wrong shape {d.shape}, expected ({n},) like /time")
             if d.dtype.kind != "f":
                 raise self._err(ds, f"wrong dtype {d.dtype}, expected float")
-            grp = str(_decode(_attr(d, "group", "")))
+            grp = str(_decode(_scalar_attr(d, "group", "", True)))
             if grp not in CHANNEL_GROUPS:
                 raise self._err(ds, f"attribute group is {grp!r}, expected one of {', '.join(CHANNEL_GROUPS)}")
-            self.channels[name] = ChannelInfo(name, str(_decode(_attr(d, "unit", ""))),
-                                              str(_decode(_attr(d, "label", name))), grp,
-                                              float(_attr(d, "stroke", math.nan)),
-                                              float(_attr(d, "place", math.nan)))
+            self.channels[name] = ChannelInfo(name, str(_decode(_scalar_attr(d, "unit", "", True))),
+                                              str(_decode(_scalar_attr(d, "label", name, True))), grp,
+                                              float(_scalar_attr(d, "stroke", math.nan, False)),
+                                              float(_scalar_attr(d, "place", math.nan, False)))
             self._channel_ds[name] = d
 
         self._group("bodies")

@@ -277,3 +277,20 @@ def test_buffered_chunks_flush_and_zero_chunks_read_back(tmp_path):
             np.testing.assert_array_equal(d["depth"], depth[:, j])
             np.testing.assert_array_equal(d["normal_speed"], speed[:, j])
             np.testing.assert_array_equal(r.contact_state(21)[name][2], point[21, j])
+
+
+def test_channel_attributes_of_other_storage_types_read_the_same(small_run, tmp_path):
+    """Channel attributes written as fixed-length bytes, a float32 or an integer (other writers) read as the
+    strings and floats the fast scalar path gives for RunWriter's files."""
+    def retype(f):
+        a = f["channels/Fz"].attrs
+        a.create("unit", np.bytes_("N"), dtype="S1")
+        a.create("group", np.bytes_("base_loads"), dtype="S10")
+        a["stroke"] = np.float32(7.5)
+        a["place"] = np.int32(90)
+    p = _mutate(small_run, tmp_path / "retyped.h5", retype)
+    with RunFile(small_run) as a, RunFile(p) as b:
+        assert a.channels["Fz"].unit == b.channels["Fz"].unit == "N"
+        assert b.channels["Fz"].group == "base_loads" and b.channels["Fz"].label == a.channels["Fz"].label
+        assert b.channels["Fz"].stroke == 7.5 and b.channels["Fz"].place == 90.0
+        assert [repr(v) for k, v in b.channels.items() if k != "Fz"] == [repr(v) for k, v in a.channels.items() if k != "Fz"]
