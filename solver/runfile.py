@@ -130,6 +130,7 @@ class RunWriter:
                          quaternion=np.zeros((c, nb, 4)), active=np.zeros((npairs, c), "u1"),
                          force=np.zeros((npairs, c, 3)), point=np.zeros((npairs, c, 3)))
         self._fill = 0                  # frames in the buffers; they start at frame self.n - self._fill
+        self._abs_max = np.zeros(nc)    # max |value| per channel so far (NaN ignored), stored by finish
         self._series = [(grow("time", ()), self._buf["time"])]
         g = f.create_group("channels")
         for i, ch in enumerate(self.channels):
@@ -142,6 +143,7 @@ class RunWriter:
             d.attrs["group"] = ch.group
             d.attrs["stroke"] = ch.stroke
             d.attrs["place"] = ch.place
+            d.attrs["abs_max"] = math.nan   # max |value|, set by finish (created now: SWMR cannot add attributes)
             self._series.append((d, self._buf["channels"][i]))
         b = f.create_group("bodies")
         b.create_dataset("names", data=np.array(self.bodies, dtype=object), dtype=_STR)
@@ -245,6 +247,8 @@ class RunWriter:
         """Write the buffered frames (one chunk or its start) to every dataset; skip all-zero blocks."""
         k = self._fill
         n0 = self.n - k
+        if k and len(self.channels):
+            np.fmax(self._abs_max, np.fmax.reduce(np.abs(self._buf["channels"][:, :k]), axis=1), out=self._abs_max)
         for d, buf in self._series:
             d.resize(self.n, axis=0)
             block = buf[:k]
@@ -282,6 +286,9 @@ class RunWriter:
         a["t_capture"] = float(t_capture)
         a["t_final"] = float(self.f["time"][self.n - 1]) if self.n else 0.0
         a["complete"] = bool(complete)
+        g = self.f["channels"]
+        for ch, m in zip(self.channels, self._abs_max):   # the device bars' full scale without reading the data
+            g[ch.name].attrs["abs_max"] = float(m)
         if comment is not None:
             a["comment"] = comment
         self._write_events()
@@ -697,6 +704,14 @@ class RunFile:
         """Index of the last frame at or before time t (clamped to the run)."""
         i = int(np.searchsorted(self.time, t, side="right")) - 1
         return min(max(i, 0), self.n_frames - 1)
+
+    def stored_abs_max(self, name: str) -> float:
+        """max |value| of a channel as its writer stored it at the end (NaN: not stored, or the run may still grow)."""
+        d = self._channel_ds.get(name)
+        if d is None or self.live:
+            return math.nan
+        v = float(_scalar_attr(d, "abs_max", math.nan, False))
+        return v if v >= 0 else math.nan
 
     def channel(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
         """Values of one channel over frames [start, stop)."""

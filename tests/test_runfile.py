@@ -294,3 +294,16 @@ def test_channel_attributes_of_other_storage_types_read_the_same(small_run, tmp_
         assert b.channels["Fz"].group == "base_loads" and b.channels["Fz"].label == a.channels["Fz"].label
         assert b.channels["Fz"].stroke == 7.5 and b.channels["Fz"].place == 90.0
         assert [repr(v) for k, v in b.channels.items() if k != "Fz"] == [repr(v) for k, v in a.channels.items() if k != "Fz"]
+
+
+def test_writer_stores_each_channels_abs_max_and_the_reader_trusts_it_only_when_present(small_run, tmp_path):
+    """max |value| (NaN ignored) per channel, as attribute abs_max at finish; absent (another writer): NaN."""
+    with RunFile(small_run) as r:
+        for name in r.channels:
+            data = r.channel(name)
+            want = float(np.nanmax(np.abs(data))) if np.isfinite(data).any() else 0.0
+            assert r.stored_abs_max(name) == want, name
+        assert math.isnan(r.stored_abs_max("no_such_channel"))
+    p = _mutate(small_run, tmp_path / "no_abs_max.h5", lambda f: f["channels/Fx"].attrs.__delitem__("abs_max"))
+    with RunFile(p) as r:
+        assert math.isnan(r.stored_abs_max("Fx")) and r.stored_abs_max("Fy") >= 0

@@ -84,7 +84,10 @@ class ChannelBlocks:
         """max |value| over the run (NaN-aware), read block by block and remembered."""
         v = self._abs_max.get(name)
         if v is None:
-            if name in self._full:
+            stored = self.run.stored_abs_max(name)   # (stored by the writer: no read of the data)
+            if math.isfinite(stored):
+                v = stored
+            elif name in self._full:
                 a = self._full[name]
                 v = float(np.nanmax(np.abs(a))) if np.isfinite(a).any() else 0.0
             else:
