@@ -13,7 +13,7 @@ from PySide6.QtGui import QFont, QPainter, QPicture
 from PySide6.QtWidgets import QGraphicsItem
 
 from solver.contact_events import EventTable
-from viewer.plots_pane import AXIS_W, CursorLine
+from viewer.plots_pane import AXIS_W, CursorLine, TimeCursor
 from viewer.time_axis import TimeAxis
 
 CURSOR = "#ffd700"
@@ -100,8 +100,7 @@ class ContactLanes(pg.PlotItem):
         self.max_force = 0.0
         self.cmap = force_colormap()
         self.bars: LaneBars | None = None
-        self.cursor = CursorLine(0.0, pg.mkPen(CURSOR, width=1.5), z=10)
-        self.addItem(self.cursor, ignoreBounds=True)
+        self.cursor = TimeCursor(0.0, pg.mkPen(CURSOR, width=1.5), self)   # drawn by the plots pane's view
         self.capture = CursorLine(0.0, pg.mkPen(CAPTURE, width=1, style=Qt.DashLine))
         self.capture.setVisible(False)
         self.addItem(self.capture, ignoreBounds=True)

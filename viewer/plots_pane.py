@@ -14,8 +14,8 @@ import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import pyqtgraph as pg
 from pyqtgraph import functions as fn
 from pyqtgraph.graphicsItems.PlotDataItem import PlotDataset
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtCore import QLineF, QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QPainter, QPixmap, QRegion
 from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QFrame, QGraphicsItem, QHBoxLayout, QLabel,
                                QSizePolicy, QVBoxLayout, QWidget)
 
@@ -54,7 +54,7 @@ class CursorLine(pg.InfiniteLine):
         sits along x (moving it each frame, or scrolling the window, needs no new bounds)."""
         vb = self.getViewBox()
         key = None
-        if vb is not None:
+        if isinstance(vb, pg.ViewBox):     # (not yet in a view box: pyqtgraph gives the view widget)
             (x0, x1), (y0, y1) = vb.viewRange()
             key = (round(x1 - x0, 9), y0, y1, vb.width(), vb.height()) if self.angle == 90 else \
                 (x0, x1, y0, y1, vb.width(), vb.height())
@@ -63,6 +63,143 @@ class CursorLine(pg.InfiniteLine):
         br = super()._computeBoundingRect()
         self._bounds_key = key
         return br
+
+
+class TimeCursor:
+    """The yellow T Current line of one plot: drawn by its PlotsView over the scene, not a scene item, so moving
+    it repaints two thin strips of the view from the view's kept picture (no plot item paints again)."""
+
+    def __init__(self, t: float, pen, plot: pg.PlotItem):
+        self._t = float(t)
+        self.pen = pen
+        self.plot = plot
+        self.view: PlotsView | None = None   # set by the view drawing it
+
+    def value(self) -> float:
+        return self._t
+
+    def setPos(self, t: float):
+        """Move to run time t (the view repaints where it was and where it is)."""
+        t = float(t)
+        if t != self._t:
+            self._t = t
+            if self.view is not None:
+                self.view.move_cursors()
+
+    def place(self, t: float):
+        """Move to run time t without telling the view (the caller asks it to repaint, once for all cursors)."""
+        self._t = float(t)
+
+
+class PlotsView(pg.GraphicsLayoutWidget):
+    """The plots' view: keeps a picture of the scene, repainting from the scene only what changed there, and
+    draws the time cursors over it (a cursor move repaints two strips a few pixels wide from the picture)."""
+
+    STRIP = 3   # px either side of a cursor's x repainted when it moves (its line is 1.5 px wide)
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.cursors: list[TimeCursor] = []
+        self._shot: QPixmap | None = None
+        self._stale = QRegion()      # viewport parts whose scene drawing the picture lacks
+        self._strips = QRegion()     # viewport parts asked to repaint for cursor moves only
+        self._drawn: dict = {}       # id(cursor) -> viewport x it was drawn at
+        self.scene().changed.connect(self._scene_changed)
+
+    def set_cursors(self, cursors: list[TimeCursor]):
+        """The time cursors to draw (each over its plot's view box)."""
+        for c in self.cursors:
+            c.view = None
+        self.cursors = list(cursors)
+        for c in self.cursors:
+            c.view = self
+        self._drawn = {}
+        self.viewport().update()
+
+    def _scene_changed(self, rects):
+        if rects:
+            t = self.viewportTransform()
+            for r in rects:
+                self._stale += t.mapRect(r).toAlignedRect().adjusted(-2, -2, 2, 2)
+
+    def _cursor_lines(self):
+        """(cursor, viewport x, top, bottom) of each cursor whose plot is shown."""
+        out = []
+        vt = self.viewportTransform()
+        scene = self.scene()
+        for c in self.cursors:
+            plot = c.plot
+            if plot.scene() is not scene or not plot.isVisible():
+                continue
+            vb = plot.getViewBox()
+            if vb._matrixNeedsUpdate:
+                vb.updateMatrix()
+            x = (vb.childGroup.sceneTransform() * vt).map(QPointF(c.value(), 0.0)).x()
+            box = vt.mapRect(vb.mapRectToScene(vb.rect()))   # (what the view box clips its items to)
+            if math.isfinite(x):
+                out.append((c, x, box.top(), box.bottom(), box.left(), box.right()))
+        return out
+
+    def _strip(self, x: float) -> QRect:
+        return QRect(int(math.floor(x)) - self.STRIP, 0, 2 * self.STRIP + 2, self.viewport().height())
+
+    def move_cursors(self):
+        """Ask to repaint the strips of the cursors that moved (where they were drawn and where they are now)."""
+        region = QRegion()
+        now = {}
+        for c, x, *_ in self._cursor_lines():
+            now[id(c)] = x
+            old = self._drawn.get(id(c))
+            if old != x:
+                region += self._strip(x)
+                if old is not None:
+                    region += self._strip(old)
+        for k, old in self._drawn.items():
+            if k not in now:
+                region += self._strip(old)
+        if not region.isEmpty():
+            self._strips += region
+            self.viewport().update(region)
+
+    def resizeEvent(self, ev):
+        self._shot = None
+        super().resizeEvent(ev)
+
+    def paintEvent(self, ev):
+        vp = self.viewport()
+        dpr = vp.devicePixelRatioF()
+        size = QSize(max(1, round(vp.width() * dpr)), max(1, round(vp.height() * dpr)))
+        if self._shot is None or self._shot.size() != size:
+            self._shot = QPixmap(size)
+            self._shot.setDevicePixelRatio(dpr)
+            self._stale = QRegion(vp.rect())
+        region = ev.region()
+        stale = (self._stale + region.subtracted(self._strips)).intersected(vp.rect())
+        self._strips = QRegion()
+        if not stale.isEmpty():
+            self._stale = QRegion()
+            self.scene().prepareForPaint()
+            r = stale.boundingRect()
+            p = QPainter(self._shot)
+            try:
+                p.setClipRegion(stale)
+                p.fillRect(r, self.backgroundBrush())
+                p.setRenderHints(self.renderHints())
+                self.scene().render(p, QRectF(r), self.mapToScene(r).boundingRect(), Qt.AspectRatioMode.IgnoreAspectRatio)
+            finally:
+                p.end()
+        p = QPainter(vp)
+        try:
+            p.setClipRegion(region)
+            p.drawPixmap(QPoint(0, 0), self._shot)
+            self._drawn = {}
+            for c, x, top, bottom, left, right in self._cursor_lines():
+                self._drawn[id(c)] = x
+                if left - 1 <= x <= right + 1:
+                    p.setPen(c.pen)
+                    p.drawLine(QLineF(x, math.ceil(top), x, math.ceil(bottom) - 1))   # (the rows the box touches)
+        finally:
+            p.end()
 
 
 class Trace(pg.PlotDataItem):
@@ -261,7 +398,7 @@ class PlotsPane(QWidget):
         self.graph_step = 0.1
         self.plots: list[pg.PlotItem] = []
         self.curves: list[pg.PlotDataItem] = []
-        self.cursors: list[pg.InfiniteLine] = []
+        self.cursors: list[TimeCursor] = []
         self.capture_lines: list[pg.InfiniteLine] = []
         self.ranges: list[pg.LinearRegionItem] = []
         self.titles: list[pg.LabelItem] = []
@@ -286,7 +423,7 @@ class PlotsPane(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)
         lay.addWidget(self._build_facts())
-        self.glw = pg.GraphicsLayoutWidget()
+        self.glw = PlotsView()
         self.glw.setBackground("#0c101c")
         self.glw.ci.setSpacing(2)
         self.glw.scene().sigMouseClicked.connect(self._on_click)
@@ -448,13 +585,13 @@ class PlotsPane(QWidget):
             region.setVisible(False)
             plot.addItem(region, ignoreBounds=True)
             self.ranges.append(region)
-            cur = CursorLine(self.t_current, pg.mkPen(CURSOR, width=1.5), z=10)
-            plot.addItem(cur, ignoreBounds=True)
-            self.cursors.append(cur)
+            self.cursors.append(TimeCursor(self.t_current, pg.mkPen(CURSOR, width=1.5), plot))
             self.plots.append(plot)
             self.curves.append(curve)
         first = self._add_compare(first)
         self._add_footer(first)
+        footer_cursor = getattr(self.footer, "cursor", None) if self._footer_shown() else None
+        self.glw.set_cursors(self.cursors + ([footer_cursor] if isinstance(footer_cursor, TimeCursor) else []))
         self.set_loop_range_time(self.loop_range_t)
         self._apply_xrange(force=True)
         self._fit_y()
@@ -560,9 +697,7 @@ class PlotsPane(QWidget):
             plot.getAxis("bottom").setStyle(showValues=False)
         else:
             plot.setLabel("bottom", "time", units="s")
-        cur = CursorLine(self.t_current, pg.mkPen(CURSOR, width=1.5), z=10)
-        plot.addItem(cur, ignoreBounds=True)
-        self.cursors.append(cur)
+        self.cursors.append(TimeCursor(self.t_current, pg.mkPen(CURSOR, width=1.5), plot))
         if first is None:
             return plot
         plot.setXLink(first)
@@ -627,9 +762,10 @@ class PlotsPane(QWidget):
         self.frame = int(frame)
         self.t_current = float(self.run.time[self.frame])
         for c in self.cursors:
-            c.setPos(self.t_current)
+            c.place(self.t_current)
         shown = self._xrange
         self._apply_xrange()
+        self.glw.move_cursors()
         self._update_readout()
         if self._xrange == shown:     # not in a frame that scrolls (it has enough to draw)
             self._prepare_next()
