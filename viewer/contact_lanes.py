@@ -86,10 +86,9 @@ class ContactLanes(pg.PlotItem):
         left.setTicks([[]])
         for ax in ("left", "bottom", "top", "right"):   # hidden ones too: their label is re-laid out on every scroll
             self.getAxis(ax).enableAutoSIPrefix(False)
-        for ax in ("left", "bottom"):
-            self.getAxis(ax).setCacheMode(QGraphicsItem.DeviceCoordinateCache)
         self.getAxis("bottom").setStyle(maxTickLevel=1, maxTextLevel=1)
         self.setLabel("bottom", "time", units="s")
+        left.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)   # the lane names: blitted on a scroll
         vb = self.getViewBox()
         vb.setMouseEnabled(x=False, y=False)
         vb.setDefaultPadding(0.0)
@@ -155,7 +154,6 @@ class ContactLanes(pg.PlotItem):
         y0 = n - 1 - lane + 0.18
         self.bars = LaneBars(x0=table.start, x1=np.maximum(table.end, table.start), y0=y0, height=0.64,
                               brushes=brushes, pens=pens)
-        self.bars.setCacheMode(QGraphicsItem.DeviceCoordinateCache)   # the moving cursor re-blits, not re-draws
         self.addItem(self.bars)
         lo, mid, hi = (pg.mkColor(*FORCE_COLORS[0]).name(), pg.mkColor(*FORCE_COLORS[2]).name(),
                        pg.mkColor(*FORCE_COLORS[-1]).name())

@@ -12,11 +12,12 @@ import warnings
 import numpy as np
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import pyqtgraph as pg
+import shiboken6
 from pyqtgraph import functions as fn
 from pyqtgraph.graphicsItems.PlotDataItem import PlotDataset
 from PySide6.QtCore import QLineF, QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QPainter, QPixmap, QRegion
-from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QFrame, QGraphicsItem, QHBoxLayout, QLabel,
+from PySide6.QtGui import QColor, QFont, QImage, QPainter, QRegion
+from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QFrame, QGraphicsItem, QGraphicsView, QHBoxLayout, QLabel,
                                QSizePolicy, QVBoxLayout, QWidget)
 
 from solver.runfile import TIME_CHUNK, RunFile
@@ -92,19 +93,18 @@ class TimeCursor:
 
 
 class PlotsView(pg.GraphicsLayoutWidget):
-    """The plots' view: keeps a picture of the scene, repainting from the scene only what changed there, and
-    draws the time cursors over it (a cursor move repaints two strips a few pixels wide from the picture)."""
+    """The plots' view: draws the time cursors over the scene and keeps a copy of what the scene painted, so a
+    cursor move repaints two strips a few pixels wide from that copy (no plot item paints again)."""
 
     STRIP = 3   # px either side of a cursor's x repainted when it moves (its line is 1.5 px wide)
 
     def __init__(self, *a, **kw):
         super().__init__(*a, **kw)
         self.cursors: list[TimeCursor] = []
-        self._shot: QPixmap | None = None
-        self._stale = QRegion()      # viewport parts whose scene drawing the picture lacks
-        self._strips = QRegion()     # viewport parts asked to repaint for cursor moves only
-        self._drawn: dict = {}       # id(cursor) -> viewport x it was drawn at
-        self.scene().changed.connect(self._scene_changed)
+        self._shot: QImage | None = None   # the scene as last painted (no cursors), viewport pixels
+        self._valid = QRegion()            # the parts of _shot that hold it
+        self._strips = QRegion()           # viewport parts asked to repaint for cursor moves only
+        self._drawn: dict = {}             # id(cursor) -> viewport x it was drawn at
 
     def set_cursors(self, cursors: list[TimeCursor]):
         """The time cursors to draw (each over its plot's view box)."""
@@ -116,14 +116,8 @@ class PlotsView(pg.GraphicsLayoutWidget):
         self._drawn = {}
         self.viewport().update()
 
-    def _scene_changed(self, rects):
-        if rects:
-            t = self.viewportTransform()
-            for r in rects:
-                self._stale += t.mapRect(r).toAlignedRect().adjusted(-2, -2, 2, 2)
-
     def _cursor_lines(self):
-        """(cursor, viewport x, top, bottom) of each cursor whose plot is shown."""
+        """(cursor, viewport x, top, bottom, left, right of its view box) of each cursor whose plot is shown."""
         out = []
         vt = self.viewportTransform()
         scene = self.scene()
@@ -162,36 +156,24 @@ class PlotsView(pg.GraphicsLayoutWidget):
             self.viewport().update(region)
 
     def resizeEvent(self, ev):
-        self._shot = None
+        self._shot, self._valid = None, QRegion()
         super().resizeEvent(ev)
 
     def paintEvent(self, ev):
-        vp = self.viewport()
-        dpr = vp.devicePixelRatioF()
-        size = QSize(max(1, round(vp.width() * dpr)), max(1, round(vp.height() * dpr)))
-        if self._shot is None or self._shot.size() != size:
-            self._shot = QPixmap(size)
-            self._shot.setDevicePixelRatio(dpr)
-            self._stale = QRegion(vp.rect())
         region = ev.region()
-        stale = (self._stale + region.subtracted(self._strips)).intersected(vp.rect())
-        self._strips = QRegion()
-        if not stale.isEmpty():
-            self._stale = QRegion()
-            self.scene().prepareForPaint()
-            r = stale.boundingRect()
-            p = QPainter(self._shot)
-            try:
-                p.setClipRegion(stale)
-                p.fillRect(r, self.backgroundBrush())
-                p.setRenderHints(self.renderHints())
-                self.scene().render(p, QRectF(r), self.mapToScene(r).boundingRect(), Qt.AspectRatioMode.IgnoreAspectRatio)
-            finally:
-                p.end()
-        p = QPainter(vp)
-        try:
+        strips, self._strips = self._strips, QRegion()
+        vp = self.viewport()
+        p = None
+        if self._shot is not None and region.subtracted(strips).isEmpty() and region.subtracted(self._valid).isEmpty():
+            p = QPainter(vp)                         # only cursor moves: the scene is as in the copy
             p.setClipRegion(region)
-            p.drawPixmap(QPoint(0, 0), self._shot)
+            p.drawImage(QPoint(0, 0), self._shot)
+        else:
+            self.scene().prepareForPaint()           # (pyqtgraph's GraphicsView.paintEvent)
+            QGraphicsView.paintEvent(self, ev)
+            p = QPainter(vp)
+            self._keep(region, p)
+        try:
             self._drawn = {}
             for c, x, top, bottom, left, right in self._cursor_lines():
                 self._drawn[id(c)] = x
@@ -200,6 +182,34 @@ class PlotsView(pg.GraphicsLayoutWidget):
                     p.drawLine(QLineF(x, math.ceil(top), x, math.ceil(bottom) - 1))   # (the rows the box touches)
         finally:
             p.end()
+
+    def _keep(self, region: QRegion, p: QPainter):
+        """Copy what the scene just painted in `region` from the window's backing store (when painting there,
+        not into a grab) to _shot."""
+        vp = self.viewport()
+        store = vp.backingStore()
+        img = store.paintDevice() if store is not None else None
+        dev = p.paintEngine().paintDevice() if p.paintEngine() is not None else None
+        if (not isinstance(img, QImage) or dev is None
+                or shiboken6.getCppPointer(dev)[0] != shiboken6.getCppPointer(img)[0]):
+            return
+        dpr = img.devicePixelRatio()
+        size = QSize(round(vp.width() * dpr), round(vp.height() * dpr))
+        if self._shot is None or self._shot.size() != size or self._shot.format() != img.format():
+            self._shot = QImage(size, img.format())
+            self._shot.setDevicePixelRatio(dpr)
+            self._valid = QRegion()
+        at = vp.mapTo(vp.window(), QPoint(0, 0))
+        q = QPainter(self._shot)
+        try:
+            q.setCompositionMode(QPainter.CompositionMode.CompositionMode_Source)
+            for r in region:
+                src = QRect(round((at.x() + r.x()) * dpr), round((at.y() + r.y()) * dpr),
+                            round(r.width() * dpr), round(r.height() * dpr))
+                q.drawImage(QRectF(r), img, QRectF(src))
+        finally:
+            q.end()
+        self._valid += region
 
 
 class Trace(pg.PlotDataItem):
@@ -551,8 +561,9 @@ class PlotsPane(QWidget):
             title.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(4, 0))
             self.titles.append(title)
             for ax in ("left", "bottom"):
-                plot.getAxis(ax).setCacheMode(QGraphicsItem.DeviceCoordinateCache)  # cursor moves don't redraw text
                 plot.getAxis(ax).setStyle(maxTickLevel=1, maxTextLevel=1)   # major and minor ticks: half the work
+            plot.getAxis("left").setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)   # a scroll mostly
+            # keeps the y range: its text and grid are blitted (the time axes, curves change with every scroll)
             for ax in ("bottom", "top", "right"):   # no label re-layout on every scroll (hidden axes too)
                 plot.getAxis(ax).enableAutoSIPrefix(False)
             if i < len(names) - 1 or self._footer_shown() or self._diff_shown():
@@ -565,7 +576,6 @@ class PlotsPane(QWidget):
             curve.setDownsampling(auto=True, method="peak")
             curve.setClipToView(True)
             curve.setSkipFiniteCheck(True)
-            curve.curve.setCacheMode(QGraphicsItem.DeviceCoordinateCache)   # the moving cursor re-blits, not re-draws
             vb = plot.getViewBox()
             vb.setMouseEnabled(x=False, y=False)
             vb.disableAutoRange(axis="y")        # the y range is fitted to the shown data by _fit_y (cheaper)
