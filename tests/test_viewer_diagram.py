@@ -6,8 +6,9 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import QPoint, QPointF, Qt  # noqa: E402
-from PySide6.QtGui import QColor  # noqa: E402
+from PySide6.QtCore import QPoint, QPointF, QRect, Qt  # noqa: E402
+from PySide6.QtGui import QColor, QImage  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from app.cli import SYNTHETIC_RUN  # noqa: E402
 from tests.gui_util import main_window  # noqa: E402
@@ -146,6 +147,61 @@ def test_click_in_plot_seeks_all_panes(window, qtbot):
     line_x = plots.glw.mapFromScene(plots.plots[2].getViewBox().mapViewToScene(
         QPointF(plots.cursors[2].value(), 0))).x()
     assert abs(line_x - view_pt.x()) <= 2
+
+
+def rgb(img: QImage) -> np.ndarray:
+    img = img.convertToFormat(QImage.Format_RGB32)
+    a = np.frombuffer(img.constBits(), np.uint8).reshape(img.height(), img.bytesPerLine())
+    return a[:, :img.width() * 4].reshape(img.height(), img.width(), 4)[..., 2::-1].copy()   # (BGRA bytes)
+
+
+def on_screen(view) -> np.ndarray:
+    """What the window shows of a graphics view's viewport: its part of the window's backing store, RGB rows."""
+    vp = view.viewport()
+    at = vp.mapTo(vp.window(), QPoint(0, 0))
+    return rgb(vp.backingStore().paintDevice().copy(QRect(at, vp.size())))
+
+
+def yellow(px: np.ndarray) -> np.ndarray:
+    return (px[..., 0] > 230) & (px[..., 1] > 190) & (px[..., 2] < 60)
+
+
+def test_yellow_lines_on_screen_show_the_model_frame(window):
+    """While playing (cursor moves and scrolls), the screen shows the yellow line at T Current in every plot and
+    in the contact lanes; where it was a few frames before, the screen shows what a fresh drawing of the plots
+    shows there (a move repaints only thin strips, from the view's copy of the plots)."""
+    pb, plots = window.playback, window.diagram.plots
+    view = plots.glw
+    pb.seek_time(7.4)          # the line moves right until 8 s, then the window scrolls under it
+    pb.play()
+    pb._timer.stop()
+    old = {}
+    checked = scrolled = 0
+    for k in range(60):
+        shown = plots.x_range()
+        pb.advance(1 / 60)
+        QApplication.processEvents()
+        scrolled += plots.x_range() != shown
+        px = on_screen(view)
+        assert len(view.cursors) == len(plots.plots) + 1       # the plots and the lanes
+        for i, c in enumerate(view.cursors):
+            assert c.value() == pytest.approx(float(window.run.time[pb.frame]))
+            vb = c.plot.getViewBox()
+            x = view.viewportTransform().map(vb.mapViewToScene(QPointF(c.value(), 0))).x()
+            box = view.viewportTransform().mapRect(vb.sceneBoundingRect())
+            rows = slice(math.ceil(box.top()) + 1, math.floor(box.bottom()) - 1)
+            col = int(math.floor(x))
+            assert yellow(px[rows, col - 1:col + 2]).any(axis=1).mean() > 0.95, (k, i, x)
+            if c.plot in plots.plots and i in old and abs(old[i] - x) > 8:
+                cols = slice(int(math.floor(old[i])) - 3, int(math.floor(old[i])) + 4)
+                fresh = rgb(view.viewport().grab().toImage())
+                assert not yellow(px[rows, cols]).any(), (k, i)
+                np.testing.assert_array_equal(px[rows, cols], fresh[rows, cols])
+                checked += 1
+            if i not in old or abs(old[i] - x) > 8:
+                old[i] = x
+    pb.pause()
+    assert checked > 0 and scrolled > 0
 
 
 def test_scrolling_window_moves_in_graphsteps_and_whole_run(window, qtbot):
