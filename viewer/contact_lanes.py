@@ -53,6 +53,7 @@ class LaneBars(pg.BarGraphItem):
         super().__init__(**opts)
         self._left = np.asarray(opts["x0"], float)
         self._right = np.asarray(opts["x1"], float)
+        self._shown = (None, None)    # (the bars drawn, their drawing): a scroll step mostly shows the same bars
 
     def paint(self, p, *args):
         vb = self.getViewBox()
@@ -60,14 +61,19 @@ class LaneBars(pg.BarGraphItem):
             return super().paint(p, *args)
         (lo, hi), _ = vb.viewRange()
         pad = 4.0 * (self.pixelWidth() or 0.0)             # a cosmetic 1 px outline just outside still shows
-        rects = self._rectarray.instances()
-        pic = QPicture()
-        pp = QPainter(pic)
-        for i in np.flatnonzero((self._right >= lo - pad) & (self._left <= hi + pad)):
-            pp.setPen(self._pens[i])
-            pp.setBrush(self._brushes[i])
-            pp.drawRect(rects[i])
-        pp.end()
+        which = np.flatnonzero((self._right >= lo - pad) & (self._left <= hi + pad))
+        key = which.tobytes()
+        pic = self._shown[1] if self._shown[0] == key else None
+        if pic is None:
+            rects = self._rectarray.instances()
+            pic = QPicture()
+            pp = QPainter(pic)
+            for i in which:
+                pp.setPen(self._pens[i])
+                pp.setBrush(self._brushes[i])
+                pp.drawRect(rects[i])
+            pp.end()
+            self._shown = (key, pic)
         pic.play(p)
 
 
