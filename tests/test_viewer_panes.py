@@ -254,3 +254,32 @@ def test_lateral_devices_never_overlap(qtbot, size):
         for b in rects[i + 1:]:
             assert not a.intersects(b), (size, a, b)
     run.close()
+
+
+def test_scrolled_curves_show_what_pyqtgraph_gives(qtbot, run):
+    """Scrolling in GraphSteps (each curve gets its display data and path directly), every curve holds the data
+    pyqtgraph's own update gives for the shown x range, and its path draws those points."""
+    p = PlotsPane()
+    qtbot.addWidget(p)
+    p.resize(1200, 400)
+    p.show()
+    p.set_run(run, names=["Fx", "probe_stroke"])
+    p.set_window(1.0)
+    p.set_graph_step(0.05)
+    t = np.asarray(run.time)
+    shown = set()
+    for f in range(0, len(t), max(1, len(t) // 60)):
+        p.show_frame(f)
+        qtbot.wait(0)
+        shown.add(p.x_range())
+        for c in p.curves:
+            assert c._fast_range_ok()                      # (scrolls took the direct way)
+            x, y, path = c.curve.xData, c.curve.yData, c.curve.getPath()
+            c.updateItems(styleUpdate=False)               # pyqtgraph's way, from the same display data
+            np.testing.assert_array_equal(x, c.curve.xData)
+            np.testing.assert_array_equal(y, c.curve.yData)
+            assert path.elementCount() == len(x)
+            if len(x):
+                e = path.elementAt(len(x) - 1)
+                assert (e.x, e.y) == (pytest.approx(x[-1]), pytest.approx(y[-1]))
+    assert len(shown) > 5

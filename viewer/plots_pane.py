@@ -322,6 +322,38 @@ class Trace(pg.PlotDataItem):
         if made is not None and c.path is None and (c.opts["connect"], c.opts["skipFiniteCheck"]) == made[1:]:
             c.path = made[0]
 
+    def viewRangeChanged(self, vb=None, ranges=None, changed=None):
+        """pyqtgraph's; an x range change of a plain curve gives the curve the display data (and the path made
+        ahead) directly: pyqtgraph's updateItems sets every style option of the curve again on each scroll."""
+        if changed is None or not changed[0] or changed[1] or not self._fast_range_ok():
+            return super().viewRangeChanged(vb, ranges, changed)
+        self.setProperty("xViewRangeWasChanged", True)
+        self._datasetDisplay = None
+        data = self._getDisplayDataset()
+        c = self.curve
+        if data is None or self._shown_key is None or self._curve_connect(data) != (c.opts["connect"],
+                                                                                     c.opts["skipFiniteCheck"]):
+            return self.updateItems(styleUpdate=False)
+        if c.xData is data.x and c.yData is data.y:
+            return
+        c.yData, c.xData = data.y.view(np.ndarray), data.x.view(np.ndarray)   # (PlotCurveItem.updateData)
+        c.invalidateBounds()
+        c.prepareGeometryChange()
+        c.informViewBoundsChanged()
+        made = self._paths.get(self._shown_key)
+        c.path = made[0] if made is not None else None
+        c.fillPath = c._fillPathList = c._mouseShape = None
+        c._lineSegmentsRendered = False
+        c.update()
+        c.sigPlotChanged.emit(c)
+
+    def _fast_range_ok(self) -> bool:
+        """Whether an x range change only changes the curve's data (a plain line: no symbols, fill, steps)."""
+        o, c = self.opts, self.curve
+        return (self._plain() and o["pen"] is not None and o["symbol"] is None and o["fillLevel"] is None
+                and not c.opts["stepMode"] and c.isVisible() and len(c.xData if c.xData is not None else ()) > 0
+                and not (self.getViewBox() is None or self.getViewBox().autoRangeEnabled()[0]))
+
     def _getDisplayDataset(self):
         vb = self.getViewBox()
         if vb is None or not self._plain() or vb.autoRangeEnabled()[0]:
