@@ -163,6 +163,7 @@ def _time_paints():
     import importlib
     classes = []
     for mod, name, key in (("viewer.devices_pane", "DevicesPane", "devices"), ("pyqtgraph", "GraphicsView", "plots"),
+                           ("viewer.plots_pane", "PlotsView", "plots"),     # (its own paintEvent, not pyqtgraph's)
                            ("viewer.vtk_view", "OffscreenVTKWidget", "scene")):
         try:
             classes.append((getattr(importlib.import_module(mod), name), key))
