@@ -85,7 +85,7 @@ class TimeCursor:
         if t != self._t:
             self._t = t
             if self.view is not None:
-                self.view.move_cursors()
+                self.view.move_cursors([self])
 
     def place(self, t: float):
         """Move to run time t without telling the view (the caller asks it to repaint, once for all cursors)."""
@@ -116,12 +116,13 @@ class PlotsView(pg.GraphicsLayoutWidget):
         self._drawn = {}
         self.viewport().update()
 
-    def _cursor_lines(self):
-        """(cursor, viewport x, top, bottom, left, right of its view box) of each cursor whose plot is shown."""
+    def _cursor_lines(self, cursors=None):
+        """(cursor, viewport x, top, bottom, left, right of its view box) of each cursor (default: all) whose plot
+        is shown."""
         out = []
         vt = self.viewportTransform()
         scene = self.scene()
-        for c in self.cursors:
+        for c in self.cursors if cursors is None else cursors:
             plot = c.plot
             if plot.scene() is not scene or not plot.isVisible():
                 continue
@@ -137,19 +138,21 @@ class PlotsView(pg.GraphicsLayoutWidget):
     def _strip(self, x: float) -> QRect:
         return QRect(int(math.floor(x)) - self.STRIP, 0, 2 * self.STRIP + 2, self.viewport().height())
 
-    def move_cursors(self):
-        """Ask to repaint the strips of the cursors that moved (where they were drawn and where they are now)."""
+    def move_cursors(self, cursors: list[TimeCursor] | None = None):
+        """Ask to repaint the strips of the cursors (default: all) that moved: where they were drawn and where
+        they are now."""
         region = QRegion()
-        now = {}
-        for c, x, *_ in self._cursor_lines():
-            now[id(c)] = x
+        now = set()
+        for c, x, *_ in self._cursor_lines(cursors):
+            now.add(id(c))
             old = self._drawn.get(id(c))
             if old != x:
                 region += self._strip(x)
                 if old is not None:
                     region += self._strip(old)
-        for k, old in self._drawn.items():
-            if k not in now:
+        for c in self.cursors if cursors is None else cursors:   # (hidden now: where it was drawn)
+            old = self._drawn.get(id(c))
+            if id(c) not in now and old is not None:
                 region += self._strip(old)
         if not region.isEmpty():
             self._strips += region
@@ -807,7 +810,7 @@ class PlotsPane(QWidget):
             c.place(self.t_current)
         shown = self._xrange
         self._apply_xrange()
-        self.glw.move_cursors()
+        self.glw.move_cursors(self.cursors)
         self._update_readout()
         if self._xrange == shown:     # not in a frame that scrolls (it has enough to draw)
             self._prepare_next()
