@@ -159,6 +159,19 @@ def compose_grab(top: QWidget, diagram: "MnemonicDiagram") -> QImage:
     return img
 
 
+class _ShowWatcher(QObject):
+    """Calls `on_show(widget)` when a watched widget is shown."""
+
+    def __init__(self, on_show, parent=None):
+        super().__init__(parent)
+        self._on_show = on_show
+
+    def eventFilter(self, obj, ev):
+        if ev.type() == QEvent.Type.Show:
+            self._on_show(obj)
+        return False
+
+
 class MnemonicDiagram(QWidget):
     """Three synchronized panes and a transport bar over one Playback model."""
 
@@ -210,10 +223,11 @@ class MnemonicDiagram(QWidget):
         if hasattr(self.scene, "readError"):
             self.scene.readError.connect(self._read_error)
         self._last_read_error = ""
-        pb.frameChanged.connect(self.scene.show_frame)
-        pb.frameChanged.connect(self.devices.show_frame)
-        pb.frameChanged.connect(self.plots.show_frame)
-        pb.frameChanged.connect(self.lanes.show_frame)
+        self._stale: set[QWidget] = set()       # hidden panes that skipped frames (caught up when shown)
+        self._show_watcher = _ShowWatcher(self._catch_up, self)
+        for w in (self.scene, self.plots):
+            w.installEventFilter(self._show_watcher)
+        pb.frameChanged.connect(self._show_frame_panes)
         pb.frameChanged.connect(self._show_frame_transport)
         pb.playingChanged.connect(self._show_playing)
         pb.speedChanged.connect(self._show_speed)
@@ -224,6 +238,29 @@ class MnemonicDiagram(QWidget):
         self.plots.graphStepEdited.connect(pb.set_graph_step)
         self._show_playing(False)
         self._show_speed(pb.speed)
+
+    def _show_frame_panes(self, frame: int):
+        """Every pane's show_frame; a hidden scene or plots pane (and its lanes) skips it until shown again."""
+        scene, plots = self.scene, self.plots
+        if scene.isHidden():
+            self._stale.add(scene)
+        else:
+            scene.show_frame(frame)
+        self.devices.show_frame(frame)        # cheap: its values stay current for readers while hidden
+        if plots.isHidden():
+            self._stale.add(plots)
+        else:
+            plots.show_frame(frame)
+            self.lanes.show_frame(frame)
+
+    def _catch_up(self, w: QWidget):
+        """A pane shown again: bring it to the playback's frame if it skipped frames while hidden."""
+        if w in self._stale and not w.isHidden():
+            self._stale.discard(w)
+            frame = self.playback.frame
+            w.show_frame(frame)
+            if w is self.plots:
+                self.lanes.show_frame(frame)
 
     def _read_error(self, message: str):
         """A pane met unreadable data (e.g. a NaN pose): pause and say so once per message."""
@@ -417,6 +454,8 @@ class MnemonicDiagram(QWidget):
         """Show or hide one pane (the scene, devices or plots)."""
         w = self.pane(key)
         w.setVisible(on)
+        if on:
+            self._catch_up(w)
         a = self.pane_actions[key]
         if a.isChecked() != on:
             a.setChecked(on)

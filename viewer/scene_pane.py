@@ -26,7 +26,7 @@ from vtkmodules.vtkRenderingCore import (vtkActor, vtkActor2D, vtkCoordinate,  #
                                          vtkRenderer, vtkTextActor, vtkWindowToImageFilter)
 
 from solver.runfile import TIME_CHUNK, RunFile, RunFileError  # noqa: E402
-from viewer.scene_geometry import arrow_matrix, cross3, ld_plane, lateral_direction, pose_matrices  # noqa: E402
+from viewer.scene_geometry import arrow_elements, cross3, ld_plane, lateral_direction, pose_matrices  # noqa: E402
 from viewer.steady_label import SteadyLabel  # noqa: E402
 from viewer.vtk_view import OffscreenVTKWidget  # noqa: E402
 
@@ -711,19 +711,19 @@ class ScenePane(QWidget):
         self._render()
 
     def _update_arrows(self, cache: _BlockCache, k: int, active):
+        show = self.show_forces
         for j, a in enumerate(self._arrows):
             m = None
-            if self.show_forces and active[j]:
-                m = arrow_matrix(cache.point[j, k], cache.force[j, k], self.force_scale,
-                                 self.force_max_length, 0.12)
+            if show and active[j]:
+                point, force = cache.point[j, k].tolist(), cache.force[j, k].tolist()
+                m = arrow_elements(point, force, self.force_scale, self.force_max_length, 0.12)
             if m is not None:
-                a["arrow"].DeepCopy(m.ravel())
-                d = np.eye(4)
-                d[:3, 3] = cache.point[j, k]
-                a["dot"].DeepCopy(d.ravel())
-                text = _force_text(float(np.linalg.norm(cache.force[j, k])))
+                a["arrow"].DeepCopy(m)
+                x, y, z = point
+                a["dot"].DeepCopy((1.0, 0.0, 0.0, x, 0.0, 1.0, 0.0, y, 0.0, 0.0, 1.0, z, 0.0, 0.0, 0.0, 1.0))
+                text = _force_text(math.sqrt(force[0] * force[0] + force[1] * force[1] + force[2] * force[2]))
                 for _, lab in a["labels"]:
-                    lab.GetPositionCoordinate().GetReferenceCoordinate().SetValue(*cache.point[j, k])
+                    lab.GetPositionCoordinate().GetReferenceCoordinate().SetValue(x, y, z)
                     if text != a["text"]:
                         lab.SetInput(text)
                 a["text"] = text
