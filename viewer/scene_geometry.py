@@ -17,7 +17,7 @@ def cross3(a, b) -> np.ndarray:
 def pose_matrices(positions: np.ndarray, quaternions: np.ndarray) -> np.ndarray:
     """4x4 body-to-cone matrices (B, 4, 4) from positions (B, 3) and quaternions (B, 4, w first)."""
     q = np.asarray(quaternions, float)
-    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    q = q / np.sqrt((q * q).sum(axis=-1, keepdims=True))
     w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     m = np.zeros(q.shape[:-1] + (4, 4))
     m[..., 0, 0] = 1 - 2 * (y * y + z * z)
