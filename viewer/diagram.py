@@ -10,8 +10,8 @@ import time
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QActionGroup, QImage, QKeySequence, QPainter
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSlider, QSplitter, QStyle,
-                               QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractSlider, QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSlider, QSplitter,
+                               QStyle, QStyleOptionSlider, QToolButton, QVBoxLayout, QWidget)
 
 from solver.contact_events import EventTable, table_from_run
 from solver.runfile import RunFile, RunFileError
@@ -159,6 +159,43 @@ def compose_grab(top: QWidget, diagram: "MnemonicDiagram") -> QImage:
     return img
 
 
+class TimelineSlider(QSlider):
+    """The transport's frame slider: a new value repaints only when the handle moves (a pixel spans hundreds
+    of frames of a long run, and playing sets a new value every tick)."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self._geometry = None   # (size, range, direction) the handle span below was measured for
+        self._span = (0, False)
+        self._asked = None      # handle position of the last repaint asked for
+
+    def _handle_pos(self) -> int:
+        key = (self.width(), self.height(), self.minimum(), self.maximum(), self.invertedAppearance(),
+               self.layoutDirection(), self.orientation())
+        if key != self._geometry:
+            opt = QStyleOptionSlider()
+            self.initStyleOption(opt)
+            st = self.style()
+            groove = st.subControlRect(QStyle.CC_Slider, opt, QStyle.SC_SliderGroove, self)
+            handle = st.subControlRect(QStyle.CC_Slider, opt, QStyle.SC_SliderHandle, self)
+            span = (groove.width() - handle.width() if self.orientation() == Qt.Horizontal
+                    else groove.height() - handle.height())
+            self._geometry, self._span = key, (span, opt.upsideDown)
+        span, upside_down = self._span
+        return QStyle.sliderPositionFromValue(self.minimum(), self.maximum(), self.sliderPosition(), span,
+                                              upside_down)
+
+    def sliderChange(self, change):
+        if change == QAbstractSlider.SliderValueChange and not self.isSliderDown():
+            pos = self._handle_pos()
+            if pos == self._asked:
+                return
+            self._asked = pos
+        else:
+            self._asked = None
+        super().sliderChange(change)
+
+
 class _ShowWatcher(QObject):
     """Calls `on_show(widget)` when a watched widget is shown."""
 
@@ -293,7 +330,7 @@ class MnemonicDiagram(QWidget):
         self.play_button = button(QStyle.SP_MediaPlay, "Play / pause (Space)", lambda: self.playback.toggle())
         button(QStyle.SP_MediaSeekForward, "Step one frame (Right)", lambda: self.playback.step(1))
         button(QStyle.SP_MediaSkipForward, "End (End)", lambda: self.playback.end())
-        self.slider = QSlider(Qt.Horizontal)
+        self.slider = TimelineSlider(Qt.Horizontal)
         self.slider.setFocusPolicy(Qt.NoFocus)
         self.slider.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
         self.slider.valueChanged.connect(self._slider_moved)
