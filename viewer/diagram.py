@@ -165,14 +165,12 @@ class TimelineSlider(QSlider):
 
     def __init__(self, *args):
         super().__init__(*args)
-        self._geometry = None   # (size, range, direction) the handle span below was measured for
+        self._geometry = None   # (minimum, maximum, handle span in px, upside down), see _handle_pos
         self._span = (0, False)
         self._asked = None      # handle position of the last repaint asked for
 
     def _handle_pos(self) -> int:
-        key = (self.width(), self.height(), self.minimum(), self.maximum(), self.invertedAppearance(),
-               self.layoutDirection(), self.orientation())
-        if key != self._geometry:
+        if self._geometry is None:     # measured again after a resize, range, style or direction change
             opt = QStyleOptionSlider()
             self.initStyleOption(opt)
             st = self.style()
@@ -180,10 +178,9 @@ class TimelineSlider(QSlider):
             handle = st.subControlRect(QStyle.CC_Slider, opt, QStyle.SC_SliderHandle, self)
             span = (groove.width() - handle.width() if self.orientation() == Qt.Horizontal
                     else groove.height() - handle.height())
-            self._geometry, self._span = key, (span, opt.upsideDown)
-        span, upside_down = self._span
-        return QStyle.sliderPositionFromValue(self.minimum(), self.maximum(), self.sliderPosition(), span,
-                                              upside_down)
+            self._geometry = (self.minimum(), self.maximum(), span, opt.upsideDown)
+        lo, hi, span, upside_down = self._geometry
+        return QStyle.sliderPositionFromValue(lo, hi, self.sliderPosition(), span, upside_down)
 
     def sliderChange(self, change):
         if change == QAbstractSlider.SliderValueChange and not self.isSliderDown():
@@ -192,8 +189,16 @@ class TimelineSlider(QSlider):
                 return
             self._asked = pos
         else:
-            self._asked = None
+            self._asked = self._geometry = None
         super().sliderChange(change)
+
+    def resizeEvent(self, ev):
+        self._asked = self._geometry = None
+        super().resizeEvent(ev)
+
+    def changeEvent(self, ev):
+        self._asked = self._geometry = None
+        super().changeEvent(ev)
 
 
 class _ShowWatcher(QObject):

@@ -38,16 +38,22 @@ class EventTableModel(QAbstractTableModel):
         self._bold = QFont()
         self._bold.setBold(True)
         self._current_brush = QBrush(CURRENT_BG)
-        self._rows: list[tuple] = []    # display strings per row
+        self._rows: list[tuple | None] = []    # display strings per row (None: not shown yet)
         self._sort: list[tuple] = []    # SORT_ROLE values per row
 
     def set_table(self, table: EventTable | None):
         self.beginResetModel()
         self.table = table
         self.current = set()
-        self._rows = [self._row(r) for r in range(len(table))] if table is not None else []
-        self._sort = [tuple(-math.inf if isinstance(v, float) and math.isnan(v) else v for v in self._raw_row(r))
-                      for r in range(len(table))] if table is not None else []
+        n = len(table) if table is not None else 0
+        self._rows = [None] * n         # display strings, made when a row is first shown
+        self._sort = []
+        if n:
+            labels = [table.labels.get(table.pair(r), table.pair(r)) for r in range(n)]
+            cols = [np.asarray(a, float) for a in (table.start, table.end, table.end - table.start,
+                                                   table.peak_force, table.impulse, table.approach_speed)]
+            nums = [np.where(np.isnan(c), -math.inf, c).tolist() for c in cols]
+            self._sort = list(zip(labels, *nums, np.asarray(table.rebound, bool).tolist()))
         self.endResetModel()
 
     def _raw_row(self, row: int) -> tuple:
@@ -92,7 +98,10 @@ class EventTableModel(QAbstractTableModel):
             return None
         r = index.row()
         if role == _DISPLAY:
-            return self._rows[r][index.column()]
+            row = self._rows[r]
+            if row is None:
+                row = self._rows[r] = self._row(r)
+            return row[index.column()]
         if role == _FONT:
             return self._bold if r in self.current else None
         if role == _BACKGROUND:
