@@ -202,7 +202,7 @@ class TimelineSlider(QSlider):
 
 
 class _ShowWatcher(QObject):
-    """Calls `on_show(widget)` when a watched widget is shown."""
+    """Calls `on_show(widget)` once a watched widget has been shown (after its own showEvent has run)."""
 
     def __init__(self, on_show, parent=None):
         super().__init__(parent)
@@ -210,7 +210,7 @@ class _ShowWatcher(QObject):
 
     def eventFilter(self, obj, ev):
         if ev.type() == QEvent.Type.Show:
-            self._on_show(obj)
+            QTimer.singleShot(0, self, lambda w=obj: self._on_show(w))
         return False
 
 
