@@ -25,7 +25,8 @@ PROBE = QColor(230, 230, 120)
 HOUSING = QColor(120, 200, 230)
 BAR_BACKGROUND = QColor(30, 36, 54)
 FULL = QColor(255, 220, 0)          # outline of a bar at or beyond its full scale
-ANGLE_GAINS = (10.0, 5.0, 2.0, 1.0)  # angles are drawn magnified by the largest gain that keeps the run in view
+ANGLE_GAINS = (10.0, 5.0, 2.0, 1.0)
+_MARK_R = 9   # px: half the size of a numbered point's image (its ring has radius 7 and a 1.5 px pen)  # angles are drawn magnified by the largest gain that keeps the run in view
 
 PROBE_CHANNELS = ("head_offset_y", "head_offset_z", "probe_bend_y", "probe_bend_z",
                   "housing_angle_y", "housing_angle_z", "probe_stroke")
@@ -114,6 +115,7 @@ class DevicesPane(QWidget):
         self._fm = QFontMetricsF(self._font)
         self._advance: dict[str, float] = {}       # text -> width (bounded; value texts repeat)
         self._static_texts: dict[str, QStaticText] = {}
+        self._marks: dict[tuple, QPixmap] = {}      # the probe view's numbered points (see _mark)
         self._pens = dict(axis=QPen(FRAME, 1, Qt.DotLine), housing=QPen(HOUSING, 5, Qt.SolidLine, Qt.RoundCap),
                           probe=QPen(PROBE, 2.5, Qt.SolidLine, Qt.RoundCap), ring_h=QPen(HOUSING, 1.5),
                           ring_p=QPen(PROBE, 1.5), outline=QPen(TEXT, 1), full=QPen(FULL, 1))
@@ -217,6 +219,29 @@ class DevicesPane(QWidget):
                 self._advance.clear()
             adv = self._advance[text] = self._fm.horizontalAdvance(text)
         p.drawText(QPointF(right - adv, baseline), text)
+
+    def _mark(self, num: str) -> QPixmap:
+        """A numbered point (ring and number) drawn once per run and size, painted each frame as an image."""
+        key = (num, self.devicePixelRatioF())
+        pix = self._marks.get(key)
+        if pix is None:
+            dpr = key[1]
+            size = 2 * _MARK_R
+            pix = QPixmap(round(size * dpr), round(size * dpr))
+            pix.setDevicePixelRatio(dpr)
+            pix.fill(Qt.transparent)
+            q = QPainter(pix)
+            q.setRenderHint(QPainter.Antialiasing)
+            q.setFont(self._font)
+            c = QPointF(_MARK_R, _MARK_R)
+            q.setBrush(BACKGROUND)
+            q.setPen(self._pens["ring_p" if num == "1" else "ring_h"])
+            q.drawEllipse(c, 7, 7)
+            q.setPen(TEXT)
+            q.drawText(QRectF(c.x() - 7, c.y() - 7, 14, 14), Qt.AlignCenter, num)
+            q.end()
+            self._marks[key] = pix
+        return pix
 
     def _static_text(self, text: str) -> QStaticText:
         st = self._static_texts.get(text)
@@ -448,14 +473,8 @@ class DevicesPane(QWidget):
         p.drawLine(p2, p1)
         p.setPen(TEXT)
         p.drawStaticText(QPointF(band.left(), band.top() + 12 - self._fm.ascent()), self._static_text(f"plane x-{axis}"))
-        p.setBrush(BACKGROUND)
-        for pt, num, pen in ((p3, "3", pens["ring_h"]), (p2, "2", pens["ring_h"]), (p1, "1", pens["ring_p"])):
-            p.setPen(pen)
-            p.drawEllipse(pt, 7, 7)
-            st = self._static_text(num)
-            sz = st.size()
-            p.setPen(TEXT)
-            p.drawStaticText(QPointF(pt.x() - sz.width() / 2, pt.y() - sz.height() / 2), st)
+        for pt, num in ((p3, "3"), (p2, "2"), (p1, "1")):
+            p.drawPixmap(QPointF(pt.x() - _MARK_R, pt.y() - _MARK_R), self._mark(num))
         if math.isfinite(off) and off:
             p.setPen(POSITIVE if off > 0 else NEGATIVE)
             p.drawText(QPointF(p1.x() - 40, p1.y() + 20), format_value(off, "m"))
