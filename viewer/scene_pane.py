@@ -349,7 +349,7 @@ class ScenePane(QWidget):
         self._static_actors: list[tuple[vtkRenderer, vtkActor]] = []
         self._cache: _BlockCache | None = None
         self._texts = {"left": "", "right": "", "loads": ""}
-        self._text_layouts: dict[tuple, tuple] = {}   # after capture -> readout names of the run (see _text_layout)
+        self._text_layouts: dict[bool, tuple] = {}   # after capture -> readout names of the run (see _text_layout)
         self._extent = (-0.6, 0.8, 0.7)  # x min, x max, radial extent (m)
         self._ghost: dict | None = None   # a second run drawn as a ghost wireframe (see set_ghost)
         self._layout()
@@ -764,8 +764,7 @@ class ScenePane(QWidget):
     def _text_layout(self, after: bool) -> tuple:
         """(left head, right head, [(name, unit)] left and right, their name widths, [(name, unit)] base loads)
         of the readouts before or after capture; made once per run."""
-        key = after
-        got = self._text_layouts.get(key)
+        got = self._text_layouts.get(after)
         if got is None:
             run = self.run
             lh = rh = "ACTIVE rel. PASSIVE" if after else "HEAD rel. CONE"
@@ -774,7 +773,7 @@ class ScenePane(QWidget):
             lw = max((len(n) for n, _ in ln), default=0) + 1
             rw = max((len(n) for n, _ in rn), default=0) + 1
             loads = [(n, run.channels[n].unit.replace("*", "·")) for n in BASE_LOADS if n in run.channels]
-            got = self._text_layouts[key] = (lh, rh, ln, rn, lw, rw, loads)
+            got = self._text_layouts[after] = (lh, rh, ln, rn, lw, rw, loads)
         return got
 
     def _update_text(self, i: int):
