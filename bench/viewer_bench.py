@@ -109,14 +109,16 @@ class _PaneCost:
         self.paint = {k: [] for k in self.keys}
         self._cur = None
         pb = w.playback
-        objs = {"scene": d.scene.show_frame, "devices": d.devices.show_frame, "plots": d.plots.show_frame,
-                "lanes": d.lanes.show_frame, "transport": d._show_frame_transport}
+        panes = {"scene": d.scene, "devices": d.devices, "plots": d.plots, "lanes": d.lanes}
+        objs = {k: o.show_frame for k, o in panes.items()}
+        objs["transport"] = d._show_frame_transport
         self._slots = objs
-        for f in objs.values():
-            pb.frameChanged.disconnect(f)
         self._wrapped = {k: self._timed(f, "slot", k) for k, f in objs.items()}
-        for f in self._wrapped.values():
-            pb.frameChanged.connect(f)
+        self._panes = panes                 # the diagram calls each pane's show_frame (hidden ones skip it)
+        for k, o in panes.items():
+            o.show_frame = self._wrapped[k]
+        pb.frameChanged.disconnect(objs["transport"])
+        pb.frameChanged.connect(self._wrapped["transport"])
         self._pb = pb
         _PAINT_SINK[0] = self
 
@@ -141,10 +143,10 @@ class _PaneCost:
     def stop(self):
         self._flush()
         self._cur = None
-        for f in self._wrapped.values():
-            self._pb.frameChanged.disconnect(f)
-        for f in self._slots.values():
-            self._pb.frameChanged.connect(f)
+        for o in self._panes.values():
+            del o.show_frame
+        self._pb.frameChanged.disconnect(self._wrapped["transport"])
+        self._pb.frameChanged.connect(self._slots["transport"])
         _PAINT_SINK[0] = None
 
     def table(self) -> dict:

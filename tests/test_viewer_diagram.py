@@ -359,3 +359,18 @@ def test_screenshots(window, qtbot, artifacts):
     lit = sum(QColor(img.pixel(x, top.y())).lightness() > 60 for x in range(0, img.width(), 2))
     assert lit > 3
     assert math.isfinite(pb.t_current)
+
+
+def test_hidden_panes_skip_frames_and_catch_up_when_shown(window):
+    """A hidden scene or plots pane does no per-frame work; shown again it shows T Current."""
+    d, pb = window.diagram, window.playback
+    pb.seek_time(2.0)
+    shown = d.scene.current_frame
+    d.set_pane_visible("scene", False)
+    d.set_pane_visible("plots", False)
+    pb.seek_time(6.0)
+    assert d.scene.current_frame == shown and d.plots.frame != pb.frame   # skipped while hidden
+    assert d.devices.frame == pb.frame                                     # (the devices pane is cheap: kept)
+    d.set_pane_visible("scene", True)
+    d.set_pane_visible("plots", True)
+    assert_panes_in_sync(window)

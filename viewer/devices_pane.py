@@ -9,7 +9,7 @@ import math
 
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen, QPixmap
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF, QPainter, QPen, QPixmap, QStaticText, QTransform
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from solver.runfile import RunFile
@@ -23,7 +23,10 @@ POSITIVE = QColor(220, 40, 40)
 NEGATIVE = QColor(50, 110, 235)
 PROBE = QColor(230, 230, 120)
 HOUSING = QColor(120, 200, 230)
-ANGLE_GAINS = (10.0, 5.0, 2.0, 1.0)  # angles are drawn magnified by the largest gain that keeps the run in view
+BAR_BACKGROUND = QColor(30, 36, 54)
+FULL = QColor(255, 220, 0)          # outline of a bar at or beyond its full scale
+ANGLE_GAINS = (10.0, 5.0, 2.0, 1.0)
+_MARK_R = 9   # px: half the size of a numbered point's image (its ring has radius 7 and a 1.5 px pen)  # angles are drawn magnified by the largest gain that keeps the run in view
 
 PROBE_CHANNELS = ("head_offset_y", "head_offset_z", "probe_bend_y", "probe_bend_z",
                   "housing_angle_y", "housing_angle_z", "probe_stroke")
@@ -104,6 +107,18 @@ class DevicesPane(QWidget):
         self._layer = "static"
         self._lateral: list = []           # lateral_layout of the last painted size (see _paint_lateral)
         self._lateral_key = None
+        # what the per-frame layer draws, laid out with the static layer (see _paint_dynamic)
+        self._bar_items: list[tuple[str, QRectF, float, float, float, str]] = []  # name, rect, scale, right, base, unit
+        self._probe_texts: list[tuple[str, float, float, str]] = []   # channel, right edge, baseline, unit
+        self._probe_bands: list[tuple[QRectF, str]] = []
+        self._stroke_full = 1.0
+        self._fm = QFontMetricsF(self._font)
+        self._advance: dict[str, float] = {}       # text -> width (bounded; value texts repeat)
+        self._static_texts: dict[str, QStaticText] = {}
+        self._marks: dict[tuple, QPixmap] = {}      # the probe view's numbered points (see _mark)
+        self._pens = dict(axis=QPen(FRAME, 1, Qt.DotLine), housing=QPen(HOUSING, 5, Qt.SolidLine, Qt.RoundCap),
+                          probe=QPen(PROBE, 2.5, Qt.SolidLine, Qt.RoundCap), ring_h=QPen(HOUSING, 1.5),
+                          ring_p=QPen(PROBE, 1.5), outline=QPen(TEXT, 1), full=QPen(FULL, 1))
 
     def set_run(self, run: RunFile | None, blocks: ChannelBlocks | None = None):
         """Attach a run; finds its device channels and their full-scale ranges."""
@@ -152,13 +167,89 @@ class DevicesPane(QWidget):
             pix = QPixmap(round(self.width() * dpr), round(self.height() * dpr))
             pix.setDevicePixelRatio(dpr)
             self._static_key = key
+            self._bar_items, self._probe_texts, self._probe_bands = [], [], []
             sp = QPainter(pix)
             self._paint_layer(sp, "static")
             sp.end()
             self._static = pix
         p.drawPixmap(0, 0, self._static)
-        self._paint_layer(p, "dynamic")
+        self._paint_dynamic(p)
         p.end()
+
+    def _paint_dynamic(self, p: QPainter):
+        """Per frame: the probe views, the probe numbers, and the bars' fills, outlines and values."""
+        values, nan = self.values, math.nan
+        self._layer = "dynamic"
+        p.setFont(self._font)
+        p.setRenderHint(QPainter.Antialiasing)
+        for band, axis in self._probe_bands:
+            self._paint_probe_view(p, band, axis)
+        p.setPen(TEXT)
+        for name, right, base, unit in self._probe_texts:
+            self._text_left_of(p, right, base, format_value(values.get(name, nan), unit))
+        p.setRenderHint(QPainter.Antialiasing, False)   # axis-aligned rectangles: no edge blending needed
+        pos, neg, plain, full, texts = [], [], [], [], []
+        for name, r, scale, right, base, unit in self._bar_items:
+            v = values.get(name, nan)
+            frac = fill_fraction(v, scale)
+            if frac > 0:
+                (pos if v > 0 else neg).append(QRectF(r.left(), r.top(), r.width() * frac, r.height()))
+            (plain if frac < 1.0 else full).append(r)
+            texts.append((right, base, format_value(v, unit)))
+        p.setPen(Qt.NoPen)
+        for rects, colour in ((pos, POSITIVE), (neg, NEGATIVE)):
+            if rects:
+                p.setBrush(colour)
+                p.drawRects(rects)
+        p.setBrush(Qt.NoBrush)
+        for rects, pen in ((plain, self._pens["outline"]), (full, self._pens["full"])):
+            if rects:
+                p.setPen(pen)
+                p.drawRects(rects)
+        p.setPen(TEXT)
+        for right, base, text in texts:
+            self._text_left_of(p, right, base, text)
+        p.setRenderHint(QPainter.Antialiasing, True)
+
+    def _text_left_of(self, p: QPainter, right: float, baseline: float, text: str):
+        """Draw `text` ending at x = right on this baseline (as drawText right-aligned in a rect, no layout)."""
+        adv = self._advance.get(text)
+        if adv is None:
+            if len(self._advance) > 4096:
+                self._advance.clear()
+            adv = self._advance[text] = self._fm.horizontalAdvance(text)
+        p.drawText(QPointF(right - adv, baseline), text)
+
+    def _mark(self, num: str) -> QPixmap:
+        """A numbered point (ring and number) drawn once per run and size, painted each frame as an image."""
+        key = (num, self.devicePixelRatioF())
+        pix = self._marks.get(key)
+        if pix is None:
+            dpr = key[1]
+            size = 2 * _MARK_R
+            pix = QPixmap(round(size * dpr), round(size * dpr))
+            pix.setDevicePixelRatio(dpr)
+            pix.fill(Qt.transparent)
+            q = QPainter(pix)
+            q.setRenderHint(QPainter.Antialiasing)
+            q.setFont(self._font)
+            c = QPointF(_MARK_R, _MARK_R)
+            q.setBrush(BACKGROUND)
+            q.setPen(self._pens["ring_p" if num == "1" else "ring_h"])
+            q.drawEllipse(c, 7, 7)
+            q.setPen(TEXT)
+            q.drawText(QRectF(c.x() - 7, c.y() - 7, 14, 14), Qt.AlignCenter, num)
+            q.end()
+            self._marks[key] = pix
+        return pix
+
+    def _static_text(self, text: str) -> QStaticText:
+        st = self._static_texts.get(text)
+        if st is None:
+            st = self._static_texts[text] = QStaticText(text)
+            st.setTextFormat(Qt.PlainText)
+            st.prepare(QTransform(), self._font)
+        return st
 
     def _paint_layer(self, p: QPainter, layer: str):
         """The whole pane's drawing; each step draws only if it belongs to `layer` (static or dynamic)."""
@@ -193,26 +284,22 @@ class DevicesPane(QWidget):
         return self._layer == "static"
 
     def _bar(self, p: QPainter, r: QRectF, name: str):
-        """One device rectangle: fill from the left edge by |value|/range, red +, blue -; name and value."""
+        """One device rectangle (static layer): its dark background; the frame layer fills it from the left
+        edge by |value|/range (red +, blue -), outlines it (yellow at full scale) and writes the value."""
         self.bar_rects[name] = QRectF(r)
-        if self._static_layer:
+        if not self._static_layer:
             return
-        v = self.value(name)
-        frac = fill_fraction(v, self.scales.get(name, 1.0))
-        p.setRenderHint(QPainter.Antialiasing, False)   # axis-aligned rectangles: no edge blending needed
-        p.setPen(Qt.NoPen)
-        p.setBrush(QColor(30, 36, 54))
-        p.drawRect(r)
-        if frac > 0:
-            p.setBrush(fill_color(v))
-            p.drawRect(QRectF(r.left(), r.top(), r.width() * frac, r.height()))
-        p.setBrush(Qt.NoBrush)
-        p.setPen(QPen(TEXT if frac < 1.0 else QColor(255, 220, 0), 1))
-        p.drawRect(r)
-        unit = self.run.channels[name].unit
-        p.setPen(TEXT)
-        p.drawText(r.adjusted(4, 0, -4, 0), Qt.AlignVCenter | Qt.AlignRight, format_value(v, unit))
+        p.setRenderHint(QPainter.Antialiasing, False)
+        p.fillRect(r, BAR_BACKGROUND)
         p.setRenderHint(QPainter.Antialiasing, True)
+        t = r.adjusted(4, 0, -4, 0)
+        self._bar_items.append((name, QRectF(r), self.scales.get(name, 1.0), t.right(),
+                                self._vcenter_baseline(t), self.run.channels[name].unit))
+
+    def _vcenter_baseline(self, r: QRectF) -> float:
+        """Baseline of one line of text centred vertically in `r` (as drawText with AlignVCenter)."""
+        fm = self._fm
+        return r.top() + (r.height() - fm.height()) / 2 + fm.ascent()
 
     def _label(self, name: str) -> str:
         return name
@@ -323,6 +410,7 @@ class DevicesPane(QWidget):
         for k, axis in enumerate("yz"):
             band = QRectF(draw.left(), draw.top() + k * half, draw.width(), half - 4)
             self._paint_probe_view(p, band, axis)
+            self._probe_bands.append((band, axis))
         # numbers
         lines = [("1 head offset y", "head_offset_y"), ("1 head offset z", "head_offset_z"),
                  ("2 bending y", "probe_bend_y"), ("2 bending z", "probe_bend_z"),
@@ -333,11 +421,8 @@ class DevicesPane(QWidget):
             if self._static_layer:
                 p.setPen(DIM)
                 p.drawText(QRectF(r.right() - text_w, y, 104, fm.height()), Qt.AlignLeft, label)
-            else:
                 unit = self.run.channels[name].unit if name in self.run.channels else ""
-                p.setPen(TEXT)
-                p.drawText(QRectF(r.right() - text_w + 100, y, text_w - 100, fm.height()), Qt.AlignRight,
-                           format_value(self.value(name), unit))
+                self._probe_texts.append((name, r.right(), y + self._fm.ascent(), unit))
             y += fm.height() + 2
         if self._static_layer:
             p.setPen(DIM)
@@ -357,8 +442,11 @@ class DevicesPane(QWidget):
         bend = self.value(f"probe_bend_{axis}")
         off = self.value(f"head_offset_{axis}")
         stroke = self.value("probe_stroke")
-        info = self.run.channels.get("probe_stroke")
-        full = info.stroke if info is not None and math.isfinite(info.stroke) else (self.blocks.full_scale("probe_stroke") if info else 1.0)
+        if self._static_layer:   # the stroke's full scale changes with the run only
+            info = self.run.channels.get("probe_stroke")
+            self._stroke_full = info.stroke if info is not None and math.isfinite(info.stroke) else (
+                self.blocks.full_scale("probe_stroke") if info else 1.0)
+        full = self._stroke_full
         hous = 0.0 if not math.isfinite(hous) else hous
         bend = 0.0 if not math.isfinite(bend) else bend
         length = band.width() - 30
@@ -372,24 +460,21 @@ class DevicesPane(QWidget):
         p2 = QPointF(p3.x() + l_h * math.cos(a_h), p3.y() - l_h * math.sin(a_h))
         a_p = math.radians((hous + bend) * g)
         p1 = QPointF(p2.x() + l_p * math.cos(a_p), p2.y() - l_p * math.sin(a_p))
-        p.setPen(QPen(FRAME, 1, Qt.DotLine))
+        pens = self._pens
+        p.setPen(pens["axis"])
         if self._static_layer:
             p.drawLine(p3, QPointF(band.right(), p3.y()))  # the craft's axis
             p.restore()
             return
         p.drawLine(p2, QPointF(p2.x() + l_p * math.cos(a_h), p2.y() - l_p * math.sin(a_h)))  # housing axis on
-        p.setPen(QPen(HOUSING, 5, Qt.SolidLine, Qt.RoundCap))
+        p.setPen(pens["housing"])
         p.drawLine(p3, p2)
-        p.setPen(QPen(PROBE, 2.5, Qt.SolidLine, Qt.RoundCap))
+        p.setPen(pens["probe"])
         p.drawLine(p2, p1)
         p.setPen(TEXT)
-        p.drawText(QPointF(band.left(), band.top() + 12), f"plane x-{axis}")
-        for pt, num, col in ((p3, "3", HOUSING), (p2, "2", HOUSING), (p1, "1", PROBE)):
-            p.setBrush(BACKGROUND)
-            p.setPen(QPen(col, 1.5))
-            p.drawEllipse(pt, 7, 7)
-            p.setPen(TEXT)
-            p.drawText(QRectF(pt.x() - 7, pt.y() - 7, 14, 14), Qt.AlignCenter, num)
+        p.drawStaticText(QPointF(band.left(), band.top() + 12 - self._fm.ascent()), self._static_text(f"plane x-{axis}"))
+        for pt, num in ((p3, "3"), (p2, "2"), (p1, "1")):
+            p.drawPixmap(QPointF(pt.x() - _MARK_R, pt.y() - _MARK_R), self._mark(num))
         if math.isfinite(off) and off:
             p.setPen(POSITIVE if off > 0 else NEGATIVE)
             p.drawText(QPointF(p1.x() - 40, p1.y() + 20), format_value(off, "m"))

@@ -10,8 +10,8 @@ import time
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QActionGroup, QImage, QKeySequence, QPainter
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSlider, QSplitter, QStyle,
-                               QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractSlider, QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSlider, QSplitter,
+                               QStyle, QStyleOptionSlider, QToolButton, QVBoxLayout, QWidget)
 
 from solver.contact_events import EventTable, table_from_run
 from solver.runfile import RunFile, RunFileError
@@ -159,6 +159,61 @@ def compose_grab(top: QWidget, diagram: "MnemonicDiagram") -> QImage:
     return img
 
 
+class TimelineSlider(QSlider):
+    """The transport's frame slider: a new value repaints only when the handle moves (a pixel spans hundreds
+    of frames of a long run, and playing sets a new value every tick)."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self._geometry = None   # (minimum, maximum, handle span in px, upside down), see _handle_pos
+        self._span = (0, False)
+        self._asked = None      # handle position of the last repaint asked for
+
+    def _handle_pos(self) -> int:
+        if self._geometry is None:     # measured again after a resize, range, style or direction change
+            opt = QStyleOptionSlider()
+            self.initStyleOption(opt)
+            st = self.style()
+            groove = st.subControlRect(QStyle.CC_Slider, opt, QStyle.SC_SliderGroove, self)
+            handle = st.subControlRect(QStyle.CC_Slider, opt, QStyle.SC_SliderHandle, self)
+            span = (groove.width() - handle.width() if self.orientation() == Qt.Horizontal
+                    else groove.height() - handle.height())
+            self._geometry = (self.minimum(), self.maximum(), span, opt.upsideDown)
+        lo, hi, span, upside_down = self._geometry
+        return QStyle.sliderPositionFromValue(lo, hi, self.sliderPosition(), span, upside_down)
+
+    def sliderChange(self, change):
+        if change == QAbstractSlider.SliderValueChange and not self.isSliderDown():
+            pos = self._handle_pos()
+            if pos == self._asked:
+                return
+            self._asked = pos
+        else:
+            self._asked = self._geometry = None
+        super().sliderChange(change)
+
+    def resizeEvent(self, ev):
+        self._asked = self._geometry = None
+        super().resizeEvent(ev)
+
+    def changeEvent(self, ev):
+        self._asked = self._geometry = None
+        super().changeEvent(ev)
+
+
+class _ShowWatcher(QObject):
+    """Calls `on_show(widget)` once a watched widget has been shown (after its own showEvent has run)."""
+
+    def __init__(self, on_show, parent=None):
+        super().__init__(parent)
+        self._on_show = on_show
+
+    def eventFilter(self, obj, ev):
+        if ev.type() == QEvent.Type.Show:
+            QTimer.singleShot(0, self, lambda w=obj: self._on_show(w))
+        return False
+
+
 class MnemonicDiagram(QWidget):
     """Three synchronized panes and a transport bar over one Playback model."""
 
@@ -210,10 +265,11 @@ class MnemonicDiagram(QWidget):
         if hasattr(self.scene, "readError"):
             self.scene.readError.connect(self._read_error)
         self._last_read_error = ""
-        pb.frameChanged.connect(self.scene.show_frame)
-        pb.frameChanged.connect(self.devices.show_frame)
-        pb.frameChanged.connect(self.plots.show_frame)
-        pb.frameChanged.connect(self.lanes.show_frame)
+        self._stale: set[QWidget] = set()       # hidden panes that skipped frames (caught up when shown)
+        self._show_watcher = _ShowWatcher(self._catch_up, self)
+        for w in (self.scene, self.plots):
+            w.installEventFilter(self._show_watcher)
+        pb.frameChanged.connect(self._show_frame_panes)
         pb.frameChanged.connect(self._show_frame_transport)
         pb.playingChanged.connect(self._show_playing)
         pb.speedChanged.connect(self._show_speed)
@@ -224,6 +280,29 @@ class MnemonicDiagram(QWidget):
         self.plots.graphStepEdited.connect(pb.set_graph_step)
         self._show_playing(False)
         self._show_speed(pb.speed)
+
+    def _show_frame_panes(self, frame: int):
+        """Every pane's show_frame; a hidden scene or plots pane (and its lanes) skips it until shown again."""
+        scene, plots = self.scene, self.plots
+        if scene.isHidden():
+            self._stale.add(scene)
+        else:
+            scene.show_frame(frame)
+        self.devices.show_frame(frame)        # cheap: its values stay current for readers while hidden
+        if plots.isHidden():
+            self._stale.add(plots)
+        else:
+            plots.show_frame(frame)
+            self.lanes.show_frame(frame)
+
+    def _catch_up(self, w: QWidget):
+        """A pane shown again: bring it to the playback's frame if it skipped frames while hidden."""
+        if w in self._stale and not w.isHidden():
+            self._stale.discard(w)
+            frame = self.playback.frame
+            w.show_frame(frame)
+            if w is self.plots:
+                self.lanes.show_frame(frame)
 
     def _read_error(self, message: str):
         """A pane met unreadable data (e.g. a NaN pose): pause and say so once per message."""
@@ -256,7 +335,7 @@ class MnemonicDiagram(QWidget):
         self.play_button = button(QStyle.SP_MediaPlay, "Play / pause (Space)", lambda: self.playback.toggle())
         button(QStyle.SP_MediaSeekForward, "Step one frame (Right)", lambda: self.playback.step(1))
         button(QStyle.SP_MediaSkipForward, "End (End)", lambda: self.playback.end())
-        self.slider = QSlider(Qt.Horizontal)
+        self.slider = TimelineSlider(Qt.Horizontal)
         self.slider.setFocusPolicy(Qt.NoFocus)
         self.slider.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
         self.slider.valueChanged.connect(self._slider_moved)
@@ -417,6 +496,8 @@ class MnemonicDiagram(QWidget):
         """Show or hide one pane (the scene, devices or plots)."""
         w = self.pane(key)
         w.setVisible(on)
+        if on:
+            self._catch_up(w)
         a = self.pane_actions[key]
         if a.isChecked() != on:
             a.setChecked(on)

@@ -23,6 +23,9 @@ COLUMN_TIPS = ("contact pair", "start: first frame in contact", "end: first fram
 SORT_ROLE = Qt.UserRole
 TABLE_PT = 8.5
 CURRENT_BG = QColor(90, 76, 10)
+_DISPLAY, _FONT, _BACKGROUND, _ALIGN, _TOOLTIP, _SORT = (int(r) for r in (  # data() compares plain ints
+    Qt.DisplayRole, Qt.FontRole, Qt.BackgroundRole, Qt.TextAlignmentRole, Qt.ToolTipRole, SORT_ROLE))
+_LEFT, _RIGHT = int(Qt.AlignLeft | Qt.AlignVCenter), int(Qt.AlignRight | Qt.AlignVCenter)
 
 
 class EventTableModel(QAbstractTableModel):
@@ -34,12 +37,45 @@ class EventTableModel(QAbstractTableModel):
         self.current: set[int] = set()
         self._bold = QFont()
         self._bold.setBold(True)
+        self._current_brush = QBrush(CURRENT_BG)
+        self._rows: list[tuple | None] = []    # display strings per row (None: not shown yet)
+        self._sort: list[tuple] = []    # SORT_ROLE values per row
 
     def set_table(self, table: EventTable | None):
         self.beginResetModel()
         self.table = table
         self.current = set()
+        n = len(table) if table is not None else 0
+        self._rows = [None] * n         # display strings, made when a row is first shown
+        self._sort = []
+        if n:
+            labels = [table.labels.get(table.pair(r), table.pair(r)) for r in range(n)]
+            cols = [np.asarray(a, float) for a in (table.start, table.end, table.end - table.start,
+                                                   table.peak_force, table.impulse, table.approach_speed)]
+            nums = [np.where(np.isnan(c), -math.inf, c).tolist() for c in cols]
+            self._sort = list(zip(labels, *nums, np.asarray(table.rebound, bool).tolist()))
         self.endResetModel()
+
+    def _raw_row(self, row: int) -> tuple:
+        t = self.table
+        return (t.labels.get(t.pair(row), t.pair(row)), float(t.start[row]), float(t.end[row]),
+                float(t.end[row] - t.start[row]), float(t.peak_force[row]), float(t.impulse[row]),
+                float(t.approach_speed[row]), bool(t.rebound[row]))
+
+    def _row(self, row: int) -> tuple:
+        """The display strings of one row (computed once per table: data() is called per cell and role)."""
+        out = []
+        for c, v in enumerate(self._raw_row(row)):
+            if c == 0:
+                out.append(v)
+            elif c == 7:
+                out.append("yes" if v else "no")
+            elif isinstance(v, float) and math.isnan(v):
+                out.append("—")
+            else:
+                out.append({1: f"{v:.4f}", 2: f"{v:.4f}", 3: f"{v:.4f}", 4: f"{v:.1f}", 5: f"{v:.4g}",
+                            6: f"{v:.4f}"}[c])
+        return tuple(out)
 
     def rowCount(self, parent=QModelIndex()):
         return 0 if parent.isValid() or self.table is None else len(self.table)
@@ -55,34 +91,26 @@ class EventTableModel(QAbstractTableModel):
         return None
 
     def raw(self, row: int, col: int):
-        t = self.table
-        return (t.labels.get(t.pair(row), t.pair(row)), float(t.start[row]), float(t.end[row]),
-                float(t.end[row] - t.start[row]), float(t.peak_force[row]), float(t.impulse[row]),
-                float(t.approach_speed[row]), bool(t.rebound[row]))[col]
+        return self._raw_row(row)[col]
 
     def data(self, index, role=Qt.DisplayRole):
-        if not index.isValid() or self.table is None:
+        if self.table is None or not index.isValid():
             return None
-        r, c = index.row(), index.column()
-        if role == SORT_ROLE:
-            v = self.raw(r, c)
-            return -math.inf if isinstance(v, float) and math.isnan(v) else v
-        if role == Qt.DisplayRole:
-            v = self.raw(r, c)
-            if c == 0:
-                return v
-            if c == 7:
-                return "yes" if v else "no"
-            if isinstance(v, float) and math.isnan(v):
-                return "—"
-            return {1: f"{v:.4f}", 2: f"{v:.4f}", 3: f"{v:.4f}", 4: f"{v:.1f}", 5: f"{v:.4g}", 6: f"{v:.4f}"}[c]
-        if role == Qt.TextAlignmentRole:
-            return int(Qt.AlignLeft | Qt.AlignVCenter) if c in (0, 7) else int(Qt.AlignRight | Qt.AlignVCenter)
-        if role == Qt.FontRole and r in self.current:
-            return self._bold
-        if role == Qt.BackgroundRole and r in self.current:
-            return QBrush(CURRENT_BG)
-        if role == Qt.ToolTipRole:
+        r = index.row()
+        if role == _DISPLAY:
+            row = self._rows[r]
+            if row is None:
+                row = self._rows[r] = self._row(r)
+            return row[index.column()]
+        if role == _FONT:
+            return self._bold if r in self.current else None
+        if role == _BACKGROUND:
+            return self._current_brush if r in self.current else None
+        if role == _ALIGN:
+            return _LEFT if index.column() in (0, 7) else _RIGHT
+        if role == _SORT:
+            return self._sort[r][index.column()]
+        if role == _TOOLTIP:
             t = self.table
             a, b = t.parts.get(t.pair(r), ("", ""))
             return f"{t.pair(r)}: {a} / {b}; peak at {t.peak_time[r]:.4f} s; frames {t.start_frame[r]}–{t.end_frame[r]}"
@@ -136,6 +164,7 @@ class EventsDock(QDockWidget):
         self.table: EventTable | None = None
         self.run = None
         self.frame = 0
+        self._last = None          # each event's last frame in contact (see show_frame)
         w = QWidget()
         v = QVBoxLayout(w)
         v.setContentsMargins(4, 4, 4, 4)
@@ -196,6 +225,7 @@ class EventsDock(QDockWidget):
     # ---- content --------------------------------------------------------------------------
     def set_events(self, table: EventTable | None, run=None):
         self.table, self.run = table, run
+        self._last = None
         self.model.set_table(table)
         self.pair_box.blockSignals(True)
         self.pair_box.clear()
@@ -260,8 +290,9 @@ class EventsDock(QDockWidget):
         if t is None or len(t) == 0:
             self.model.set_current(set())
             return
-        last = np.where(t.lasts_to_end, t.end_frame, t.end_frame - 1)          # last frame in contact
-        rows = set(np.flatnonzero((t.start_frame <= frame) & (frame <= last)).tolist())
+        if self._last is None or len(self._last) != len(t):
+            self._last = np.where(t.lasts_to_end, t.end_frame, t.end_frame - 1)    # last frame in contact
+        rows = set(np.flatnonzero((t.start_frame <= frame) & (frame <= self._last)).tolist())
         if rows != self.model.current:
             self.model.set_current(rows)
             if rows:

@@ -26,7 +26,7 @@ from vtkmodules.vtkRenderingCore import (vtkActor, vtkActor2D, vtkCoordinate,  #
                                          vtkRenderer, vtkTextActor, vtkWindowToImageFilter)
 
 from solver.runfile import TIME_CHUNK, RunFile, RunFileError  # noqa: E402
-from viewer.scene_geometry import arrow_matrix, cross3, ld_plane, lateral_direction, pose_matrices  # noqa: E402
+from viewer.scene_geometry import arrow_elements, cross3, ld_plane, lateral_direction, pose_matrices  # noqa: E402
 from viewer.steady_label import SteadyLabel  # noqa: E402
 from viewer.vtk_view import OffscreenVTKWidget  # noqa: E402
 
@@ -349,6 +349,7 @@ class ScenePane(QWidget):
         self._static_actors: list[tuple[vtkRenderer, vtkActor]] = []
         self._cache: _BlockCache | None = None
         self._texts = {"left": "", "right": "", "loads": ""}
+        self._text_layouts: dict[bool, tuple] = {}   # after capture -> readout names of the run (see _text_layout)
         self._extent = (-0.6, 0.8, 0.7)  # x min, x max, radial extent (m)
         self._ghost: dict | None = None   # a second run drawn as a ghost wireframe (see set_ghost)
         self._layout()
@@ -471,6 +472,7 @@ class ScenePane(QWidget):
         for t in (self._left_head, self._left, self._right_head, self._right, self._loads, self._time):
             t.setText("")
         self._texts = {"left": "", "right": "", "loads": ""}
+        self._text_layouts = {}
 
     def _add_part(self, name: str, g):
         pd = _wire_polydata(g.points, g.lines)
@@ -522,6 +524,26 @@ class ScenePane(QWidget):
         if key == rec["key"]:
             return
         rec["key"] = key
+        built = rec.setdefault("built", OrderedDict())   # the few contact states recur: keep their arrays
+        got = built.get(key)
+        if got is None:
+            got = built[key] = self._body_lines(rec, parts)
+            while len(built) > 32:
+                built.popitem(last=False)
+        else:
+            built.move_to_end(key)
+        rgb, wires = got
+        for w, (sel, cells, drawn) in enumerate(wires):
+            pd, actors = rec["pds"][w], rec["actors"][w::2]
+            rec["drawn"][w] = sel
+            pd.SetLines(cells)
+            pd.GetPointData().SetScalars(rgb)
+            pd.Modified()
+            for _, a in actors:
+                a.SetVisibility(drawn)
+
+    def _body_lines(self, rec: dict, parts: list) -> tuple:
+        """(point colours, per wireframe (line indices drawn, cells, any drawn)) for the parts' states."""
         visible = np.array([p["visible"] for p in parts])
         red = np.array([p["red"] for p in parts])
         wide = red & np.array([p["geometry"].kind not in ("cone", "ring") for p in parts])
@@ -530,18 +552,15 @@ class ScenePane(QWidget):
         part_of = rec["part_of"]
         rgb = numpy_to_vtk(np.ascontiguousarray(colors[rec["point_of"]]), deep=True)
         rgb.SetName("part_colors")
-        for w, keep in enumerate((visible & ~wide, visible & wide)):
-            pd, actors = rec["pds"][w], rec["actors"][w::2]
-            sel = rec["drawn"][w] = np.flatnonzero(keep[part_of])   # the body's lines drawn in this wireframe
+        wires = []
+        for keep in (visible & ~wide, visible & wide):
+            sel = np.flatnonzero(keep[part_of])   # the body's lines drawn in this wireframe
             conn = np.ascontiguousarray(rec["lines"][sel]).reshape(-1)
             cells = vtkCellArray()
             cells.SetData(numpy_to_vtkIdTypeArray(np.arange(0, conn.size + 1, 2, dtype=_ID), deep=True),
                           numpy_to_vtkIdTypeArray(conn, deep=True))
-            pd.SetLines(cells)
-            pd.GetPointData().SetScalars(rgb)
-            pd.Modified()
-            for _, a in actors:
-                a.SetVisibility(bool(conn.size))
+            wires.append((sel, cells, bool(conn.size)))
+        return rgb, wires
 
     def _add_markers(self, run: RunFile):
         """Cone axis line and dots at the gimbal (housing origin) and the probe bending joint."""
@@ -711,19 +730,19 @@ class ScenePane(QWidget):
         self._render()
 
     def _update_arrows(self, cache: _BlockCache, k: int, active):
+        show = self.show_forces
         for j, a in enumerate(self._arrows):
             m = None
-            if self.show_forces and active[j]:
-                m = arrow_matrix(cache.point[j, k], cache.force[j, k], self.force_scale,
-                                 self.force_max_length, 0.12)
+            if show and active[j]:
+                point, force = cache.point[j, k].tolist(), cache.force[j, k].tolist()
+                m = arrow_elements(point, force, self.force_scale, self.force_max_length, 0.12)
             if m is not None:
-                a["arrow"].DeepCopy(m.ravel())
-                d = np.eye(4)
-                d[:3, 3] = cache.point[j, k]
-                a["dot"].DeepCopy(d.ravel())
-                text = _force_text(float(np.linalg.norm(cache.force[j, k])))
+                a["arrow"].DeepCopy(m)
+                x, y, z = point
+                a["dot"].DeepCopy((1.0, 0.0, 0.0, x, 0.0, 1.0, 0.0, y, 0.0, 0.0, 1.0, z, 0.0, 0.0, 0.0, 1.0))
+                text = _force_text(math.sqrt(force[0] * force[0] + force[1] * force[1] + force[2] * force[2]))
                 for _, lab in a["labels"]:
-                    lab.GetPositionCoordinate().GetReferenceCoordinate().SetValue(*cache.point[j, k])
+                    lab.GetPositionCoordinate().GetReferenceCoordinate().SetValue(x, y, z)
                     if text != a["text"]:
                         lab.SetInput(text)
                 a["text"] = text
@@ -742,26 +761,38 @@ class ScenePane(QWidget):
         cam.SetPosition(*(f - 10.0 * view_dir))
         cam.SetViewUp(*up)
 
+    def _text_layout(self, after: bool) -> tuple:
+        """(left head, right head, [(name, unit)] left and right, their name widths, [(name, unit)] base loads)
+        of the readouts before or after capture; made once per run."""
+        got = self._text_layouts.get(after)
+        if got is None:
+            run = self.run
+            lh = rh = "ACTIVE rel. PASSIVE" if after else "HEAD rel. CONE"
+            ln = [(n, run.channels[n].unit) for n in (AFTER_LEFT if after else BEFORE_LEFT) if n in run.channels]
+            rn = [(n, run.channels[n].unit) for n in (AFTER_RIGHT if after else BEFORE_RIGHT) if n in run.channels]
+            lw = max((len(n) for n, _ in ln), default=0) + 1
+            rw = max((len(n) for n, _ in rn), default=0) + 1
+            loads = [(n, run.channels[n].unit.replace("*", "·")) for n in BASE_LOADS if n in run.channels]
+            got = self._text_layouts[after] = (lh, rh, ln, rn, lw, rw, loads)
+        return got
+
     def _update_text(self, i: int):
         run = self.run
         cache = self._cache
         t = float(run.time[i])
         tc = run.t_capture
         after = math.isfinite(tc) and t >= tc
-        if after:
-            lh, rh = "ACTIVE rel. PASSIVE", "ACTIVE rel. PASSIVE"
-            ln, rn = AFTER_LEFT, AFTER_RIGHT
-        else:
-            lh, rh = "HEAD rel. CONE", "HEAD rel. CONE"
-            ln, rn = BEFORE_LEFT, BEFORE_RIGHT
-        ln = [n for n in ln if n in run.channels]
-        rn = [n for n in rn if n in run.channels]
-        lw = max((len(n) for n in ln), default=0) + 1
-        rw = max((len(n) for n in rn), default=0) + 1
-        left = "\n".join(_fmt(n, cache.value(n, i), run.channels[n].unit, lw) for n in ln)
-        right = "\n".join(_fmt(n, cache.value(n, i), run.channels[n].unit, rw) for n in rn)
-        loads = "   ".join(_fmt_load(n, cache.value(n, i), run.channels[n].unit.replace("*", "·"))
-                           for n in BASE_LOADS if n in run.channels)
+        lh, rh, ln, rn, lw, rw, load_names = self._text_layout(after)
+        k = cache.at(i)
+        ch = cache.ch
+
+        def value(n):
+            arr = ch.get(n)
+            return float(arr[k]) if arr is not None else math.nan
+
+        left = "\n".join(_fmt(n, value(n), u, lw) for n, u in ln)
+        right = "\n".join(_fmt(n, value(n), u, rw) for n, u in rn)
+        loads = "   ".join(_fmt_load(n, value(n), u) for n, u in load_names)
         if loads:
             loads = "base: " + loads
         if left != self._texts["left"]:
