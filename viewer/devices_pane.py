@@ -25,8 +25,8 @@ PROBE = QColor(230, 230, 120)
 HOUSING = QColor(120, 200, 230)
 BAR_BACKGROUND = QColor(30, 36, 54)
 FULL = QColor(255, 220, 0)          # outline of a bar at or beyond its full scale
-ANGLE_GAINS = (10.0, 5.0, 2.0, 1.0)
-_MARK_R = 9   # px: half the size of a numbered point's image (its ring has radius 7 and a 1.5 px pen)  # angles are drawn magnified by the largest gain that keeps the run in view
+ANGLE_GAINS = (10.0, 5.0, 2.0, 1.0)  # angles are drawn magnified by the largest gain that keeps the run in view
+_MARK_R = 9   # px: half the size of a numbered point's image (its ring has radius 7 and a 1.5 px pen)
 
 PROBE_CHANNELS = ("head_offset_y", "head_offset_z", "probe_bend_y", "probe_bend_z",
                   "housing_angle_y", "housing_angle_z", "probe_stroke")
