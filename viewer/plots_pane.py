@@ -830,18 +830,66 @@ class PlotsPane(QWidget):
         loaded = self._load_span(rng)
         if force or rng != self._xrange:
             self._xrange = rng
-            self._x_master().setXRange(*rng, padding=0)
+            if force or not self._scroll_views(rng):
+                self._x_master().setXRange(*rng, padding=0)
             self._fit_y()
             self._settle_views()
         elif loaded:
             self._fit_y()
             self._settle_views()
 
+    def _x_views(self) -> list:
+        """The view boxes on the shared time axis: the plots, the difference plot, the footer."""
+        return [p.getViewBox() for p in
+                self.plots + [p for p in (self.diff_plot, self.footer if self._footer_shown() else None) if p]]
+
+    def _scroll_views(self, rng: tuple[float, float]) -> bool:
+        """Give every x-linked view the x range `rng` in one pass, as their links would (same range, same
+        signals to their items and axes) without each view passing the change on to the others; False (nothing
+        done) when a view is not a plain follower of the master (auto range, limits, other screen width)."""
+        views = self._x_views()
+        master = self._x_master().getViewBox()
+        g = master.sceneBoundingRect()
+        x0, x1 = float(rng[0]), float(rng[1])
+        for vb in views:
+            st = vb.state
+            lo, hi = st["limits"]["xLimits"]
+            if (st["autoRange"][0] is not False or st["aspectLocked"] is not False or st["xInverted"]
+                    or (lo is not None and x0 < lo) or (hi is not None and x1 > hi)
+                    or st["limits"]["xRange"] != [None, None]
+                    or (vb is not master and vb.linkedView(0) is not master)):
+                return False
+            r = vb.sceneBoundingRect()
+            if abs(r.left() - g.left()) > 1e-6 or abs(r.width() - g.width()) > 1e-6:
+                return False
+        changed = []
+        for vb in views:
+            vb.blockLink(True)
+        try:
+            for vb in views:
+                st = vb.state
+                if st["viewRange"][0] == [x0, x1] and st["targetRange"][0] == [x0, x1]:
+                    continue
+                vb._viewPixelSizeCache = None
+                st["targetRange"][0] = [x0, x1]
+                st["viewRange"] = [[x0, x1], st["viewRange"][1][:]]
+                vb._matrixNeedsUpdate = True
+                vb.update()
+                changed.append(vb)
+            for vb in changed:     # (pyqtgraph's updateViewRange and setRange, for an x change)
+                vb.sigXRangeChanged.emit(vb, (x0, x1))
+                vb.sigRangeChanged.emit(vb, vb.state["viewRange"], [True, False])
+                vb.sigStateChanged.emit(vb)
+        finally:
+            for vb in views:
+                vb.blockLink(False)
+        return True
+
     def _settle_views(self):
         """Apply the new ranges to the views' transforms now: done in the paint (pyqtgraph's default), the
         curves' geometry changes there and Qt paints the plots a second time on the next event-loop turn."""
-        for plot in self.plots + [p for p in (self.diff_plot, self.footer if self._footer_shown() else None) if p]:
-            plot.getViewBox().prepareForPaint()
+        for vb in self._x_views():
+            vb.prepareForPaint()
 
     def _fit_y(self, which: int | None = None):
         """Each plot's y range: its curves' data inside the x range, padded as pyqtgraph's auto range pads
