@@ -17,8 +17,8 @@ from pyqtgraph import functions as fn
 from pyqtgraph.graphicsItems.PlotDataItem import PlotDataset
 from PySide6.QtCore import QLineF, QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QImage, QPainter, QRegion
-from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QFrame, QGraphicsItem, QGraphicsTextItem, QGraphicsView,
-                               QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QFrame, QGraphicsItem, QGraphicsView, QHBoxLayout, QLabel,
+                               QSizePolicy, QVBoxLayout, QWidget)
 
 from solver.runfile import TIME_CHUNK, RunFile
 from viewer.channel_blocks import ChannelBlocks
@@ -637,9 +637,6 @@ class PlotsPane(QWidget):
         self._add_footer(first)
         footer_cursor = getattr(self.footer, "cursor", None) if self._footer_shown() else None
         self.glw.set_cursors(self.cursors + ([footer_cursor] if isinstance(footer_cursor, TimeCursor) else []))
-        for item in self.glw.scene().items():   # titles, axis labels, legends: blitted, not laid out, on a scroll
-            if isinstance(item, QGraphicsTextItem):
-                item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.set_loop_range_time(self.loop_range_t)
         self._apply_xrange(force=True)
         self._fit_y()
