@@ -227,7 +227,9 @@ class Trace(pg.PlotDataItem):
         self._shown_key = None   # the key of what _datasetDisplay holds
         self._dx = None          # (dataset, its mean sample spacing)
         self._paths: dict = {}   # key of _shown -> (the curve's QPainterPath made ahead, connect, skipFiniteCheck)
+        self._given = None       # (the curve's x, y arrays, their bounds) set by viewRangeChanged
         super().__init__(*args, **kw)
+        self.curve.dataBounds = self._curve_bounds   # (the curve's boundingRect asks after every scroll)
 
     def _plain(self) -> bool:
         o = self.opts
@@ -276,9 +278,19 @@ class Trace(pg.PlotDataItem):
                 old = next(iter(self._shown))
                 self._shown.pop(old)
                 self._paths.pop(old, None)
-            self._shown[key] = (out, self._dataset)   # (the dataset stays alive: its id stays its own)
-            return out, key
+            self._shown[key] = (out, self._dataset, (_bounds(x), _bounds(y)))   # (the dataset stays alive: its
+            return out, key                                                     # id stays its own)
         return out[0], key
+
+    def _curve_bounds(self, ax, frac=1.0, orthoRange=None):
+        """The curve's dataBounds: those of the display data, measured when it was made (ahead, see prepare),
+        for the data the fast scroll path gave it; pyqtgraph's otherwise."""
+        c, g = self.curve, self._given
+        if (g is not None and frac >= 1.0 and orthoRange is None and g[0] is c.xData and g[1] is c.yData
+                and c.opts["fillLevel"] is None and (c.opts["pen"] is None or c.opts["pen"].isCosmetic())
+                and (c.opts["shadowPen"] is None or c.opts["shadowPen"].isCosmetic())):
+            return g[2][ax]
+        return type(c).dataBounds(c, ax, frac, orthoRange)
 
     def _y_clipped(self, rect) -> bool:
         """Whether pyqtgraph's dynamicRangeLimit would clip the y values for this view rectangle."""
@@ -340,6 +352,8 @@ class Trace(pg.PlotDataItem):
         if c.xData is data.x and c.yData is data.y:
             return
         c.yData, c.xData = data.y.view(np.ndarray), data.x.view(np.ndarray)   # (PlotCurveItem.updateData)
+        shown = self._shown.get(self._shown_key)
+        self._given = (c.xData, c.yData, shown[2]) if shown is not None and shown[0] is data else None
         c.invalidateBounds()
         c.prepareGeometryChange()
         c.informViewBoundsChanged()
@@ -380,6 +394,21 @@ class Trace(pg.PlotDataItem):
     def setData(self, *args, **kw):
         self._shown, self._shown_key, self._paths = {}, None, {}    # (also called by PlotDataItem.__init__)
         return super().setData(*args, **kw)
+
+
+def _bounds(d: np.ndarray) -> tuple:
+    """Finite min and max of d as pyqtgraph's PlotCurveItem.dataBounds measures them ((None, None): none)."""
+    if len(d) == 0:
+        return None, None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # all-NaN: handled below
+        b = float(np.nanmin(d)), float(np.nanmax(d))
+    if math.isinf(b[0]) or math.isinf(b[1]):
+        d = d[np.isfinite(d)]
+        if len(d) == 0:
+            return None, None
+        b = float(d.min()), float(d.max())
+    return b
 
 
 def default_plots(run: RunFile) -> list[str]:
