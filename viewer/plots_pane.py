@@ -105,6 +105,8 @@ class PlotsView(pg.GraphicsLayoutWidget):
         self._valid = QRegion()            # the parts of _shot that hold it
         self._strips = QRegion()           # viewport parts asked to repaint for cursor moves only
         self._drawn: dict = {}             # id(cursor) -> viewport x it was drawn at
+        self.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)   # a plain background: filled on a scroll,
+                                                                   # cheaper than copying pyqtgraph's cached one
 
     def set_cursors(self, cursors: list[TimeCursor]):
         """The time cursors to draw (each over its plot's view box)."""
