@@ -304,13 +304,14 @@ class Trace(pg.PlotDataItem):
         return (data is not None and h > 0 and not data.bottom() < rect.top() and not data.top() > rect.bottom()
                 and data.height() > 2 * self.opts["dynamicRangeHyst"] * limit * h)
 
-    def prepare(self, x0: float, x1: float):
-        """Make the display data of the x range [x0, x1] ahead (the view keeps its width); also for the range
-        an x-linked view gets, x0 + w * ((x1 - x0) / w) with w its width on screen (pyqtgraph's arithmetic)."""
+    def prepare(self, x0: float, x1: float, exact: bool = False):
+        """Make the display data of the x range [x0, x1] ahead (the view keeps its width); unless `exact` (the
+        view gets the range itself), also for the range an x-linked view gets from its link, x0 + w * ((x1 - x0)
+        / w) with w its width on screen (pyqtgraph's arithmetic)."""
         vb = self.getViewBox()
         if vb is None or not self._plain() or vb.autoRangeEnabled()[0]:
             return
-        g = vb.screenGeometry()
+        g = None if exact else vb.screenGeometry()
         ends = {x1}
         if g is not None and g.width() > 0:
             ends.add(x0 + g.width() * ((x1 - x0) / g.width()))
@@ -492,6 +493,7 @@ class PlotsPane(QWidget):
         self._ymemo: dict = {}                           # y ranges measured (see _y_range)
         self._next: tuple[float, float] | None = None    # the next scroll step's x range (see _prepare_next)
         self._pending: list = []                         # axes still to draw for it
+        self._direct = False                             # the last scroll set each view's range (_scroll_views)
         self.diff_plot: pg.PlotItem | None = None
         self.diff_curve: pg.PlotDataItem | None = None
 
@@ -861,7 +863,8 @@ class PlotsPane(QWidget):
         loaded = self._load_span(rng)
         if force or rng != self._xrange:
             self._xrange = rng
-            if force or not self._scroll_views(rng):
+            self._direct = not force and self._scroll_views(rng)
+            if not self._direct:
                 self._x_master().setXRange(*rng, padding=0)
             self._fit_y()
             self._settle_views()
@@ -998,7 +1001,7 @@ class PlotsPane(QWidget):
         while self._pending and done < per_frame:
             axis, rng = self._pending.pop(0)
             if isinstance(axis, Trace):
-                axis.prepare(*rng)
+                axis.prepare(*rng, exact=self._direct)
                 done += 1
             elif isinstance(axis, TimeAxis):
                 done += axis.prepare(rng)
