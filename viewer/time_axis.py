@@ -8,7 +8,6 @@ from collections import OrderedDict
 
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import pyqtgraph as pg
-from PySide6.QtCore import QLineF
 from PySide6.QtGui import QPainter, QPicture
 
 KEEP = 64   # drawings kept per axis
@@ -81,36 +80,10 @@ class TimeAxis(pg.AxisItem):
                 painter.setFont(self.style["tickFont"])
             specs = self.generateDrawSpecs(painter)
             if specs is not None:
-                self._draw_specs(painter, *specs)
+                self.drawPicture(painter, *specs)
         finally:
             painter.end()
         return pic
-
-    def _draw_specs(self, p: QPainter, axis_spec, tick_specs, text_specs):
-        """pyqtgraph's drawPicture with the ticks of one pen (a tick level: its ticks and grid lines) drawn in
-        one call: the drawing replays with a few commands instead of one per tick."""
-        p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
-        pen, p1, p2 = axis_spec
-        p.setPen(pen)
-        p.drawLine(p1, p2)
-        run, lines = None, []
-        for pen, p1, p2 in tick_specs:
-            if pen is not run:
-                if lines:
-                    p.setPen(run)
-                    p.drawLines(lines)
-                run, lines = pen, []
-            lines.append(QLineF(p1, p2))
-        if lines:
-            p.setPen(run)
-            p.drawLines(lines)
-        if self.style["tickFont"] is not None:
-            p.setFont(self.style["tickFont"])
-        p.setPen(self.textPen())
-        p.setClipRect(self.boundingRect().toAlignedRect())
-        for rect, flags, text in text_specs:
-            p.drawText(rect, int(flags), text)
 
     def _keep(self, key, pic):
         self._drawn[key] = pic
