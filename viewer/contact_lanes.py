@@ -53,28 +53,43 @@ class LaneBars(pg.BarGraphItem):
         super().__init__(**opts)
         self._left = np.asarray(opts["x0"], float)
         self._right = np.asarray(opts["x1"], float)
-        self._shown = (None, None)    # (the bars drawn, their drawing): a scroll step mostly shows the same bars
+        self._drawn: dict = {}        # the bars drawn (indices) -> their drawing: a scroll step mostly shows the
+                                      # same bars, the next step's are drawn ahead (prepare)
+
+    def _picture(self, lo: float, hi: float, pixel: float) -> tuple[QPicture, bool]:
+        """The drawing of the bars in [lo, hi] (pixel: the view's x units per pixel); True if made now."""
+        pad = 4.0 * pixel                                   # a cosmetic 1 px outline just outside still shows
+        which = np.flatnonzero((self._right >= lo - pad) & (self._left <= hi + pad))
+        key = which.tobytes()
+        pic = self._drawn.get(key)
+        if pic is not None:
+            return pic, False
+        rects = self._rectarray.instances()
+        pic = QPicture()
+        pp = QPainter(pic)
+        for i in which:
+            pp.setPen(self._pens[i])
+            pp.setBrush(self._brushes[i])
+            pp.drawRect(rects[i])
+        pp.end()
+        if len(self._drawn) >= 4:
+            self._drawn.pop(next(iter(self._drawn)))
+        self._drawn[key] = pic
+        return pic, True
+
+    def prepare(self, rng) -> bool:
+        """Draw the bars of the x range `rng` ahead (the next scroll step; the view keeps its width)."""
+        vb = self.getViewBox()
+        if vb is None or vb.width() <= 0:
+            return False
+        return self._picture(float(rng[0]), float(rng[1]), (rng[1] - rng[0]) / vb.width())[1]
 
     def paint(self, p, *args):
         vb = self.getViewBox()
         if vb is None:
             return super().paint(p, *args)
         (lo, hi), _ = vb.viewRange()
-        pad = 4.0 * (self.pixelWidth() or 0.0)             # a cosmetic 1 px outline just outside still shows
-        which = np.flatnonzero((self._right >= lo - pad) & (self._left <= hi + pad))
-        key = which.tobytes()
-        pic = self._shown[1] if self._shown[0] == key else None
-        if pic is None:
-            rects = self._rectarray.instances()
-            pic = QPicture()
-            pp = QPainter(pic)
-            for i in which:
-                pp.setPen(self._pens[i])
-                pp.setBrush(self._brushes[i])
-                pp.drawRect(rects[i])
-            pp.end()
-            self._shown = (key, pic)
-        pic.play(p)
+        self._picture(lo, hi, self.pixelWidth() or 0.0)[0].play(p)
 
 
 class ContactLanes(pg.PlotItem):
@@ -178,6 +193,10 @@ class ContactLanes(pg.PlotItem):
     def lane_of(self, pair: str) -> float:
         """Centre y of a pair's lane (view coordinates)."""
         return len(self.lanes) - 1 - self._lane_index[pair] + 0.5
+
+    def prepare(self, rng) -> bool:
+        """Draw the bars of the x range `rng` ahead (PlotsPane: the next scroll step)."""
+        return self.bars is not None and self.bars.isVisible() and self.bars.prepare(rng)
 
     def show_frame(self, frame: int):
         if len(self.time) > 1 or self.table is not None:

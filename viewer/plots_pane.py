@@ -105,6 +105,8 @@ class PlotsView(pg.GraphicsLayoutWidget):
         self._valid = QRegion()            # the parts of _shot that hold it
         self._strips = QRegion()           # viewport parts asked to repaint for cursor moves only
         self._drawn: dict = {}             # id(cursor) -> viewport x it was drawn at
+        self.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)   # a plain background: filled on a scroll,
+                                                                   # cheaper than copying pyqtgraph's cached one
 
     def set_cursors(self, cursors: list[TimeCursor]):
         """The time cursors to draw (each over its plot's view box)."""
@@ -227,7 +229,9 @@ class Trace(pg.PlotDataItem):
         self._shown_key = None   # the key of what _datasetDisplay holds
         self._dx = None          # (dataset, its mean sample spacing)
         self._paths: dict = {}   # key of _shown -> (the curve's QPainterPath made ahead, connect, skipFiniteCheck)
+        self._given = None       # (the curve's x, y arrays, their bounds) set by viewRangeChanged
         super().__init__(*args, **kw)
+        self.curve.dataBounds = self._curve_bounds   # (the curve's boundingRect asks after every scroll)
 
     def _plain(self) -> bool:
         o = self.opts
@@ -276,9 +280,19 @@ class Trace(pg.PlotDataItem):
                 old = next(iter(self._shown))
                 self._shown.pop(old)
                 self._paths.pop(old, None)
-            self._shown[key] = (out, self._dataset)   # (the dataset stays alive: its id stays its own)
-            return out, key
+            self._shown[key] = (out, self._dataset, (_bounds(x), _bounds(y)))   # (the dataset stays alive: its
+            return out, key                                                     # id stays its own)
         return out[0], key
+
+    def _curve_bounds(self, ax, frac=1.0, orthoRange=None):
+        """The curve's dataBounds: those of the display data, measured when it was made (ahead, see prepare),
+        for the data the fast scroll path gave it; pyqtgraph's otherwise."""
+        c, g = self.curve, self._given
+        if (g is not None and frac >= 1.0 and orthoRange is None and g[0] is c.xData and g[1] is c.yData
+                and c.opts["fillLevel"] is None and (c.opts["pen"] is None or c.opts["pen"].isCosmetic())
+                and (c.opts["shadowPen"] is None or c.opts["shadowPen"].isCosmetic())):
+            return g[2][ax]
+        return type(c).dataBounds(c, ax, frac, orthoRange)
 
     def _y_clipped(self, rect) -> bool:
         """Whether pyqtgraph's dynamicRangeLimit would clip the y values for this view rectangle."""
@@ -290,13 +304,14 @@ class Trace(pg.PlotDataItem):
         return (data is not None and h > 0 and not data.bottom() < rect.top() and not data.top() > rect.bottom()
                 and data.height() > 2 * self.opts["dynamicRangeHyst"] * limit * h)
 
-    def prepare(self, x0: float, x1: float):
-        """Make the display data of the x range [x0, x1] ahead (the view keeps its width); also for the range
-        an x-linked view gets, x0 + w * ((x1 - x0) / w) with w its width on screen (pyqtgraph's arithmetic)."""
+    def prepare(self, x0: float, x1: float, exact: bool = False):
+        """Make the display data of the x range [x0, x1] ahead (the view keeps its width); unless `exact` (the
+        view gets the range itself), also for the range an x-linked view gets from its link, x0 + w * ((x1 - x0)
+        / w) with w its width on screen (pyqtgraph's arithmetic)."""
         vb = self.getViewBox()
         if vb is None or not self._plain() or vb.autoRangeEnabled()[0]:
             return
-        g = vb.screenGeometry()
+        g = None if exact else vb.screenGeometry()
         ends = {x1}
         if g is not None and g.width() > 0:
             ends.add(x0 + g.width() * ((x1 - x0) / g.width()))
@@ -340,6 +355,8 @@ class Trace(pg.PlotDataItem):
         if c.xData is data.x and c.yData is data.y:
             return
         c.yData, c.xData = data.y.view(np.ndarray), data.x.view(np.ndarray)   # (PlotCurveItem.updateData)
+        shown = self._shown.get(self._shown_key)
+        self._given = (c.xData, c.yData, shown[2]) if shown is not None and shown[0] is data else None
         c.invalidateBounds()
         c.prepareGeometryChange()
         c.informViewBoundsChanged()
@@ -380,6 +397,21 @@ class Trace(pg.PlotDataItem):
     def setData(self, *args, **kw):
         self._shown, self._shown_key, self._paths = {}, None, {}    # (also called by PlotDataItem.__init__)
         return super().setData(*args, **kw)
+
+
+def _bounds(d: np.ndarray) -> tuple:
+    """Finite min and max of d as pyqtgraph's PlotCurveItem.dataBounds measures them ((None, None): none)."""
+    if len(d) == 0:
+        return None, None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # all-NaN: handled below
+        b = float(np.nanmin(d)), float(np.nanmax(d))
+    if math.isinf(b[0]) or math.isinf(b[1]):
+        d = d[np.isfinite(d)]
+        if len(d) == 0:
+            return None, None
+        b = float(d.min()), float(d.max())
+    return b
 
 
 def default_plots(run: RunFile) -> list[str]:
@@ -461,6 +493,7 @@ class PlotsPane(QWidget):
         self._ymemo: dict = {}                           # y ranges measured (see _y_range)
         self._next: tuple[float, float] | None = None    # the next scroll step's x range (see _prepare_next)
         self._pending: list = []                         # axes still to draw for it
+        self._direct = False                             # the last scroll set each view's range (_scroll_views)
         self.diff_plot: pg.PlotItem | None = None
         self.diff_curve: pg.PlotDataItem | None = None
 
@@ -830,18 +863,67 @@ class PlotsPane(QWidget):
         loaded = self._load_span(rng)
         if force or rng != self._xrange:
             self._xrange = rng
-            self._x_master().setXRange(*rng, padding=0)
+            self._direct = not force and self._scroll_views(rng)
+            if not self._direct:
+                self._x_master().setXRange(*rng, padding=0)
             self._fit_y()
             self._settle_views()
         elif loaded:
             self._fit_y()
             self._settle_views()
 
+    def _x_views(self) -> list:
+        """The view boxes on the shared time axis: the plots, the difference plot, the footer."""
+        return [p.getViewBox() for p in
+                self.plots + [p for p in (self.diff_plot, self.footer if self._footer_shown() else None) if p]]
+
+    def _scroll_views(self, rng: tuple[float, float]) -> bool:
+        """Give every x-linked view the x range `rng` in one pass, as their links would (same range, same
+        signals to their items and axes) without each view passing the change on to the others; False (nothing
+        done) when a view is not a plain follower of the master (auto range, limits, other screen width)."""
+        views = self._x_views()
+        master = self._x_master().getViewBox()
+        g = master.sceneBoundingRect()
+        x0, x1 = float(rng[0]), float(rng[1])
+        for vb in views:
+            st = vb.state
+            lo, hi = st["limits"]["xLimits"]
+            if (st["autoRange"][0] is not False or st["aspectLocked"] is not False or st["xInverted"]
+                    or (lo is not None and x0 < lo) or (hi is not None and x1 > hi)
+                    or st["limits"]["xRange"] != [None, None]
+                    or (vb is not master and vb.linkedView(0) is not master)):
+                return False
+            r = vb.sceneBoundingRect()
+            if abs(r.left() - g.left()) > 1e-6 or abs(r.width() - g.width()) > 1e-6:
+                return False
+        changed = []
+        for vb in views:
+            vb.blockLink(True)
+        try:
+            for vb in views:
+                st = vb.state
+                if st["viewRange"][0] == [x0, x1] and st["targetRange"][0] == [x0, x1]:
+                    continue
+                vb._viewPixelSizeCache = None
+                st["targetRange"][0] = [x0, x1]
+                st["viewRange"] = [[x0, x1], st["viewRange"][1][:]]
+                vb._matrixNeedsUpdate = True
+                vb.update()
+                changed.append(vb)
+            for vb in changed:     # (pyqtgraph's updateViewRange and setRange, for an x change)
+                vb.sigXRangeChanged.emit(vb, (x0, x1))
+                vb.sigRangeChanged.emit(vb, vb.state["viewRange"], [True, False])
+                vb.sigStateChanged.emit(vb)
+        finally:
+            for vb in views:
+                vb.blockLink(False)
+        return True
+
     def _settle_views(self):
         """Apply the new ranges to the views' transforms now: done in the paint (pyqtgraph's default), the
         curves' geometry changes there and Qt paints the plots a second time on the next event-loop turn."""
-        for plot in self.plots + [p for p in (self.diff_plot, self.footer if self._footer_shown() else None) if p]:
-            plot.getViewBox().prepareForPaint()
+        for vb in self._x_views():
+            vb.prepareForPaint()
 
     def _fit_y(self, which: int | None = None):
         """Each plot's y range: its curves' data inside the x range, padded as pyqtgraph's auto range pads
@@ -908,6 +990,8 @@ class PlotsPane(QWidget):
             axes += [(p.getAxis("bottom"), nxt) for p in self.plots]
             if self._footer_shown():
                 axes.append((self.footer.getAxis("bottom"), nxt))
+                if callable(getattr(self.footer, "prepare", None)):   # (the contact lanes: their bars)
+                    axes.append((self.footer, nxt))
             for i, p in enumerate(self.plots):
                 y = self._y_range(i, nxt)
                 if y is not None and y != self._yfit[i]:
@@ -917,10 +1001,12 @@ class PlotsPane(QWidget):
         while self._pending and done < per_frame:
             axis, rng = self._pending.pop(0)
             if isinstance(axis, Trace):
-                axis.prepare(*rng)
+                axis.prepare(*rng, exact=self._direct)
                 done += 1
             elif isinstance(axis, TimeAxis):
                 done += axis.prepare(rng)
+            else:
+                done += bool(axis.prepare(rng))
 
     def _range_at(self, t: float) -> tuple[float, float]:
         """The x range at run time t: the scrolling window, or the whole run."""

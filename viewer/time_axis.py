@@ -22,6 +22,8 @@ class TimeAxis(pg.AxisItem):
         super().__init__(orientation, **kw)
         self._drawn: OrderedDict = OrderedDict()
         self._bounds_key = self._bounds = None
+        self._sizes_key = self._sizes_val = None
+        self._levels_memo: dict = {}
 
     def boundingRect(self):
         """pyqtgraph's bounds (the axis and, with a grid, its view), kept while neither's geometry changes: Qt
@@ -33,23 +35,41 @@ class TimeAxis(pg.AxisItem):
             self._bounds, self._bounds_key = super().boundingRect(), key
         return self._bounds
 
-    def _key(self):
-        bounds = self.mapRectFromParent(self.geometry())
+    def _sizes(self):
+        """(width, height of the axis, grid size or (-1, -1)), kept while the axis' and its view's geometry stay."""
         view = self.linkedView()
-        grid = None if view is None or self.grid is False else view.mapRectToItem(self, view.boundingRect())
-        grid = (-1.0, -1.0) if grid is None else (round(grid.width(), 1), round(grid.height(), 1))
+        key = (self.geometry(), None if view is None else view.geometry(), self.grid)
+        if key != self._sizes_key:
+            bounds = self.mapRectFromParent(self.geometry())
+            grid = None if view is None or self.grid is False else view.mapRectToItem(self, view.boundingRect())
+            grid = (-1.0, -1.0) if grid is None else (round(grid.width(), 1), round(grid.height(), 1))
+            self._sizes_val, self._sizes_key = (bounds.width(), bounds.height(), grid), key
+        return self._sizes_val
+
+    def _levels(self, r0: float, r1: float, length: float):
+        """pyqtgraph's tickSpacing (it depends on the range's width and the axis length only), remembered."""
+        key = (r1 - r0, length, self._tickSpacing, self._tickDensity, self.style["maxTickLevel"])
+        hit = self._levels_memo.get(key)
+        if hit is None:
+            if len(self._levels_memo) > 64:
+                self._levels_memo.clear()
+            hit = self._levels_memo[key] = self.tickSpacing(r0, r1, length)
+        return hit
+
+    def _key(self):
+        width, height, grid = self._sizes()
         r0, r1 = (float(x) for x in self.range)
         dif = r1 - r0
-        length = bounds.width() if self.orientation in ("top", "bottom") else bounds.height()
+        length = width if self.orientation in ("top", "bottom") else height
         if not (math.isfinite(dif) and dif > 0 and length > 0):
             return None
-        levels = self.tickSpacing(r0, r1, length)
+        levels = self._levels(r0, r1, length)
         if not levels:
             return None
         major = levels[0][0]
         phase = r0 / major - math.floor(r0 / major)
         where = round(r0, 9) if self.style["showValues"] else None
-        return (round(phase, 6) % 1.0, round(dif, 9), round(bounds.width(), 1), round(bounds.height(), 1),
+        return (round(phase, 6) % 1.0, round(dif, 9), round(width, 1), round(height, 1),
                 grid, where, self.grid)
 
     def _draw(self) -> QPicture:
@@ -100,6 +120,8 @@ class TimeAxis(pg.AxisItem):
     def _forget(self):
         if hasattr(self, "_drawn"):
             self._drawn.clear()
+            self._levels_memo.clear()
+            self._sizes_key = None
 
     def setStyle(self, **kw):
         self._forget()
