@@ -47,10 +47,6 @@ def fill_fraction(value: float, full_scale: float) -> float:
     return min(abs(value) / full_scale, 1.0)
 
 
-def fill_color(value: float) -> QColor:
-    return POSITIVE if value > 0 else NEGATIVE
-
-
 def format_value(value: float, unit: str) -> str:
     if not math.isfinite(value):
         return "—"
@@ -104,9 +100,7 @@ class DevicesPane(QWidget):
         self._bold.setBold(True)
         self._static: QPixmap | None = None   # frames, titles, names and scales: painted once per run and size
         self._static_key = None
-        self._layer = "static"
-        self._lateral: list = []           # lateral_layout of the last painted size (see _paint_lateral)
-        self._lateral_key = None
+        self._layer = "static"             # what _paint_probe_view draws: "static" or "dynamic"
         # what the per-frame layer draws, laid out with the static layer (see _paint_dynamic)
         self._bar_items: list[tuple[str, QRectF, float, float, float, str]] = []  # name, rect, scale, right, base, unit
         self._probe_texts: list[tuple[str, float, float, str]] = []   # channel, right edge, baseline, unit
@@ -169,7 +163,7 @@ class DevicesPane(QWidget):
             self._static_key = key
             self._bar_items, self._probe_texts, self._probe_bands = [], [], []
             sp = QPainter(pix)
-            self._paint_layer(sp, "static")
+            self._paint_static(sp)
             sp.end()
             self._static = pix
         p.drawPixmap(0, 0, self._static)
@@ -221,7 +215,7 @@ class DevicesPane(QWidget):
         p.drawText(QPointF(right - adv, baseline), text)
 
     def _mark(self, num: str) -> QPixmap:
-        """A numbered point (ring and number) drawn once per run and size, painted each frame as an image."""
+        """A numbered point (ring and number) drawn once (per device pixel ratio), painted each frame as an image."""
         key = (num, self.devicePixelRatioF())
         pix = self._marks.get(key)
         if pix is None:
@@ -251,9 +245,10 @@ class DevicesPane(QWidget):
             st.prepare(QTransform(), self._font)
         return st
 
-    def _paint_layer(self, p: QPainter, layer: str):
-        """The whole pane's drawing; each step draws only if it belongs to `layer` (static or dynamic)."""
-        self._layer = layer
+    def _paint_static(self, p: QPainter):
+        """What changes only with the run and the size: frames, titles, names, scales, bar backgrounds, the
+        craft's axes; it also lays out what _paint_dynamic draws each frame."""
+        self._layer = "static"
         p.setRenderHint(QPainter.Antialiasing)
         p.setFont(self._font)
         w, h = self.width(), self.height()
@@ -263,17 +258,16 @@ class DevicesPane(QWidget):
         for f in parts:
             rects.append(QRectF(x + 4, 4, w * f - 8, h - 8))
             x += w * f
-        if layer == "static":
-            p.fillRect(self.rect(), BACKGROUND)
-            titles = ("probe and housing (1 head, 2 bending joint, 3 mechanism joint)",
-                      "axial damper", "lateral damper (view from the probe head)")
-            for r, title in zip(rects, titles):
-                p.setPen(QPen(FRAME, 1))
-                p.drawRect(r)
-                p.setFont(self._bold)
-                p.setPen(TEXT)
-                p.drawText(r.adjusted(6, 2, -6, 0), Qt.AlignTop | Qt.AlignLeft, title)
-                p.setFont(self._font)
+        p.fillRect(self.rect(), BACKGROUND)
+        titles = ("probe and housing (1 head, 2 bending joint, 3 mechanism joint)",
+                  "axial damper", "lateral damper (view from the probe head)")
+        for r, title in zip(rects, titles):
+            p.setPen(QPen(FRAME, 1))
+            p.drawRect(r)
+            p.setFont(self._bold)
+            p.setPen(TEXT)
+            p.drawText(r.adjusted(6, 2, -6, 0), Qt.AlignTop | Qt.AlignLeft, title)
+            p.setFont(self._font)
         body = [r.adjusted(6, 20, -6, -4) for r in rects]
         self._paint_probe(p, body[0])
         self._paint_axial(p, body[1])
@@ -287,8 +281,6 @@ class DevicesPane(QWidget):
         """One device rectangle (static layer): its dark background; the frame layer fills it from the left
         edge by |value|/range (red +, blue -), outlines it (yellow at full scale) and writes the value."""
         self.bar_rects[name] = QRectF(r)
-        if not self._static_layer:
-            return
         p.setRenderHint(QPainter.Antialiasing, False)
         p.fillRect(r, BAR_BACKGROUND)
         p.setRenderHint(QPainter.Antialiasing, True)
@@ -307,47 +299,39 @@ class DevicesPane(QWidget):
     def _paint_axial(self, p: QPainter, r: QRectF):
         n = len(self.axial)
         if not n:
-            if self._static_layer:
-                p.setPen(DIM)
-                p.drawText(r, Qt.AlignCenter, "no axial damper channels")
+            p.setPen(DIM)
+            p.drawText(r, Qt.AlignCenter, "no axial damper channels")
             return
         fm = QFontMetrics(self._font)
         slot = min(r.height() / n, 56.0)
         bar_h = min(22.0, slot - fm.height() - 4)
         for i, name in enumerate(self.axial):
             y = r.top() + i * slot
-            if self._static_layer:
-                p.setPen(DIM)
-                full = self.scales.get(name, math.nan)
-                unit = self.run.channels[name].unit
-                p.drawText(QRectF(r.left(), y, r.width(), fm.height()), Qt.AlignLeft | Qt.AlignVCenter,
-                           f"{name}   (range {format_value(full, unit).lstrip('+')})")
+            p.setPen(DIM)
+            full = self.scales.get(name, math.nan)
+            unit = self.run.channels[name].unit
+            p.drawText(QRectF(r.left(), y, r.width(), fm.height()), Qt.AlignLeft | Qt.AlignVCenter,
+                       f"{name}   (range {format_value(full, unit).lstrip('+')})")
             self._bar(p, QRectF(r.left(), y + fm.height() + 2, r.width(), max(bar_h, 8.0)), name)
 
     def _paint_lateral(self, p: QPainter, r: QRectF):
         if not self.lateral:
-            if self._static_layer:
-                p.setPen(DIM)
-                p.drawText(r, Qt.AlignCenter, "no lateral damper channels")
+            p.setPen(DIM)
+            p.drawText(r, Qt.AlignCenter, "no lateral damper channels")
             return
         fm = QFontMetrics(self._font)
         c = r.center()
-        if self._static_layer:   # probe axis seen from the head (looking along +x): +z up, +y to the left
-            rad = 10.0
-            p.setPen(QPen(FRAME, 1, Qt.DashLine))
-            p.drawEllipse(c, rad, rad)
-            p.drawLine(QPointF(c.x() - 10, c.y()), QPointF(c.x() + 10, c.y()))
-            p.drawLine(QPointF(c.x(), c.y() - 10), QPointF(c.x(), c.y() + 10))
+        rad = 10.0   # probe axis seen from the head (looking along +x): +z up, +y to the left
+        p.setPen(QPen(FRAME, 1, Qt.DashLine))
+        p.drawEllipse(c, rad, rad)
+        p.drawLine(QPointF(c.x() - 10, c.y()), QPointF(c.x() + 10, c.y()))
+        p.drawLine(QPointF(c.x(), c.y() - 10), QPointF(c.x(), c.y() + 10))
+        p.setPen(DIM)
+        p.drawText(QPointF(c.x() + 4, c.y() - rad - 2), "+z")
+        p.drawText(QPointF(c.x() - rad - 18, c.y() - 3), "+y")
+        for name, text, label, align, box in self.lateral_layout(r, fm):
             p.setPen(DIM)
-            p.drawText(QPointF(c.x() + 4, c.y() - rad - 2), "+z")
-            p.drawText(QPointF(c.x() - rad - 18, c.y() - 3), "+y")
-        key = (r.x(), r.y(), r.width(), r.height(), fm.height(), self._static_key, tuple(self.lateral))
-        if key != self._lateral_key:    # the layout only changes with the pane's size and the run
-            self._lateral, self._lateral_key = self.lateral_layout(r, fm), key
-        for name, text, label, align, box in self._lateral:
-            if self._static_layer:
-                p.setPen(DIM)
-                p.drawText(label, align | Qt.AlignBottom, text)
+            p.drawText(label, align | Qt.AlignBottom, text)
             self._bar(p, box, name)
 
     def lateral_layout(self, r: QRectF, fm: QFontMetrics) -> list[tuple[str, str, QRectF, object, QRectF]]:
@@ -418,16 +402,14 @@ class DevicesPane(QWidget):
                  ("probe stroke", "probe_stroke")]
         y = r.top()
         for label, name in lines:
-            if self._static_layer:
-                p.setPen(DIM)
-                p.drawText(QRectF(r.right() - text_w, y, 104, fm.height()), Qt.AlignLeft, label)
-                unit = self.run.channels[name].unit if name in self.run.channels else ""
-                self._probe_texts.append((name, r.right(), y + self._fm.ascent(), unit))
-            y += fm.height() + 2
-        if self._static_layer:
             p.setPen(DIM)
-            p.drawText(QRectF(r.right() - text_w, y + 2, text_w, fm.height()), Qt.AlignLeft,
-                       f"angles drawn x{self.angle_gain:g}")
+            p.drawText(QRectF(r.right() - text_w, y, 104, fm.height()), Qt.AlignLeft, label)
+            unit = self.run.channels[name].unit if name in self.run.channels else ""
+            self._probe_texts.append((name, r.right(), y + self._fm.ascent(), unit))
+            y += fm.height() + 2
+        p.setPen(DIM)
+        p.drawText(QRectF(r.right() - text_w, y + 2, text_w, fm.height()), Qt.AlignLeft,
+                   f"angles drawn x{self.angle_gain:g}")
 
     def _gain(self, length: float, room: float) -> float:
         """Largest magnification that keeps the probe's largest swing in the run inside its band."""

@@ -166,7 +166,6 @@ class TimelineSlider(QSlider):
     def __init__(self, *args):
         super().__init__(*args)
         self._geometry = None   # (minimum, maximum, handle span in px, upside down), see _handle_pos
-        self._span = (0, False)
         self._asked = None      # handle position of the last repaint asked for
 
     def _handle_pos(self) -> int:

@@ -38,8 +38,9 @@ class EventTableModel(QAbstractTableModel):
         self._bold = QFont()
         self._bold.setBold(True)
         self._current_brush = QBrush(CURRENT_BG)
+        self._values: list[tuple] = []  # per row: pair label, start, end, duration, peak, impulse, speed, rebound
         self._rows: list[tuple | None] = []    # display strings per row (None: not shown yet)
-        self._sort: list[tuple] = []    # SORT_ROLE values per row
+        self._sort: list[tuple] = []    # SORT_ROLE values per row (NaN as -inf)
 
     def set_table(self, table: EventTable | None):
         self.beginResetModel()
@@ -47,25 +48,20 @@ class EventTableModel(QAbstractTableModel):
         self.current = set()
         n = len(table) if table is not None else 0
         self._rows = [None] * n         # display strings, made when a row is first shown
-        self._sort = []
-        if n:
+        self._values, self._sort = [], []
+        if n:                           # (whole columns at once: data() is called per cell and role)
             labels = [table.labels.get(table.pair(r), table.pair(r)) for r in range(n)]
             cols = [np.asarray(a, float) for a in (table.start, table.end, table.end - table.start,
                                                    table.peak_force, table.impulse, table.approach_speed)]
-            nums = [np.where(np.isnan(c), -math.inf, c).tolist() for c in cols]
-            self._sort = list(zip(labels, *nums, np.asarray(table.rebound, bool).tolist()))
+            rebound = np.asarray(table.rebound, bool).tolist()
+            self._values = list(zip(labels, *(c.tolist() for c in cols), rebound))
+            self._sort = list(zip(labels, *(np.where(np.isnan(c), -math.inf, c).tolist() for c in cols), rebound))
         self.endResetModel()
-
-    def _raw_row(self, row: int) -> tuple:
-        t = self.table
-        return (t.labels.get(t.pair(row), t.pair(row)), float(t.start[row]), float(t.end[row]),
-                float(t.end[row] - t.start[row]), float(t.peak_force[row]), float(t.impulse[row]),
-                float(t.approach_speed[row]), bool(t.rebound[row]))
 
     def _row(self, row: int) -> tuple:
         """The display strings of one row (computed once per table: data() is called per cell and role)."""
         out = []
-        for c, v in enumerate(self._raw_row(row)):
+        for c, v in enumerate(self._values[row]):
             if c == 0:
                 out.append(v)
             elif c == 7:
@@ -89,9 +85,6 @@ class EventTableModel(QAbstractTableModel):
         if orientation == Qt.Horizontal and role == Qt.ToolTipRole:
             return COLUMN_TIPS[section]
         return None
-
-    def raw(self, row: int, col: int):
-        return self._raw_row(row)[col]
 
     def data(self, index, role=Qt.DisplayRole):
         if self.table is None or not index.isValid():

@@ -11,7 +11,7 @@ LD_EPS = 1e-4  # m: below this lateral offset of gimbal and bending joint the pl
 
 def cross3(a, b) -> np.ndarray:
     """Cross product of two 3-vectors (np.cross costs ~30 us of argument handling; this is called per frame)."""
-    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+    return np.array(_cross(a, b))
 
 
 def pose_matrices(positions: np.ndarray, quaternions: np.ndarray) -> np.ndarray:
@@ -88,6 +88,7 @@ def arrow_elements(point, force, scale: float, max_length: float, width: float) 
 
 
 def _cross(a, b) -> tuple:
+    """Cross product of two 3-vectors as a tuple of floats."""
     return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 

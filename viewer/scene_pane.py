@@ -224,7 +224,10 @@ class _BlockCache:
             self.start = self.stop = -1
 
     def value(self, name: str, frame: int) -> float:
-        k = self.at(frame)
+        return self.value_at(name, self.at(frame))
+
+    def value_at(self, name: str, k: int) -> float:
+        """A channel's value at index k of the current block (see `at`); NaN if the run has no such channel."""
         arr = self.ch.get(name)
         return float(arr[k]) if arr is not None else math.nan
 
@@ -784,15 +787,9 @@ class ScenePane(QWidget):
         after = math.isfinite(tc) and t >= tc
         lh, rh, ln, rn, lw, rw, load_names = self._text_layout(after)
         k = cache.at(i)
-        ch = cache.ch
-
-        def value(n):
-            arr = ch.get(n)
-            return float(arr[k]) if arr is not None else math.nan
-
-        left = "\n".join(_fmt(n, value(n), u, lw) for n, u in ln)
-        right = "\n".join(_fmt(n, value(n), u, rw) for n, u in rn)
-        loads = "   ".join(_fmt_load(n, value(n), u) for n, u in load_names)
+        left = "\n".join(_fmt(n, cache.value_at(n, k), u, lw) for n, u in ln)
+        right = "\n".join(_fmt(n, cache.value_at(n, k), u, rw) for n, u in rn)
+        loads = "   ".join(_fmt_load(n, cache.value_at(n, k), u) for n, u in load_names)
         if loads:
             loads = "base: " + loads
         if left != self._texts["left"]:

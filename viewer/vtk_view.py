@@ -94,13 +94,12 @@ class OffscreenVTKWidget(QWidget):
         return self._image
 
     def paintEvent(self, _ev):
-        if self._unread:
-            self._read_back()
+        img = self.image()
         p = QPainter(self)
-        if self._image.isNull():
+        if img.isNull():
             p.fillRect(self.rect(), Qt.black)
         else:
-            p.drawImage(0, 0, self._image)
+            p.drawImage(0, 0, img)
         p.end()
 
     def resizeEvent(self, ev):
