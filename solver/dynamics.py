@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from solver.contact.kernels import ROLLER
-from solver.contact.pairset import PAR_K, STEP_DV, STEP_SKIP_MAX, evaluate_pairs_step
+from solver.contact.pairset import PAR_K, STEP_DV, STEP_SKIP_MAX, evaluate_pairs_step, steps_within
 from solver.vec3 import (add, col, cross, dot, mat_to_quat, mm, mtv, mv, norm, quat_to_mat, rot_inertia, rot_x,
                          rot_y, rot_z, scl, sub)
 
@@ -154,12 +154,7 @@ def cam_hold(P, phi):
 def lever_hold_steps(P, phi, dphi, h):
     """Steps n (<= STEP_SKIP_MAX) over which the lever extension certainly stays as it is at phi: n h (2 |dphi| +
     n i_nut STEP_DV) < `cam_hold`, the pairs' bound with the nut's stroke rate (0: not even this step)."""
-    g = cam_hold(P, phi)
-    a = P[P_I_NUT] * STEP_DV
-    n = 0
-    while n < STEP_SKIP_MAX and (n + 1) * h * (2.0 * abs(dphi) + (n + 1) * a) < g:
-        n += 1
-    return n
+    return steps_within(cam_hold(P, phi), abs(dphi), P[P_I_NUT] * STEP_DV, h, 0, STEP_SKIP_MAX)
 
 
 @njit(cache=True, error_model="numpy")

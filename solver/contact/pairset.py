@@ -222,11 +222,17 @@ def _step_near_steps(pint, pairs, ppar, pos, rot, vel, omega, work, k, h, hold):
     g = math.sqrt(d2) - (ar + ppar[k, PAR_BR])
     if ppar[k, PAR_MT] >= 0.0:
         g = max(g, _meridian_margin(ppar, k, rot, pos, bb, ax, ay, az, ar))
-    n = 1
     nmax = STEP_SKIP_MAX if kind != ROLLER else min(STEP_SKIP_MAX, int(hold))
-    while n < nmax and (n + 1) * h * (2.0 * v + (n + 1) * STEP_DV) < g:
+    return 0, steps_within(g, v, STEP_DV, h, 1, nmax)
+
+
+@njit(cache=True, inline="always")
+def steps_within(margin, speed, dv, h, n, nmax):
+    """From n steps (known to hold) up to nmax: the most steps m with m h (2 speed + m dv) < margin, the distance
+    covered at `speed` with its change bounded by dv per step, both ways."""
+    while n < nmax and (n + 1) * h * (2.0 * speed + (n + 1) * dv) < margin:
         n += 1
-    return 0, n
+    return n
 
 
 @njit(cache=True, inline="always")
