@@ -304,6 +304,11 @@ def main(argv=None) -> int:
     rest = ms - sum(slot + paint for slot, paint in per.values())
     print(f"    {'rest':9s} p50 {np.percentile(rest, 50):6.2f} p95 {np.percentile(rest, 95):6.2f}   "
           f"(Qt: labels, layout, backing-store flush to the X server)")
+    if scr.any() and (~scr).any():
+        print("  p50 of still / scroll updates, ms (slot + paint):")
+        for key, (slot, paint) in per.items():
+            print(f"    {key:9s} {np.median((slot + paint)[~scr]):6.2f} / {np.median((slot + paint)[scr]):6.2f}")
+        print(f"    {'rest':9s} {np.median(rest[~scr]):6.2f} / {np.median(rest[scr]):6.2f}")
     two_ms = np.array(two) * 1000
     print(f"  scene pane hidden (devices + plots + transport): p50 {np.percentile(two_ms, 50):6.2f} ms   "
           f"p95 {np.percentile(two_ms, 95):6.2f} ms")

@@ -283,3 +283,38 @@ def test_scrolled_curves_show_what_pyqtgraph_gives(qtbot, run):
                 e = path.elementAt(len(x) - 1)
                 assert (e.x, e.y) == (pytest.approx(x[-1]), pytest.approx(y[-1]))
     assert len(shown) > 5
+
+
+def test_lines_drawn_ahead_match_a_fresh_drawing(qtbot, run):
+    """While playing, each scroll step's lines are drawn ahead into images (in the frames before it); the scroll
+    shows those images, pixel for pixel what pyqtgraph draws for that range and y range."""
+    p = PlotsPane()
+    qtbot.addWidget(p)
+    p.resize(1200, 400)
+    p.show()
+    p.set_run(run, names=["Fx", "Fy", "probe_stroke"])
+    p.set_window(1.0)
+    p.set_graph_step(0.05)
+    qtbot.wait(1)
+    t = np.asarray(run.time)
+    shown = compared = 0
+    for f in range(len(t) // 4, len(t), max(1, len(t) // 400)):
+        x = p.x_range()
+        p.show_frame(f)
+        qtbot.wait(0)
+        if p.x_range() == x:
+            continue
+        lines = [c.curve for c in p.curves]
+        used = [c.path is not None and id(c.path) in c._rasters for c in lines]
+        shown += sum(used)
+        if any(used):
+            ahead = p.glw.viewport().grab().toImage()
+            kept = [dict(c._rasters) for c in lines]
+            for c in lines:
+                c._rasters.clear()
+            fresh = p.glw.viewport().grab().toImage()
+            for c, k in zip(lines, kept):
+                c._rasters.update(k)
+            assert ahead == fresh, f
+            compared += 1
+    assert compared > 5 and shown > 10

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from collections import OrderedDict
 import warnings
 
 import numpy as np
@@ -14,9 +15,10 @@ import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import pyqtgraph as pg
 import shiboken6
 from pyqtgraph import functions as fn
+import pyqtgraph.graphicsItems.PlotDataItem as _pdi
 from pyqtgraph.graphicsItems.PlotDataItem import PlotDataset
 from PySide6.QtCore import QLineF, QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QImage, QPainter, QRegion
+from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen, QRegion, QTransform
 from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QFrame, QGraphicsItem, QGraphicsView, QHBoxLayout, QLabel,
                                QSizePolicy, QVBoxLayout, QWidget)
 
@@ -217,6 +219,68 @@ class PlotsView(pg.GraphicsLayoutWidget):
         self._valid += region
 
 
+def _same_transform(a: QTransform, b: QTransform) -> bool:
+    """Whether two transforms place every point of a plot within 1e-7 px of each other (the same pixels)."""
+    return all(abs(x - y) <= 1e-7 * max(1.0, abs(x)) for x, y in zip(
+        (a.m11(), a.m12(), a.m21(), a.m22(), a.dx(), a.dy(), a.m13(), a.m23(), a.m33()),
+        (b.m11(), b.m12(), b.m21(), b.m22(), b.dx(), b.dy(), b.m13(), b.m23(), b.m33())))
+
+
+class TraceCurve(pg.PlotCurveItem):
+    """A plotted line that can be drawn ahead: `rasterize` draws a path for the transform it will be painted with
+    into an image, and that paint shows the image. An opaque, 1 px, not antialiased line only (its pixels are
+    the same either way)."""
+
+    KEEP = 3   # images kept (the shown range's, the next one's)
+
+    def __init__(self, *args, **kw):
+        self._rasters: OrderedDict = OrderedDict()   # id(path) -> (path, transform, pen, top-left, image)
+        super().__init__(*args, **kw)
+
+    def _opaque_line(self) -> bool:
+        o = self.opts
+        pen = o["pen"]
+        return (o["fillLevel"] is None and o["shadowPen"] is None and not o["stepMode"] and o["compositionMode"] is None
+                and not o["antialias"] and self._exportOpts is False and pen is not None and pen.isCosmetic()
+                and pen.widthF() <= 1.0 and pen.style() == Qt.PenStyle.SolidLine and pen.color().alpha() == 255)
+
+    def rasterize(self, path, transform: QTransform, clip: QRectF) -> bool:
+        """Draw `path` with the painter transform `transform` (item to viewport), clipped to `clip` (its view box
+        in the viewport: a line is cut where the view box cuts it), into an image; True if drawn now."""
+        got = self._rasters.get(id(path))
+        rect = clip.toAlignedRect().adjusted(-1, -1, 1, 1)
+        if (got is not None and got[0] is path and _same_transform(got[1], transform)) or not self._opaque_line() \
+                or rect.isEmpty():
+            return False
+        img = QImage(rect.size(), QImage.Format.Format_ARGB32_Premultiplied)
+        img.fill(0)
+        q = QPainter(img)
+        try:
+            q.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+            q.translate(-rect.x(), -rect.y())
+            q.setClipRect(clip)
+            q.setTransform(transform * QTransform.fromTranslate(-rect.x(), -rect.y()))
+            q.setPen(self.opts["pen"])
+            q.drawPath(path)
+        finally:
+            q.end()
+        self._rasters[id(path)] = (path, QTransform(transform), QPen(self.opts["pen"]), rect.topLeft(), img)
+        while len(self._rasters) > self.KEEP:
+            self._rasters.popitem(last=False)
+        return True
+
+    def paint(self, p, opt, widget):
+        got = self._rasters.get(id(self.path)) if self.path is not None else None
+        if (got is not None and got[0] is self.path and got[2] == self.opts["pen"] and self._opaque_line()
+                and _same_transform(got[1], p.worldTransform())):
+            p.save()
+            p.resetTransform()
+            p.drawImage(got[3], got[4])
+            p.restore()
+            return
+        super().paint(p, opt, widget)
+
+
 class Trace(pg.PlotDataItem):
     """A plotted channel whose display data (clipped to the x range, peak-downsampled) is remembered per x range:
     the next scroll step's is made ahead (`prepare`), so a scroll only shows it. Same data as pyqtgraph makes;
@@ -230,7 +294,11 @@ class Trace(pg.PlotDataItem):
         self._dx = None          # (dataset, its mean sample spacing)
         self._paths: dict = {}   # key of _shown -> (the curve's QPainterPath made ahead, connect, skipFiniteCheck)
         self._given = None       # (the curve's x, y arrays, their bounds) set by viewRangeChanged
-        super().__init__(*args, **kw)
+        made, _pdi.PlotCurveItem = _pdi.PlotCurveItem, TraceCurve   # (its line: a TraceCurve)
+        try:
+            super().__init__(*args, **kw)
+        finally:
+            _pdi.PlotCurveItem = made
         self.curve.dataBounds = self._curve_bounds   # (the curve's boundingRect asks after every scroll)
 
     def _plain(self) -> bool:
@@ -324,6 +392,33 @@ class Trace(pg.PlotDataItem):
                 connect, skip = self._curve_connect(data)
                 self._paths[key] = (fn.arrayToQPath(data.x, data.y, connect=connect, finiteCheck=not skip),
                                     connect, skip)
+
+    def rasterize_ahead(self, x0: float, x1: float, y: tuple[float, float] | None, view: QGraphicsView) -> bool:
+        """Draw the line of x range [x0, x1] made ahead (`prepare`) as `view` will paint it once its view box
+        shows that x range and the y range `y` (None: the one it has); True if drawn now."""
+        vb = self.getViewBox()
+        c = self.curve
+        if vb is None or not isinstance(c, TraceCurve) or vb.state["xInverted"] or vb.width() <= 0:
+            return False
+        y0, y1 = vb.viewRange()[1] if y is None else y
+        vr = QRectF(x0, y0, x1 - x0, y1 - y0)
+        bounds = vb.rect()
+        if vr.width() == 0 or vr.height() == 0:
+            return False
+        m = QTransform()     # (pyqtgraph's ViewBox.updateMatrix for that range)
+        m.translate(bounds.center().x(), bounds.center().y())
+        m.scale(bounds.width() / vr.width(), bounds.height() / vr.height() * (1 if vb.state["yInverted"] else -1))
+        m.translate(-vr.center().x(), -vr.center().y())
+        inner, ok = c.itemTransform(vb.childGroup)
+        if not ok:
+            return False
+        transform = inner * m * vb.sceneTransform() * view.viewportTransform()
+        rect = view.viewportTransform().mapRect(vb.sceneBoundingRect())
+        done = False
+        for key, made in list(self._paths.items()):
+            if key[0] == x0 and math.isclose(key[1], x1, rel_tol=1e-12) and key[3] == id(self._dataset):
+                done |= c.rasterize(made[0], transform, rect)
+        return done
 
     def _curve_connect(self, data) -> tuple:
         """The connect and skipFiniteCheck options updateItems gives the curve for this display data."""
@@ -972,7 +1067,7 @@ class PlotsPane(QWidget):
         wp = (hi - lo) * vb.suggestPadding(1)
         return lo - wp, hi + wp
 
-    def _prepare_next(self, per_frame: int = 2):
+    def _prepare_next(self, per_frame: int = 3):
         """While playing in a scrolling window, draw the axes of the next GraphStep ahead, a few per frame:
         the scroll then only shows them (its time axes and the y axes whose range the step changes)."""
         if not self.scrolling or self._xrange is None or self.graph_step <= 0:
@@ -996,6 +1091,7 @@ class PlotsPane(QWidget):
                 y = self._y_range(i, nxt)
                 if y is not None and y != self._yfit[i]:
                     axes.append((p.getAxis("left"), y))
+            axes += [(("line", i), nxt) for i, c in enumerate(self.curves) if isinstance(c, Trace)]
             self._pending = axes
         done = 0
         while self._pending and done < per_frame:
@@ -1003,6 +1099,9 @@ class PlotsPane(QWidget):
             if isinstance(axis, Trace):
                 axis.prepare(*rng, exact=self._direct)
                 done += 1
+            elif isinstance(axis, tuple):       # a line drawn as the scroll will show it
+                i = axis[1]
+                done += self.curves[i].rasterize_ahead(*rng, self._y_range(i, rng), self.glw)
             elif isinstance(axis, TimeAxis):
                 done += axis.prepare(rng)
             else:
