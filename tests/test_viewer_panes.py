@@ -7,6 +7,7 @@ import pytest
 pytest.importorskip("PySide6")
 
 from solver.runfile import RunFile  # noqa: E402
+from viewer.ahead_image import AheadImages  # noqa: E402
 from viewer.channel_blocks import ChannelBlocks  # noqa: E402
 from viewer.devices_pane import DevicesPane, fill_fraction, format_value  # noqa: E402
 from viewer.playback import Playback  # noqa: E402
@@ -305,16 +306,16 @@ def test_lines_drawn_ahead_match_a_fresh_drawing(qtbot, run):
         if p.x_range() == x:
             continue
         lines = [c.curve for c in p.curves]
-        used = [c.path is not None and id(c.path) in c._rasters for c in lines]
+        used = [c.path is not None and c.ahead.holds(c.path) for c in lines]
         shown += sum(used)
         if any(used):
             ahead = p.glw.viewport().grab().toImage()
-            kept = [dict(c._rasters) for c in lines]
+            kept = [c.ahead for c in lines]
             for c in lines:
-                c._rasters.clear()
+                c.ahead = AheadImages()
             fresh = p.glw.viewport().grab().toImage()
             for c, k in zip(lines, kept):
-                c._rasters.update(k)
+                c.ahead = k
             assert ahead == fresh, f
             compared += 1
     assert compared > 5 and shown > 10

@@ -13,6 +13,7 @@ from PySide6.QtGui import QFont, QPainter, QPicture
 from PySide6.QtWidgets import QGraphicsItem
 
 from solver.contact_events import EventTable
+from viewer.ahead_image import AheadImages, view_box_transform
 from viewer.plots_pane import AXIS_W, CursorLine, TimeCursor
 from viewer.time_axis import TimeAxis
 
@@ -55,6 +56,7 @@ class LaneBars(pg.BarGraphItem):
         self._right = np.asarray(opts["x1"], float)
         self._drawn: dict = {}        # the bars drawn (indices) -> their drawing: a scroll step mostly shows the
                                       # same bars, the next step's are drawn ahead (prepare)
+        self.ahead = AheadImages(keep=3)   # drawings as images for the view's transform of a range
 
     def _picture(self, lo: float, hi: float, pixel: float) -> tuple[QPicture, bool]:
         """The drawing of the bars in [lo, hi] (pixel: the view's x units per pixel); True if made now."""
@@ -78,18 +80,24 @@ class LaneBars(pg.BarGraphItem):
         return pic, True
 
     def prepare(self, rng) -> bool:
-        """Draw the bars of the x range `rng` ahead (the next scroll step; the view keeps its width)."""
+        """Draw the bars of the x range `rng` ahead (the next scroll step; the view keeps its width), as a
+        picture and as the image the view will paint (opaque bars: the same pixels)."""
         vb = self.getViewBox()
         if vb is None or vb.width() <= 0:
             return False
-        return self._picture(float(rng[0]), float(rng[1]), (rng[1] - rng[0]) / vb.width())[1]
+        pic, made = self._picture(float(rng[0]), float(rng[1]), (rng[1] - rng[0]) / vb.width())
+        views = self.scene().views() if self.scene() is not None else []
+        placed = view_box_transform(self, vb, rng, None, views[0]) if len(views) == 1 else None
+        return (placed is not None and self.ahead.make(pic, placed[0], placed[1], pic.play, placed[1])) or made
 
     def paint(self, p, *args):
         vb = self.getViewBox()
         if vb is None:
             return super().paint(p, *args)
         (lo, hi), _ = vb.viewRange()
-        self._picture(lo, hi, self.pixelWidth() or 0.0)[0].play(p)
+        pic = self._picture(lo, hi, self.pixelWidth() or 0.0)[0]
+        if not self.ahead.show(p, pic):
+            pic.play(p)
 
 
 class ContactLanes(pg.PlotItem):
@@ -109,6 +117,8 @@ class ContactLanes(pg.PlotItem):
             self.getAxis(ax).enableAutoSIPrefix(False)
         self.getAxis("bottom").setStyle(maxTickLevel=1, maxTextLevel=1)
         self.setLabel("bottom", "time", units="s")
+        self.getAxis("bottom").setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)   # (its labels drawn
+        # ahead as an image, as the item cache makes it: see TimeAxis._rasterize)
         left.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)   # the lane names: blitted on a scroll
         vb = self.getViewBox()
         vb.setMouseEnabled(x=False, y=False)

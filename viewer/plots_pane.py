@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections import OrderedDict
 import warnings
 
 import numpy as np
@@ -23,6 +22,7 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QFrame, QGraphicsIte
                                QSizePolicy, QVBoxLayout, QWidget)
 
 from solver.runfile import TIME_CHUNK, RunFile
+from viewer.ahead_image import AheadImages, view_box_transform
 from viewer.channel_blocks import ChannelBlocks
 from viewer.steady_label import SteadyLabel
 from viewer.time_axis import TimeAxis
@@ -219,22 +219,13 @@ class PlotsView(pg.GraphicsLayoutWidget):
         self._valid += region
 
 
-def _same_transform(a: QTransform, b: QTransform) -> bool:
-    """Whether two transforms place every point of a plot within 1e-7 px of each other (the same pixels)."""
-    return all(abs(x - y) <= 1e-7 * max(1.0, abs(x)) for x, y in zip(
-        (a.m11(), a.m12(), a.m21(), a.m22(), a.dx(), a.dy(), a.m13(), a.m23(), a.m33()),
-        (b.m11(), b.m12(), b.m21(), b.m22(), b.dx(), b.dy(), b.m13(), b.m23(), b.m33())))
-
-
 class TraceCurve(pg.PlotCurveItem):
-    """A plotted line that can be drawn ahead: `rasterize` draws a path for the transform it will be painted with
-    into an image, and that paint shows the image. An opaque, 1 px, not antialiased line only (its pixels are
-    the same either way)."""
-
-    KEEP = 3   # images kept (the shown range's, the next one's)
+    """A plotted line that can be drawn ahead (`rasterize`) for the transform it will be painted with; that paint
+    shows the image. An opaque, 1 px, not antialiased line only (its pixels are the same either way)."""
 
     def __init__(self, *args, **kw):
-        self._rasters: OrderedDict = OrderedDict()   # id(path) -> (path, transform, pen, top-left, image)
+        self.ahead = AheadImages(keep=3)   # the shown range's line, the next one's
+        self._ahead_pen = None             # the pen they are drawn with
         super().__init__(*args, **kw)
 
     def _opaque_line(self) -> bool:
@@ -247,36 +238,22 @@ class TraceCurve(pg.PlotCurveItem):
     def rasterize(self, path, transform: QTransform, clip: QRectF) -> bool:
         """Draw `path` with the painter transform `transform` (item to viewport), clipped to `clip` (its view box
         in the viewport: a line is cut where the view box cuts it), into an image; True if drawn now."""
-        got = self._rasters.get(id(path))
-        rect = clip.toAlignedRect().adjusted(-1, -1, 1, 1)
-        if (got is not None and got[0] is path and _same_transform(got[1], transform)) or not self._opaque_line() \
-                or rect.isEmpty():
+        if not self._opaque_line():
             return False
-        img = QImage(rect.size(), QImage.Format.Format_ARGB32_Premultiplied)
-        img.fill(0)
-        q = QPainter(img)
-        try:
+        pen = QPen(self.opts["pen"])
+        if pen != self._ahead_pen:
+            self.ahead.clear()
+            self._ahead_pen = pen
+
+        def draw(q: QPainter):
             q.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-            q.translate(-rect.x(), -rect.y())
-            q.setClipRect(clip)
-            q.setTransform(transform * QTransform.fromTranslate(-rect.x(), -rect.y()))
-            q.setPen(self.opts["pen"])
+            q.setPen(pen)
             q.drawPath(path)
-        finally:
-            q.end()
-        self._rasters[id(path)] = (path, QTransform(transform), QPen(self.opts["pen"]), rect.topLeft(), img)
-        while len(self._rasters) > self.KEEP:
-            self._rasters.popitem(last=False)
-        return True
+        return self.ahead.make(path, transform, clip, draw, clip)
 
     def paint(self, p, opt, widget):
-        got = self._rasters.get(id(self.path)) if self.path is not None else None
-        if (got is not None and got[0] is self.path and got[2] == self.opts["pen"] and self._opaque_line()
-                and _same_transform(got[1], p.worldTransform())):
-            p.save()
-            p.resetTransform()
-            p.drawImage(got[3], got[4])
-            p.restore()
+        if (self.path is not None and self._opaque_line() and self.opts["pen"] == self._ahead_pen
+                and self.ahead.show(p, self.path)):
             return
         super().paint(p, opt, widget)
 
@@ -396,28 +373,14 @@ class Trace(pg.PlotDataItem):
     def rasterize_ahead(self, x0: float, x1: float, y: tuple[float, float] | None, view: QGraphicsView) -> bool:
         """Draw the line of x range [x0, x1] made ahead (`prepare`) as `view` will paint it once its view box
         shows that x range and the y range `y` (None: the one it has); True if drawn now."""
-        vb = self.getViewBox()
         c = self.curve
-        if vb is None or not isinstance(c, TraceCurve) or vb.state["xInverted"] or vb.width() <= 0:
+        placed = view_box_transform(c, self.getViewBox(), (x0, x1), y, view) if isinstance(c, TraceCurve) else None
+        if placed is None:
             return False
-        y0, y1 = vb.viewRange()[1] if y is None else y
-        vr = QRectF(x0, y0, x1 - x0, y1 - y0)
-        bounds = vb.rect()
-        if vr.width() == 0 or vr.height() == 0:
-            return False
-        m = QTransform()     # (pyqtgraph's ViewBox.updateMatrix for that range)
-        m.translate(bounds.center().x(), bounds.center().y())
-        m.scale(bounds.width() / vr.width(), bounds.height() / vr.height() * (1 if vb.state["yInverted"] else -1))
-        m.translate(-vr.center().x(), -vr.center().y())
-        inner, ok = c.itemTransform(vb.childGroup)
-        if not ok:
-            return False
-        transform = inner * m * vb.sceneTransform() * view.viewportTransform()
-        rect = view.viewportTransform().mapRect(vb.sceneBoundingRect())
         done = False
         for key, made in list(self._paths.items()):
             if key[0] == x0 and math.isclose(key[1], x1, rel_tol=1e-12) and key[3] == id(self._dataset):
-                done |= c.rasterize(made[0], transform, rect)
+                done |= c.rasterize(made[0], *placed)
         return done
 
     def _curve_connect(self, data) -> tuple:
@@ -733,6 +696,8 @@ class PlotsPane(QWidget):
                 plot.getAxis("bottom").setStyle(showValues=False)
             else:
                 plot.setLabel("bottom", "time", units="s")
+                plot.getAxis("bottom").setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)   # (labels: its
+                # drawing ahead is an image as the item cache makes it, see TimeAxis._rasterize)
             curve = Trace(pen=pg.mkPen(color, width=1))   # data: the frames around the x range (_load_span)
             plot.addItem(curve)
             curve.opts["autoDownsampleFactor"] = DOWNSAMPLE_PER_PX
@@ -870,6 +835,7 @@ class PlotsPane(QWidget):
             plot.getAxis("bottom").setStyle(showValues=False)
         else:
             plot.setLabel("bottom", "time", units="s")
+            plot.getAxis("bottom").setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.cursors.append(TimeCursor(self.t_current, pg.mkPen(CURSOR, width=1.5), plot))
         if first is None:
             return plot
@@ -1067,7 +1033,7 @@ class PlotsPane(QWidget):
         wp = (hi - lo) * vb.suggestPadding(1)
         return lo - wp, hi + wp
 
-    def _prepare_next(self, per_frame: int = 3):
+    def _prepare_next(self, per_frame: int = 4):
         """While playing in a scrolling window, draw the axes of the next GraphStep ahead, a few per frame:
         the scroll then only shows them (its time axes and the y axes whose range the step changes)."""
         if not self.scrolling or self._xrange is None or self.graph_step <= 0:

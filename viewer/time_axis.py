@@ -8,9 +8,13 @@ from collections import OrderedDict
 
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import pyqtgraph as pg
-from PySide6.QtGui import QPainter, QPicture
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QPainter, QPicture, QTransform
+
+from viewer.ahead_image import AheadImages
 
 KEEP = 64   # drawings kept per axis
+KEEP_IMAGES = 12   # of those, as images (an unlabelled axis: the ticks and grid lines of a view box, ~170 kB)
 
 
 class TimeAxis(pg.AxisItem):
@@ -24,6 +28,7 @@ class TimeAxis(pg.AxisItem):
         self._bounds_key = self._bounds = None
         self._sizes_key = self._sizes_val = None
         self._levels_memo: dict = {}
+        self.ahead = AheadImages(keep=KEEP_IMAGES)   # drawings (pictures) as images
 
     def boundingRect(self):
         """pyqtgraph's bounds (the axis and, with a grid, its view), kept while neither's geometry changes: Qt
@@ -99,12 +104,31 @@ class TimeAxis(pg.AxisItem):
         self.range = [float(rng[0]), float(rng[1])]
         try:
             key = self._key()
-            if key is None or key in self._drawn:
+            if key is None:
                 return False
-            self._keep(key, self._draw())
-            return True
+            pic = self._drawn.get(key)
+            drew = pic is None
+            if drew:
+                pic = self._draw()
+                self._keep(key, pic)
+            return self._rasterize(pic) or drew
         finally:
             self.range = shown
+
+    def _view_transform(self) -> QTransform | None:
+        """The painter transform of this axis in its (only) view: item to viewport."""
+        scene = self.scene()
+        views = scene.views() if scene is not None else []
+        return self.sceneTransform() * views[0].viewportTransform() if len(views) == 1 else None
+
+    def _rasterize(self, pic: QPicture) -> bool:
+        """Play an axis' drawing into an image, as it paints in its view; True if made now. Unlabelled, its lines
+        are drawn once each (blending the image gives the same pixels); labelled, only as an item-cached axis
+        (the cache draws it as an image too)."""
+        t = self._view_transform()
+        if t is None or (self.style["showValues"] and self.cacheMode() != self.CacheMode.DeviceCoordinateCache):
+            return False
+        return self.ahead.make(pic, t, t.mapRect(QRectF(pic.boundingRect()).united(self.boundingRect())), pic.play)
 
     def paint(self, p, opt, widget):
         if self.picture is None:
@@ -115,10 +139,13 @@ class TimeAxis(pg.AxisItem):
                 if key is not None:
                     self._keep(key, pic)
             self.picture = pic
+        if self.ahead.show(p, self.picture):   # (the view's transform, or the item cache's: whole px apart)
+            return
         self.picture.play(p)
 
     def _forget(self):
         if hasattr(self, "_drawn"):
+            self.ahead.clear()
             self._drawn.clear()
             self._levels_memo.clear()
             self._sizes_key = None
