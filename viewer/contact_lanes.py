@@ -117,8 +117,6 @@ class ContactLanes(pg.PlotItem):
             self.getAxis(ax).enableAutoSIPrefix(False)
         self.getAxis("bottom").setStyle(maxTickLevel=1, maxTextLevel=1)
         self.setLabel("bottom", "time", units="s")
-        self.getAxis("bottom").setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)   # (its labels drawn
-        # ahead as an image, as the item cache makes it: see TimeAxis._rasterize)
         left.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)   # the lane names: blitted on a scroll
         vb = self.getViewBox()
         vb.setMouseEnabled(x=False, y=False)

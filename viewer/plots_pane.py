@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import time
 import warnings
 
 import numpy as np
@@ -35,6 +36,7 @@ DEFAULT_WINDOW = 10.0   # s of run time shown in scrolling mode
 AXIS_W = 112            # px of every plot's left axis (the contact lanes' pair names fit, x axes align)
 DOWNSAMPLE_PER_PX = 2.0   # samples per pixel drawn (min and max of each half pixel; pyqtgraph's default: 5)
 CURSOR_AT = 0.8         # where the yellow line sits in the scrolling window (share of its width)
+PREPARE_MS = 1.5        # ms per frame spent drawing the next scroll step ahead (_prepare_next)
 PANEL_STYLE = ("QWidget#facts { background: #0c101c; } QLabel { color: #e1e4eb; } "
                "QLabel[role=key] { color: #8c94aa; } QFrame#readout { border: 1px solid #5a6482; }")
 
@@ -696,8 +698,6 @@ class PlotsPane(QWidget):
                 plot.getAxis("bottom").setStyle(showValues=False)
             else:
                 plot.setLabel("bottom", "time", units="s")
-                plot.getAxis("bottom").setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)   # (labels: its
-                # drawing ahead is an image as the item cache makes it, see TimeAxis._rasterize)
             curve = Trace(pen=pg.mkPen(color, width=1))   # data: the frames around the x range (_load_span)
             plot.addItem(curve)
             curve.opts["autoDownsampleFactor"] = DOWNSAMPLE_PER_PX
@@ -835,7 +835,6 @@ class PlotsPane(QWidget):
             plot.getAxis("bottom").setStyle(showValues=False)
         else:
             plot.setLabel("bottom", "time", units="s")
-            plot.getAxis("bottom").setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.cursors.append(TimeCursor(self.t_current, pg.mkPen(CURSOR, width=1.5), plot))
         if first is None:
             return plot
@@ -1033,9 +1032,10 @@ class PlotsPane(QWidget):
         wp = (hi - lo) * vb.suggestPadding(1)
         return lo - wp, hi + wp
 
-    def _prepare_next(self, per_frame: int = 4):
-        """While playing in a scrolling window, draw the axes of the next GraphStep ahead, a few per frame:
-        the scroll then only shows them (its time axes and the y axes whose range the step changes)."""
+    def _prepare_next(self, budget_ms: float = PREPARE_MS):
+        """While playing in a scrolling window, make the next GraphStep's drawings ahead, for about budget_ms per
+        frame (at least one step): each line's display data and image, the lane bars, the value axes whose range
+        the step changes, the time axes. The scroll then only shows them."""
         if not self.scrolling or self._xrange is None or self.graph_step <= 0:
             self._pending = []
             return
@@ -1047,31 +1047,30 @@ class PlotsPane(QWidget):
             return
         if nxt != self._next:
             self._next = nxt
-            axes = [(c, nxt) for c in self.curves if isinstance(c, Trace)]   # their display data, then axes
-            axes += [(p.getAxis("bottom"), nxt) for p in self.plots]
-            if self._footer_shown():
-                axes.append((self.footer.getAxis("bottom"), nxt))
-                if callable(getattr(self.footer, "prepare", None)):   # (the contact lanes: their bars)
-                    axes.append((self.footer, nxt))
+            todo = [(c, nxt) for c in self.curves if isinstance(c, Trace)]   # their display data, then images
+            todo += [(("line", i), nxt) for i, c in enumerate(self.curves) if isinstance(c, Trace)]
+            if self._footer_shown() and callable(getattr(self.footer, "prepare", None)):
+                todo.append((self.footer, nxt))                              # (the contact lanes: their bars)
             for i, p in enumerate(self.plots):
                 y = self._y_range(i, nxt)
                 if y is not None and y != self._yfit[i]:
-                    axes.append((p.getAxis("left"), y))
-            axes += [(("line", i), nxt) for i, c in enumerate(self.curves) if isinstance(c, Trace)]
-            self._pending = axes
-        done = 0
-        while self._pending and done < per_frame:
-            axis, rng = self._pending.pop(0)
-            if isinstance(axis, Trace):
-                axis.prepare(*rng, exact=self._direct)
-                done += 1
-            elif isinstance(axis, tuple):       # a line drawn as the scroll will show it
-                i = axis[1]
-                done += self.curves[i].rasterize_ahead(*rng, self._y_range(i, rng), self.glw)
-            elif isinstance(axis, TimeAxis):
-                done += axis.prepare(rng)
+                    todo.append((p.getAxis("left"), y))
+            todo += [(p.getAxis("bottom"), nxt) for p in self.plots]
+            if self._footer_shown():
+                todo.append((self.footer.getAxis("bottom"), nxt))
+            self._pending = todo
+        start = time.perf_counter()
+        while self._pending:
+            what, rng = self._pending.pop(0)
+            if isinstance(what, Trace):
+                what.prepare(*rng, exact=self._direct)
+            elif isinstance(what, tuple):       # a line's image, as the scroll will show it
+                i = what[1]
+                self.curves[i].rasterize_ahead(*rng, self._y_range(i, rng), self.glw)
             else:
-                done += bool(axis.prepare(rng))
+                what.prepare(rng)
+            if (time.perf_counter() - start) * 1000 >= budget_ms:
+                break
 
     def _range_at(self, t: float) -> tuple[float, float]:
         """The x range at run time t: the scrolling window, or the whole run."""

@@ -14,7 +14,8 @@ from PySide6.QtGui import QPainter, QPicture, QTransform
 from viewer.ahead_image import AheadImages
 
 KEEP = 64   # drawings kept per axis
-KEEP_IMAGES = 12   # of those, as images (an unlabelled axis: the ticks and grid lines of a view box, ~170 kB)
+KEEP_IMAGES = 32   # of those, as images (~150 kB each: the ticks and grid lines over a view box): a scroll
+                   # cycles through the phases of the tick spacing (20 for a 10 s window in 0.1 s steps)
 
 
 class TimeAxis(pg.AxisItem):
