@@ -286,9 +286,9 @@ def test_scrolled_curves_show_what_pyqtgraph_gives(qtbot, run):
     assert len(shown) > 5
 
 
-def test_lines_drawn_ahead_match_a_fresh_drawing(qtbot, run):
-    """While playing, each scroll step's lines are drawn ahead into images (in the frames before it); the scroll
-    shows those images, pixel for pixel what pyqtgraph draws for that range and y range."""
+def test_lines_and_axes_drawn_ahead_match_a_fresh_drawing(qtbot, run):
+    """While playing, each scroll step's lines and axes are drawn ahead into images (in the frames before it);
+    the scroll shows those images, pixel for pixel what pyqtgraph draws for that range and y range."""
     p = PlotsPane()
     qtbot.addWidget(p)
     p.resize(1200, 400)
@@ -298,24 +298,26 @@ def test_lines_drawn_ahead_match_a_fresh_drawing(qtbot, run):
     p.set_graph_step(0.05)
     qtbot.wait(1)
     t = np.asarray(run.time)
-    shown = compared = 0
+    lines = shown_axes = compared = 0
     for f in range(len(t) // 4, len(t), max(1, len(t) // 400)):
         x = p.x_range()
         p.show_frame(f)
         qtbot.wait(0)
         if p.x_range() == x:
             continue
-        lines = [c.curve for c in p.curves]
-        used = [c.path is not None and c.ahead.holds(c.path) for c in lines]
-        shown += sum(used)
+        curves = [c.curve for c in p.curves]
+        axes = [plot.getAxis(n) for plot in p.plots for n in ("bottom", "left")]
+        used = [c.path is not None and c.ahead.holds(c.path) for c in curves]
+        lines += sum(used)
+        shown_axes += sum(a.picture is not None and a.ahead.holds(a.picture) for a in axes)
         if any(used):
             ahead = p.glw.viewport().grab().toImage()
-            kept = [c.ahead for c in lines]
-            for c in lines:
-                c.ahead = AheadImages()
+            kept = [item.ahead for item in curves + axes]
+            for item in curves + axes:
+                item.ahead = AheadImages()
             fresh = p.glw.viewport().grab().toImage()
-            for c, k in zip(lines, kept):
-                c.ahead = k
+            for item, k in zip(curves + axes, kept):
+                item.ahead = k
             assert ahead == fresh, f
             compared += 1
-    assert compared > 5 and shown > 10
+    assert compared > 5 and lines > 10 and shown_axes > 10
