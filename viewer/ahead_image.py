@@ -51,7 +51,12 @@ class AheadImages:
         rect = area.toAlignedRect().adjusted(-2, -2, 2, 2)
         if rect.isEmpty():
             return False
-        img = QImage(rect.size(), QImage.Format.Format_ARGB32_Premultiplied)
+        img = None
+        if len(self._images) >= self.keep:     # the oldest goes: its buffer is reused when of the same size
+            old = self._images.popitem(last=False)[1][3]
+            img = old if old.size() == rect.size() else None
+        if img is None:
+            img = QImage(rect.size(), QImage.Format.Format_ARGB32_Premultiplied)
         img.fill(0)
         screen = QGuiApplication.primaryScreen()
         if screen is not None:   # (text in points: drawn at the screen's dpi, as on the view; a QImage has 72)

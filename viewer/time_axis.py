@@ -14,8 +14,8 @@ from PySide6.QtGui import QPainter, QPicture, QTransform
 from viewer.ahead_image import AheadImages
 
 KEEP = 64   # drawings kept per axis
-KEEP_IMAGES = 32   # of those, as images (~150 kB each: the ticks and grid lines over a view box): a scroll
-                   # cycles through the phases of the tick spacing (20 for a 10 s window in 0.1 s steps)
+KEEP_IMAGES = 32   # of those, as images, for a time axis (~150 kB each: the ticks and grid lines over a view box):
+                   # a scroll cycles through the phases of the tick spacing (20 for a 10 s window in 0.1 s steps)
 
 
 class TimeAxis(pg.AxisItem):
@@ -29,7 +29,8 @@ class TimeAxis(pg.AxisItem):
         self._bounds_key = self._bounds = None
         self._sizes_key = self._sizes_val = None
         self._levels_memo: dict = {}
-        self.ahead = AheadImages(keep=KEEP_IMAGES)   # drawings (pictures) as images
+        self.ahead = AheadImages(keep=KEEP_IMAGES if orientation in ("top", "bottom") else 4)   # drawings as
+        # images (a value axis' y ranges seldom come back)
 
     def boundingRect(self):
         """pyqtgraph's bounds (the axis and, with a grid, its view), kept while neither's geometry changes: Qt
