@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import bisect
 import math
-import time
 import warnings
 
 import numpy as np
@@ -36,7 +35,8 @@ DEFAULT_WINDOW = 10.0   # s of run time shown in scrolling mode
 AXIS_W = 112            # px of every plot's left axis (the contact lanes' pair names fit, x axes align)
 DOWNSAMPLE_PER_PX = 2.0   # samples per pixel drawn (min and max of each half pixel; pyqtgraph's default: 5)
 CURSOR_AT = 0.8         # where the yellow line sits in the scrolling window (share of its width)
-PREPARE_MS = 1.5        # ms per frame spent drawing the next scroll step ahead (_prepare_next)
+COST_DATA, COST_LINE, COST_BARS, COST_AXIS, COST_LABELLED_AXIS = 1.0, 1.0, 1.5, 0.3, 3.5   # rough relative costs
+# of drawing ahead a line's display data, its image, the lane bars, an unlabelled or a labelled axis (~0.5 ms each)
 PANEL_STYLE = ("QWidget#facts { background: #0c101c; } QLabel { color: #e1e4eb; } "
                "QLabel[role=key] { color: #8c94aa; } QFrame#readout { border: 1px solid #5a6482; }")
 
@@ -552,7 +552,8 @@ class PlotsPane(QWidget):
         self._yfit: list = []                            # per plot: the y range last fitted (see _fit_y)
         self._ymemo: dict = {}                           # y ranges measured (see _y_range)
         self._next: tuple[float, float] | None = None    # the next scroll step's x range (see _prepare_next)
-        self._pending: list = []                         # axes still to draw for it
+        self._pending: list = []                         # (what, range, cost) still to draw for it
+        self._stride = 1                                 # frames between the last two frames shown
         self._direct = False                             # the last scroll set each view's range (_scroll_views)
         self.diff_plot: pg.PlotItem | None = None
         self.diff_curve: pg.PlotDataItem | None = None
@@ -897,6 +898,8 @@ class PlotsPane(QWidget):
         """Move the yellow line and the readouts to this frame; scroll the window if needed."""
         if self.run is None:
             return
+        if int(frame) > self.frame:
+            self._stride = int(frame) - self.frame   # frames per shown frame (playing: the speed's skip)
         self.frame = int(frame)
         self.t_current = float(self.run.time[self.frame])
         for c in self.cursors:
@@ -1032,10 +1035,10 @@ class PlotsPane(QWidget):
         wp = (hi - lo) * vb.suggestPadding(1)
         return lo - wp, hi + wp
 
-    def _prepare_next(self, budget_ms: float = PREPARE_MS):
-        """While playing in a scrolling window, make the next GraphStep's drawings ahead, for about budget_ms per
-        frame (at least one step): each line's display data and image, the lane bars, the value axes whose range
-        the step changes, the time axes. The scroll then only shows them."""
+    def _prepare_next(self):
+        """While playing in a scrolling window, make the next GraphStep's drawings ahead, spread evenly (by their
+        rough cost) over the frames left before that step: each line's display data and image, the lane bars, the
+        value axes whose range the step changes, the time axes. The scroll then only shows them."""
         if not self.scrolling or self._xrange is None or self.graph_step <= 0:
             self._pending = []
             return
@@ -1047,21 +1050,27 @@ class PlotsPane(QWidget):
             return
         if nxt != self._next:
             self._next = nxt
-            todo = [(c, nxt) for c in self.curves if isinstance(c, Trace)]   # their display data, then images
-            todo += [(("line", i), nxt) for i, c in enumerate(self.curves) if isinstance(c, Trace)]
+            todo = [(c, nxt, COST_DATA) for c in self.curves if isinstance(c, Trace)]   # their display data, then
+            todo += [(("line", i), nxt, COST_LINE) for i, c in enumerate(self.curves) if isinstance(c, Trace)]  # images
             if self._footer_shown() and callable(getattr(self.footer, "prepare", None)):
-                todo.append((self.footer, nxt))                              # (the contact lanes: their bars)
+                todo.append((self.footer, nxt, COST_BARS))                              # (the contact lanes' bars)
             for i, p in enumerate(self.plots):
                 y = self._y_range(i, nxt)
                 if y is not None and y != self._yfit[i]:
-                    todo.append((p.getAxis("left"), y))
-            todo += [(p.getAxis("bottom"), nxt) for p in self.plots]
+                    todo.append((p.getAxis("left"), y, COST_LABELLED_AXIS))
+            bottoms = [p.getAxis("bottom") for p in self.plots]
             if self._footer_shown():
-                todo.append((self.footer.getAxis("bottom"), nxt))
+                bottoms.append(self.footer.getAxis("bottom"))
+            todo += [(a, nxt, COST_LABELLED_AXIS if a.style["showValues"] else COST_AXIS) for a in bottoms]
             self._pending = todo
-        start = time.perf_counter()
-        while self._pending:
-            what, rng = self._pending.pop(0)
+        # frames still to be shown before the step: the step comes when the time passes x0 + GraphStep + the
+        # cursor's place in the window
+        due = int(np.searchsorted(self.run.time, x0 + self.graph_step + CURSOR_AT * (x1 - x0), side="left"))
+        share = sum(c for _, _, c in self._pending) / max(1, (due - self.frame) // max(self._stride, 1))
+        done = 0.0
+        while self._pending and (done == 0.0 or done + self._pending[0][2] <= share + 1e-9):
+            what, rng, cost = self._pending.pop(0)
+            done += cost
             if isinstance(what, Trace):
                 what.prepare(*rng, exact=self._direct)
             elif isinstance(what, tuple):       # a line's image, as the scroll will show it
@@ -1069,8 +1078,6 @@ class PlotsPane(QWidget):
                 self.curves[i].rasterize_ahead(*rng, self._y_range(i, rng), self.glw)
             else:
                 what.prepare(rng)
-            if (time.perf_counter() - start) * 1000 >= budget_ms:
-                break
 
     def _range_at(self, t: float) -> tuple[float, float]:
         """The x range at run time t: the scrolling window, or the whole run."""
