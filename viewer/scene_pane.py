@@ -12,8 +12,8 @@ vtkmodules.qt.PyQtImpl = "PySide6"
 import vtkmodules.vtkInteractionStyle  # noqa: E402,F401  (interactor styles)
 import vtkmodules.vtkRenderingFreeType  # noqa: E402,F401  (text)
 import vtkmodules.vtkRenderingOpenGL2  # noqa: E402,F401  (rendering back end)
-from PySide6.QtCore import QEvent, Qt, Signal, Slot  # noqa: E402
-from PySide6.QtGui import QFont, QFontDatabase, QImage, QPainter  # noqa: E402
+from PySide6.QtCore import QEvent, QRectF, Qt, Signal, Slot  # noqa: E402
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QImage, QPainter  # noqa: E402
 from PySide6.QtWidgets import QApplication, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget  # noqa: E402
 from vtkmodules.util.numpy_support import numpy_to_vtk, numpy_to_vtkIdTypeArray, vtk_to_numpy  # noqa: E402
 from vtkmodules.vtkCommonCore import vtkIdTypeArray, vtkPoints  # noqa: E402
@@ -109,28 +109,6 @@ def _draw_on_top(actor: vtkActor):
     """Fragments at the near plane: the actor stays visible through every wireframe (no extra layer)."""
     actor.GetShaderProperty().AddFragmentShaderReplacement(
         "//VTK::Depth::Impl", True, "//VTK::Depth::Impl\n  gl_FragDepth = 0.0;\n", False)
-
-
-def _force_label() -> vtkTextActor:
-    """A 2D text actor next to a world point: overlays are drawn after the wireframes, so it stays on top."""
-    lab = vtkTextActor()
-    anchor = vtkCoordinate()                       # the contact point; the text sits a few pixels off it
-    anchor.SetCoordinateSystemToWorld()
-    pos = lab.GetPositionCoordinate()
-    pos.SetCoordinateSystemToDisplay()
-    pos.SetValue(LABEL_OFFSET_PX, LABEL_OFFSET_PX)
-    pos.SetReferenceCoordinate(anchor)
-    tp = lab.GetTextProperty()
-    tp.SetFontSize(FONT)
-    tp.SetFontFamilyToArial()
-    tp.BoldOn()
-    tp.SetColor(*FORCE_COLOR)
-    tp.SetBackgroundColor(*BACKGROUND)
-    tp.SetBackgroundOpacity(0.6)
-    tp.SetJustificationToLeft()
-    tp.SetVerticalJustificationToBottom()
-    lab.SetVisibility(False)
-    return lab
 
 
 def _force_text(newtons: float) -> str:
@@ -247,16 +225,7 @@ class _View:
         self.renderer = vtkRenderer()
         self.renderer.SetErase(0)  # the background renderer clears the whole window once
         self.renderer.SetInteractive(int(interactive))
-        self.label = vtkTextActor()
-        self.label.SetInput(label)
-        tp = self.label.GetTextProperty()
-        tp.SetFontSize(FONT)
-        tp.SetFontFamilyToArial()
-        tp.SetColor(0.55, 0.62, 0.72)
-        tp.SetVerticalJustificationToTop()
-        self.label.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
-        self.label.SetPosition(0.015, 0.975)
-        self.renderer.AddViewProp(self.label)
+        self.title = label   # drawn over the rendered image, top left (ScenePane._paint_overlays)
         edge = vtkPolyData()
         pts = vtkPoints()
         pts.InsertNextPoint(1.0, 0.0, 0.0)
@@ -349,6 +318,15 @@ class ScenePane(QWidget):
         self._body_matrix: dict[str, vtkMatrix4x4] = {}
         self._pairs: list[str] = []
         self._arrows: list[dict] = []
+        self._label_font = QFont("Arial")              # force magnitude labels (see _paint_force_labels)
+        self._label_font.setPixelSize(FONT)
+        self._label_font.setBold(True)
+        self._label_pen = QColor.fromRgbF(*FORCE_COLOR)
+        self._label_box = QColor.fromRgbF(*BACKGROUND, 0.6)
+        self._title_font = QFont("Arial")              # the views' titles
+        self._title_font.setPixelSize(FONT)
+        self._title_pen = QColor.fromRgbF(0.55, 0.62, 0.72)
+        self.vtk_widget.overlay = self._paint_overlays
         self._static_actors: list[tuple[vtkRenderer, vtkActor]] = []
         self._cache: _BlockCache | None = None
         self._texts = {"left": "", "right": "", "loads": ""}
@@ -602,7 +580,6 @@ class ScenePane(QWidget):
         for pair in self._pairs:
             am, dm = vtkMatrix4x4(), vtkMatrix4x4()
             actors = []
-            labels = []
             for v in self.views.values():
                 for pd, m, is_dot in ((arrow_pd, am, False), (dot_pd, dm, True)):
                     mapper = _static_mapper(pd)
@@ -617,11 +594,8 @@ class ScenePane(QWidget):
                     a.SetVisibility(False)
                     v.renderer.AddActor(a)
                     actors.append((v.renderer, a))
-                labels.append((v.renderer, _force_label()))
-                v.renderer.AddViewProp(labels[-1][1])
-            actors += labels
-            self._arrows.append(dict(pair=pair, arrow=am, dot=dm, actors=actors, labels=labels, visible=False,
-                                     text=""))
+            self._arrows.append(dict(pair=pair, arrow=am, dot=dm, actors=actors, visible=False, text="",
+                                     point=(0.0, 0.0, 0.0)))   # (its label: drawn by _paint_force_labels)
 
     def _compute_extent(self, run: RunFile):
         """Scene extent: from the passive craft's far end (socket) to the mechanism at start and capture."""
@@ -743,12 +717,8 @@ class ScenePane(QWidget):
                 a["arrow"].DeepCopy(m)
                 x, y, z = point
                 a["dot"].DeepCopy((1.0, 0.0, 0.0, x, 0.0, 1.0, 0.0, y, 0.0, 0.0, 1.0, z, 0.0, 0.0, 0.0, 1.0))
-                text = _force_text(math.sqrt(force[0] * force[0] + force[1] * force[1] + force[2] * force[2]))
-                for _, lab in a["labels"]:
-                    lab.GetPositionCoordinate().GetReferenceCoordinate().SetValue(x, y, z)
-                    if text != a["text"]:
-                        lab.SetInput(text)
-                a["text"] = text
+                a["text"] = _force_text(math.sqrt(force[0] * force[0] + force[1] * force[1] + force[2] * force[2]))
+                a["point"] = (x, y, z)
             vis = m is not None
             if vis != a["visible"]:
                 a["visible"] = vis
@@ -954,6 +924,8 @@ class ScenePane(QWidget):
         views.setDevicePixelRatio(img.devicePixelRatio())
         painter = QPainter(img)
         painter.drawImage(self.vtk_widget.geometry().topLeft(), views)
+        painter.translate(self.vtk_widget.geometry().topLeft())
+        self._paint_overlays(painter)
         painter.end()
         return img
 
@@ -1022,12 +994,39 @@ class ScenePane(QWidget):
 
     def force_labels(self) -> dict[str, tuple[str, np.ndarray]]:
         """Visible magnitude labels: pair -> (text, the contact point they are drawn next to)."""
-        out = {}
-        for a in self._arrows:
-            if a["visible"]:
-                lab = a["labels"][0][1]
-                out[a["pair"]] = (lab.GetInput(), np.array(lab.GetPositionCoordinate().GetReferenceCoordinate().GetValue()))
-        return out
+        return {a["pair"]: (a["text"], np.array(a["point"])) for a in self._arrows if a["visible"]}
+
+    def _paint_overlays(self, p: QPainter):
+        """Over the rendered image: each view's title, top left, and each visible arrow's magnitude label in every
+        view, right of and above its contact point, on a translucent box (QPainter text: a VTK text actor cost
+        ~0.25 ms a render each)."""
+        shown = [a for a in self._arrows if a["visible"]]
+        w, h = self.render_window.GetSize()
+        dpr = self.vtk_widget.devicePixelRatioF() or 1.0
+        p.save()
+        try:
+            for v in self.views.values():
+                x0, y0, x1, y1 = v.renderer.GetViewport()
+                view = QRectF(x0 * w / dpr, (1.0 - y1) * h / dpr, (x1 - x0) * w / dpr, (y1 - y0) * h / dpr)
+                p.setClipRect(view)
+                p.setFont(self._title_font)
+                p.setPen(self._title_pen)
+                p.drawText(view.adjusted(0.015 * view.width(), 0.025 * view.height(), 0, 0),
+                           Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, v.title)
+                p.setFont(self._label_font)
+                fm = p.fontMetrics()
+                for a in shown:
+                    v.renderer.SetWorldPoint(*a["point"], 1.0)
+                    v.renderer.WorldToDisplay()
+                    dx, dy, _ = v.renderer.GetDisplayPoint()
+                    box = QRectF(fm.boundingRect(a["text"])).adjusted(-1, -1, 1, 1)
+                    left, bottom = (dx + LABEL_OFFSET_PX) / dpr, (h - dy - LABEL_OFFSET_PX) / dpr
+                    box.moveTo(left, bottom - box.height())
+                    p.fillRect(box, self._label_box)
+                    p.setPen(self._label_pen)
+                    p.drawText(box, Qt.AlignmentFlag.AlignCenter, a["text"])
+        finally:
+            p.restore()
 
     def readout_text(self) -> str:
         return "\n".join(s for s in (self._left_head.text(), self._left.text(),

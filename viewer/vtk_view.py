@@ -55,6 +55,7 @@ class OffscreenVTKWidget(QWidget):
         self._wheel = 0
         self._button = Qt.NoButton
         self.renders = 0
+        self.overlay = None    # callable(painter) drawing over the image (e.g. the scene's force labels)
 
     # ---- QVTKRenderWindowInteractor's interface used by the panes --------------------------------
     def GetRenderWindow(self) -> vtkRenderWindow:
@@ -100,6 +101,8 @@ class OffscreenVTKWidget(QWidget):
             p.fillRect(self.rect(), Qt.black)
         else:
             p.drawImage(0, 0, img)
+            if self.overlay is not None:
+                self.overlay(p)
         p.end()
 
     def resizeEvent(self, ev):
