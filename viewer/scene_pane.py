@@ -12,8 +12,8 @@ vtkmodules.qt.PyQtImpl = "PySide6"
 import vtkmodules.vtkInteractionStyle  # noqa: E402,F401  (interactor styles)
 import vtkmodules.vtkRenderingFreeType  # noqa: E402,F401  (text)
 import vtkmodules.vtkRenderingOpenGL2  # noqa: E402,F401  (rendering back end)
-from PySide6.QtCore import QEvent, QRectF, Qt, Signal, Slot  # noqa: E402
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QImage, QPainter  # noqa: E402
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal, Slot  # noqa: E402
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QImage, QPainter, QStaticText, QTransform  # noqa: E402
 from PySide6.QtWidgets import QApplication, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget  # noqa: E402
 from vtkmodules.util.numpy_support import numpy_to_vtk, numpy_to_vtkIdTypeArray, vtk_to_numpy  # noqa: E402
 from vtkmodules.vtkCommonCore import vtkIdTypeArray, vtkPoints  # noqa: E402
@@ -326,6 +326,7 @@ class ScenePane(QWidget):
         self._title_font = QFont("Arial")              # the views' titles
         self._title_font.setPixelSize(FONT)
         self._title_pen = QColor.fromRgbF(0.55, 0.62, 0.72)
+        self._texts_laid: dict = {}                    # (text, font) -> QStaticText (see _static_text)
         self.vtk_widget.overlay = self._paint_overlays
         self._static_actors: list[tuple[vtkRenderer, vtkActor]] = []
         self._cache: _BlockCache | None = None
@@ -996,6 +997,18 @@ class ScenePane(QWidget):
         """Visible magnitude labels: pair -> (text, the contact point they are drawn next to)."""
         return {a["pair"]: (a["text"], np.array(a["point"])) for a in self._arrows if a["visible"]}
 
+    def _static_text(self, text: str, font: QFont) -> QStaticText:
+        """A laid-out text, kept per string and font (one of the pane's own: the labels' few values recur)."""
+        key = (text, id(font))
+        st = self._texts_laid.get(key)
+        if st is None:
+            if len(self._texts_laid) > 256:
+                self._texts_laid.clear()
+            st = self._texts_laid[key] = QStaticText(text)
+            st.setTextFormat(Qt.TextFormat.PlainText)
+            st.prepare(QTransform(), font)
+        return st
+
     def _paint_overlays(self, p: QPainter):
         """Over the rendered image: each view's title, top left, and each visible arrow's magnitude label in every
         view, right of and above its contact point, on a translucent box (QPainter text: a VTK text actor cost
@@ -1011,20 +1024,22 @@ class ScenePane(QWidget):
                 p.setClipRect(view)
                 p.setFont(self._title_font)
                 p.setPen(self._title_pen)
-                p.drawText(view.adjusted(0.015 * view.width(), 0.025 * view.height(), 0, 0),
-                           Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop, v.title)
+                p.drawStaticText(QPointF(view.left() + 0.015 * view.width(), view.top() + 0.025 * view.height()),
+                                 self._static_text(v.title, self._title_font))
+                if not shown:
+                    continue
                 p.setFont(self._label_font)
-                fm = p.fontMetrics()
+                p.setPen(self._label_pen)
                 for a in shown:
                     v.renderer.SetWorldPoint(*a["point"], 1.0)
                     v.renderer.WorldToDisplay()
                     dx, dy, _ = v.renderer.GetDisplayPoint()
-                    box = QRectF(fm.boundingRect(a["text"])).adjusted(-1, -1, 1, 1)
+                    st = self._static_text(a["text"], self._label_font)
+                    size = st.size()
                     left, bottom = (dx + LABEL_OFFSET_PX) / dpr, (h - dy - LABEL_OFFSET_PX) / dpr
-                    box.moveTo(left, bottom - box.height())
-                    p.fillRect(box, self._label_box)
-                    p.setPen(self._label_pen)
-                    p.drawText(box, Qt.AlignmentFlag.AlignCenter, a["text"])
+                    p.fillRect(QRectF(left - 1, bottom - size.height() - 1, size.width() + 2, size.height() + 2),
+                               self._label_box)
+                    p.drawStaticText(QPointF(left, bottom - size.height()), st)
         finally:
             p.restore()
 
