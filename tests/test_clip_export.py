@@ -226,3 +226,22 @@ def test_cli_with_qt_offscreen_platform_still_renders(small_run, tmp_path):
     assert len(list(out.iterdir())) == 3
     p = _cli(str(small_run), "--clip", "1:1.3", "--format", "png", "-o", str(tmp_path / "f" / "frame_000000.png"))
     assert p.returncode == 2 and "is a file" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_scene_titles_painted_over_the_views_in_the_frame(qapp, run):
+    """The scene's titles are painted by Qt over the rendered views; an exported frame has them too."""
+    r = DiagramRenderer(run, SIZE)
+    try:
+        with_text = r.render_time(1.0).copy()
+        overlay, r.diagram.scene.vtk_widget.overlay = r.diagram.scene.vtk_widget.overlay, None
+        r.frame = -1                                   # (compose the same frame again)
+        without = r.render_time(1.0).copy()
+        r.diagram.scene.vtk_widget.overlay = overlay
+    finally:
+        r.close()
+    vw = r._vtk.rect_in(r.diagram)  # noqa: SLF001
+    rows, cols = slice(vw.y(), vw.y() + 24), slice(vw.x(), vw.x() + vw.width() // 3)   # top left of plane Ld
+    band, plain = with_text[rows, cols, :3].astype(int), without[rows, cols, :3].astype(int)
+    changed = np.abs(band - plain).max(axis=2) > 30
+    title = (np.abs(band[..., 0] - 184) < 40) & (np.abs(band[..., 1] - 158) < 40) & (np.abs(band[..., 2] - 140) < 40)
+    assert changed.sum() > 50 and (title & changed).sum() > 20

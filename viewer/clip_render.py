@@ -162,6 +162,12 @@ class DiagramRenderer:
         p.end()
         if vtk is not None:
             vtk.paste(self._canvas_pixels, d)
+            overlay = getattr(vtk.scene.vtk_widget, "overlay", None)
+            if overlay is not None:          # (the scene's titles and force labels: painted over its image)
+                p = QPainter(self.canvas)
+                p.translate(vtk.rect_in(d).topLeft())
+                overlay(p)
+                p.end()
 
     def _draw_caption(self, t: float, speed: float | None, note: str):
         w, h = self.layout_size
