@@ -91,6 +91,13 @@ class AheadImages:
         return True
 
 
+def sole_view(item):
+    """The one QGraphicsView showing `item`'s scene (None without a scene or with several views)."""
+    scene = item.scene()
+    views = scene.views() if scene is not None else []
+    return views[0] if len(views) == 1 else None
+
+
 def view_box_transform(item, vb, x_range, y_range, view) -> tuple[QTransform, QRectF] | None:
     """(item-to-viewport transform, view box in the viewport) once `vb` shows x_range and y_range (None: the y
     range it has): pyqtgraph's ViewBox.updateMatrix for that range."""

@@ -13,7 +13,7 @@ from PySide6.QtGui import QFont, QPainter, QPicture
 from PySide6.QtWidgets import QGraphicsItem
 
 from solver.contact_events import EventTable
-from viewer.ahead_image import AheadImages, view_box_transform
+from viewer.ahead_image import AheadImages, sole_view, view_box_transform
 from viewer.plots_pane import AXIS_W, CursorLine, TimeCursor
 from viewer.time_axis import TimeAxis
 
@@ -86,8 +86,8 @@ class LaneBars(pg.BarGraphItem):
         if vb is None or vb.width() <= 0:
             return False
         pic, made = self._picture(float(rng[0]), float(rng[1]), (rng[1] - rng[0]) / vb.width())
-        views = self.scene().views() if self.scene() is not None else []
-        placed = view_box_transform(self, vb, rng, None, views[0]) if len(views) == 1 else None
+        view = sole_view(self)
+        placed = view_box_transform(self, vb, rng, None, view) if view is not None else None
         return (placed is not None and self.ahead.make(pic, placed[0], placed[1], pic.play, placed[1])) or made
 
     def paint(self, p, *args):

@@ -552,7 +552,7 @@ class PlotsPane(QWidget):
         self._yfit: list = []                            # per plot: the y range last fitted (see _fit_y)
         self._ymemo: dict = {}                           # y ranges measured (see _y_range)
         self._next: tuple[float, float] | None = None    # the next scroll step's x range (see _prepare_next)
-        self._pending: list = []                         # (what, range, cost) still to draw for it
+        self._pending: list = []                         # (cost, drawing ahead) still to do for it
         self._stride = 1                                 # frames between the last two frames shown
         self._direct = False                             # the last scroll set each view's range (_scroll_views)
         self.diff_plot: pg.PlotItem | None = None
@@ -1050,34 +1050,31 @@ class PlotsPane(QWidget):
             return
         if nxt != self._next:
             self._next = nxt
-            todo = [(c, nxt, COST_DATA) for c in self.curves if isinstance(c, Trace)]   # their display data, then
-            todo += [(("line", i), nxt, COST_LINE) for i, c in enumerate(self.curves) if isinstance(c, Trace)]  # images
+            traces = [(i, c) for i, c in enumerate(self.curves) if isinstance(c, Trace)]
+            todo = [(COST_DATA, lambda c=c: c.prepare(*nxt, exact=self._direct)) for _, c in traces]   # display
+            todo += [(COST_LINE, lambda i=i, c=c: c.rasterize_ahead(*nxt, self._y_range(i, nxt), self.glw))  # data,
+                     for i, c in traces]                                                            # then images
             if self._footer_shown() and callable(getattr(self.footer, "prepare", None)):
-                todo.append((self.footer, nxt, COST_BARS))                              # (the contact lanes' bars)
+                todo.append((COST_BARS, lambda f=self.footer: f.prepare(nxt)))              # (the contact lanes' bars)
             for i, p in enumerate(self.plots):
                 y = self._y_range(i, nxt)
                 if y is not None and y != self._yfit[i]:
-                    todo.append((p.getAxis("left"), y, COST_LABELLED_AXIS))
+                    todo.append((COST_LABELLED_AXIS, lambda a=p.getAxis("left"), y=y: a.prepare(y)))
             bottoms = [p.getAxis("bottom") for p in self.plots]
             if self._footer_shown():
                 bottoms.append(self.footer.getAxis("bottom"))
-            todo += [(a, nxt, COST_LABELLED_AXIS if a.style["showValues"] else COST_AXIS) for a in bottoms]
+            todo += [(COST_LABELLED_AXIS if a.style["showValues"] else COST_AXIS, lambda a=a: a.prepare(nxt))
+                     for a in bottoms]
             self._pending = todo
         # frames still to be shown before the step: the step comes when the time passes x0 + GraphStep + the
         # cursor's place in the window
         due = int(np.searchsorted(self.run.time, x0 + self.graph_step + CURSOR_AT * (x1 - x0), side="left"))
-        share = sum(c for _, _, c in self._pending) / max(1, (due - self.frame) // max(self._stride, 1))
+        share = sum(c for c, _ in self._pending) / max(1, (due - self.frame) // max(self._stride, 1))
         done = 0.0
-        while self._pending and (done == 0.0 or done + self._pending[0][2] <= share + 1e-9):
-            what, rng, cost = self._pending.pop(0)
+        while self._pending and (done == 0.0 or done + self._pending[0][0] <= share + 1e-9):
+            cost, make = self._pending.pop(0)
             done += cost
-            if isinstance(what, Trace):
-                what.prepare(*rng, exact=self._direct)
-            elif isinstance(what, tuple):       # a line's image, as the scroll will show it
-                i = what[1]
-                self.curves[i].rasterize_ahead(*rng, self._y_range(i, rng), self.glw)
-            else:
-                what.prepare(rng)
+            make()
 
     def _range_at(self, t: float) -> tuple[float, float]:
         """The x range at run time t: the scrolling window, or the whole run."""

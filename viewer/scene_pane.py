@@ -318,7 +318,7 @@ class ScenePane(QWidget):
         self._body_matrix: dict[str, vtkMatrix4x4] = {}
         self._pairs: list[str] = []
         self._arrows: list[dict] = []
-        self._label_font = QFont("Arial")              # force magnitude labels (see _paint_force_labels)
+        self._label_font = QFont("Arial")              # force magnitude labels (see _paint_overlays)
         self._label_font.setPixelSize(FONT)
         self._label_font.setBold(True)
         self._label_pen = QColor.fromRgbF(*FORCE_COLOR)
@@ -596,7 +596,7 @@ class ScenePane(QWidget):
                     v.renderer.AddActor(a)
                     actors.append((v.renderer, a))
             self._arrows.append(dict(pair=pair, arrow=am, dot=dm, actors=actors, visible=False, text="",
-                                     point=(0.0, 0.0, 0.0)))   # (its label: drawn by _paint_force_labels)
+                                     point=(0.0, 0.0, 0.0)))   # (its label: drawn by _paint_overlays)
 
     def _compute_extent(self, run: RunFile):
         """Scene extent: from the passive craft's far end (socket) to the mechanism at start and capture."""

@@ -9,9 +9,9 @@ from collections import OrderedDict
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
-from PySide6.QtGui import QPainter, QPicture, QTransform
+from PySide6.QtGui import QPainter, QPicture
 
-from viewer.ahead_image import AheadImages
+from viewer.ahead_image import AheadImages, sole_view
 
 KEEP = 64   # drawings kept per axis
 KEEP_IMAGES = 32   # of those, as images, for a time axis (~150 kB each: the ticks and grid lines over a view box):
@@ -117,19 +117,14 @@ class TimeAxis(pg.AxisItem):
         finally:
             self.range = shown
 
-    def _view_transform(self) -> QTransform | None:
-        """The painter transform of this axis in its (only) view: item to viewport."""
-        scene = self.scene()
-        views = scene.views() if scene is not None else []
-        return self.sceneTransform() * views[0].viewportTransform() if len(views) == 1 else None
-
     def _rasterize(self, pic: QPicture) -> bool:
         """Play an axis' drawing into an image, as it paints in its view; True if made now. Unlabelled, its lines
         are drawn once each (blending the image gives the same pixels); labelled, only as an item-cached axis
         (the cache draws it as an image too)."""
-        t = self._view_transform()
-        if t is None or (self.style["showValues"] and self.cacheMode() != self.CacheMode.DeviceCoordinateCache):
+        view = sole_view(self)
+        if view is None or (self.style["showValues"] and self.cacheMode() != self.CacheMode.DeviceCoordinateCache):
             return False
+        t = self.sceneTransform() * view.viewportTransform()   # (item to viewport: the paint's transform)
         return self.ahead.make(pic, t, t.mapRect(QRectF(pic.boundingRect()).united(self.boundingRect())), pic.play)
 
     def paint(self, p, opt, widget):
