@@ -268,10 +268,11 @@ def main(argv=None) -> int:
         two.append(time.perf_counter() - s)
     d.set_pane_visible("scene", True)
     app.processEvents()
-    # the scene alone (its render is synchronous inside show_frame)
+    # the scene alone: show_frame, then wait for its render (in the scene's render thread) and read-back
     for f in range(pb.frame, min(pb.frame + 200 * 17, run.n_frames), 17):
         s = time.perf_counter()
         d.scene.show_frame(f)
+        d.scene.vtk_widget.image()
         scene_t.append(time.perf_counter() - s)
     peak = rss_mb()
     rw = getattr(d.scene, "render_window", None)

@@ -22,6 +22,7 @@ from solver.runfile import RunFile
 from viewer.clips import ClipList
 from viewer.title_card import ACCENT, TEXT, title_card
 from viewer.video_export import ExportCancelled, FrameSink
+from viewer.vtk_view import settle_renders
 
 CAPTION_BG = QColor(26, 32, 48)
 
@@ -59,8 +60,11 @@ class DiagramRenderer:
         self.size = (int(size[0]), int(size[1]))
         self.caption = caption or f"{Path(run.path).name}  ·  {run.meta.variant}"
         w, h = self.size
+        settle_renders()   # (the window's scene may be rendering in the render thread)
         d = self.diagram = MnemonicDiagram()
         d.setAttribute(Qt.WA_DontShowOnScreen, True)
+        if hasattr(d.scene, "render_async"):
+            d.scene.render_async = False   # each seek renders at once: its pixels are read from VTK's buffer
         transport = d.findChild(QWidget, "transport")
         if transport is not None:
             transport.hide()
@@ -205,6 +209,7 @@ class _VtkReadback:
     def paste(self, bgra: np.ndarray, top: QWidget):
         from vtkmodules.util.numpy_support import vtk_to_numpy
         rect = self.rect_in(top)
+        settle_renders()
         w, h = self.rw.GetSize()
         # back buffer holds the frame the scene rendered in its show_frame slot
         self.rw.GetPixelData(0, 0, w - 1, h - 1, 0, self.buf, 0)

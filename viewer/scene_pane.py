@@ -271,6 +271,7 @@ class ScenePane(QWidget):
         self._ld_reference = np.array([0.0, 0.0, 1.0])
         self._initialized = False
         self._dirty = False
+        self.render_async = True   # show_frame renders in the widget's render thread (see OffscreenVTKWidget)
 
         self.vtk_widget = OffscreenVTKWidget()  # rendered off screen, painted as an image (see viewer/vtk_view.py)
         self.vtk_widget.setFocusPolicy(Qt.NoFocus)      # keys stay with the window (playback shortcuts)
@@ -287,6 +288,7 @@ class ScenePane(QWidget):
         row.addWidget(self._loads, 1)
         row.addWidget(self._time)
         grid.addWidget(bottom, 1, 0, 1, 3)
+        self.vtk_widget.raise_()   # painted after its siblings (see OffscreenVTKWidget: the render runs meanwhile)
         grid.setColumnStretch(1, 1)
         grid.setRowStretch(0, 1)
         self.setStyleSheet(f"ScenePane, QWidget {{ background: {_hex(BACKGROUND)}; }}")
@@ -396,6 +398,7 @@ class ScenePane(QWidget):
 
     def _layout(self):
         """Viewports of the VTK window: [plane Ld | top view | 3D]."""
+        self.vtk_widget.settle()
         w = max(self.vtk_widget.width(), 1)
         h = max(self.vtk_widget.height(), 1)
         wp = (1.0 - VIEW_3D_SHARE) / 2
@@ -437,6 +440,7 @@ class ScenePane(QWidget):
         self.show_frame(0)
 
     def _clear(self):
+        self.vtk_widget.settle()
         for b in self._bodies.values():
             for ren, actor in b["actors"]:
                 ren.RemoveActor(actor)
@@ -651,6 +655,7 @@ class ScenePane(QWidget):
 
     def reset_3d_view(self):
         """Put the free 3D view back to its oblique overview of the scene."""
+        self.vtk_widget.settle()
         x0, x1, rad = self._extent
         xc = 0.5 * (x0 + x1)
         r3 = self.views["3d"].renderer
@@ -672,6 +677,7 @@ class ScenePane(QWidget):
         run = self.run
         if run is None:
             return
+        self.vtk_widget.settle()
         i = min(max(int(i), 0), run.n_frames - 1)
         try:
             pos, quat = run.poses(i)
@@ -780,6 +786,7 @@ class ScenePane(QWidget):
 
     def set_ghost(self, run_b: RunFile | None, offset: float = 0.0, label: str = ""):
         """Draw run B's parts as a violet, see-through wireframe at B's frame for t_A − offset (None removes it)."""
+        self.vtk_widget.settle()
         from viewer.channel_blocks import ChannelBlocks
         if self._ghost is not None:
             for ren, actor in self._ghost["actors"]:
@@ -851,6 +858,7 @@ class ScenePane(QWidget):
         return -1 if self._ghost is None else int(self._ghost["frame"])
 
     def ghost_matrix(self, body: str) -> np.ndarray:
+        self.vtk_widget.settle()
         m = self._ghost["mats"][body]
         return np.array([[m.GetElement(r, c) for c in range(4)] for r in range(4)])
 
@@ -858,6 +866,7 @@ class ScenePane(QWidget):
     def refresh_live(self, n_old: int | None = None):
         """The run grew from `n_old` frames: forget the cached (possibly short) last block; geometry and cameras
         stay. `prefetch_live` then reads the new last frame's block (a step of its own in a live refresh)."""
+        self.vtk_widget.settle()
         if self.run is not None and self._cache is not None:
             if n_old is None:
                 self._cache = _BlockCache(self.run, self._cache.channels, self._pairs)
@@ -878,6 +887,7 @@ class ScenePane(QWidget):
 
     # ---- rendering -----------------------------------------------------------------------------
     def showEvent(self, ev):
+        self.vtk_widget.settle()
         super().showEvent(ev)
         if not self._initialized:
             self._initialized = True
@@ -900,10 +910,14 @@ class ScenePane(QWidget):
             self._dirty = True
             return
         self._dirty = False
-        self.render_window.Render()
+        if self.render_async:
+            self.vtk_widget.render_async()
+        else:
+            self.render_window.Render()
 
     def vtk_image(self) -> QImage:
         """The three views as rendered now, read back with vtkWindowToImageFilter."""
+        self.vtk_widget.settle()
         self.render_window.Render()
         f = vtkWindowToImageFilter()
         f.SetInput(self.render_window)
@@ -947,6 +961,7 @@ class ScenePane(QWidget):
 
     def _drawn_line(self, name: str) -> tuple[int, int]:
         """(wireframe 0 or 1, index of the part's first line in it) as drawn now; (-1, -1): not drawn."""
+        self.vtk_widget.settle()
         p = self._parts[name]
         rec = self._bodies[p["body"]]
         first = int(np.flatnonzero(rec["part_of"] == rec["names"].index(name))[0])
@@ -978,6 +993,7 @@ class ScenePane(QWidget):
                               self._bodies[self._parts[name]["body"]]["actors"][w::2])
 
     def part_matrix(self, name: str) -> np.ndarray:
+        self.vtk_widget.settle()
         m = self._bodies[self._parts[name]["body"]]["actors"][0][1].GetUserMatrix()
         return np.array([[m.GetElement(r, c) for c in range(4)] for r in range(4)])
 
@@ -986,6 +1002,7 @@ class ScenePane(QWidget):
 
     def force_arrows(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Visible arrows: pair -> (tail point, tip point), read back from the actors' matrices."""
+        self.vtk_widget.settle()
         out = {}
         for a in self._arrows:
             if a["visible"]:

@@ -2,14 +2,18 @@
 
 Presenting a GL window costs far more than rendering it on software GL (Xvfb, llvmpipe: ~14 ms to present a
 690x392 window, ~1 ms to render it off screen and read it back); painting the image also lets QWidget.grab see it.
-Software GL (llvmpipe) rasterizes in its own threads once the commands are flushed: each render is flushed at
-once and read back only when the image is painted, so the rasterizing overlaps the other panes' work.
+A frame shown while playing is rendered and read back in a render thread (`render_async`): VTK releases the GIL
+while it renders, so the render (~6 ms of CPU on llvmpipe) runs on the second core while the GUI thread updates
+and paints the other panes; the widget paints last (it is raised) and waits only for what is left of it.
+All renders, in any widget, are serialized: anything that touches VTK first waits for the render thread
+(`settle_renders`). Other renders (mouse interaction, resizes, images for export) run in the GUI thread.
 Mouse events drive a vtkGenericRenderWindowInteractor as QVTKRenderWindowInteractor does.
 """
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import threading
 
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 from PySide6.QtCore import QEvent, Qt
@@ -34,12 +38,63 @@ def _gl_flush():
 _GL_FLUSH = _gl_flush()
 
 
+class _RenderThread(threading.Thread):
+    """Runs one job at a time (a render and its read-back) while the GUI thread goes on."""
+
+    def __init__(self):
+        super().__init__(name="vtk-render", daemon=True)
+        self._cv = threading.Condition()
+        self._job = None
+        self._error: BaseException | None = None
+
+    def run(self):
+        while True:
+            with self._cv:
+                while self._job is None:
+                    self._cv.wait()
+                job = self._job
+            try:
+                job()
+            except BaseException as exc:   # (raised in the GUI thread by wait)
+                self._error = exc
+            with self._cv:
+                self._job = None
+                self._cv.notify_all()
+
+    def submit(self, job):
+        with self._cv:
+            while self._job is not None:
+                self._cv.wait()
+            self._job = job
+            self._cv.notify_all()
+
+    def wait(self):
+        """Until no job runs; re-raises the exception of a job that failed."""
+        if self._job is not None:
+            with self._cv:
+                while self._job is not None:
+                    self._cv.wait()
+        if self._error is not None:
+            exc, self._error = self._error, None
+            raise exc
+
+
+_RENDERS: _RenderThread | None = None   # one for the process: renders never overlap (VTK's GL loader is global)
+
+
+def settle_renders():
+    """Wait for the render thread's job, if any: call before touching VTK objects or rendering elsewhere."""
+    if _RENDERS is not None:
+        _RENDERS.wait()
+
+
 class OffscreenVTKWidget(QWidget):
     """Off-screen vtkRenderWindow shown as an image; `GetRenderWindow`, `Initialize`, `Finalize` as in QVTK."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.setAttribute(Qt.WA_OpaquePaintEvent)
+        # Not WA_OpaquePaintEvent: Qt paints opaque widgets first, before the others in the window; painted in
+        # stacking order (raised: last), the render thread has the others' paint time to finish the frame.
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
         self.setMouseTracking(False)
         self._rw = vtkRenderWindow()
@@ -56,6 +111,7 @@ class OffscreenVTKWidget(QWidget):
         self._button = Qt.NoButton
         self.renders = 0
         self.overlay = None    # callable(painter) drawing over the image (e.g. the scene's force labels)
+        self._gui = threading.get_ident()
 
     # ---- QVTKRenderWindowInteractor's interface used by the panes --------------------------------
     def GetRenderWindow(self) -> vtkRenderWindow:
@@ -65,18 +121,44 @@ class OffscreenVTKWidget(QWidget):
         self._Iren.Initialize()
 
     def Finalize(self):
+        self.settle()
         self._rw.Finalize()
+
+    # ---- rendering in the render thread -----------------------------------------------------------
+    def render_async(self):
+        """Render and read back in the render thread, and schedule a paint; the GUI thread goes on. Nothing may
+        touch VTK objects until `settle` (the paint settles before it reads the image)."""
+        global _RENDERS
+        if _RENDERS is None:
+            _RENDERS = _RenderThread()
+            _RENDERS.start()
+        self._rw.ReleaseCurrent()   # (the GL context is current in one thread at a time)
+        _RENDERS.submit(lambda dpr=self.devicePixelRatioF(): self._render_and_read(dpr))
+        self.update()
+
+    def _render_and_read(self, dpr: float):
+        try:
+            self._rw.Render()
+            self._read_back(dpr)
+        finally:
+            self._rw.ReleaseCurrent()   # (the GUI thread may render it, or destroy it, next)
+
+    @staticmethod
+    def settle():
+        settle_renders()
 
     # ---- image ---------------------------------------------------------------------------------
     def _rendered(self, *_):
-        """After each render: start the GL driver on it (flush) and schedule a paint that reads it back."""
+        """After each render: start the GL driver on it (flush) and, in the GUI thread, schedule a paint that reads
+        it back (`render_async` schedules its own)."""
         if _GL_FLUSH is not None:
             _GL_FLUSH()
         self._unread = True
         self.renders += 1
-        self.update()
+        if threading.get_ident() == self._gui:
+            self.update()
 
-    def _read_back(self):
+    def _read_back(self, dpr: float | None = None):
         """Read the last render back (RGBA: the GL driver's fast path, bottom-up) into the image."""
         self._unread = False
         w, h = self._rw.GetSize()
@@ -86,10 +168,11 @@ class OffscreenVTKWidget(QWidget):
         arr = vtk_to_numpy(self._buf)
         img = QImage(arr.data, w, h, 4 * w, QImage.Format_RGBX8888)
         self._image = img.flipped(Qt.Orientation.Vertical) if hasattr(img, "flipped") else img.mirrored(False, True)
-        self._image.setDevicePixelRatio(self.devicePixelRatioF())
+        self._image.setDevicePixelRatio(self.devicePixelRatioF() if dpr is None else dpr)
 
     def image(self) -> QImage:
         """The last rendered frame."""
+        self.settle()
         if self._unread:
             self._read_back()
         return self._image
@@ -107,6 +190,7 @@ class OffscreenVTKWidget(QWidget):
 
     def resizeEvent(self, ev):
         super().resizeEvent(ev)
+        self.settle()
         if self._unread:
             self._read_back()          # (at the size it was rendered at)
         s = self.devicePixelRatioF()
@@ -125,22 +209,26 @@ class OffscreenVTKWidget(QWidget):
                                             chr(0), repeat, None)
 
     def mousePressEvent(self, ev):
+        self.settle()
         self._event_info(ev, 1 if ev.type() == QEvent.Type.MouseButtonDblClick else 0)
         self._button = ev.button()
         {Qt.LeftButton: self._Iren.LeftButtonPressEvent, Qt.RightButton: self._Iren.RightButtonPressEvent,
          Qt.MiddleButton: self._Iren.MiddleButtonPressEvent}.get(self._button, lambda: None)()
 
     def mouseReleaseEvent(self, ev):
+        self.settle()
         self._event_info(ev)
         {Qt.LeftButton: self._Iren.LeftButtonReleaseEvent, Qt.RightButton: self._Iren.RightButtonReleaseEvent,
          Qt.MiddleButton: self._Iren.MiddleButtonReleaseEvent}.get(self._button, lambda: None)()
         self._button = Qt.NoButton
 
     def mouseMoveEvent(self, ev):
+        self.settle()
         self._event_info(ev)
         self._Iren.MouseMoveEvent()
 
     def wheelEvent(self, ev):
+        self.settle()
         self._event_info(ev)
         self._wheel += ev.angleDelta().y()
         if self._wheel >= 120:
