@@ -9,6 +9,7 @@ pytest.importorskip("PySide6")
 pytest.importorskip("vtkmodules")
 
 from PySide6.QtCore import QPoint, Qt  # noqa: E402
+from PySide6.QtGui import QImage  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
 from solver import quat  # noqa: E402
@@ -297,3 +298,28 @@ def test_switching_runs_replaces_the_parts(pane, run, tmp_path):
         assert [ids.GetId(0), ids.GetId(1)] == list(g.lines[c])
     np.testing.assert_allclose(pd.GetPoint(int(g.lines[5, 1])), g.points[g.lines[5, 1]])
     r.close()
+
+
+def test_frames_rendered_in_the_render_thread_look_as_rendered_in_the_gui_thread(pane, run):
+    """While playing, show_frame renders in the render thread and paints the titles and force labels on the
+    read-back image there; the widget then shows what a render in the GUI thread (labels painted on the widget)
+    shows, with opaque pixels (a grab of the widget is not transparent)."""
+    active = _active(run)
+    f = next(i for i in range(run.n_frames) if sum(bool(a[i]) for a in active.values()) >= 2)
+    w = pane.vtk_widget
+    assert pane.render_async
+    before = w.thread_renders
+    pane.show_frame(f)
+    shown = w.grab().toImage().convertToFormat(QImage.Format_ARGB32)
+    assert w.thread_renders == before + 1
+    assert pane.force_labels(), "a frame with contacts draws their force labels"
+    pane.render_async = False
+    pane.show_frame(f)
+    assert w.thread_renders == before + 1
+    direct = w.grab().toImage().convertToFormat(QImage.Format_ARGB32)
+    a = np.frombuffer(shown.constBits(), np.uint8).reshape(shown.height(), shown.width(), 4)
+    b = np.frombuffer(direct.constBits(), np.uint8).reshape(direct.height(), direct.width(), 4)
+    assert (a[..., 3] == 255).all() and (b[..., 3] == 255).all()
+    diff = np.abs(a.astype(int) - b.astype(int)).max(axis=-1)
+    assert (diff > 2).sum() == 0, f"{(diff > 2).sum()} pixels differ"
+    assert len(np.unique(a.reshape(-1, 4), axis=0)) > 20    # (a drawing, not a blank widget)

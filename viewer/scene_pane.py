@@ -302,6 +302,7 @@ class ScenePane(QWidget):
         }
         self.background = vtkRenderer()  # one full-window clear is cheaper than three scissored ones
         self.background.SetBackground(*VIEW_BACKGROUND)
+        self.background.SetBackgroundAlpha(1.0)   # opaque pixels read back (QImage RGBX8888 takes alpha as 255)
         self.background.SetInteractive(0)
         self.render_window.AddRenderer(self.background)
         for v in self.views.values():
