@@ -301,9 +301,8 @@ def test_switching_runs_replaces_the_parts(pane, run, tmp_path):
 
 
 def test_frames_rendered_in_the_render_thread_look_as_rendered_in_the_gui_thread(pane, run):
-    """While playing, show_frame renders in the render thread and paints the titles and force labels on the
-    read-back image there; the widget then shows what a render in the GUI thread (labels painted on the widget)
-    shows, with opaque pixels (a grab of the widget is not transparent)."""
+    """While playing, show_frame renders and reads back in the render thread; the widget then shows what a render
+    in the GUI thread shows (titles and force labels included), with opaque pixels (a grab is not transparent)."""
     active = _active(run)
     f = next(i for i in range(run.n_frames) if sum(bool(a[i]) for a in active.values()) >= 2)
     w = pane.vtk_widget

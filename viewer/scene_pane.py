@@ -343,6 +343,7 @@ class ScenePane(QWidget):
     def _build_labels(self):
         mono = QFontDatabase.systemFont(QFontDatabase.FixedFont)
         mono.setPixelSize(FONT)
+        mono.setStyleStrategy(QFont.PreferNoShaping)   # (no kerning in a fixed font: same pixels, ~25% less time)
         bold = QFont(mono)
         bold.setBold(True)
 

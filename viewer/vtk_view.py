@@ -107,13 +107,11 @@ class OffscreenVTKWidget(QWidget):
         self._buf = vtkUnsignedCharArray()
         self._image = QImage()
         self._unread = False   # a render not read back yet (see _rendered)
-        self._overlaid = False  # the image has the overlay on it (painted in the render thread)
         self._wheel = 0
         self._button = Qt.NoButton
         self.renders = 0
         self.thread_renders = 0   # of those, rendered in the render thread
-        self.overlay = None    # callable(painter) drawing over the image (e.g. the scene's force labels); it may
-                               # run in the render thread, painting on the image
+        self.overlay = None    # callable(painter) drawing over the image (e.g. the scene's force labels)
         self._gui = threading.get_ident()
 
     # ---- QVTKRenderWindowInteractor's interface used by the panes --------------------------------
@@ -144,11 +142,6 @@ class OffscreenVTKWidget(QWidget):
         try:
             self._rw.Render()
             self._read_back(dpr)
-            if self.overlay is not None and not self._image.isNull():   # (QPainter on a QImage: any thread)
-                p = QPainter(self._image)
-                self.overlay(p)
-                p.end()
-                self._overlaid = True
         finally:
             self._rw.ReleaseCurrent()   # (the GUI thread may render it, or destroy it, next)
 
@@ -170,7 +163,6 @@ class OffscreenVTKWidget(QWidget):
     def _read_back(self, dpr: float | None = None):
         """Read the last render back (RGBA: the GL driver's fast path, bottom-up) into the image."""
         self._unread = False
-        self._overlaid = False
         w, h = self._rw.GetSize()
         if w <= 0 or h <= 0:
             return
@@ -181,7 +173,7 @@ class OffscreenVTKWidget(QWidget):
         self._image.setDevicePixelRatio(self.devicePixelRatioF() if dpr is None else dpr)
 
     def image(self) -> QImage:
-        """The last rendered frame (with the overlay painted on it when rendered by `render_async`)."""
+        """The last rendered frame."""
         self.settle()
         if self._unread:
             self._read_back()
@@ -194,7 +186,7 @@ class OffscreenVTKWidget(QWidget):
             p.fillRect(self.rect(), Qt.black)
         else:
             p.drawImage(0, 0, img)
-            if self.overlay is not None and not self._overlaid:
+            if self.overlay is not None:
                 self.overlay(p)
         p.end()
 
