@@ -11,9 +11,11 @@ Mouse events drive a vtkGenericRenderWindowInteractor as QVTKRenderWindowInterac
 """
 from __future__ import annotations
 
+import atexit
 import ctypes
 import ctypes.util
 import threading
+import weakref
 
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 from PySide6.QtCore import QEvent, Qt
@@ -88,6 +90,57 @@ def settle_renders():
         _RENDERS.wait()
 
 
+atexit.register(settle_renders)   # (no render running while the interpreter shuts down)
+
+
+class _Frames:
+    """A render window's last frame as an image, read back after a render in the thread that rendered it or when
+    asked for. The render thread holds this, not the widget (a widget is only released in the GUI thread)."""
+
+    def __init__(self, rw: vtkRenderWindow, widget: QWidget):
+        self.rw = rw
+        self.buf = vtkUnsignedCharArray()
+        self.image = QImage()
+        self.unread = False          # a render not read back yet
+        self.renders = 0
+        self.thread_renders = 0      # of those, rendered in the render thread
+        self.widget = weakref.ref(widget)
+        self.gui = threading.get_ident()
+
+    def rendered(self, *_):
+        """After each render (VTK's EndEvent): start the GL driver on it (flush) and, in the GUI thread, schedule
+        a paint that reads it back (`render_async` schedules its own)."""
+        if _GL_FLUSH is not None:
+            _GL_FLUSH()
+        self.unread = True
+        self.renders += 1
+        if threading.get_ident() == self.gui:
+            w = self.widget()
+            if w is not None:
+                w.update()
+
+    def read_back(self, dpr: float):
+        """Read the last render back (RGBA: the GL driver's fast path, bottom-up) into the image."""
+        self.unread = False
+        w, h = self.rw.GetSize()
+        if w <= 0 or h <= 0:
+            return
+        self.rw.GetRGBACharPixelData(0, 0, w - 1, h - 1, 0, self.buf, 0)
+        arr = vtk_to_numpy(self.buf)
+        img = QImage(arr.data, w, h, 4 * w, QImage.Format_RGBX8888)
+        self.image = img.flipped(Qt.Orientation.Vertical) if hasattr(img, "flipped") else img.mirrored(False, True)
+        self.image.setDevicePixelRatio(dpr)
+
+    def render_and_read(self, dpr: float):
+        """The render thread's job."""
+        self.thread_renders += 1
+        try:
+            self.rw.Render()
+            self.read_back(dpr)
+        finally:
+            self.rw.ReleaseCurrent()   # (the GUI thread may render it, or destroy it, next)
+
+
 class OffscreenVTKWidget(QWidget):
     """Off-screen vtkRenderWindow shown as an image; `GetRenderWindow`, `Initialize`, `Finalize` as in QVTK."""
 
@@ -103,16 +156,11 @@ class OffscreenVTKWidget(QWidget):
         self._rw.SetSwapBuffers(0)   # frames are read from the back (render) buffer: no copy to a front buffer
         self._Iren = vtkGenericRenderWindowInteractor()
         self._Iren.SetRenderWindow(self._rw)
-        self._rw.AddObserver("EndEvent", self._rendered)
-        self._buf = vtkUnsignedCharArray()
-        self._image = QImage()
-        self._unread = False   # a render not read back yet (see _rendered)
+        self._frames = _Frames(self._rw, self)
+        self._rw.AddObserver("EndEvent", self._frames.rendered)
         self._wheel = 0
         self._button = Qt.NoButton
-        self.renders = 0
-        self.thread_renders = 0   # of those, rendered in the render thread
         self.overlay = None    # callable(painter) drawing over the image (e.g. the scene's force labels)
-        self._gui = threading.get_ident()
 
     # ---- QVTKRenderWindowInteractor's interface used by the panes --------------------------------
     def GetRenderWindow(self) -> vtkRenderWindow:
@@ -134,50 +182,28 @@ class OffscreenVTKWidget(QWidget):
             _RENDERS = _RenderThread()
             _RENDERS.start()
         self._rw.ReleaseCurrent()   # (the GL context is current in one thread at a time)
-        _RENDERS.submit(lambda dpr=self.devicePixelRatioF(): self._render_and_read(dpr))
+        _RENDERS.submit(lambda f=self._frames, dpr=self.devicePixelRatioF(): f.render_and_read(dpr))
         self.update()
-
-    def _render_and_read(self, dpr: float):
-        self.thread_renders += 1
-        try:
-            self._rw.Render()
-            self._read_back(dpr)
-        finally:
-            self._rw.ReleaseCurrent()   # (the GUI thread may render it, or destroy it, next)
 
     @staticmethod
     def settle():
         settle_renders()
 
+    @property
+    def renders(self) -> int:
+        return self._frames.renders
+
+    @property
+    def thread_renders(self) -> int:
+        return self._frames.thread_renders
+
     # ---- image ---------------------------------------------------------------------------------
-    def _rendered(self, *_):
-        """After each render: start the GL driver on it (flush) and, in the GUI thread, schedule a paint that reads
-        it back (`render_async` schedules its own)."""
-        if _GL_FLUSH is not None:
-            _GL_FLUSH()
-        self._unread = True
-        self.renders += 1
-        if threading.get_ident() == self._gui:
-            self.update()
-
-    def _read_back(self, dpr: float | None = None):
-        """Read the last render back (RGBA: the GL driver's fast path, bottom-up) into the image."""
-        self._unread = False
-        w, h = self._rw.GetSize()
-        if w <= 0 or h <= 0:
-            return
-        self._rw.GetRGBACharPixelData(0, 0, w - 1, h - 1, 0, self._buf, 0)
-        arr = vtk_to_numpy(self._buf)
-        img = QImage(arr.data, w, h, 4 * w, QImage.Format_RGBX8888)
-        self._image = img.flipped(Qt.Orientation.Vertical) if hasattr(img, "flipped") else img.mirrored(False, True)
-        self._image.setDevicePixelRatio(self.devicePixelRatioF() if dpr is None else dpr)
-
     def image(self) -> QImage:
         """The last rendered frame."""
         self.settle()
-        if self._unread:
-            self._read_back()
-        return self._image
+        if self._frames.unread:
+            self._frames.read_back(self.devicePixelRatioF())
+        return self._frames.image
 
     def paintEvent(self, _ev):
         img = self.image()
@@ -193,8 +219,8 @@ class OffscreenVTKWidget(QWidget):
     def resizeEvent(self, ev):
         super().resizeEvent(ev)
         self.settle()
-        if self._unread:
-            self._read_back()          # (at the size it was rendered at)
+        if self._frames.unread:
+            self._frames.read_back(self.devicePixelRatioF())   # (at the size it was rendered at)
         s = self.devicePixelRatioF()
         w, h = max(1, round(s * self.width())), max(1, round(s * self.height()))
         self._rw.SetSize(w, h)
