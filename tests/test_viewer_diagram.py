@@ -7,7 +7,7 @@ import pytest
 pytest.importorskip("PySide6")
 
 from PySide6.QtCore import QPoint, QPointF, QRect, Qt  # noqa: E402
-from PySide6.QtGui import QColor, QImage  # noqa: E402
+from PySide6.QtGui import QColor, QImage, QRegion  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from app.cli import SYNTHETIC_RUN  # noqa: E402
@@ -373,4 +373,44 @@ def test_hidden_panes_skip_frames_and_catch_up_when_shown(window):
     assert d.devices.frame == pb.frame                                     # (the devices pane is cheap: kept)
     d.set_pane_visible("scene", True)
     d.set_pane_visible("plots", True)
+    assert_panes_in_sync(window)
+
+
+def test_the_scene_renders_in_its_thread_and_its_view_paints_after_the_other_panes(window, qtbot):
+    """While playing, the scene renders in the render thread and its view is painted after the devices pane and
+    the plots (the render runs meanwhile), without painting the widgets behind it; all panes show the frame."""
+    from PySide6.QtCore import QEvent, QObject
+
+    d, pb = window.diagram, window.playback
+    view = d.scene.vtk_widget
+    order = []
+
+    class Paints(QObject):
+        def eventFilter(self, obj, ev):
+            if ev.type() == QEvent.Type.Paint:
+                order.append((obj, QRegion(ev.region())))
+            return False
+
+    spy = Paints()
+    pb.seek_time(1.0)
+    QApplication.processEvents()
+    pb.play()
+    pb._timer.stop()          # noqa: SLF001  (one display tick at a time)
+    before = view.thread_renders
+    QApplication.instance().installEventFilter(spy)
+    try:
+        for _ in range(5):
+            order.clear()
+            pb.advance(1 / 60)
+            QApplication.processEvents()
+            objs = [o for o, _ in order]
+            assert view in objs and d.devices in objs, objs
+            assert objs.index(view) > objs.index(d.devices), [type(o).__name__ for o in objs]
+            for o, region in order:   # the widgets behind the view paint nothing there
+                if o is not view and o.isAncestorOf(view):
+                    assert region.intersected(QRect(view.mapTo(o, QPoint(0, 0)), view.size())).isEmpty(), o
+    finally:
+        QApplication.instance().removeEventFilter(spy)
+    assert view.thread_renders >= before + 5
+    pb.pause()
     assert_panes_in_sync(window)

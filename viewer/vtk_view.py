@@ -146,8 +146,8 @@ class OffscreenVTKWidget(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        # Not WA_OpaquePaintEvent: Qt paints opaque widgets first, before the others in the window; painted in
-        # stacking order (raised: last), the render thread has the others' paint time to finish the frame.
+        self.setAttribute(Qt.WA_OpaquePaintEvent)   # (its parents paint nothing under it)
+        self._marker: QWidget | None = None          # see _stay_in_stacking_order
         self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
         self.setMouseTracking(False)
         self._rw = vtkRenderWindow()
@@ -216,8 +216,28 @@ class OffscreenVTKWidget(QWidget):
                 self.overlay(p)
         p.end()
 
+    def _stay_in_stacking_order(self):
+        """Qt paints an opaque widget that no sibling overlaps before all other widgets of the window. A 1-px
+        transparent sibling over this one's corner has it painted in stacking order instead: raised, it is painted
+        after the other panes, and the render thread has their paint time to finish the frame."""
+        parent = self.parentWidget()
+        if parent is None:
+            return
+        if self._marker is None or self._marker.parentWidget() is not parent:
+            self._marker = QWidget(parent)
+            self._marker.setAttribute(Qt.WA_TransparentForMouseEvents)
+            self._marker.setStyleSheet("background: transparent;")
+            self._marker.show()
+        self._marker.setGeometry(self.x(), self.y(), 1, 1)
+        self._marker.raise_()
+
+    def moveEvent(self, ev):
+        super().moveEvent(ev)
+        self._stay_in_stacking_order()
+
     def resizeEvent(self, ev):
         super().resizeEvent(ev)
+        self._stay_in_stacking_order()
         self.settle()
         if self._frames.unread:
             self._frames.read_back(self.devicePixelRatioF())   # (at the size it was rendered at)
