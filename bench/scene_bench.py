@@ -55,6 +55,7 @@ def main(argv=None):
 
     run = RunFile(a.run)
     pane = ScenePane()
+    pane.render_async = False   # each show_frame renders in this thread: the times below include the render
     pane.resize(w, h)
     pane.show()
     app.processEvents()
