@@ -238,9 +238,7 @@ class OffscreenVTKWidget(QWidget):
     def resizeEvent(self, ev):
         super().resizeEvent(ev)
         self._stay_in_stacking_order()
-        self.settle()
-        if self._frames.unread:
-            self._frames.read_back(self.devicePixelRatioF())   # (at the size it was rendered at)
+        self.image()   # (the last render read back at the size it was rendered at)
         s = self.devicePixelRatioF()
         w, h = max(1, round(s * self.width())), max(1, round(s * self.height()))
         self._rw.SetSize(w, h)
