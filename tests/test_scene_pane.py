@@ -322,3 +322,9 @@ def test_frames_rendered_in_the_render_thread_look_as_rendered_in_the_gui_thread
     diff = np.abs(a.astype(int) - b.astype(int)).max(axis=-1)
     assert (diff > 2).sum() == 0, f"{(diff > 2).sum()} pixels differ"
     assert len(np.unique(a.reshape(-1, 4), axis=0)) > 20    # (a drawing, not a blank widget)
+    read = w.image().convertToFormat(QImage.Format_RGB888)   # the read-back itself, against VTK's own image filter
+    views = pane.vtk_image()
+    assert read.size() == views.size()
+    c = np.frombuffer(read.constBits(), np.uint8).reshape(read.height(), read.bytesPerLine())[:, :3 * read.width()]
+    d = np.frombuffer(views.constBits(), np.uint8).reshape(views.height(), views.bytesPerLine())[:, :3 * views.width()]
+    assert (c == d).all(), f"{(c != d).any(axis=-1).sum()} rows differ from vtkWindowToImageFilter's"

@@ -103,6 +103,27 @@ def test_devices_pane_reads_only_device_channels(qtbot, run):
     assert r90.center().y() < r0.center().y() < r270.center().y()
 
 
+
+
+def test_devices_numbers_drawn_without_shaping_look_as_shaped(qtbot, run):
+    """The per-frame numbers skip text shaping (faster); the pane's pixels are those of shaped text."""
+    from PySide6.QtGui import QFont
+    w = DevicesPane()
+    qtbot.addWidget(w)
+    w.resize(1100, 200)
+    w.show()
+    w.set_run(run, ChannelBlocks(run))
+    unshaped = w._value_font
+    assert unshaped.styleStrategy() & QFont.PreferNoShaping
+    for t in np.linspace(0.5, run.time[-1] - 0.5, 6):
+        w.show_frame(run.frame_at(float(t)))
+        w._value_font = unshaped
+        fast = w.grab().toImage()
+        w._value_font = QFont(w._font)
+        shaped = w.grab().toImage()
+        assert fast == shaped, f"t = {t:.2f} s"
+    w._value_font = unshaped
+
 def test_plots_pane_scroll_window_and_readout(qtbot, run):
     assert scroll_window(5.0, 10.0, 0.1, 0.0, 6.0) == (0.0, 10.0)        # shorter run: fixed window
     lo, hi = scroll_window(55.04, 10.0, 0.1, 0.0, 300.0)

@@ -98,6 +98,8 @@ class DevicesPane(QWidget):
         self._font.setPointSizeF(9.0)
         self._bold = QFont(self._font)
         self._bold.setBold(True)
+        self._value_font = QFont(self._font)   # the per-frame numbers (digits, signs, units) need no text shaping:
+        self._value_font.setStyleStrategy(QFont.PreferNoShaping)   # the same pixels, drawn faster
         self._static: QPixmap | None = None   # frames, titles, names and scales: painted once per run and size
         self._static_key = None
         self._layer = "static"             # what _paint_probe_view draws: "static" or "dynamic"
@@ -174,7 +176,7 @@ class DevicesPane(QWidget):
         """Per frame: the probe views, the probe numbers, and the bars' fills, outlines and values."""
         values, nan = self.values, math.nan
         self._layer = "dynamic"
-        p.setFont(self._font)
+        p.setFont(self._value_font)
         p.setRenderHint(QPainter.Antialiasing)
         for band, axis in self._probe_bands:
             self._paint_probe_view(p, band, axis)
@@ -454,7 +456,10 @@ class DevicesPane(QWidget):
         p.setPen(pens["probe"])
         p.drawLine(p2, p1)
         p.setPen(TEXT)
+        value_font = p.font()
+        p.setFont(self._font)   # (shaped: "x-y" is kerned)
         p.drawStaticText(QPointF(band.left(), band.top() + 12 - self._fm.ascent()), self._static_text(f"plane x-{axis}"))
+        p.setFont(value_font)
         for pt, num in ((p3, "3"), (p2, "2"), (p1, "1")):
             p.drawPixmap(QPointF(pt.x() - _MARK_R, pt.y() - _MARK_R), self._mark(num))
         if math.isfinite(off) and off:

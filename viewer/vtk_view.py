@@ -17,6 +17,8 @@ import ctypes.util
 import threading
 import weakref
 
+import numpy as np
+
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QImage, QPainter
@@ -27,17 +29,50 @@ from vtkmodules.vtkRenderingCore import vtkRenderWindow
 from vtkmodules.vtkRenderingUI import vtkGenericRenderWindowInteractor
 
 
-def _gl_flush():
-    """glFlush of the calling thread's current GL context (VTK's render window after its Render), or None."""
+def _gl_function(fn: str):
+    """A GL function of the calling thread's current context (VTK's render window), called through ctypes (which
+    releases the GIL while it runs), or None."""
     for name in ("libGL.so.1", ctypes.util.find_library("GL")):
         try:
-            return ctypes.CDLL(name).glFlush if name else None
-        except OSError:
+            return getattr(ctypes.CDLL(name), fn) if name else None
+        except (OSError, AttributeError):
             continue
     return None
 
 
-_GL_FLUSH = _gl_flush()
+_GL_FLUSH = _gl_function("glFlush")
+
+
+class _GLRead:
+    """glReadPixels of a framebuffer object through ctypes: the read waits for the rasterizer and copies without
+    holding the GIL (VTK's GetRGBACharPixelData holds it throughout). The bindings it changes are restored."""
+    READ_FRAMEBUFFER, READ_FRAMEBUFFER_BINDING, READ_BUFFER = 0x8CA8, 0x8CAA, 0x0C02
+    COLOR_ATTACHMENT0, RGBA, UNSIGNED_BYTE = 0x8CE0, 0x1908, 0x1401
+
+    def __init__(self):
+        fns = [_gl_function(n) for n in ("glGetIntegerv", "glBindFramebuffer", "glReadBuffer", "glReadPixels")]
+        self.ok = all(f is not None for f in fns)
+        self.get, self.bind, self.read_buffer, self.read_pixels = fns
+        self._int = ctypes.c_int()
+
+    def _query(self, what: int) -> int:
+        self.get(what, ctypes.byref(self._int))
+        return self._int.value
+
+    def __call__(self, fbo: int, w: int, h: int, out: np.ndarray):
+        """Rows of colour attachment 0 of `fbo` (bottom-up RGBA) into `out` (h x 4w uint8)."""
+        bound = self._query(self.READ_FRAMEBUFFER_BINDING)
+        self.bind(self.READ_FRAMEBUFFER, fbo)
+        try:
+            buffer = self._query(self.READ_BUFFER)
+            self.read_buffer(self.COLOR_ATTACHMENT0)
+            self.read_pixels(0, 0, w, h, self.RGBA, self.UNSIGNED_BYTE, out.ctypes.data_as(ctypes.c_void_p))
+            self.read_buffer(buffer)
+        finally:
+            self.bind(self.READ_FRAMEBUFFER, bound)
+
+
+_GL_READ = _GLRead()
 
 
 class _RenderThread(threading.Thread):
@@ -100,7 +135,9 @@ class _Frames:
     def __init__(self, rw: vtkRenderWindow, widget: QWidget):
         self.rw = rw
         self.buf = vtkUnsignedCharArray()
-        self.image = QImage()
+        self.raw: np.ndarray | None = None    # the last read, bottom-up
+        self.rows: list[np.ndarray] = []      # two buffers the image's rows are in, in turn: the image shown keeps
+        self.image = QImage()                 # its pixels while the next frame is read
         self.unread = False          # a render not read back yet
         self.renders = 0
         self.thread_renders = 0      # of those, rendered in the render thread
@@ -125,11 +162,27 @@ class _Frames:
         w, h = self.rw.GetSize()
         if w <= 0 or h <= 0:
             return
-        self.rw.GetRGBACharPixelData(0, 0, w - 1, h - 1, 0, self.buf, 0)
-        arr = vtk_to_numpy(self.buf)
-        img = QImage(arr.data, w, h, 4 * w, QImage.Format_RGBX8888)
-        self.image = img.flipped(Qt.Orientation.Vertical) if hasattr(img, "flipped") else img.mirrored(False, True)
+        raw = self._read(w, h)
+        if not self.rows or self.rows[0].shape != raw.shape:
+            self.rows = [np.empty_like(raw), np.empty_like(raw)]
+        self.rows.reverse()
+        rows = self.rows[0]
+        np.copyto(rows, raw[::-1])   # (top-down; numpy copies without the GIL)
+        self.image = QImage(rows.data, w, h, 4 * w, QImage.Format_RGBX8888)
         self.image.setDevicePixelRatio(dpr)
+
+    def _read(self, w: int, h: int) -> np.ndarray:
+        """The render's pixels, bottom-up RGBA rows; from its framebuffer object without the GIL when possible."""
+        fbo = self.rw.GetRenderFramebuffer() if _GL_READ.ok and hasattr(self.rw, "GetRenderFramebuffer") else None
+        index = fbo.GetFBOIndex() if fbo is not None else 0
+        if index:
+            if self.raw is None or self.raw.shape != (h, 4 * w):
+                self.raw = np.empty((h, 4 * w), np.uint8)
+            self.rw.MakeCurrent()
+            _GL_READ(index, w, h, self.raw)
+            return self.raw
+        self.rw.GetRGBACharPixelData(0, 0, w - 1, h - 1, 0, self.buf, 0)
+        return vtk_to_numpy(self.buf).reshape(h, 4 * w)
 
     def render_and_read(self, dpr: float):
         """The render thread's job."""
