@@ -124,6 +124,24 @@ def test_devices_numbers_drawn_without_shaping_look_as_shaped(qtbot, run):
         assert fast == shaped, f"t = {t:.2f} s"
     w._value_font = unshaped
 
+
+def test_plot_titles_paint_from_their_cache_with_the_pixels_of_a_direct_paint(qtbot, run):
+    """The plots' titles are painted from a pixmap cache (a scroll does not lay their text out again)."""
+    from PySide6.QtWidgets import QGraphicsItem
+    p = PlotsPane()
+    qtbot.addWidget(p)
+    p.resize(1200, 400)
+    p.show()
+    p.set_run(run)
+    p.show_frame(run.frame_at(3.0))
+    assert p.titles and all(t.item.cacheMode() == QGraphicsItem.CacheMode.DeviceCoordinateCache for t in p.titles)
+    cached = p.glw.grab().toImage()
+    for t in p.titles:
+        t.item.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+    direct = p.glw.grab().toImage()
+    assert cached == direct
+
+
 def test_plots_pane_scroll_window_and_readout(qtbot, run):
     assert scroll_window(5.0, 10.0, 0.1, 0.0, 6.0) == (0.0, 10.0)        # shorter run: fixed window
     lo, hi = scroll_window(55.04, 10.0, 0.1, 0.0, 300.0)

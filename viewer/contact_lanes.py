@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from solver.contact_events import EventTable
 from viewer.ahead_image import AheadImages, sole_view, view_box_transform
-from viewer.plots_pane import AXIS_W, CursorLine, TimeCursor
+from viewer.plots_pane import AXIS_W, CursorLine, TimeCursor, plot_label
 from viewer.time_axis import TimeAxis
 
 CURSOR = "#ffd700"
@@ -132,7 +132,7 @@ class ContactLanes(pg.PlotItem):
         self.capture = CursorLine(0.0, pg.mkPen(CAPTURE, width=1, style=Qt.DashLine))
         self.capture.setVisible(False)
         self.addItem(self.capture, ignoreBounds=True)
-        self.force_legend = pg.LabelItem("", size="7pt", color="#8c94aa")
+        self.force_legend = plot_label("", size="7pt", color="#8c94aa")
         self.force_legend.setParentItem(vb)
         self.force_legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-4, -2))
         self.time = np.zeros(1)

@@ -70,6 +70,14 @@ class CursorLine(pg.InfiniteLine):
         return br
 
 
+def plot_label(text: str, **kw) -> pg.LabelItem:
+    """pg.LabelItem whose text is painted from a pixmap cache: a scroll repaints it without laying out its text
+    again (the same pixels)."""
+    label = pg.LabelItem(text, **kw)
+    label.item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+    return label
+
+
 class TimeCursor:
     """The yellow T Current line of one plot: drawn by its PlotsView over the scene, not a scene item, so moving
     it repaints two thin strips of the view from the view's kept picture (no plot item paints again)."""
@@ -685,7 +693,7 @@ class PlotsPane(QWidget):
             plot.getAxis("left").setWidth(AXIS_W)
             plot.getAxis("left").enableAutoSIPrefix(False)
             color = TRACE_COLORS[i % len(TRACE_COLORS)]
-            title = pg.LabelItem(f"{name} [{info.unit}]" if info.unit else name, color=color, size="8pt")
+            title = plot_label(f"{name} [{info.unit}]" if info.unit else name, color=color, size="8pt")
             title.setParentItem(plot.getViewBox())
             title.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(4, 0))
             self.titles.append(title)
@@ -817,7 +825,7 @@ class PlotsPane(QWidget):
         plot.showGrid(x=True, y=True, alpha=0.15)
         plot.getAxis("left").setWidth(AXIS_W)
         plot.getAxis("left").enableAutoSIPrefix(False)
-        title = pg.LabelItem(f"Δ {name} (A − B) [{info.unit}]", color="#ffffff", size="8pt")
+        title = plot_label(f"Δ {name} (A − B) [{info.unit}]", color="#ffffff", size="8pt")
         title.setParentItem(plot.getViewBox())
         title.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(4, 0))
         self.titles.append(title)
