@@ -186,9 +186,9 @@ def test_yellow_lines_on_screen_show_the_model_frame(window):
         assert len(view.cursors) == len(plots.plots) + 1       # the plots and the lanes
         for i, c in enumerate(view.cursors):
             assert c.value() == pytest.approx(float(window.run.time[pb.frame]))
-            vb = c.plot.getViewBox()
-            x = view.viewportTransform().map(vb.mapViewToScene(QPointF(c.value(), 0))).x()
-            box = view.viewportTransform().mapRect(vb.sceneBoundingRect())
+            st, _ = view.view_box_place(c.plot.getViewBox())   # (as its pixels show it: see the next test)
+            x = view.viewportTransform().map(st.map(QPointF(c.value(), 0))).x()
+            box = view.viewportTransform().mapRect(c.plot.getViewBox().sceneBoundingRect())
             rows = slice(math.ceil(box.top()) + 1, math.floor(box.bottom()) - 1)
             col = int(math.floor(x))
             assert yellow(px[rows, col - 1:col + 2]).any(axis=1).mean() > 0.95, (k, i, x)
@@ -203,6 +203,45 @@ def test_yellow_lines_on_screen_show_the_model_frame(window):
     pb.pause()
     assert checked > 0 and scrolled > 0
 
+
+
+def test_a_scroll_step_applied_a_frame_ahead_shows_the_pixels_of_a_direct_scroll(window):
+    """While playing, the frame before a scroll step applies the step's x range and keeps its own pixels; the screen
+    then equals that frame drawn directly, and at the step it equals a fresh drawing of the new range."""
+    pb, plots = window.playback, window.diagram.plots
+    view = plots.glw
+    pb.seek_time(7.4)
+    pb.play()
+    pb._timer.stop()
+    held = presented = 0
+    drop, ahead = True, False                   # drop the next held frame; the last frame was held (not dropped)
+    for _ in range(150):
+        shown = plots.x_range()
+        pb.advance(1 / 60)
+        QApplication.processEvents()
+        if plots._early is not None:            # a held frame: the state is the next step's, the pixels this one's
+            assert plots.x_range() == shown != plots._xrange
+            ahead = not drop
+            if drop:                            # its pixels against this frame drawn without the step ahead
+                kept = on_screen(view)
+                plots._drop_early()
+                QApplication.processEvents()
+                assert plots._early is None and plots._xrange == shown
+                np.testing.assert_array_equal(kept, on_screen(view))
+                held += 1
+                drop = False
+        elif plots.x_range() != shown:          # a step: shown as a fresh drawing of the new range shows it
+            px = on_screen(view)
+            view._shot = None
+            view.viewport().repaint()
+            np.testing.assert_array_equal(px, on_screen(view))
+            if ahead:
+                presented += 1
+                drop = True
+            ahead = False
+    assert held >= 2 and presented >= 2
+    pb.pause()
+    assert plots._early is None
 
 def test_scrolling_window_moves_in_graphsteps_and_whole_run(window, qtbot):
     pb, plots, run = window.playback, window.diagram.plots, window.run

@@ -271,6 +271,7 @@ class MnemonicDiagram(QWidget):
         pb.frameChanged.connect(self._show_frame_panes)
         pb.frameChanged.connect(self._show_frame_transport)
         pb.playingChanged.connect(self._show_playing)
+        pb.playingChanged.connect(self.plots.set_playing)
         pb.speedChanged.connect(self._show_speed)
         pb.loopChanged.connect(self._show_loop)
         pb.loopRangeChanged.connect(self._show_loop_range)

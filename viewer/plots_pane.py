@@ -117,6 +117,9 @@ class PlotsView(pg.GraphicsLayoutWidget):
         self._valid = QRegion()            # the parts of _shot that hold it
         self._strips = QRegion()           # viewport parts asked to repaint for cursor moves only
         self._drawn: dict = {}             # id(cursor) -> viewport x it was drawn at
+        self.held: dict | None = None      # while the scene is changed ahead of its pixels (see hold): id(view box)
+                                           # -> (its items' scene transform, its box in the viewport) as painted
+        self._update_mode = None
         self.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)   # a plain background: filled on a scroll,
                                                                    # cheaper than copying pyqtgraph's cached one
 
@@ -140,14 +143,41 @@ class PlotsView(pg.GraphicsLayoutWidget):
             plot = c.plot
             if plot.scene() is not scene or not plot.isVisible():
                 continue
-            vb = plot.getViewBox()
-            if vb._matrixNeedsUpdate:
-                vb.updateMatrix()
-            x = (vb.childGroup.sceneTransform() * vt).map(QPointF(c.value(), 0.0)).x()
-            box = vt.mapRect(vb.mapRectToScene(vb.rect()))   # (what the view box clips its items to)
+            st, box = self.view_box_place(plot.getViewBox())
+            x = (st * vt).map(QPointF(c.value(), 0.0)).x()
             if math.isfinite(x):
                 out.append((c, x, box.top(), box.bottom(), box.left(), box.right()))
         return out
+
+    def view_box_place(self, vb) -> tuple[QTransform, QRectF]:
+        """(scene transform of the view box's items, its box in the viewport: what it clips them to) as its pixels
+        show it (held, see hold)."""
+        held = self.held.get(id(vb)) if self.held is not None else None
+        if held is not None:
+            return held
+        if vb._matrixNeedsUpdate:
+            vb.updateMatrix()
+        return vb.childGroup.sceneTransform(), self.viewportTransform().mapRect(vb.mapRectToScene(vb.rect()))
+
+    def hold(self) -> bool:
+        """Keep the pixels as painted while the scene changes under them (the next scroll step, applied a frame
+        ahead): the cursors move over the kept picture with the transforms it was painted with, and scene changes
+        repaint nothing until `release`. False (nothing held) without a kept picture of the whole view."""
+        vp = self.viewport()
+        if self.held is not None or self._shot is None or not QRegion(vp.rect()).subtracted(self._valid).isEmpty():
+            return False
+        self.held = {id(c.plot.getViewBox()): self.view_box_place(c.plot.getViewBox()) for c in self.cursors}
+        self._update_mode = self.viewportUpdateMode()
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.NoViewportUpdate)
+        return True
+
+    def release(self):
+        """Show the scene as it is now (the whole view repaints)."""
+        if self.held is None:
+            return
+        self.held = None
+        self.setViewportUpdateMode(self._update_mode)
+        self.viewport().update()
 
     def _strip(self, x: float) -> QRect:
         return QRect(int(math.floor(x)) - self.STRIP, 0, 2 * self.STRIP + 2, self.viewport().height())
@@ -181,8 +211,9 @@ class PlotsView(pg.GraphicsLayoutWidget):
         strips, self._strips = self._strips, QRegion()
         vp = self.viewport()
         p = None
-        if self._shot is not None and region.subtracted(strips).isEmpty() and region.subtracted(self._valid).isEmpty():
-            p = QPainter(vp)                         # only cursor moves: the scene is as in the copy
+        if (self._shot is not None and (region.subtracted(strips).isEmpty() or self.held is not None)
+                and region.subtracted(self._valid).isEmpty()):
+            p = QPainter(vp)                         # only cursor moves (or held): the scene is as in the copy
             p.setClipRegion(region)
             p.drawImage(QPoint(0, 0), self._shot)
         else:
@@ -549,6 +580,8 @@ class PlotsPane(QWidget):
         self.titles: list[pg.LabelItem] = []
         self.loop_range_t: tuple[float, float] | None = None
         self._xrange: tuple[float, float] | None = None
+        self._early: tuple[float, float] | None = None   # the x range still shown while the next scroll step's is
+        self.playing = False                             # applied a frame ahead (see _scroll_ahead)
         self._span: tuple[int, int] | None = None   # frames the curves hold (see _load_span)
         self.footer: pg.PlotItem | None = None   # e.g. the contact lanes: below the plots, same time axis
         self.footer_visible = True
@@ -675,7 +708,8 @@ class PlotsPane(QWidget):
         self.ghost_curves, self.diff_plot, self.diff_curve = [], None, None
         self._ghost_of, self._yfit, self._ymemo = {}, [], {}
         self._next, self._pending = None, []
-        self._xrange = None
+        self._xrange, self._early = None, None
+        self.glw.release()
         self._span = None
         if run is None:
             self._update_readout()
@@ -785,6 +819,7 @@ class PlotsPane(QWidget):
         self.glw.ci.layout.setRowFixedHeight(row, max(30, min(want, room)))
 
     def resizeEvent(self, e):
+        self._drop_early()
         super().resizeEvent(e)
         self._size_footer()
 
@@ -912,15 +947,48 @@ class PlotsPane(QWidget):
         self.t_current = float(self.run.time[self.frame])
         for c in self.cursors:
             c.place(self.t_current)
-        shown = self._xrange
+        shown = self.x_range()
         self._apply_xrange()
         self.glw.move_cursors(self.cursors)
         self._update_readout()
-        if self._xrange == shown:     # not in a frame that scrolls (it has enough to draw)
+        if self.x_range() == shown:     # not in a frame that scrolls (it has enough to draw)
             self._prepare_next()
+            self._scroll_ahead()
+
+    def set_playing(self, on: bool):
+        """Playing or not (while playing, a scroll step is applied a frame ahead); a pause shows the step's range
+        the paused frame belongs to."""
+        self.playing = bool(on)
+        if not self.playing:
+            self._drop_early()
+
+    def _drop_early(self):
+        """Back to the x range of the frame shown, if the next step's was applied ahead."""
+        if self._early is not None:
+            self._early = None
+            self.glw.release()
+            self._apply_xrange()
 
     def x_range(self) -> tuple[float, float] | None:
-        return self._xrange
+        """The x range shown."""
+        return self._early if self._early is not None else self._xrange
+
+    def _scroll_ahead(self):
+        """While playing, when the next frame starts a scroll step whose drawings are all made (_prepare_next),
+        apply its x range now and keep this frame's pixels (PlotsView.hold): that frame only paints. Pixels and
+        cursors are those of the frame shown; anything else than the next frames drops it (_apply_xrange)."""
+        if (not self.playing or not self.scrolling or self._early is not None or self._pending
+                or self._xrange is None or self._x_master() is None):
+            return
+        nf = self.frame + max(self._stride, 1)
+        if nf >= self.run.n_frames:
+            return
+        nxt = self._range_at(float(self.run.time[nf]))
+        if nxt == self._xrange or nxt != self._next or not self.glw.hold():
+            return
+        self._early = self._xrange
+        self._load_span(nxt)
+        self._set_xrange(nxt)
 
     def _x_master(self):
         if self.plots:
@@ -931,17 +999,27 @@ class PlotsPane(QWidget):
         if self.run is None or self._x_master() is None:
             return
         rng = self._range_at(self.t_current)
+        if self._early is not None:                # the next step's range applied ahead (_scroll_ahead)
+            if not force and rng == self._early:   # still the shown step: its pixels are kept
+                return
+            self._early = None
+            self.glw.release()
+            if not force and rng == self._xrange:  # the step applied ahead: shown now
+                return
         loaded = self._load_span(rng)
         if force or rng != self._xrange:
-            self._xrange = rng
-            self._direct = not force and self._scroll_views(rng)
-            if not self._direct:
-                self._x_master().setXRange(*rng, padding=0)
-            self._fit_y()
-            self._settle_views()
+            self._set_xrange(rng, force)
         elif loaded:
             self._fit_y()
             self._settle_views()
+
+    def _set_xrange(self, rng: tuple[float, float], force: bool = False):
+        self._xrange = rng
+        self._direct = not force and self._scroll_views(rng)
+        if not self._direct:
+            self._x_master().setXRange(*rng, padding=0)
+        self._fit_y()
+        self._settle_views()
 
     def _x_views(self) -> list:
         """The view boxes on the shared time axis: the plots, the difference plot, the footer."""
@@ -1077,7 +1155,10 @@ class PlotsPane(QWidget):
         # frames still to be shown before the step: the step comes when the time passes x0 + GraphStep + the
         # cursor's place in the window
         due = int(np.searchsorted(self.run.time, x0 + self.graph_step + CURSOR_AT * (x1 - x0), side="left"))
-        share = sum(c for c, _ in self._pending) / max(1, (due - self.frame) // max(self._stride, 1))
+        left = (due - self.frame) // max(self._stride, 1)
+        if self.playing and self.scrolling:
+            left -= 1             # (the frame before the step applies its range ahead: see _scroll_ahead)
+        share = sum(c for c, _ in self._pending) / max(1, left)
         done = 0.0
         while self._pending and (done == 0.0 or done + self._pending[0][0] <= share + 1e-9):
             cost, make = self._pending.pop(0)
@@ -1144,6 +1225,7 @@ class PlotsPane(QWidget):
         if ev.button() != Qt.LeftButton or self.run is None:
             return
         pos = ev.scenePos()
+        self._drop_early()   # (the view boxes map as the pixels show them)
         for plot in self.plots + ([self.footer] if self._footer_shown() else []):
             vb = plot.getViewBox()
             if vb.sceneBoundingRect().contains(pos):
@@ -1154,8 +1236,8 @@ class PlotsPane(QWidget):
 
     def cursor_scene_x(self, i: int = 0) -> float:
         """Scene x of the yellow line in plot i (what the user sees; used by tests)."""
-        vb = self.plots[i].getViewBox()
-        return float(vb.mapViewToScene(pg.Point(self.cursors[i].value(), 0)).x())
+        st, _ = self.glw.view_box_place(self.plots[i].getViewBox())
+        return float(st.map(QPointF(self.cursors[i].value(), 0.0)).x())
 
 
 def plot_color(i: int) -> QColor:
