@@ -246,16 +246,18 @@ def main(argv=None) -> int:
     pb.seek_time(5.0)
     pb.play()
     pb._timer.stop()
-    cpu, scrolled = [], []
+    cpu, scrolled, ahead = [], [], []
     for _ in range(a.updates):
         cost.new_update()
         shown = d.plots.x_range()
+        held = getattr(d.plots, "_early", None) is not None
         s, c = time.perf_counter(), time.process_time()
         pb.advance(wall)         # frameChanged -> scene, devices, plots, transport
         app.processEvents()      # Qt paints the devices and plots panes
         times.append(time.perf_counter() - s)
         cpu.append(time.process_time() - c)
         scrolled.append(d.plots.x_range() != shown)
+        ahead.append(not held and getattr(d.plots, "_early", None) is not None)
     cost.stop()
     # the same with the scene pane hidden: the devices and plots panes and the transport bar only
     d.set_pane_visible("scene", False)
@@ -289,10 +291,11 @@ def main(argv=None) -> int:
           f"the run, +{peak - base:.0f} MB for it)")
     print(f"three-pane update, playing   : p50 {np.percentile(ms, 50):6.2f} ms   p95 {np.percentile(ms, 95):6.2f} ms"
           f"   max {ms.max():6.1f} ms   (target p95 < 16 ms; n={len(ms)})")
-    scr = np.array(scrolled)
-    for label, sel in (("still (the time lines move)", ~scr), ("scroll (plots shift by GraphStep)", scr)):
+    scr, ahd = np.array(scrolled), np.array(ahead)
+    for label, sel in (("still (the time lines move)", ~scr & ~ahd), ("ahead (applies the next step's range)", ahd),
+                       ("scroll (plots shift by GraphStep)", scr)):
         if sel.any():
-            print(f"  {label:34s}: p50 {np.percentile(ms[sel], 50):6.2f} ms   p95 {np.percentile(ms[sel], 95):6.2f} ms"
+            print(f"  {label:37s}: p50 {np.percentile(ms[sel], 50):6.2f} ms   p95 {np.percentile(ms[sel], 95):6.2f} ms"
                   f"   ({sel.sum()} updates)")
     cpu_ms = np.array(cpu) * 1000
     print(f"  CPU time of the process per update: p50 {np.percentile(cpu_ms, 50):6.2f} ms   p95 "
