@@ -325,6 +325,42 @@ def test_scrolled_curves_show_what_pyqtgraph_gives(qtbot, run):
     assert len(shown) > 5
 
 
+
+def test_unlabelled_time_axes_share_drawings_that_match_their_own(qtbot, run):
+    """The plots' unlabelled time axes, built alike, keep one store of tick drawings: one axis' drawing is used by
+    the other for the same key, and it paints there as the other's own drawing does."""
+    from PySide6.QtGui import QImage, QPainter
+    p = PlotsPane()
+    qtbot.addWidget(p)
+    p.resize(1200, 400)
+    p.show()
+    p.set_run(run, names=["Fx", "Fy", "probe_stroke"])
+    p.set_window(1.0)
+    p.set_graph_step(0.05)
+    a, b = [plot.getAxis("bottom") for plot in p.plots if not plot.getAxis("bottom").style["showValues"]]
+    assert a._drawn is b._drawn
+
+    def played(axis, pic) -> QImage:
+        r = axis.boundingRect().toAlignedRect()
+        img = QImage(r.size(), QImage.Format_ARGB32_Premultiplied)
+        img.fill(0)
+        q = QPainter(img)
+        q.translate(-r.x(), -r.y())
+        pic.play(q)
+        q.end()
+        return img
+
+    t = np.asarray(run.time)
+    shared = 0
+    for f in range(len(t) // 4, len(t), max(1, len(t) // 60)):
+        p.show_frame(f)
+        p.glw.viewport().grab()                 # (the axes paint: the first one draws, the other reuses)
+        if a._key() == b._key():
+            assert a.picture is b.picture and a.picture is a._drawn[a._key()]
+            assert played(b, a._draw()) == played(b, b._draw()), f
+            shared += 1
+    assert shared > 20
+
 def test_lines_and_axes_drawn_ahead_match_a_fresh_drawing(qtbot, run):
     """While playing, each scroll step's lines and axes are drawn ahead into images (in the frames before it);
     the scroll shows those images, pixel for pixel what pyqtgraph draws for that range and y range."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from collections import OrderedDict
 import warnings
 
 import numpy as np
@@ -36,6 +37,7 @@ AXIS_W = 112            # px of every plot's left axis (the contact lanes' pair 
 DOWNSAMPLE_PER_PX = 2.0   # samples per pixel drawn (min and max of each half pixel; pyqtgraph's default: 5)
 CURSOR_AT = 0.8         # where the yellow line sits in the scrolling window (share of its width)
 COST_DATA, COST_LINE, COST_BARS, COST_AXIS, COST_LABELLED_AXIS = 1.0, 1.0, 1.5, 0.3, 3.5   # rough relative costs
+COST_DRAWN_AXIS = 2.0   # an unlabelled time axis drawing a tick layout it does not keep yet (COST_AXIS: kept)
 # of drawing ahead a line's display data, its image, the lane bars, an unlabelled or a labelled axis (~0.5 ms each)
 PANEL_STYLE = ("QWidget#facts { background: #0c101c; } QLabel { color: #e1e4eb; } "
                "QLabel[role=key] { color: #8c94aa; } QFrame#readout { border: 1px solid #5a6482; }")
@@ -769,6 +771,10 @@ class PlotsPane(QWidget):
             self.cursors.append(TimeCursor(self.t_current, pg.mkPen(CURSOR, width=1.5), plot))
             self.plots.append(plot)
             self.curves.append(curve)
+        shared = OrderedDict()   # the plots' unlabelled time axes are built alike: they share their tick drawings
+        for a in (p.getAxis("bottom") for p in self.plots):
+            if isinstance(a, TimeAxis) and not a.style["showValues"]:
+                a.share_drawings(shared)
         first = self._add_compare(first)
         self._add_footer(first)
         footer_cursor = getattr(self.footer, "cursor", None) if self._footer_shown() else None
@@ -1149,15 +1155,17 @@ class PlotsPane(QWidget):
             bottoms = [p.getAxis("bottom") for p in self.plots]
             if self._footer_shown():
                 bottoms.append(self.footer.getAxis("bottom"))
-            todo += [(COST_LABELLED_AXIS if a.style["showValues"] else COST_AXIS, lambda a=a: a.prepare(nxt))
-                     for a in bottoms]
+            todo += [(COST_AXIS if a.has_drawing(nxt) else COST_LABELLED_AXIS if a.style["showValues"] else
+                      COST_DRAWN_AXIS, lambda a=a: a.prepare(nxt)) for a in bottoms]
             self._pending = todo
         # frames still to be shown before the step: the step comes when the time passes x0 + GraphStep + the
         # cursor's place in the window
         due = int(np.searchsorted(self.run.time, x0 + self.graph_step + CURSOR_AT * (x1 - x0), side="left"))
-        left = (due - self.frame) // max(self._stride, 1)
-        if self.playing and self.scrolling:
-            left -= 1             # (the frame before the step applies its range ahead: see _scroll_ahead)
+        stride = max(self._stride, 1)
+        if self.playing and self.scrolling:   # this frame and the next ones before the last one, which applies
+            left = (due - self.frame - 1) // (stride + 1)    # the step's range ahead (_scroll_ahead); the frames
+        else:                                                # played vary by one (counted long)
+            left = (due - self.frame) // stride
         share = sum(c for c, _ in self._pending) / max(1, left)
         done = 0.0
         while self._pending and (done == 0.0 or done + self._pending[0][0] <= share + 1e-9):

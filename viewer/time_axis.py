@@ -49,7 +49,8 @@ class TimeAxis(pg.AxisItem):
         if key != self._sizes_key:
             bounds = self.mapRectFromParent(self.geometry())
             grid = None if view is None or self.grid is False else view.mapRectToItem(self, view.boundingRect())
-            grid = (-1.0, -1.0) if grid is None else (round(grid.width(), 1), round(grid.height(), 1))
+            grid = (-1.0, -1.0) if grid is None else tuple(round(v, 4) for v in grid.getRect())   # (where the grid
+            # lines run: axes sharing drawings may sit apart from their views by different fractions of a pixel)
             self._sizes_val, self._sizes_key = (bounds.width(), bounds.height(), grid), key
         return self._sizes_val
 
@@ -116,6 +117,22 @@ class TimeAxis(pg.AxisItem):
             return self._rasterize(pic) or drew
         finally:
             self.range = shown
+
+    def has_drawing(self, rng) -> bool:
+        """Whether the axis (or one sharing its drawings) keeps a drawing of the range `rng`: `prepare` then at most
+        plays it into an image."""
+        shown = self.range
+        self.range = [float(rng[0]), float(rng[1])]
+        try:
+            key = self._key()
+        finally:
+            self.range = shown
+        return key is not None and key in self._drawn
+
+    def share_drawings(self, store: OrderedDict):
+        """Keep the drawings in `store`, shared with axes built alike (same style, pens and font): a drawing's key
+        holds the range, the axis' size and its grid's, not the style."""
+        self._drawn = store
 
     def _rasterize(self, pic: QPicture) -> bool:
         """Play an axis' drawing into an image, as it paints in its view; True if made now. Unlabelled, its lines
