@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from contextlib import contextmanager
 
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import pyqtgraph as pg
@@ -103,9 +104,7 @@ class TimeAxis(pg.AxisItem):
         True if a drawing was made. Not for an axis whose SI prefix follows the range."""
         if self.autoSIPrefix or self.linkedView() is None:
             return False
-        shown = self.range
-        self.range = [float(rng[0]), float(rng[1])]
-        try:
+        with self._at(rng):
             key = self._key()
             if key is None:
                 return False
@@ -115,19 +114,23 @@ class TimeAxis(pg.AxisItem):
                 pic = self._draw()
                 self._keep(key, pic)
             return self._rasterize(pic) or drew
-        finally:
-            self.range = shown
 
     def has_drawing(self, rng) -> bool:
         """Whether the axis (or one sharing its drawings) keeps a drawing of the range `rng`: `prepare` then at most
         plays it into an image."""
+        with self._at(rng):
+            key = self._key()
+        return key is not None and key in self._drawn
+
+    @contextmanager
+    def _at(self, rng):
+        """The axis set to the range `rng` for drawing ahead; what it shows is set back after."""
         shown = self.range
         self.range = [float(rng[0]), float(rng[1])]
         try:
-            key = self._key()
+            yield
         finally:
             self.range = shown
-        return key is not None and key in self._drawn
 
     def share_drawings(self, store: OrderedDict):
         """Keep the drawings in `store`, shared with axes built alike (same style, pens and font): a drawing's key
