@@ -21,6 +21,20 @@ def run(small_run):
     r.close()
 
 
+def shown_plots(qtbot, run, names=None, scroll_1s=False) -> PlotsPane:
+    """A 1200x400 plots pane on screen with `run` (its default plots, or `names`); scroll_1s: a 1 s scrolling window
+    moving in 0.05 s GraphSteps."""
+    p = PlotsPane()
+    qtbot.addWidget(p)
+    p.resize(1200, 400)
+    p.show()
+    p.set_run(run, names=names)
+    if scroll_1s:
+        p.set_window(1.0)
+        p.set_graph_step(0.05)
+    return p
+
+
 def test_playback_signals_once_per_change(qtbot, run):
     pb = Playback()
     frames, playing, speeds = [], [], []
@@ -128,11 +142,7 @@ def test_devices_numbers_drawn_without_shaping_look_as_shaped(qtbot, run):
 def test_plot_titles_paint_from_their_cache_with_the_pixels_of_a_direct_paint(qtbot, run):
     """The plots' titles are painted from a pixmap cache (a scroll does not lay their text out again)."""
     from PySide6.QtWidgets import QGraphicsItem
-    p = PlotsPane()
-    qtbot.addWidget(p)
-    p.resize(1200, 400)
-    p.show()
-    p.set_run(run)
+    p = shown_plots(qtbot, run)
     p.show_frame(run.frame_at(3.0))
     assert p.titles and all(t.item.cacheMode() == QGraphicsItem.CacheMode.DeviceCoordinateCache for t in p.titles)
     cached = p.glw.grab().toImage()
@@ -147,11 +157,7 @@ def test_plots_pane_scroll_window_and_readout(qtbot, run):
     lo, hi = scroll_window(55.04, 10.0, 0.1, 0.0, 300.0)
     assert (lo, hi) == (pytest.approx(47.0), pytest.approx(57.0))
     assert scroll_window(299.0, 10.0, 0.1, 0.0, 300.0) == (290.0, 300.0)
-    p = PlotsPane()
-    qtbot.addWidget(p)
-    p.resize(1200, 400)
-    p.show()
-    p.set_run(run, names=["Fx", "nonexistent", "probe_stroke"])
+    p = shown_plots(qtbot, run, ["Fx", "nonexistent", "probe_stroke"])
     assert p.names == ["Fx", "probe_stroke"]
     clicked = []
     p.seekRequested.connect(clicked.append)
@@ -299,13 +305,7 @@ def test_lateral_devices_never_overlap(qtbot, size):
 def test_scrolled_curves_show_what_pyqtgraph_gives(qtbot, run):
     """Scrolling in GraphSteps (each curve gets its display data and path directly), every curve holds the data
     pyqtgraph's own update gives for the shown x range, and its path draws those points."""
-    p = PlotsPane()
-    qtbot.addWidget(p)
-    p.resize(1200, 400)
-    p.show()
-    p.set_run(run, names=["Fx", "probe_stroke"])
-    p.set_window(1.0)
-    p.set_graph_step(0.05)
+    p = shown_plots(qtbot, run, ["Fx", "probe_stroke"], scroll_1s=True)
     t = np.asarray(run.time)
     shown = set()
     for f in range(0, len(t), max(1, len(t) // 60)):
@@ -330,13 +330,7 @@ def test_unlabelled_time_axes_share_drawings_that_match_their_own(qtbot, run):
     """The plots' unlabelled time axes, built alike, keep one store of tick drawings: one axis' drawing is used by
     the other for the same key, and it paints there as the other's own drawing does."""
     from PySide6.QtGui import QImage, QPainter
-    p = PlotsPane()
-    qtbot.addWidget(p)
-    p.resize(1200, 400)
-    p.show()
-    p.set_run(run, names=["Fx", "Fy", "probe_stroke"])
-    p.set_window(1.0)
-    p.set_graph_step(0.05)
+    p = shown_plots(qtbot, run, ["Fx", "Fy", "probe_stroke"], scroll_1s=True)
     a, b = [plot.getAxis("bottom") for plot in p.plots if not plot.getAxis("bottom").style["showValues"]]
     assert a._drawn is b._drawn
 
@@ -361,16 +355,11 @@ def test_unlabelled_time_axes_share_drawings_that_match_their_own(qtbot, run):
             shared += 1
     assert shared > 20
 
+
 def test_lines_and_axes_drawn_ahead_match_a_fresh_drawing(qtbot, run):
     """While playing, each scroll step's lines and axes are drawn ahead into images (in the frames before it);
     the scroll shows those images, pixel for pixel what pyqtgraph draws for that range and y range."""
-    p = PlotsPane()
-    qtbot.addWidget(p)
-    p.resize(1200, 400)
-    p.show()
-    p.set_run(run, names=["Fx", "Fy", "probe_stroke"])
-    p.set_window(1.0)
-    p.set_graph_step(0.05)
+    p = shown_plots(qtbot, run, ["Fx", "Fy", "probe_stroke"], scroll_1s=True)
     qtbot.wait(1)
     t = np.asarray(run.time)
     lines = shown_axes = compared = 0
