@@ -402,7 +402,9 @@ class _Reading:
         return self
 
     def __exit__(self, kind, exc, _tb):
-        if kind is not None and issubclass(kind, H5_ERRORS) and not issubclass(kind, RunFileError):
+        if kind is not None and issubclass(kind, H5_ERRORS):
+            if self.run._f is None:
+                raise self.run._err(self.dataset, "cannot be read: the run file was closed") from None
             raise self.run._err(self.dataset, f"{self.problem} ({type(exc).__name__}: {exc})") from None
         return False
 
@@ -580,9 +582,8 @@ class RunFile:
         names_ds = self._dataset("bodies/names", ndim=1)
         self.bodies = [str(_decode(x)) for x in self._read_whole(names_ds)]
         nb = len(self.bodies)
-        pos = self._dataset("bodies/position", shape=(n, nb, 3), kind="f")
-        quat = self._dataset("bodies/quaternion", shape=(n, nb, 4), kind="f")
-        self._pos, self._quat = pos, quat   # finiteness is checked per block as frames are read (poses)
+        self._dataset("bodies/position", shape=(n, nb, 3), kind="f")     # finite poses are checked per block
+        self._dataset("bodies/quaternion", shape=(n, nb, 4), kind="f")   # as frames are read (poses)
         self._pose_block: tuple[int, int, np.ndarray, np.ndarray] | None = None
 
         self.contact_pairs: dict[str, ContactPairInfo] = {}
@@ -746,9 +747,8 @@ class RunFile:
         if n * 8 > DEFLATE_MAX_RATIO * os.path.getsize(self.path) + SIZE_SLACK:
             raise self._err("/time", f"grew to {n:,} frames, more than a {os.path.getsize(self.path):,}-byte file "
                                      "can hold even compressed")
-        self._pos, self._quat = self._ds("bodies/position"), self._ds("bodies/quaternion")
         n0 = self.n_frames
-        new = self._read(self._ds("time"), np.s_[n0:n])   # only the frames added: earlier ones do not change
+        new = self._read("time", np.s_[n0:n])   # only the frames added: earlier ones do not change
         t = np.concatenate([self.time[:n0], new])
         if not np.all(np.isfinite(new)) or np.any(np.diff(t[max(n0 - 1, 0):]) <= 0):
             raise self._err("/time", "NaN, inf or not increasing in the frames added while the run grows")
@@ -765,7 +765,7 @@ class RunFile:
         i = int(np.searchsorted(frames, int(frame), side="right")) - 1
         if i < 0:
             return None
-        return int(frames[i]), {k: np.array(self._read(self._ds(f"state/{k}"), i), dtype=float)
+        return int(frames[i]), {k: np.array(self._read(f"state/{k}", i), dtype=float)
                                 for k in self.state_sizes}
 
     @staticmethod
@@ -836,9 +836,11 @@ class RunFile:
         return obj
 
     def _read(self, d, sel=()):
+        """`d[sel]` of a dataset, or of the time-indexed dataset at path `d` (a str, through the kept handles)."""
         self.io_ops += 1
-        with self._reading(_path_of(d), "data cannot be read, file truncated or corrupt"):
-            return d[sel]
+        name = f"/{d}" if isinstance(d, str) else _path_of(d)
+        with self._reading(name, "data cannot be read, file truncated or corrupt"):
+            return (self._ds(d) if isinstance(d, str) else d)[sel]
 
     def _read_whole(self, d, sel=()):
         """`_read` of a dataset read whole at open, once its declared size fits the bytes it stores (see
@@ -851,29 +853,30 @@ class RunFile:
                                 "more than compression can expand")
         return self._read(d, sel)
 
-    def _finite_block(self, d, a: int, b: int) -> np.ndarray:
-        """Frames [a, b) of a dataset that must be finite; RunFileError naming the first bad frame."""
-        block = self._read(d, np.s_[a:b])
+    def _finite_block(self, name: str, a: int, b: int) -> np.ndarray:
+        """Frames [a, b) of a time-indexed dataset that must be finite; RunFileError naming the first bad frame."""
+        block = self._read(name, np.s_[a:b])
         if not np.all(np.isfinite(block)):
             j = int(np.flatnonzero(~np.all(np.isfinite(block.reshape(len(block), -1)), axis=1))[0])
-            raise self._err(d.name, f"NaN or inf at frame {a + j}")
+            raise self._err(f"/{name}", f"NaN or inf at frame {a + j}")
         return block
 
-    def _check_finite(self, d):
-        step = max(1, self._chunk_frames(d, 65536)) * 8
-        n = min(d.shape[0], self.n_frames)
+    def _check_finite(self, name: str):
+        step = max(1, self._chunk_frames(name, 65536)) * 8
+        n = self.n_frames
         for i in range(0, n, step):
-            self._finite_block(d, i, min(i + step, n))
+            self._finite_block(name, i, min(i + step, n))
 
-    def _chunk_frames(self, d, default: int) -> int:
+    def _chunk_frames(self, name: str, default: int) -> int:
         """Frames per chunk of a time-indexed dataset (`default` if not chunked)."""
-        with self._reading(_path_of(d)):
+        with self._reading(f"/{name}"):
+            d = self._ds(name)
             return int(d.chunks[0]) if d.chunks else default
 
     def check_poses(self):
         """Read every pose once and raise RunFileError at the first NaN or inf (open checks them lazily)."""
-        self._check_finite(self._pos)
-        self._check_finite(self._quat)
+        self._check_finite("bodies/position")
+        self._check_finite("bodies/quaternion")
 
     # ---- public reading API ----------------------------------------------------------------
     @property
@@ -908,10 +911,10 @@ class RunFile:
         """Values of one channel over frames [start, stop)."""
         if name not in self.channels:
             raise KeyError(f"{self.path}: no channel {name!r}")
-        return self._read(self._ds(f"channels/{name}"), np.s_[start:self._stop(stop)])
+        return self._read(f"channels/{name}", np.s_[start:self._stop(stop)])
 
     def channel_at(self, name: str, frame: int) -> float:
-        return float(self._read(self._ds(f"channels/{name}"), frame))
+        return float(self._read(f"channels/{name}", frame))
 
     def channels_at(self, names, frame: int) -> dict[str, float]:
         return {n: self.channel_at(n, frame) for n in names}
@@ -925,10 +928,11 @@ class RunFile:
             raise IndexError(f"{self.path}: frame {frame} outside 0..{self.n_frames - 1}")
         blk = self._pose_block
         if blk is None or not blk[0] <= frame < blk[1]:
-            step = self._chunk_frames(self._pos, TIME_CHUNK)
+            step = self._chunk_frames("bodies/position", TIME_CHUNK)
             a = frame - frame % step
             b = min(a + step, self.n_frames)
-            blk = self._pose_block = (a, b, self._finite_block(self._pos, a, b), self._finite_block(self._quat, a, b))
+            blk = self._pose_block = (a, b, self._finite_block("bodies/position", a, b),
+                                      self._finite_block("bodies/quaternion", a, b))
         k = frame - blk[0]
         return blk[2][k].copy(), blk[3][k].copy()
 
@@ -937,8 +941,8 @@ class RunFile:
         out = {}
         for name in self.contact_pairs:
             base = f"contacts/{name}"
-            out[name] = (bool(self._read(self._ds(f"{base}/active"), frame)), self._read(self._ds(f"{base}/force"), frame),
-                         self._read(self._ds(f"{base}/point"), frame))
+            out[name] = (bool(self._read(f"{base}/active", frame)), self._read(f"{base}/force", frame),
+                         self._read(f"{base}/point", frame))
         return out
 
     def _stop(self, stop):
@@ -946,19 +950,19 @@ class RunFile:
         return self.n_frames if stop is None else min(stop, self.n_frames)
 
     def contact_active(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
-        return self._read(self._ds(f"contacts/{name}/active"), np.s_[start:self._stop(stop)]).astype(bool)
+        return self._read(f"contacts/{name}/active", np.s_[start:self._stop(stop)]).astype(bool)
 
     def contact_force(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
-        return self._read(self._ds(f"contacts/{name}/force"), np.s_[start:self._stop(stop)])
+        return self._read(f"contacts/{name}/force", np.s_[start:self._stop(stop)])
 
     def contact_point(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
-        return self._read(self._ds(f"contacts/{name}/point"), np.s_[start:self._stop(stop)])
+        return self._read(f"contacts/{name}/point", np.s_[start:self._stop(stop)])
 
     def contact_detail(self, name: str, start: int = 0, stop: int | None = None,
                        fields=("normal", "depth", "normal_speed")) -> dict[str, np.ndarray]:
         """Optional per-pair normal, depth and normal_speed over [start, stop) (empty dict if absent)."""
         held = self._handles
-        return {k: self._read(self._ds(f"contacts/{name}/{k}"), np.s_[start:self._stop(stop)])
+        return {k: self._read(f"contacts/{name}/{k}", np.s_[start:self._stop(stop)])
                 for k in fields if f"contacts/{name}/{k}" in held}
 
     def groups(self) -> dict[str, list[str]]:

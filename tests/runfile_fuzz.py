@@ -59,9 +59,13 @@ def _worker(src: str, jobs: list[tuple[int, int, int]], tmp: str):
     """Read each flipped copy with `dockmnemo info`; one JSON line per flip on stdout."""
     import resource
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    import solver.runfile  # noqa: F401  (imported before the first flip: its time is not the flip's)
+    import solver.verdict  # noqa: F401
     from app.cli import main
     data = Path(src).read_bytes()
     out = sys.stdout
+    out.write(json.dumps({"ready": True}) + "\n")
+    out.flush()
     path = os.path.join(tmp, "flipped.h5")
     for i, off, mask in jobs:
         b = bytearray(data)
@@ -95,10 +99,46 @@ def problem(result: dict, path: str) -> str:
     return ""
 
 
-def run_fuzz(src, n: int = 500, seed: int = 21, timeout: float = 10.0) -> list[dict]:
+def _follow(proc, results: dict, order, timeout: float, startup: float):
+    """Take a worker's JSON lines into `results` until it ends or goes quiet (a hang: the flip it began)."""
+    order = list(order)
+    fd = proc.stdout.fileno()
+    sel = selectors.DefaultSelector()
+    sel.register(fd, selectors.EVENT_READ)
+    buf, current, ready = b"", None, False
+    try:
+        while True:
+            while b"\n" not in buf:
+                if not sel.select(timeout if ready else startup):   # silent: the flip being read hangs
+                    i = current if current is not None else next(k for k in order if k not in results)
+                    results[i] = {"hang": timeout}
+                    return
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:   # the worker ended: done, or died (a crash inside HDF5 counts as a traceback)
+                    code = proc.wait()
+                    if current is not None or code:
+                        i = current if current is not None else next(k for k in order if k not in results)
+                        results[i] = {"rc": code, "stderr": "", "traceback": f"worker died (exit {code})"}
+                    return
+                buf += chunk
+            line, buf = buf.split(b"\n", 1)
+            r = json.loads(line)
+            if r.get("ready"):
+                ready = True
+            elif r.get("begin"):
+                current = r["i"]
+            else:
+                results[r.pop("i")] = r
+                current = None
+    finally:
+        sel.close()
+
+
+def run_fuzz(src, n: int = 500, seed: int = 21, timeout: float = 10.0, startup: float = 120.0) -> list[dict]:
     """Flip n bytes of `src` one at a time and run `dockmnemo info` on each copy; a result per flip.
 
-    Each result has i, offset, mask and rc / stderr / traceback, or `hang` (the timeout) if the worker went quiet."""
+    Each result has i, offset, mask and rc / stderr / traceback, or `hang` (the timeout) if the worker went quiet
+    while reading a flip (`startup`: the time a worker may take to import before its first flip)."""
     src = str(src)
     todo = [(i, o, m) for i, (o, m) in enumerate(flips(src, n, seed))]
     results: dict[int, dict] = {}
@@ -110,32 +150,13 @@ def run_fuzz(src, n: int = 500, seed: int = 21, timeout: float = 10.0) -> list[d
             spec = os.path.join(tmp, "jobs.json")
             Path(spec).write_text(json.dumps({"src": src, "jobs": jobs, "tmp": tmp}))
             proc = subprocess.Popen([sys.executable, "-m", "tests.runfile_fuzz", "--worker", spec], env=env,
-                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=root)
-            sel = selectors.DefaultSelector()
-            sel.register(proc.stdout, selectors.EVENT_READ)
-            current = None
-            while True:
-                if not sel.select(timeout):   # silent for `timeout` s: the flip being read hangs
-                    proc.kill()
-                    results[current if current is not None else jobs[0][0]] = {"hang": timeout}
-                    break
-                line = proc.stdout.readline()
-                if not line:   # the worker ended: done, or died (a crash inside HDF5 counts as a traceback)
-                    proc.wait()
-                    if current is not None or proc.returncode:
-                        i = current if current is not None else next(j[0] for j in jobs if j[0] not in results)
-                        results[i] = {"rc": proc.returncode, "stderr": "",
-                                      "traceback": f"worker died (exit {proc.returncode})"}
-                    break
-                r = json.loads(line)
-                if r.get("begin"):
-                    current = r["i"]
-                else:
-                    results[r.pop("i")] = r
-                    current = None
-            sel.close()
-            proc.stdout.close()
-            proc.wait()
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=root)
+            try:
+                _follow(proc, results, (j[0] for j in jobs), timeout, startup)
+            finally:
+                proc.kill()
+                proc.wait()
+                proc.stdout.close()
     out = []
     for i, o, m in todo:
         r = dict(results[i], i=i, offset=o, mask=m)
