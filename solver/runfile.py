@@ -462,8 +462,7 @@ class RunFile:
         """Walk the links of the root, its GROUPS and the pair and part groups under them (all the reader follows):
         refuse external and user-defined links (a run file holds all its data), soft links that lead nowhere or in
         a loop, and groups whose members cannot be listed; RunFileError names the link."""
-        seen = {self._f.id}
-        todo = [("", self._f)]
+        todo = [("", self._f)]   # the walk goes by path (at most 3 deep), so a link back up cannot loop
         while todo:
             path, g = todo.pop()
             links = []
@@ -472,6 +471,7 @@ class RunFile:
                                    info=True)
             for name, kind in links:
                 p = f"{path}/{name}"
+                walked = path == "" and name in self.GROUPS or path in ("/contacts", "/geometry")
                 if kind == h5py.h5l.TYPE_EXTERNAL:
                     with self._reading(p):
                         target = g.get(name, getlink=True)
@@ -483,14 +483,13 @@ class RunFile:
                     with self._reading(p, f"soft link to {target} leads nowhere or in a loop"):
                         obj = g[name]
                 elif kind == h5py.h5l.TYPE_HARD:
-                    if not (path == "" and name in self.GROUPS or path in ("/contacts", "/geometry")):
+                    if not walked:
                         continue   # a dataset, or a group the reader does not open
                     with self._reading(p, "cannot be opened, file corrupt"):
                         obj = g[name]
                 else:
                     raise self._err(p, f"user-defined link (type {kind}): a run file holds only its own objects")
-                if isinstance(obj, h5py.Group) and obj.id not in seen:
-                    seen.add(obj.id)
+                if walked and isinstance(obj, h5py.Group):
                     todo.append((p, obj))
 
     def _open(self):
