@@ -13,7 +13,7 @@ import h5py
 import numpy as np
 import pytest
 
-from solver.contact_events import table_from_frames, table_from_run
+from solver.contact_events import table_from_run
 from solver.runfile import EVENT_DTYPE, RunFile, RunFileError, RunMeta, RunWriter
 from tests import contact_run
 
@@ -152,6 +152,7 @@ def test_older_files_read_the_solvers_text_like_its_table(tmp_path):
 
 def test_solver_table_equals_the_events_of_its_own_frames(tmp_path):
     """A 1 ms solver run: its /contact_events are the events of its frames, and its text says the same."""
+    from solver.contact_events import table_from_frames
     from solver.simulate import run_scenario
     path = run_scenario(ROOT / "resources" / "scenarios" / "central_impact_20t.toml", tmp_path / "ci.h5", t_end=1.5)
     with RunFile(path) as r:
