@@ -219,3 +219,26 @@ def test_a_table_its_writer_never_filled_falls_back_to_the_frames(tmp_path):
         assert r.contact_statistics() is None
         tab = table_from_run(r)
     assert tab.approximate and len(tab) == len(contact_run.EXPECTED) and math.isfinite(tab.sample_step)
+
+
+@pytest.mark.gui
+@pytest.mark.parametrize("which", ["solver", "frames"])
+def test_screenshot_events_dock_statistics(qtbot, tmp_path, artifacts, which):
+    """The default bundled run at its first head / cone contact (2.007 s, 7 ms, 249.8 N in the solver's log):
+    with the solver's statistics, and as a file without them (recomputed from the 0.1 s frames, marked)."""
+    from tests.gui_util import main_window
+    run = SAMPLE_RUNS / "expert_existing.h5"
+    if which == "frames":
+        run = strip_solver_statistics(run, tmp_path / "expert_existing_other_writer.h5")
+    w = main_window(qtbot, tmp_path / "settings.ini", run, size=(1700, 1000))
+    dock = w.events_dock
+    w.resizeDocks([dock], [620], Qt.Horizontal)             # every column in view
+    dock.set_filter("head_cone")
+    w.playback.seek_frame(int(w.diagram.events.start_frame[w.diagram.events.pair_index == w.diagram.events.pairs.index("head_cone")][0]))
+    qtbot.wait(50)
+    if which == "solver":
+        assert (dock.cell(0, 1), dock.cell(0, 2), dock.cell(0, 4), dock.cell(0, 6)) == ("2.0070", "2.0140", "249.8", "0.0752")
+    else:
+        assert dock.model.headerData(4, Qt.Horizontal) == "≈ peak N" and dock.source_label.isVisible()
+    out = artifacts / f"events_dock_{which}_statistics.png"
+    assert w.grab_image().save(str(out))

@@ -24,6 +24,7 @@ COLUMN_TIPS = ("contact pair", "start: first instant in contact", "end: first in
 APPROX = "≈ "          # header prefix of statistics recomputed from the stored frames
 SORT_ROLE = Qt.UserRole
 TABLE_PT = 8.5
+PAIR_CHARS = 14    # the pair column is at most this many characters wide
 CURRENT_BG = QColor(90, 76, 10)
 APPROX_COLOR = "#ffb347"   # the note over statistics recomputed from frames
 _DISPLAY, _FONT, _BACKGROUND, _ALIGN, _TOOLTIP, _SORT = (int(r) for r in (  # data() compares plain ints
@@ -263,6 +264,8 @@ class EventsDock(QDockWidget):
                     texts += [self.model.index(r, c).data() for r in range(min(len(self.table), 200))]
             w = max(max(fm.horizontalAdvance(str(t)) for t in texts[1:]) if len(texts) > 1 else 0,
                     hm.horizontalAdvance(head) + 14)
+            if c == 0:          # a long pair label is elided: the statistics stay in view (full name in the tooltip)
+                w = min(w, fm.horizontalAdvance("x" * PAIR_CHARS))
             self.view.setColumnWidth(c, w + 10)
 
     def set_filter(self, pair: str = "", min_force: float = 0.0):
