@@ -240,5 +240,7 @@ def test_screenshot_events_dock_statistics(qtbot, tmp_path, artifacts, which):
         assert (dock.cell(0, 1), dock.cell(0, 2), dock.cell(0, 4), dock.cell(0, 6)) == ("2.0070", "2.0140", "249.8", "0.0752")
     else:
         assert dock.model.headerData(4, Qt.Horizontal) == "≈ peak N" and dock.source_label.isVisible()
+    legend = w.diagram.lanes.force_legend.text                # the lanes are coloured by the same peaks
+    assert ("≈ recomputed from frames" in legend) == (which == "frames")
     out = artifacts / f"events_dock_{which}_statistics.png"
     assert w.grab_image().save(str(out))
