@@ -26,6 +26,10 @@ COMPRESSION_LEVEL = 1   # gzip level (with shuffle): level 4 costs ~2x the time 
 
 _STR = h5py.string_dtype("utf-8")
 EVENT_DTYPE = np.dtype([("time", "f8"), ("kind", _STR), ("pair", _STR), ("text", _STR)])
+# /contact_events: one row per contact interval, its statistics as the writer computed them (docs/run-format.md)
+CONTACT_EVENT_DTYPE = np.dtype([("pair", _STR), ("start", "f8"), ("end", "f8"), ("peak_force", "f8"),
+                                ("peak_time", "f8"), ("impulse", "f8"), ("approach_speed", "f8"), ("rebound", "u1"),
+                                ("lasts_to_end", "u1")])
 
 
 class RunFileError(Exception):
@@ -104,7 +108,9 @@ class RunWriter:
     def __init__(self, path, meta: RunMeta, channels: list[ChannelInfo], bodies: list[str],
                  pairs: list[ContactPairInfo], geometry: list[PartGeometry],
                  parameters_toml: str = "", chunk: int = TIME_CHUNK, contact_detail: bool = False,
-                 state_sizes: dict[str, int] | None = None, live: bool = False):
+                 state_sizes: dict[str, int] | None = None, live: bool = False,
+                 contact_statistics: bool = False):
+        """`contact_statistics`: the file gets a /contact_events table, filled by `set_contact_events`."""
         self.path = Path(path)
         self.state_sizes = dict(state_sizes or {})
         self.chunk = int(chunk)
@@ -113,6 +119,7 @@ class RunWriter:
         self.pairs = list(pairs)
         self.n = 0
         self._events: list[Event] = []
+        self._contact_events: tuple[np.ndarray, float] | None = None
         f = self.f = h5py.File(self.path, "w", libver="latest")
         f.attrs["format"] = FORMAT_NAME
         f.attrs["format_version"] = FORMAT_VERSION
@@ -174,6 +181,10 @@ class RunWriter:
             pg.create_dataset("lines", data=np.asarray(part.lines, dtype="i4").reshape(-1, 2))
         f.create_dataset("parameters", data=parameters_toml, dtype=_STR)
         f.create_dataset("events", shape=(0,), maxshape=(None,), dtype=EVENT_DTYPE, chunks=(256,))
+        if contact_statistics:   # created now (SWMR cannot add objects later); sample_step NaN until written
+            ce = f.create_dataset("contact_events", shape=(0,), maxshape=(None,), dtype=CONTACT_EVENT_DTYPE,
+                                  chunks=(256,))
+            ce.attrs["sample_step"] = math.nan
         if self.state_sizes:   # sparse snapshots of the solver state: a branch restarts from the one before it
             sg = f.create_group("state")
             sg.attrs["about"] = "solver state at the start of some frames (/state/frame); branch from any later frame"
@@ -260,6 +271,13 @@ class RunWriter:
             raise ValueError(f"unknown event kind {kind!r}")
         self._events.append(Event(float(time), kind, pair, text))
 
+    def set_contact_events(self, rows: np.ndarray, sample_step: float):
+        """The contact intervals' statistics (CONTACT_EVENT_DTYPE rows) computed from frames `sample_step` s
+        apart; written by `finish` (the writer must be made with contact_statistics=True)."""
+        if "contact_events" not in self.f:
+            raise ValueError("RunWriter made without contact_statistics=True: no /contact_events table")
+        self._contact_events = (np.asarray(rows, dtype=CONTACT_EVENT_DTYPE), float(sample_step))
+
     def flush(self):
         """Live files: write the buffered frames (their chunk is rewritten when it fills); events wait for `finish`
         (rewriting variable-length strings under SWMR can leave a killed writer's file unreadable).
@@ -277,6 +295,13 @@ class RunWriter:
         d.resize(len(evs), axis=0)
         if evs:
             d[:] = np.array([(e.time, e.kind, e.pair, e.text) for e in evs], dtype=EVENT_DTYPE)
+        if self._contact_events is not None:
+            rows, step = self._contact_events
+            ce = self.f["contact_events"]
+            ce.resize(len(rows), axis=0)
+            if len(rows):
+                ce[:] = rows
+            ce.attrs["sample_step"] = step      # set last: a file with NaN here has no statistics
 
     def finish(self, t_capture: float = math.nan, complete: bool = True, comment: str | None = None):
         if self._fill:
@@ -769,6 +794,45 @@ class RunFile:
         """Optional per-pair normal, depth and normal_speed over [start, stop) (empty dict if absent)."""
         pg = self._f["contacts"][name]
         return {k: self._read(self._ds(f"contacts/{name}/{k}"), np.s_[start:self._stop(stop)]) for k in fields if k in pg}
+
+    def contact_statistics(self) -> tuple[np.ndarray, float] | None:
+        """The writer's contact-interval table (CONTACT_EVENT_DTYPE rows, pair names as str) and the step of the
+        frames it was computed from; None when the file has none (or its writer stopped before writing it)."""
+        name = "/contact_events"
+        d = self._f.get("contact_events")
+        if d is None or self.live:
+            return None
+        if not isinstance(d, h5py.Dataset) or d.ndim != 1:
+            raise self._err(name, "expected a one-dimensional table")
+        missing = [k for k in CONTACT_EVENT_DTYPE.names if k not in (d.dtype.names or ())]
+        if missing:
+            raise self._err(name, f"wrong dtype {d.dtype}: missing fields {', '.join(missing)}")
+        step = _scalar_attr(d, "sample_step", None, False)
+        if step is None:
+            raise self._err(f"{name}@sample_step", "missing")
+        try:
+            step = float(step)
+        except (TypeError, ValueError):
+            raise self._err(f"{name}@sample_step", f"must be a number of seconds, found {step!r}") from None
+        if math.isnan(step):
+            return None                                   # created, never filled: its writer stopped
+        if not (step > 0 and math.isfinite(step)):
+            raise self._err(f"{name}@sample_step", f"must be a positive number of seconds, found {step}")
+        raw = self._read(d)
+        rows = np.zeros(len(raw), dtype=[(k, object if k == "pair" else CONTACT_EVENT_DTYPE[k])
+                                         for k in CONTACT_EVENT_DTYPE.names])
+        for k in CONTACT_EVENT_DTYPE.names:
+            rows[k] = [str(_decode(v)) for v in raw[k]] if k == "pair" else raw[k]
+        for i, r in enumerate(rows):
+            where = f"row {i} ({r['pair']})"
+            if r["pair"] not in self.contact_pairs:
+                raise self._err(name, f"{where}: pair is not in /contacts")
+            if not (math.isfinite(r["start"]) and math.isfinite(r["end"]) and r["end"] >= r["start"]):
+                raise self._err(name, f"{where}: start {r['start']} and end {r['end']} must be finite, end >= start")
+            if r["approach_speed"] < 0 or r["peak_force"] < 0 or r["impulse"] < 0:
+                raise self._err(name, f"{where}: negative approach_speed, peak_force or impulse "
+                                      f"(closing speed and normal force are >= 0; NaN when unknown)")
+        return rows, step
 
     def groups(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}

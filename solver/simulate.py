@@ -12,7 +12,7 @@ import numpy as np
 from solver import dynamics as D
 from solver.contact import BODIES as CONTACT_BODIES
 from solver.contact.pairset import PAR_DMAX
-from solver.contact_events import EventAccumulator, event_rows
+from solver.contact_events import EventAccumulator, event_records, event_rows
 from solver.runfile import ChannelInfo, ContactPairInfo, PartGeometry, RunFile, RunMeta, RunWriter
 from solver.scenario import Model, ScenarioError, load_model  # noqa: F401  (re-exported)
 from solver.wireframe import Wire
@@ -226,7 +226,8 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
     pairs = [*m.cgeo.pair_info, LATCH_NECK]
     nc, npair = D.NCH, len(pairs)
     w = RunWriter(out_path, meta, channel_infos(m), BODIES, pairs, geometry(m), parameters_toml=m.text,
-                  contact_detail=True, state_sizes={"s": D.NS, "Z": D.NZ, "contact_prev": npair}, live=live)
+                  contact_detail=True, state_sizes={"s": D.NS, "Z": D.NZ, "contact_prev": npair}, live=live,
+                  contact_statistics=True)
     contact_events = EventAccumulator(pairs)
     s = m.s0.copy()
     Z = m.Z0.copy()
@@ -286,9 +287,11 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
             break
     if status == D.ST_DONE:          # hard dock: the cyclogram's terminal event; the run is complete
         status = D.ST_OK
-    # contact begin/end rows, with each interval's statistics, come from the accumulated table
-    for row in event_rows(contact_events.table()):
+    # contact begin/end rows and /contact_events, each interval's statistics at the output step, from one table
+    contact_table = contact_events.table()
+    for row in event_rows(contact_table):
         w.add_event(*row)
+    w.set_contact_events(event_records(contact_table), m.output_step)
     if n_ev[0] >= ev.shape[0]:
         w.add_event(t, "diagnostic", "", f"event table full after {ev.shape[0]} events; later events not recorded")
     if status != D.ST_OK:
