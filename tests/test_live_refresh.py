@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from solver.runfile import RunFile  # noqa: E402
+from solver.runfile import TIME_CHUNK, RunFile  # noqa: E402
 from tests.gui_util import main_window  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,3 +117,106 @@ def test_panes_follow_a_growing_run_in_steps_of_bounded_work(qtbot, tmp_path, wr
     w.playback.end()
     assert_shows_newest_frame(w)
     send("end")
+
+
+# ---- a real solver run followed past several time chunks ------------------------------------------------------
+SCEN = ROOT / "resources" / "scenarios"
+CHUNK_EDGES = [f for k in (1, 2, 3) for f in (k * TIME_CHUNK - 1, k * TIME_CHUNK)]   # 4095/4096, 8191/8192, …
+
+
+def shown(w) -> dict:
+    """What the window shows at its frame: every pane's numbers and texts, read through the panes."""
+    d = w.diagram
+    s = d.scene
+    return {
+        "frame": w.playback.frame,
+        "time": d.time_text().rsplit("/", 1)[0],   # (without the number of frames, which grows)
+        "devices": {n: d.devices.value(n) for n in d.devices.shown_channels()},
+        "T Current box": d.plots.values(),
+        "curves": {n: (np.array(c.xData), np.array(c.yData)) for n, c in zip(d.plots.names, d.plots.curves)},
+        "scene readouts": (s.readout_text(), s.base_loads_text(), s.time_text()),
+        "scene parts": {p: (s.part_matrix(p), s.part_is_red(p), s.part_visible(p)) for p in s.part_names()},
+        "force labels": {p: (text, tuple(pt)) for p, (text, pt) in s.force_labels().items()},
+        "T capture": d.plots.fact_labels["T capture"].text(),
+    }
+
+
+def same(a, b) -> bool:
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, (np.ndarray, float)):
+        return np.array_equal(a, b, equal_nan=True)
+    return a == b
+
+
+@pytest.mark.gui
+@pytest.mark.slow
+def test_live_view_shows_the_file_on_both_sides_of_each_chunk_boundary(qtbot, tmp_path, artifacts):
+    """Run → New run… of a 13 s run (3 chunks and more); the worker is paused after its progress lines so that the
+    frames around each chunk boundary are looked at while the run is still being written, then again in the
+    finished file: every pane shows the same, and T capture as soon as the solver has it."""
+    import os
+    import signal
+
+    from PySide6.QtCore import Qt
+
+    w = main_window(qtbot, tmp_path / "settings.ini")
+    w.settings.setValue("runs_dir", str(tmp_path / "runs"))
+    dlg = w.new_run_dialog(SCEN / "central_impact_20t.toml")
+    qtbot.waitExposed(dlg)
+    dlg.t_end_edit.selectAll()
+    qtbot.keyClicks(dlg.t_end_edit, "13")
+    qtbot.waitUntil(dlg.run_button.isEnabled, timeout=3000)
+    paused, todo, live = [], list(CHUNK_EDGES), {}
+
+    def pause(*_):   # after the window's own progress handling (it opens or refreshes the growing file)
+        if todo and not paused and w.runner.running:
+            os.kill(w.runner.proc.processId(), signal.SIGSTOP)
+            paused.append(True)
+
+    w.runner.progress.connect(pause)
+    qtbot.mouseClick(dlg.run_button, Qt.LeftButton)
+    d = w.diagram
+    try:
+        while todo:
+            qtbot.waitUntil(lambda: bool(paused) or not w.runner.running, timeout=120000)
+            assert paused, f"the worker ended before frames {todo} were seen live: {w.last_run_message}"
+            qtbot.waitUntil(lambda: not d.live_refreshing, timeout=20000)
+            d.refresh_live(follow=True)        # every frame the paused worker has flushed
+            assert w.run.live and w.run.path.parent == tmp_path / "runs"
+            for f in [f for f in todo if f < w.run.n_frames]:
+                w.playback.seek_frame(f)
+                live[f] = shown(w)
+                todo.remove(f)
+                if f == TIME_CHUNK:
+                    assert w.grab_image().save(str(artifacts / "live_chunk_boundary.png"))
+            paused.clear()
+            os.kill(w.runner.proc.processId(), signal.SIGCONT)
+    finally:
+        if paused and w.runner.running:
+            os.kill(w.runner.proc.processId(), signal.SIGCONT)
+    qtbot.waitUntil(lambda: not w.runner.running, timeout=120000)
+    qtbot.waitUntil(lambda: w.run is not None and not w.run.live, timeout=20000)
+    final = w.run
+    assert final.meta.complete and final.n_frames > CHUNK_EDGES[-1], w.last_run_message
+    assert 0.0 < final.t_capture < 1.0
+    wrong = []
+    for f, seen in live.items():
+        w.playback.seek_frame(f)
+        now = shown(w)
+        for key, value in seen.items():
+            if key == "curves":   # the loaded span differs (the growing run was shorter): compare with the file
+                for name, (x, y) in value.items():
+                    a = final.frame_at(x[0])
+                    if not (np.array_equal(x, final.time[a:a + len(x)])
+                            and np.array_equal(y, final.channel(name, a, a + len(x)), equal_nan=True)):
+                        wrong.append(f"frame {f}: plot {name} over frames {a}..{a + len(x)} differs from the file")
+            elif not same(value, now[key]):
+                wrong.append(f"frame {f}: {key} live {value} finished {now[key]}"[:400])
+        for name, v in seen["devices"].items():
+            if not same(v, final.channel_at(name, f)):
+                wrong.append(f"frame {f}: device {name} live {v}, file {final.channel_at(name, f)}")
+    assert not wrong, "\n".join(wrong[:25])
+    assert live[CHUNK_EDGES[0]]["T capture"] == f"{final.t_capture:.3f} s"
