@@ -11,6 +11,7 @@ pytest.importorskip("PySide6")
 
 from solver.runfile import TIME_CHUNK, RunFile  # noqa: E402
 from tests.gui_util import main_window  # noqa: E402
+from tests.synthetic_run import PAIRS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BLOCK = 3000   # frames per written block: not a whole HDF5 chunk (4096), so chunks are rewritten as they fill
@@ -26,12 +27,18 @@ specs = channels_spec(cfg["mechanism"])
 meta = RunMeta(comment="live refresh test", variant="synthetic", output_step=1e-3, scenario="live")
 w = RunWriter(sys.argv[1], meta, specs, BODIES, PAIRS, geometry(cfg["geometry"]), live=True)
 nb, npairs, c = len(BODIES), len(PAIRS), len(specs)
-done = 0
+done, t_capture = 0, float("nan")
 for line in sys.stdin:
     if line.strip() == "end":
-        w.finish(complete=True)
+        w.finish(t_capture=t_capture, complete=True)
         print("ok", flush=True)
         break
+    if line.startswith("capture"):   # the solver has captured: readers of the growing file see it at their refresh
+        t_capture = float(line.split()[1])
+        w.set_capture(t_capture)
+        w.flush()
+        print("ok", flush=True)
+        continue
     t = (done + np.arange({BLOCK})) * 1e-3
     data = np.sin(t[:, None] * (1.0 + np.arange(c))) + 0.01 * np.arange(c)
     pos = np.zeros(({BLOCK}, nb, 3))
@@ -117,6 +124,49 @@ def test_panes_follow_a_growing_run_in_steps_of_bounded_work(qtbot, tmp_path, wr
     w.playback.end()
     assert_shows_newest_frame(w)
     send("end")
+
+
+def test_a_followed_run_reads_as_the_finished_file_past_each_chunk(writer):
+    """RunFile opened on the first block and refreshed as the file grows past 3 chunks reads every frame as the
+    finished file holds it (not frame f mod 4096)."""
+    path, send = writer
+    send()
+    run = RunFile(path)
+    assert run.live and run.n_frames == BLOCK
+    seen = []
+    for _ in range(4):                              # 3000 … 15000 frames: past 4096, 8192 and 12288
+        send()
+        assert run.refresh()
+        n = run.n_frames
+        seen.append((n, run.time.copy(), {c: run.channel(c) for c in run.channels}, run.contact_force(PAIRS[0].name),
+                     np.array([run.poses(f)[0] for f in range(0, n, 97)])))
+    send("end")
+    run.close()
+    with RunFile(path) as done:
+        assert done.meta.complete and done.n_frames == 5 * BLOCK
+        for n, t, ch, force, pos in seen:
+            np.testing.assert_array_equal(t, done.time[:n])
+            for c, v in ch.items():
+                np.testing.assert_array_equal(v, done.channel(c, 0, n), err_msg=f"{c} with {n} frames")
+            np.testing.assert_array_equal(force, done.contact_force(PAIRS[0].name, 0, n))
+            np.testing.assert_array_equal(pos, np.array([done.poses(f)[0] for f in range(0, n, 97)]))
+
+
+def test_t_capture_of_a_growing_run_as_soon_as_the_writer_has_it(writer):
+    from viewer.run_facts import capture_text
+    path, send = writer
+    send()
+    run = RunFile(path)
+    assert run.live and capture_text(run) == "no capture yet"
+    send()
+    assert run.refresh() and capture_text(run) == "no capture yet"
+    send("capture 0.561")                           # (the writer flushes; no new frames)
+    assert not run.refresh()
+    assert run.t_capture == 0.561 and capture_text(run) == "0.561 s"
+    send("end")
+    run.close()
+    with RunFile(path) as done:
+        assert done.t_capture == 0.561 and capture_text(done) == "0.561 s"
 
 
 # ---- a real solver run followed past several time chunks ------------------------------------------------------
