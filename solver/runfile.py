@@ -619,7 +619,11 @@ class RunFile:
         """A growing run's T capture: its writer stores it on /time as soon as it has it (the root attribute only at
         the end, and SWMR readers do not see root attributes change)."""
         if not math.isfinite(self.meta.t_capture):
-            self.meta.t_capture = float(_scalar_attr(self._ds("time"), "t_capture", math.nan, False))
+            v = _scalar_attr(self._ds("time"), "t_capture", math.nan, False)
+            try:
+                self.meta.t_capture = float(v)
+            except (TypeError, ValueError):
+                raise self._err("/time@t_capture", f"expected a time in seconds, found {v!r}") from None
 
     def _live_frames(self) -> int:
         """Frames present in every time-indexed dataset of a growing file (a block may be half flushed)."""
