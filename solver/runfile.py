@@ -139,6 +139,8 @@ class RunWriter:
         self._fill = 0                  # frames in the buffers; they start at frame self.n - self._fill
         self._abs_max = np.zeros(nc)    # max |value| per channel so far (NaN ignored), stored by finish
         self._series = [(grow("time", ()), self._buf["time"])]
+        # T capture as soon as known: SWMR readers see a dataset's attributes after refreshing it, not the root's
+        self._series[0][0].attrs["t_capture"] = self._t_capture = float(meta.t_capture)
         g = f.create_group("channels")
         for i, ch in enumerate(self.channels):
             if ch.group not in CHANNEL_GROUPS:
@@ -289,6 +291,14 @@ class RunWriter:
             self._write_buffered()
         self.f.flush()
 
+    def set_capture(self, t_capture: float):
+        """Capture happened at t_capture (s): stored in /time@t_capture, which readers of a live file see after
+        the next flush (the root attribute is written by `finish`)."""
+        t = float(t_capture)
+        if self.f and math.isfinite(t) and t != self._t_capture:
+            self._t_capture = t
+            self.f["time"].attrs["t_capture"] = t
+
     def _write_events(self):
         evs = sorted(self._events, key=lambda e: e.time)
         d = self.f["events"]
@@ -308,7 +318,8 @@ class RunWriter:
             self._write_buffered()
             self._fill = 0
         a = self.f.attrs
-        a["t_capture"] = float(t_capture)
+        a["t_capture"] = self._t_capture = float(t_capture)
+        self.f["time"].attrs["t_capture"] = float(t_capture)
         a["t_final"] = float(self.f["time"][self.n - 1]) if self.n else 0.0
         a["complete"] = bool(complete)
         g = self.f["channels"]
@@ -391,6 +402,7 @@ class RunFile:
         self._f = None
         self.io_ops = 0             # dataset reads and refreshes (tests bound the work of each live-refresh step)
         self.live = bool(partial)   # opened while its writer runs (or after it was killed): may grow
+        self._handles: dict[str, h5py.Dataset] = {}   # the one open handle of each time-indexed dataset
         try:
             self._open()
         except RunFileError:
@@ -452,7 +464,9 @@ class RunFile:
         if not (self.meta.output_step > 0 and math.isfinite(self.meta.output_step)):
             raise self._err("/@output_step", f"must be a positive number, found {self.meta.output_step}")
 
-        t = self._dataset("time", ndim=1, kind="f")
+        t = self._dataset("time", ndim=1, kind="f", keep=True)
+        if self.live:
+            self._take_capture()
         self.n_frames = n = self._live_frames() if self.live else t.shape[0]
         if n == 0:
             raise self._err("/time", "run has no frames" + (" yet (still being written)" if self.live else ""))
@@ -471,8 +485,10 @@ class RunFile:
         self.channels: dict[str, ChannelInfo] = {}
         g = self._group("channels")
         self._channel_ds: dict[str, h5py.Dataset] = {}
-        for name, d in g.items():
+        for name in g:
             ds = f"/channels/{name}"
+            d = self._handles.get(ds[1:])
+            d = g[name] if d is None else d
             if not isinstance(d, h5py.Dataset):
                 raise self._err(ds, "expected a dataset, found a group")
             if not self._shape_ok(d.shape, (n,)):
@@ -486,26 +502,26 @@ class RunFile:
                                               str(_decode(_scalar_attr(d, "label", name, True))), grp,
                                               float(_scalar_attr(d, "stroke", math.nan, False)),
                                               float(_scalar_attr(d, "place", math.nan, False)))
-            self._channel_ds[name] = d
+            self._channel_ds[name] = self._handles[ds[1:]] = d
 
         self._group("bodies")
         names_ds = self._dataset("bodies/names", ndim=1)
         self.bodies = [str(_decode(x)) for x in names_ds[()]]
         nb = len(self.bodies)
-        pos = self._dataset("bodies/position", shape=(n, nb, 3), kind="f")
-        quat = self._dataset("bodies/quaternion", shape=(n, nb, 4), kind="f")
+        pos = self._dataset("bodies/position", shape=(n, nb, 3), kind="f", keep=True)
+        quat = self._dataset("bodies/quaternion", shape=(n, nb, 4), kind="f", keep=True)
         self._pos, self._quat = pos, quat   # finiteness is checked per block as frames are read (poses)
         self._pose_block: tuple[int, int, np.ndarray, np.ndarray] | None = None
 
         self.contact_pairs: dict[str, ContactPairInfo] = {}
         for name, pg in self._group("contacts").items():
             base = f"contacts/{name}"
-            self._dataset(f"{base}/active", shape=(n,))
-            self._dataset(f"{base}/force", shape=(n, 3), kind="f")
-            self._dataset(f"{base}/point", shape=(n, 3), kind="f")
+            self._dataset(f"{base}/active", shape=(n,), keep=True)
+            self._dataset(f"{base}/force", shape=(n, 3), kind="f", keep=True)
+            self._dataset(f"{base}/point", shape=(n, 3), kind="f", keep=True)
             for opt, shp in (("normal", (n, 3)), ("depth", (n,)), ("normal_speed", (n,))):
                 if opt in pg:
-                    self._dataset(f"{base}/{opt}", shape=shp, kind="f")
+                    self._dataset(f"{base}/{opt}", shape=shp, kind="f", keep=True)
             self.contact_pairs[name] = ContactPairInfo(
                 name, str(_decode(pg.attrs.get("part_a", ""))), str(_decode(pg.attrs.get("part_b", ""))),
                 str(_decode(pg.attrs.get("label", name))))
@@ -573,24 +589,41 @@ class RunFile:
         self._time_datasets()   # keep the handles
 
     def _time_datasets(self) -> list:
-        """Every dataset indexed by frame (they grow together while the run is written); handles kept."""
-        h = getattr(self, "_handles", None)
-        if h is None:
-            f = self._f
-            h = {"time": f["time"], "bodies/position": f["bodies/position"],
-                 "bodies/quaternion": f["bodies/quaternion"]}
-            ch = getattr(self, "_channel_ds", None) or {k: d for k, d in f["channels"].items() if isinstance(d, h5py.Dataset)}
-            h.update({f"channels/{k}": d for k, d in ch.items()})
-            for pn, pg in f["contacts"].items():
-                h.update({f"contacts/{pn}/{k}": d for k, d in pg.items() if isinstance(d, h5py.Dataset)})
-            self._handles = h
-        return list(h.values())
+        """Every dataset indexed by frame (they grow together while the run is written), one kept handle each.
+
+        Never a second handle: HDF5 keeps one state per open dataset, and a refresh (SWMR) with another handle open
+        leaves its chunk index as it was at the open, so reads past it return other chunks (h5py issue 2803)."""
+        names = getattr(self, "_timed", None)
+        if names is None:
+            f, h = self._f, self._handles
+            names = ["time", "bodies/position", "bodies/quaternion"]
+            for grp, prefix in ((f["channels"], "channels/"),
+                                *((pg, f"contacts/{pn}/") for pn, pg in f["contacts"].items())):
+                for k in grp:
+                    d = h.get(prefix + k)
+                    d = grp[k] if d is None else d
+                    if isinstance(d, h5py.Dataset):
+                        h[prefix + k] = d
+                        names.append(prefix + k)
+            self._timed = names
+        return [self._ds(n) for n in names]
 
     def _ds(self, name: str):
-        """A time-indexed dataset by path, through the kept handles (HDF5 name lookups are slow under SWMR)."""
-        h = getattr(self, "_handles", None)
-        d = h.get(name) if h is not None else None
-        return d if d is not None else self._f[name]
+        """A time-indexed dataset by path, through its one kept handle (HDF5 name lookups are slow under SWMR)."""
+        d = self._handles.get(name)
+        if d is None:
+            d = self._handles[name] = self._f[name]
+        return d
+
+    def _take_capture(self):
+        """A growing run's T capture: its writer stores it on /time as soon as it has it (the root attribute only at
+        the end, and SWMR readers do not see root attributes change)."""
+        if not math.isfinite(self.meta.t_capture):
+            v = _scalar_attr(self._ds("time"), "t_capture", math.nan, False)
+            try:
+                self.meta.t_capture = float(v)
+            except (TypeError, ValueError):
+                raise self._err("/time@t_capture", f"expected a time in seconds, found {v!r}") from None
 
     def _live_frames(self) -> int:
         """Frames present in every time-indexed dataset of a growing file (a block may be half flushed)."""
@@ -633,6 +666,7 @@ class RunFile:
                 yield None
         except (OSError, KeyError) as exc:
             raise self._err("/", f"cannot refresh a growing run ({exc})") from None
+        self._take_capture()
         if n is None or n <= self.n_frames:
             yield False
             return
@@ -671,8 +705,10 @@ class RunFile:
             raise self._err(f"/{name}", "expected a group, found a dataset")
         return obj
 
-    def _dataset(self, name, shape=None, ndim=None, kind=None):
-        obj = self._f.get(name)
+    def _dataset(self, name, shape=None, ndim=None, kind=None, keep=False):
+        """A checked dataset; `keep`: a time-indexed one, whose handle is kept (see `_time_datasets`)."""
+        obj = self._handles.get(name)
+        obj = self._f.get(name) if obj is None else obj
         ds = f"/{name}"
         if obj is None:
             raise self._err(ds, "missing")
@@ -684,6 +720,8 @@ class RunFile:
             raise self._err(ds, f"wrong shape {obj.shape}, expected {ndim} dimension(s)")
         if kind is not None and obj.dtype.kind not in kind:
             raise self._err(ds, f"wrong dtype {obj.dtype}")
+        if keep:
+            self._handles[name] = obj
         return obj
 
     def _read(self, d, sel=()):
@@ -769,11 +807,10 @@ class RunFile:
     def contact_state(self, frame: int) -> dict[str, tuple[bool, np.ndarray, np.ndarray]]:
         """Per pair: (active, force vector, point) at a frame."""
         out = {}
-        g = self._f["contacts"]
         for name in self.contact_pairs:
-            pg = g[name]
-            out[name] = (bool(self._read(pg["active"], frame)), self._read(pg["force"], frame),
-                         self._read(pg["point"], frame))
+            base = f"contacts/{name}"
+            out[name] = (bool(self._read(self._ds(f"{base}/active"), frame)), self._read(self._ds(f"{base}/force"), frame),
+                         self._read(self._ds(f"{base}/point"), frame))
         return out
 
     def _stop(self, stop):
@@ -917,6 +954,7 @@ def seal_incomplete(path, reason: str) -> Path:
         ev[:] = np.array([(e.time, e.kind, e.pair, e.text) for e in events], dtype=EVENT_DTYPE)
         dst.attrs["complete"] = False
         dst.attrs["t_final"] = t_final
+        dst.attrs["t_capture"] = run.meta.t_capture   # (a killed writer stored it on /time only)
     run.close()
     os.replace(tmp, path)
     return path

@@ -274,6 +274,7 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
         done += rows
         if Z[D.Z_CAPT] > 0.5:
             t_capture = float(Z[D.Z_TCAPT])
+            w.set_capture(t_capture)   # a live file's readers see it after this block's flush
         for i in range(ev_written, int(n_ev[0])):
             _add_kernel_event(w, ev[i], pairs)
         ev_written = int(n_ev[0])
