@@ -653,19 +653,26 @@ class UnexpectedErrors:
             pass
 
 
-def run_app(path) -> int:
-    """The window on `path` until it is closed; a file that cannot be opened leaves it empty with a dialog."""
+def start_app(path) -> tuple[MainWindow, UnexpectedErrors]:
+    """The shown window on `path` with the last-resort error hook installed; a file that cannot be opened leaves
+    the window empty with a dialog (never an exit)."""
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName(APP_NAME)
     logging.basicConfig(format="%(name)s: %(levelname)s: %(message)s")
     w = MainWindow()
     errors = UnexpectedErrors(w).install()
+    w.show()
     try:
-        w.show()
-        try:
-            w.open_path(path)
-        except Exception:  # noqa: BLE001  (never an exit: the dialog says what happened)
-            errors(*sys.exc_info())
-        return app.exec()
+        w.open_path(path)
+    except Exception:  # noqa: BLE001  (never an exit: the dialog says what happened)
+        errors(*sys.exc_info())
+    return w, errors
+
+
+def run_app(path) -> int:
+    """`dockmnemo view`: the window until it is closed."""
+    w, errors = start_app(path)
+    try:
+        return QApplication.instance().exec()
     finally:
         errors.uninstall()
