@@ -109,7 +109,9 @@ def window(qtbot, tmp_path):
 def test_bad_file_gives_dialog_and_keeps_the_run_shown(window, qtbot, tmp_path, make):
     bad, dataset = make(tmp_path)
     good, title, n = window.run, window.windowTitle(), window.playback.n_frames
+    window.playback.set_loop_range(1000, 2000)
     window.playback.seek_frame(1234)
+    plotted = list(window.diagram.plots.names)
     guard = _FifoGuard(bad) if make is fifo else None
     try:
         assert not window.open_path(bad)          # as File > Open and a drop do
@@ -124,6 +126,7 @@ def test_bad_file_gives_dialog_and_keeps_the_run_shown(window, qtbot, tmp_path, 
     assert window.isVisible() and window.windowTitle() == title
     assert window.run is good and window.diagram.run is good and window.playback.n_frames == n
     assert window.playback.frame == 1234 and window.diagram.scene.current_frame == 1234
+    assert window.playback.loop_range == (1000, 2000) and window.diagram.plots.names == plotted
     assert window.recent_runs()[0].endswith("synthetic_approach.h5")
     boxes[0].accept()
     window.playback.step(1)                        # the run shown before still plays

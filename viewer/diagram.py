@@ -130,8 +130,10 @@ class _StepJob(QObject):
             done = False
         except StopIteration:
             done = True
-        except (RunFileError, OSError, ValueError, IndexError):   # the run was closed or replaced meanwhile
+        except Exception as exc:  # noqa: BLE001  (the run was closed or replaced meanwhile, or cannot be read)
             done = True
+            if not isinstance(exc, (RunFileError, OSError, ValueError, IndexError)):
+                log.error("live refresh step", exc_info=exc)
         dt = time.perf_counter() - t0
         self.busy += dt
         self.n += 1
