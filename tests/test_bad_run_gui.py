@@ -153,7 +153,7 @@ def test_compare_with_a_bad_file_keeps_the_run_and_no_comparison(window, qtbot, 
     assert [b.text().startswith(f"{bad}: ") for b in _boxes()] == [True]
 
 
-def test_corrupt_chunk_met_while_playing_pauses_once(qtbot, tmp_path, capfd):
+def test_corrupt_chunk_met_while_playing_pauses_once(qtbot, tmp_path, capfd, artifacts):
     """A device channel (read frame by frame) with a corrupt chunk: the run opens; playing into the chunk pauses
     with one message naming file and dataset; stepping and scrubbing inside it add none; scrubbing back works."""
     bad = corrupt_chunk(tmp_path, "channels/head_offset_y")
@@ -169,6 +169,9 @@ def test_corrupt_chunk_met_while_playing_pauses_once(qtbot, tmp_path, capfd):
                         "(Can't synchronously read data (filter returned failure during read))"]
     assert [b.text() for b in _boxes("Cannot read run file")] == messages
     assert np.isfinite(devices.value("head_offset_y"))       # the last good picture stays
+    qtbot.wait(200)
+    from PySide6.QtWidgets import QApplication
+    QApplication.primaryScreen().grabWindow(0).save(str(artifacts / "bad_chunk_while_playing.png"))
     for f in (pb.frame + 1, 9000, 12000):                     # scrubbing inside the bad chunk
         pb.seek_frame(f)
     pb.step(1)
