@@ -217,3 +217,17 @@ def test_view_command_on_a_bad_file_opens_the_window_with_the_dialog(qtbot, tmp_
     assert w.isVisible() and w.windowTitle() == "dockmnemo" and w.run is None
     boxes = _boxes("Cannot open run file")
     assert len(boxes) == 1 and boxes[0].text().startswith(f"{bad}: ")
+
+
+def test_a_recent_run_damaged_since_gives_dialog_from_the_menu(window, qtbot, tmp_path):
+    """File > Open recent on a run that was fine when opened and is now damaged (a soft-link loop)."""
+    path = _copy(tmp_path, "was_fine.h5")
+    assert window.open_run(path) and window.open_run(SYNTHETIC_RUN)
+    good, title = window.run, window.windowTitle()
+    loop, _ = link_loop(tmp_path)
+    os.replace(loop, path)
+    action = next(a for a in window.recent_menu.actions() if a.text() == str(path.resolve()))
+    action.trigger()
+    boxes = _boxes("Cannot open run file")
+    assert len(boxes) == 1 and boxes[0].text().startswith(f"{path}: ")
+    assert window.run is good and window.windowTitle() == title
