@@ -52,6 +52,16 @@ def _refuse_unread(path, t: _Read, prefix=""):
             _refuse_unread(path, v, f"{prefix}{k}.")
 
 
+def _absent(path, t: _Read, k, prefix="") -> ScenarioError | None:
+    """The error of key `k` asked for and absent in a table of `t` (its typo, or missing); None if it is nowhere."""
+    if k in t.asked and not dict.__contains__(t, k):
+        return _Sec(path, t, prefix.rstrip(".")).missing(k)
+    for name, v in dict.items(t):
+        if isinstance(v, _Read) and (e := _absent(path, v, k, f"{prefix}{name}.")) is not None:
+            return e
+    return None
+
+
 class _Sec:
     """Typed, range-checked access to one TOML table."""
 
@@ -318,7 +328,9 @@ def load_model(scenario_path) -> Model:
     put("lim_x", gli.num("back_rim_x_in_housing", -2.0, 2.0))
     try:
         cgeo = C.build_probe_cone(gt, movable_limiter=movable)
-    except (KeyError, TypeError, ValueError) as exc:
+    except KeyError as exc:                  # a key the contact library reads is absent (or misspelt)
+        raise _absent(gpath, gt, exc.args[0]) or ScenarioError(gpath, "/", f"no key {exc.args[0]!r}") from None
+    except (TypeError, ValueError) as exc:
         raise ScenarioError(gpath, "/", f"cannot build the contact geometry ({exc!r})") from None
     for k in range(D.N_LATCH):                          # each latch reads its own extension (state slot 2 + k)
         cgeo.prim[cgeo.prim_names.index(f"latch_{k + 1}"), 7] = 2 + k
