@@ -417,9 +417,9 @@ def load_model(scenario_path) -> Model:
     ld = M.sub("lateral_damper")
     sp = ld.vec("spring_places_deg", 2, -360.0, 360.0)
     bp = ld.vec("brake_places_deg", 2, -360.0, 360.0)
+    springs = [ld.pos("coil_stroke", 0.2), ld.pos("belleville_stroke", 0.2)]
     TLS = _series_spring([ld.num("coil_preload", 0.0, 1e5), ld.num("belleville_preload", 0.0, 1e6)],
-                         [ld.pos("coil_stiffness", 1e8), ld.pos("belleville_stiffness", 1e9)],
-                         [ld.pos("coil_stroke", 0.2), ld.pos("belleville_stroke", 0.2)],
+                         [ld.pos("coil_stiffness", 1e8), ld.pos("belleville_stiffness", 1e9)], springs,
                          ld.pos("spring_stop_stiffness", 1e10))
     LAT = np.zeros((D.N_LAT, D.LAT_W))
     sd_, sr_, sb_ = ld.pos("spring_attach_distance", 2.0), ld.pos("spring_attach_radius", 1.0), ld.pos("spring_base_radius", 2.0)
@@ -459,7 +459,8 @@ def load_model(scenario_path) -> Model:
     put("lh_f0", ld.num("hysteresis_force", 0.0, 1e5))
     put("lh_mu", ld.num("hysteresis_ratio", 0.0, 1.0))
     put("c_lat", ld.num("spring_damping", 0.0, 1e6))
-    put("psi_max", math.radians(ld.pos("crank_limit_deg", 90.0)))
+    crank_max = ld.pos("crank_limit_deg", 90.0)
+    put("psi_max", math.radians(crank_max))
     put("k_crank_stop", ld.pos("crank_stop_stiffness", 1e8))
     lx, lyv = ld.table("brake_rpm", "brake_torque")
     TML = _table(lx * 2 * math.pi / 60.0, lyv)
@@ -520,9 +521,12 @@ def load_model(scenario_path) -> Model:
         put(nm, cgeo.pair_names.index(pair))
     geo = dict(rh=rh, L0=L0, goff=P[I["g_off"]], LAT=LAT.copy(), stroke_max=smax,
                rod_radius=gpr.pos("radius", rh), path=gpath)
+    # full scale of each device channel (its bar in the viewer): strokes to the stops and the rated rates and force
     strokes = dict(axial_spring=s_max / (i_fr * i_nut), friction_brake=smax - (s_max + s1) / (i_fr * i_nut),
-                   friction_brake_1=s1 / (i_fr * i_nut), XLimD=P[I["lim_stroke"]],
-                   lateral=float(TLS[-2, 0]), rpm=float(mx[-1]), lat_rpm=float(lx[-1]), stroke=smax)
+                   friction_brake_1=s1 / (i_fr * i_nut), XLimD=float(P[I["lim_stroke"]]), lateral=sum(springs),
+                   rpm=ad.pos("magnetic_brake_rpm_max", 1e5), lat_rpm=ld.pos("brake_rpm_max", 1e5),
+                   nut_rpm=ad.pos("nut_rpm_max", 1e5), head_force=ad.pos("head_force_max", 1e7), crank=crank_max,
+                   stroke=smax)
     places = dict(spring_mechanism_1=float(sp[0]), spring_mechanism_2=float(sp[1]),
                   magnetic_brake_1=float(bp[0]), magnetic_brake_2=float(bp[1]))
     for path, t in ((spath, sc), (mpath, mt), (gpath, gt)):   # a key no one read is a typo: refuse it
