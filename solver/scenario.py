@@ -72,12 +72,12 @@ class _Sec:
         return f"{self.prefix}.{k}" if self.prefix else k
 
     def missing(self, k, what="key", hint="") -> ScenarioError:
-        """A required key is absent: a near unknown key in the table is its typo, else it is missing."""
+        """A required key is absent; a near key not read yet is named as a possible misspelling of it (it may also
+        be a valid key read later, so it is not called unknown)."""
         asked = getattr(self.data, "asked", set())
         near = difflib.get_close_matches(k, [x for x in dict.keys(self.data) if x not in asked and x != k], n=1)
-        if near:
-            return ScenarioError(self.path, self.key(near[0]), f"unknown {what} (did you mean {k}?)")
-        return ScenarioError(self.path, self.key(k), ("missing table" if what == "section" else "missing") + hint)
+        problem = ("missing table" if what == "section" else "missing") + hint
+        return ScenarioError(self.path, self.key(k), problem + (f" (is {near[0]} a misspelling of it?)" if near else ""))
 
     def unused(self, keys, why: str):
         """Refuse keys the loader does not read in this configuration (a value that would be silently ignored)."""
@@ -487,7 +487,7 @@ def load_model(scenario_path) -> Model:
             put("drv_speed", O.pos(k, 1.0) * i_nut)
         else:
             raise ScenarioError(spath, f"overrides.{k}", unknown(k, [*groups, "max_depth", "drive_delay",
-                                                                     "retraction_speed"]))
+                                                                     "retraction_speed"], "override"))
 
     # solver settings
     so = S.sub("solver")

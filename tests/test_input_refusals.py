@@ -49,23 +49,23 @@ def _refused(capsys, tmp, args, path, key, problem):
 
 @pytest.mark.parametrize("target,old,new,key,problem", [
     ("scenario", "lateral_miss = ", "lateral_mis = ", "initial.lateral_mis", "unknown key (did you mean lateral_miss?)"),
-    ("scenario", "closing_speed = ", "closing_sped = ", "initial.closing_sped",
-     "unknown key (did you mean closing_speed?)"),                                  # a required key misspelt
+    ("scenario", "closing_speed = ", "closing_sped = ", "initial.closing_speed",
+     "missing (is closing_sped a misspelling of it?)"),                            # a required key misspelt
     ("scenario", "comment = ", "coment = ", "coment", "unknown key (did you mean comment?)"),
     ("scenario", "[solver]", "[solvr]\nstep = 1.0e-3\n\n[solver]", "solvr", "unknown section (did you mean solver?)"),
     ("scenario", "[initial]", "[initial]\nhead_start = 0.1", "initial.head_start",
      "unknown key (did you mean head_start_x?)"),
     ("mechanism", "rod_mass = 1.5", "rod_mass = 1.5\nspring_base_axial_ofset = 0.06", "lateral_damper.spring_base_axial_ofset",
      "unknown key (did you mean spring_base_axial_offset?)"),                       # an optional key misspelt
-    ("mechanism", "crank_limit_deg = ", "crank_limt_deg = ", "lateral_damper.crank_limt_deg",
-     "unknown key (did you mean crank_limit_deg?)"),
+    ("mechanism", "crank_limit_deg = ", "crank_limt_deg = ", "lateral_damper.crank_limit_deg",
+     "missing (is crank_limt_deg a misspelling of it?)"),
     ("mechanism", "[hooks]", "[hook]\nclose_gap = 1.0e-3\n\n[hooks]", "hook", "unknown section (did you mean hooks?)"),
     ("mechanism", "screw_friction = 0.05", "screw_friction = 0.05\nfirst_brake_torque_in = 0.6",
      "axial_damper.first_brake_torque_in", "not used: no first friction brake"),
     ("mechanism", "[hooks]", "[movable_limiter]\nmass = 8.0\n\n[hooks]",
      "movable_limiter", "not used: only variant movable_limiter has a movable limiter"),
-    ("geometry", "flange_radius = ", "flange_radiu = ", "receiving_cone.flange_radiu",
-     "unknown key (did you mean flange_radius?)"),                                  # read by the contact library
+    ("geometry", "flange_radius = ", "flange_radiu = ", "receiving_cone.flange_radius",
+     "missing (is flange_radiu a misspelling of it?)"),                            # read by the contact library
     ("geometry", "[contact.ring]", "[contact.rings]\nk = 1.0\n\n[contact.ring]", "contact.rings",
      "unknown section (did you mean ring?)"),
 ])
@@ -110,7 +110,7 @@ def test_campaign_refuses_a_typo_in_its_base_scenario_and_in_itself(tmp_path, ca
     camp = tmp_path / "demo.toml"
     text = (ROOT / "resources" / "campaigns" / "demo_small.toml").read_text()
     (tmp_path / "nominal_existing.toml").write_text(    # found next to the campaign file first
-        _edited((SCEN / "nominal_existing.toml").read_text(), "head_start_x = ", "head_start = "))
+        _edited((SCEN / "nominal_existing.toml").read_text(), "[initial]", "[initial]\nhead_start = 0.05"))
     camp.write_text(text)
     out = tmp_path / "camp"
     assert main(["campaign", str(camp), "--out", str(out)]) == 2
