@@ -106,7 +106,7 @@ def test_a_channel_without_a_range_shows_no_range_and_no_fill(qtbot, solver_runs
         for n in ("crank_angle_1", "nut_rate"):
             f[f"channels/{n}"].attrs["stroke"] = math.nan
     run = RunFile(p)
-    w = _shown(qtbot, run)
+    w = _shown(qtbot, run, (1600, 300))      # (a bar too narrow for "no range" beside its value is hatched only)
     f = run.frame_at(0.9)
     w.show_frame(f)
     img = w.grab().toImage()

@@ -9,7 +9,7 @@ import math
 
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF, QPainter, QPen, QPixmap, QStaticText, QTransform
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QFontMetricsF, QPainter, QPen, QPixmap, QStaticText, QTransform
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from solver.runfile import RunFile
@@ -26,6 +26,7 @@ HOUSING = QColor(120, 200, 230)
 BAR_BACKGROUND = QColor(30, 36, 54)
 FULL = QColor(255, 220, 0)          # outline of a bar at or beyond its full scale
 NO_RANGE = "no range"               # on a bar whose channel has no range in the file: its value, never a fill
+NO_RANGE_HATCH = QColor(58, 66, 92)  # hatching of a bar without a range (its "no range" shows where the value leaves room)
 ANGLE_GAINS = (10.0, 5.0, 2.0, 1.0)  # angles are drawn magnified by the largest gain that keeps the run in view
 _MARK_R = 9   # px: half the size of a numbered point's image (its ring has radius 7 and a 1.5 px pen)
 
@@ -190,14 +191,17 @@ class DevicesPane(QWidget):
         for name, right, base, unit in self._probe_texts:
             self._text_left_of(p, right, base, format_value(values.get(name, nan), unit))
         p.setRenderHint(QPainter.Antialiasing, False)   # axis-aligned rectangles: no edge blending needed
-        pos, neg, plain, full, texts = [], [], [], [], []
+        pos, neg, plain, full, texts, notes = [], [], [], [], [], []
         for name, r, scale, right, base, unit in self._bar_items:
             v = values.get(name, nan)
             frac = fill_fraction(v, scale)
             if frac > 0:
                 (pos if v > 0 else neg).append(QRectF(r.left(), r.top(), r.width() * frac, r.height()))
             (plain if frac < 1.0 else full).append(r)
-            texts.append((right, base, format_value(v, unit)))
+            text = format_value(v, unit)
+            texts.append((right, base, text))
+            if not scale > 0 and self._adv(NO_RANGE) + self._adv(text) + 8 <= right - r.left() - 4:
+                notes.append(QPointF(r.left() + 4, base))
         p.setPen(Qt.NoPen)
         for rects, colour in ((pos, POSITIVE), (neg, NEGATIVE)):
             if rects:
@@ -211,16 +215,24 @@ class DevicesPane(QWidget):
         p.setPen(TEXT)
         for right, base, text in texts:
             self._text_left_of(p, right, base, text)
+        if notes:
+            p.setPen(DIM)
+            for at in notes:
+                p.drawText(at, NO_RANGE)
         p.setRenderHint(QPainter.Antialiasing, True)
 
     def _text_left_of(self, p: QPainter, right: float, baseline: float, text: str):
         """Draw `text` ending at x = right on this baseline (as drawText right-aligned in a rect, no layout)."""
+        p.drawText(QPointF(right - self._adv(text), baseline), text)
+
+    def _adv(self, text: str) -> float:
+        """Width of `text` in the value font (remembered; value texts repeat)."""
         adv = self._advance.get(text)
         if adv is None:
             if len(self._advance) > 4096:
                 self._advance.clear()
             adv = self._advance[text] = self._fm.horizontalAdvance(text)
-        p.drawText(QPointF(right - adv, baseline), text)
+        return adv
 
     def _mark(self, num: str) -> QPixmap:
         """A numbered point (ring and number) drawn once (per device pixel ratio), painted each frame as an image."""
@@ -296,8 +308,7 @@ class DevicesPane(QWidget):
         t = r.adjusted(4, 0, -4, 0)
         scale = self.scales.get(name, math.nan)
         if not scale > 0:
-            p.setPen(DIM)
-            p.drawText(QPointF(t.left(), self._vcenter_baseline(t)), NO_RANGE)
+            p.fillRect(r, QBrush(NO_RANGE_HATCH, Qt.BDiagPattern))
         self._bar_items.append((name, QRectF(r), scale, t.right(), self._vcenter_baseline(t),
                                 self.run.channels[name].unit))
 
