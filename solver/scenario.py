@@ -522,11 +522,12 @@ def load_model(scenario_path) -> Model:
     geo = dict(rh=rh, L0=L0, goff=P[I["g_off"]], LAT=LAT.copy(), stroke_max=smax,
                rod_radius=gpr.pos("radius", rh), path=gpath)
     # full scale of each device channel (its bar in the viewer): strokes to the stops and the rated rates and force
+    # (a mechanism without a rating, e.g. one stored in an older run, gives its channel no range: NaN)
     strokes = dict(axial_spring=s_max / (i_fr * i_nut), friction_brake=smax - (s_max + s1) / (i_fr * i_nut),
                    friction_brake_1=s1 / (i_fr * i_nut), XLimD=float(P[I["lim_stroke"]]), lateral=sum(springs),
-                   rpm=ad.pos("magnetic_brake_rpm_max", 1e5), lat_rpm=ld.pos("brake_rpm_max", 1e5),
-                   nut_rpm=ad.pos("nut_rpm_max", 1e5), head_force=ad.pos("head_force_max", 1e7), crank=crank_max,
-                   stroke=smax)
+                   rpm=ad.pos("magnetic_brake_rpm_max", 1e5, math.nan), lat_rpm=ld.pos("brake_rpm_max", 1e5, math.nan),
+                   nut_rpm=ad.pos("nut_rpm_max", 1e5, math.nan), head_force=ad.pos("head_force_max", 1e7, math.nan),
+                   crank=crank_max, stroke=smax)
     places = dict(spring_mechanism_1=float(sp[0]), spring_mechanism_2=float(sp[1]),
                   magnetic_brake_1=float(bp[0]), magnetic_brake_2=float(bp[1]))
     for path, t in ((spath, sc), (mpath, mt), (gpath, gt)):   # a key no one read is a typo: refuse it
