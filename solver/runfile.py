@@ -441,7 +441,7 @@ class _Reading:
         if kind is not None and issubclass(kind, H5_ERRORS):
             if self.run._f is None:
                 raise self.run._err(self.dataset, "cannot be read: the run file was closed") from None
-            raise self.run._err(self.dataset, f"{self.problem} ({type(exc).__name__}: {exc})") from None
+            raise self.run._err(self.dataset, f"{self.problem} ({exc})") from None
         return False
 
 
@@ -462,7 +462,7 @@ class RunFile:
             raise
         except H5_ERRORS as exc:  # h5py/HDF5 internals a check below did not name
             self.close()
-            raise RunFileError(self.path, "/", f"cannot be read ({type(exc).__name__}: {exc})") from None
+            raise RunFileError(self.path, "/", f"cannot be read ({exc})") from None
 
     # ---- opening and validation ------------------------------------------------------------
     def _err(self, dataset, problem):
@@ -794,7 +794,7 @@ class RunFile:
                     n = m if n is None or m < n else n
                 yield None
         except H5_ERRORS as exc:
-            raise self._err(_path_of(d), f"cannot refresh a growing run ({type(exc).__name__}: {exc})") from None
+            raise self._err(_path_of(d), f"cannot refresh a growing run ({exc})") from None
         self._take_capture()
         if n is None or n <= self.n_frames:
             yield False
