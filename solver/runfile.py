@@ -408,6 +408,46 @@ DEFLATE_MAX_RATIO = 1032
 SIZE_SLACK = 1 << 20
 
 
+# Under SWMR, HDF5 re-reads metadata whose checksum fails (a writer may be mid-write), sleeping 1, 2, 4, ... ns
+# between attempts: its default of 100 attempts sleeps ~2^99 ns, so a corrupt killed-writer file hung the reader
+# forever. 24 attempts sleep ~17 ms in all, far longer than a writer takes to write one metadata block.
+SWMR_READ_ATTEMPTS = 24
+
+
+def _hdf5_library():
+    """The HDF5 library h5py runs on (ctypes), for H5Pset_metadata_read_attempts, which h5py does not wrap; None
+    if it cannot be found (then HDF5's default applies)."""
+    import ctypes
+    import re
+    try:
+        maps = Path("/proc/self/maps").read_text()
+    except OSError:
+        return None
+    for path in dict.fromkeys(re.findall(r"/\S*/libhdf5(?:-[0-9a-f]+)?\.so[\w.]*", maps)):
+        try:
+            fn = ctypes.CDLL(path).H5Pset_metadata_read_attempts
+        except (OSError, AttributeError):
+            continue
+        fn.argtypes, fn.restype = (ctypes.c_int64, ctypes.c_uint), ctypes.c_int
+        return fn
+    return None
+
+
+def _open_swmr(path) -> h5py.File:
+    """A run being written (or left by a killed writer) opened for SWMR reading, with SWMR_READ_ATTEMPTS."""
+    set_attempts = _hdf5_library()
+    if set_attempts is None:
+        return h5py.File(path, "r", swmr=True, rdcc_nbytes=0)
+    fapl = h5py.h5p.create(h5py.h5p.FILE_ACCESS)
+    fapl.set_libver_bounds(h5py.h5f.LIBVER_EARLIEST, h5py.h5f.LIBVER_LATEST)
+    cache = list(fapl.get_cache())
+    cache[2] = 0   # rdcc_nbytes=0, as for other runs
+    fapl.set_cache(*cache)
+    if set_attempts(fapl.id, SWMR_READ_ATTEMPTS) < 0:
+        return h5py.File(path, "r", swmr=True, rdcc_nbytes=0)
+    return h5py.File(h5py.h5f.open(os.fsencode(path), h5py.h5f.ACC_RDONLY | h5py.h5f.ACC_SWMR_READ, fapl=fapl))
+
+
 def _declared_bytes(d) -> int:
     """Bytes a whole read of a dataset would allocate (Python integers: a corrupt shape cannot overflow)."""
     return math.prod(int(k) for k in d.shape) * d.dtype.itemsize
@@ -462,7 +502,7 @@ class RunFile:
             raise
         except H5_ERRORS as exc:  # h5py/HDF5 internals a check below did not name
             self.close()
-            raise RunFileError(self.path, "/", f"cannot be read ({exc})") from None
+            raise self._err("/", f"cannot be read ({exc})") from None
 
     # ---- opening and validation ------------------------------------------------------------
     def _err(self, dataset, problem):
@@ -538,7 +578,7 @@ class RunFile:
             if "already open for write" not in str(exc):
                 raise self._err("/", f"HDF5 file is truncated or corrupt ({exc})") from None
             try:  # a run being written (or left by a killed writer): read what was flushed, SWMR
-                self._f = h5py.File(p, "r", swmr=True, rdcc_nbytes=0)
+                self._f = _open_swmr(p)
                 self.live = True
             except H5_ERRORS as exc2:
                 raise self._err("/", f"HDF5 file is truncated or corrupt ({exc2})") from None

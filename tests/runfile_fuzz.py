@@ -37,7 +37,11 @@ def _raw_data(path) -> list[tuple[int, int]]:
                 spans.append((info.byte_offset, info.size))
         elif obj.id.get_offset() is not None:
             spans.append((obj.id.get_offset(), obj.id.get_storage_size()))
-    with h5py.File(path, "r") as f:
+    try:
+        f = h5py.File(path, "r")
+    except OSError:   # a run whose writer was killed: open as its readers do
+        f = h5py.File(path, "r", swmr=True)
+    with f:
         f.visititems(visit)
     return spans
 

@@ -61,6 +61,46 @@ def test_fifo_is_refused_at_once(tmp_path):
     assert time.perf_counter() - t0 < 60
 
 
+KILLED_WRITER = """
+import os, sys, tomllib
+import numpy as np
+from solver.runfile import RunMeta, RunWriter
+from tests.synthetic_run import BODIES, PAIRS, SCENARIO, channels_spec, geometry
+cfg = tomllib.loads(SCENARIO.read_text())
+specs = channels_spec(cfg["mechanism"])
+w = RunWriter(sys.argv[1], RunMeta(variant="synthetic", output_step=1e-3), specs, BODIES, PAIRS,
+              geometry(cfg["geometry"]), live=True)
+k, nb, npairs = 300, len(BODIES), len(PAIRS)
+q = np.zeros((k, nb, 4))
+q[:, :, 0] = 1.0
+w.append(np.arange(k) * 1e-3, np.zeros((k, len(specs))), np.zeros((k, nb, 3)), q, np.zeros((k, npairs)),
+         np.zeros((k, npairs, 3)), np.zeros((k, npairs, 3)))
+w.flush()
+os._exit(0)   # killed: the file stays marked as being written (read with SWMR)
+"""
+
+
+def test_corrupt_header_in_a_killed_writers_run_is_refused_at_once(tmp_path):
+    """SWMR reading retried a bad metadata checksum 100 times, sleeping 1, 2, 4, ... ns: forever, in effect."""
+    p = tmp_path / "killed.h5"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    subprocess.run([sys.executable, "-c", KILLED_WRITER, str(p)], check=True, timeout=120, cwd=ROOT, env=env)
+    with RunFile(p) as r:
+        assert r.live and r.n_frames == 300
+        with h5py.File(p, "r", swmr=True) as f:
+            header = h5py.h5o.get_info(f["channels/Fx"].id).addr
+    data = bytearray(p.read_bytes())
+    assert data[header:header + 4] == b"OHDR"
+    data[header + 12] ^= 0x40        # inside the header: its checksum no longer matches
+    p.write_bytes(data)
+    r = subprocess.run([sys.executable, "-m", "app.cli", "info", str(p)], capture_output=True, text=True,
+                       timeout=60, cwd=ROOT, env=env)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.splitlines() == [f"dockmnemo: error: {p}: /channels/Fx: cannot be opened, file corrupt "
+                                     "('Unable to synchronously open object (incorrect metadata checksum after all "
+                                     "read attempts)')"]
+
+
 def test_external_link_into_another_file_is_refused(run3, tmp_path, capsys):
     """/parameters taken silently from another HDF5 file: a run file must hold all its data."""
     other = tmp_path / "elsewhere.h5"
