@@ -20,7 +20,7 @@ from pyqtgraph.graphicsItems.PlotDataItem import PlotDataset
 from PySide6.QtCore import QLineF, QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen, QRegion, QTransform
 from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QFrame, QGraphicsItem, QGraphicsView, QHBoxLayout, QLabel,
-                               QSizePolicy, QVBoxLayout, QWidget)
+                               QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
 
 from solver.runfile import TIME_CHUNK, RunFile
 from viewer.ahead_image import AheadImages, view_box_transform
@@ -36,6 +36,8 @@ DEFAULT_WINDOW = 10.0   # s of run time shown in scrolling mode
 AXIS_W = 112            # px of every plot's left axis (the contact lanes' pair names fit, x axes align)
 DOWNSAMPLE_PER_PX = 2.0   # samples per pixel drawn (min and max of each half pixel; pyqtgraph's default: 5)
 CURSOR_AT = 0.8         # where the yellow line sits in the scrolling window (share of its width)
+MIN_PLOT_H = 64         # px of a plot's row at least: more plots than fit scroll (ticks and curve stay readable)
+TIME_AXIS_H = 40        # px of the labelled time axis under the last plot
 COST_DATA, COST_LINE, COST_BARS, COST_AXIS, COST_LABELLED_AXIS = 1.0, 1.0, 1.5, 0.3, 3.5   # rough relative costs
 COST_DRAWN_AXIS = 2.0   # an unlabelled time axis drawing a tick layout it does not keep yet (COST_AXIS: kept)
 # of drawing ahead a line's display data, its image, the lane bars, an unlabelled or a labelled axis (~0.5 ms each)
@@ -609,7 +611,8 @@ class PlotsPane(QWidget):
         self.glw.setBackground("#0c101c")
         self.glw.ci.setSpacing(2)
         self.glw.scene().sigMouseClicked.connect(self._on_click)
-        lay.addWidget(self.glw, 1)
+        self.plots_scroll = _scroll_area(self.glw, "#0c101c")   # plots keep MIN_PLOT_H; more scroll
+        lay.addWidget(self.plots_scroll, 1)
 
     # ---- left panel -----------------------------------------------------------------------
     def _build_facts(self) -> QWidget:
@@ -619,7 +622,9 @@ class PlotsPane(QWidget):
         w.setFixedWidth(270)
         v = QVBoxLayout(w)
         v.setContentsMargins(8, 6, 8, 6)
-        form = QFormLayout()
+        form_box = QWidget(objectName="facts")
+        form = QFormLayout(form_box)
+        form.setContentsMargins(0, 0, 0, 0)
         form.setVerticalSpacing(2)
         self.graph_step_box = QDoubleSpinBox(decimals=3, minimum=0.001, maximum=60.0, singleStep=0.05, suffix=" s")
         self.graph_step_box.setValue(self.graph_step)
@@ -639,7 +644,7 @@ class PlotsPane(QWidget):
             lab.setWordWrap(True)
             lab.setTextInteractionFlags(Qt.TextSelectableByMouse)
             form.addRow(key(k), lab)
-        v.addLayout(form)
+        v.addWidget(_scroll_area(form_box, "#0c101c"), 1)   # a long comment or verdict scrolls; the box stays whole
         box = QFrame(objectName="readout")
         bl = QVBoxLayout(box)
         bl.setContentsMargins(6, 4, 6, 4)
@@ -660,8 +665,16 @@ class PlotsPane(QWidget):
         self.t_label, self.readout = SteadyLabel(self.t_label), SteadyLabel(self.readout)   # new text each frame
         bl.addWidget(self.t_label)
         bl.addWidget(self.readout, 1)
-        v.addWidget(box, 1)
+        v.addWidget(box)
         return w
+
+    def _size_rows(self):
+        """Room for every plotted value in the readout box and for MIN_PLOT_H per plot (the plots scroll)."""
+        lines = len(self.names)
+        self.readout.setMinimumHeight(lines * self.readout.label.fontMetrics().lineSpacing() + 2 if lines else 0)
+        rows = lines + (1 if self._diff_shown() else 0)
+        footer = self.glw.ci.layout.rowMinimumHeight(rows) if self._footer_shown() else 0
+        self.glw.setMinimumHeight(rows * MIN_PLOT_H + max(footer, 0) + TIME_AXIS_H if rows else 0)
 
     def set_verdict(self, line: str, passed: bool | None, report: str = ""):
         """The capture verdict line (PASS green, FAIL red; None: could not be evaluated)."""
@@ -782,6 +795,7 @@ class PlotsPane(QWidget):
         self.set_loop_range_time(self.loop_range_t)
         self._apply_xrange(force=True)
         self._fit_y()
+        self._size_rows()
         self._update_readout()
         self.plotsChanged.emit(list(self.names))
 
@@ -816,13 +830,13 @@ class PlotsPane(QWidget):
         f.setXLink(first if first is not None else None)
 
     def _size_footer(self):
-        """The footer keeps its wanted height, but at most half the plots area (lanes never hide the plots)."""
+        """The footer keeps its wanted height (the plots keep theirs: where both do not fit, the pane scrolls)."""
         if not self._footer_shown():
             return
         want = self.footer.height_px() if hasattr(self.footer, "height_px") else 80
-        room = self.glw.height() // 2 if self.names else self.glw.height()
         row = len(self.names) + (1 if self._diff_shown() else 0)
-        self.glw.ci.layout.setRowFixedHeight(row, max(30, min(want, room)))
+        self.glw.ci.layout.setRowFixedHeight(row, max(30, want))
+        self._size_rows()
 
     def resizeEvent(self, e):
         self._drop_early()
@@ -1224,8 +1238,8 @@ class PlotsPane(QWidget):
         rows = []
         for i, (n, v) in enumerate(self.values().items()):
             col = TRACE_COLORS[i % len(TRACE_COLORS)]
-            rows.append(f"<span style='color:{col}'>{n:<14}</span> {fmt(v, self.run.channels[n].unit):>14}"
-                        .replace(" ", "&nbsp;"))
+            name, value = (f"{n:<14}", f" {fmt(v, self.run.channels[n].unit):>14}")   # (&nbsp; in texts, not tags)
+            rows.append(f"<span style='color:{col}'>{name.replace(' ', '&nbsp;')}</span>{value.replace(' ', '&nbsp;')}")
         self.readout.setText("<br>".join(rows))
 
     # ---- seeking by click -----------------------------------------------------------------
@@ -1246,6 +1260,15 @@ class PlotsPane(QWidget):
         """Scene x of the yellow line in plot i (what the user sees; used by tests)."""
         st, _ = self.glw.view_box_place(self.plots[i].getViewBox())
         return float(st.map(QPointF(self.cursors[i].value(), 0.0)).x())
+
+
+def _scroll_area(content: QWidget, background: str) -> QScrollArea:
+    """`content` filling a frameless vertical scroll area on `background` (a scroll bar only if it does not fit)."""
+    area = QScrollArea(widgetResizable=True, frameShape=QFrame.NoFrame)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+    area.setWidget(content)
+    area.setStyleSheet(f"QScrollArea, QScrollArea > QWidget {{ background: {background}; }}")
+    return area
 
 
 def plot_color(i: int) -> QColor:
