@@ -97,30 +97,23 @@ def test_every_plotted_value_is_in_the_t_current_box(qtbot, window, size, artifa
         assert plot.getViewBox().height() >= 40, plot.getViewBox().height()
 
 
-def test_scenario_dialog_boxes_apart_and_texts_whole(qtbot, window, size, artifacts):
+def test_dialogs_boxes_apart_and_texts_whole(qtbot, window, size, artifacts):
+    """Run → New run…, the same dialog as Re-run from T Current, the clip list and the video export dialog."""
     from app.scenario_dialog import ScenarioDialog
+    from viewer.clip_dialogs import ClipListDialog, ExportDialog
     run = window.run
     rerun = ScenarioDialog(window, parameters_text=run.parameters_toml, branch_time=12.0, t_end=float(run.time[-1]),
                            source_label=f"{run.path.name}, branching at T Current = 12.0000 s")   # (as Re-run)
-    qtbot.addWidget(rerun)
-    rerun.open()
-    for dlg in (window.new_run_dialog(), rerun):
+    clips, export = ClipListDialog(run, 1.0, parent=window), ExportDialog(run, window.diagram, parent=window)
+    for dlg in (rerun, clips, export):
+        qtbot.addWidget(dlg)
+        dlg.open()
+    for name, dlg in (("scenario", window.new_run_dialog()), ("rerun", rerun), ("clips", clips), ("export", export)):
         qtbot.waitExposed(dlg)
         qtbot.wait(50)
-        dlg.grab().save(str(artifacts / f"layout_scenario_{'rerun_' if dlg.branch_time else ''}"
-                                        f"{size[0]}x{size[1]}.png"))
+        dlg.grab().save(str(artifacts / f"layout_{name}_{size[0]}x{size[1]}.png"))
         assert dlg.height() <= size[1] and dlg.width() <= size[0]
-        assert widget_problems(dlg) == []
-        dlg.reject()
-
-
-def test_clip_dialogs_texts_whole(qtbot, window, size):
-    from viewer.clip_dialogs import ClipListDialog, ExportDialog
-    for dlg in (ClipListDialog(window.run, 1.0, parent=window), ExportDialog(window.run, window.diagram, parent=window)):
-        qtbot.addWidget(dlg)
-        dlg.show()
-        qtbot.waitExposed(dlg)
-        assert widget_problems(dlg) == []
+        assert widget_problems(dlg) == [], name
         dlg.reject()
 
 
