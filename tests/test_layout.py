@@ -94,7 +94,7 @@ def test_every_plotted_value_is_in_the_t_current_box(qtbot, window, size, artifa
     assert label.isVisible() and need_h <= label.contentsRect().height() + 1 and need_w <= label.width() + 1, \
         (need_w, need_h, label.size().toTuple())
     for plot in p.plots:                       # a curve and its ticks get room (the plots scroll where needed)
-        assert plot.getViewBox().height() >= 40, plot.getViewBox().height()
+        assert plot.getViewBox().height() >= 32, plot.getViewBox().height()
 
 
 def test_dialogs_boxes_apart_and_texts_whole(qtbot, window, size, artifacts):

@@ -36,7 +36,7 @@ DEFAULT_WINDOW = 10.0   # s of run time shown in scrolling mode
 AXIS_W = 112            # px of every plot's left axis (the contact lanes' pair names fit, x axes align)
 DOWNSAMPLE_PER_PX = 2.0   # samples per pixel drawn (min and max of each half pixel; pyqtgraph's default: 5)
 CURSOR_AT = 0.8         # where the yellow line sits in the scrolling window (share of its width)
-MIN_PLOT_H = 48         # px of a plot's row at least: more plots than fit scroll (ticks and curve stay readable)
+MIN_PLOT_H = 36         # px of a plot's row at least: more plots than fit scroll (ticks and curve stay readable)
 TIME_AXIS_H = 40        # px of the labelled time axis under the last plot
 COST_DATA, COST_LINE, COST_BARS, COST_AXIS, COST_LABELLED_AXIS = 1.0, 1.0, 1.5, 0.3, 3.5   # rough relative costs
 COST_DRAWN_AXIS = 2.0   # an unlabelled time axis drawing a tick layout it does not keep yet (COST_AXIS: kept)
@@ -168,7 +168,8 @@ class PlotsView(pg.GraphicsLayoutWidget):
         ahead): the cursors move over the kept picture with the transforms it was painted with, and scene changes
         repaint nothing until `release`. False (nothing held) without a kept picture of the whole view."""
         vp = self.viewport()
-        if self.held is not None or self._shot is None or not QRegion(vp.rect()).subtracted(self._valid).isEmpty():
+        shown = vp.visibleRegion()     # (the part not scrolled out of the plots pane's scroll area)
+        if self.held is not None or self._shot is None or shown.isEmpty() or not shown.subtracted(self._valid).isEmpty():
             return False
         self.held = {id(c.plot.getViewBox()): self.view_box_place(c.plot.getViewBox()) for c in self.cursors}
         self._update_mode = self.viewportUpdateMode()
@@ -830,12 +831,13 @@ class PlotsPane(QWidget):
         f.setXLink(first if first is not None else None)
 
     def _size_footer(self):
-        """The footer keeps its wanted height (the plots keep theirs: where both do not fit, the pane scrolls)."""
+        """The footer keeps its wanted height, but at most half the pane's height (where the plots' MIN_PLOT_H
+        do not fit beside it, the pane scrolls)."""
         if not self._footer_shown():
             return
         want = self.footer.height_px() if hasattr(self.footer, "height_px") else 80
         row = len(self.names) + (1 if self._diff_shown() else 0)
-        self.glw.ci.layout.setRowFixedHeight(row, max(30, want))
+        self.glw.ci.layout.setRowFixedHeight(row, max(30, min(want, self.plots_scroll.height() // 2)))
         self._size_rows()
 
     def resizeEvent(self, e):
