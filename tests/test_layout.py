@@ -8,6 +8,7 @@ import pytest
 pytest.importorskip("PySide6")
 
 from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtGui import QFontMetricsF  # noqa: E402
 from PySide6.QtWidgets import QWidget  # noqa: E402
 
 from tests.gui_util import main_window  # noqa: E402
@@ -95,6 +96,11 @@ def test_every_plotted_value_is_in_the_t_current_box(qtbot, window, size, artifa
         (need_w, need_h, label.size().toTuple())
     for plot in p.plots:                       # a curve and its ticks get room (the plots scroll where needed)
         assert plot.getViewBox().height() >= 32, plot.getViewBox().height()
+        ax = plot.getAxis("left")              # its value labels do not touch
+        lo, hi = ax.range
+        h = ax.boundingRect().height()
+        text_h = QFontMetricsF(ax.style["tickFont"] or ax.font()).height()
+        assert ax.tickSpacing(lo, hi, h)[0][0] * h / (hi - lo) >= text_h, (h, lo, hi)
 
 
 def test_dialogs_boxes_apart_and_texts_whole(qtbot, window, size, artifacts):
