@@ -47,8 +47,10 @@ class CampaignView(QObject):
         from solver.campaign import CampaignError
         try:
             self.map.open(directory)
-        except (CampaignError, OSError) as exc:
-            self.w.show_error(str(exc), title="Cannot open campaign")
+        except Exception as exc:  # noqa: BLE001  (any failure to read a campaign becomes a message)
+            text = (str(exc) if isinstance(exc, (CampaignError, OSError))
+                    else f"{directory}: cannot be read ({type(exc).__name__}: {exc})")
+            self.w.show_error(text, title="Cannot open campaign")
             return False
         self.opened.clear()
         self.dock.show()

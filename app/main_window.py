@@ -4,6 +4,8 @@ Window layout, pane visibility, plotted variables, scrolling mode and speed are 
 """
 from __future__ import annotations
 
+import logging
+import stat
 import sys
 from pathlib import Path
 
@@ -14,7 +16,7 @@ from PySide6.QtWidgets import (QApplication, QDialog, QFileDialog, QMainWindow, 
                                QVBoxLayout)
 
 from solver.runfile import RunFile, RunFileError
-from viewer.diagram import PANES, MnemonicDiagram, compose_grab
+from viewer.diagram import PANES, MnemonicDiagram, compose_grab, describe_failure
 from viewer.events_dock import EventsDock
 from viewer.playback import SPEEDS
 from viewer.run_facts import RunFactsPanel
@@ -260,17 +262,10 @@ class MainWindow(QMainWindow):
         if self.run is not None and self.run.path == path and self.run.live:
             self.diagram.start_live_refresh(follow=True)   # in steps of a few ms; a refresh under way goes on
             return
-        try:
-            run = RunFile(path)
-        except RunFileError:
-            return   # nothing flushed yet
-        old, self.run = self.run, run
-        saved = self.saved_plots()
-        self.diagram.set_run(run, [n for n in saved if n in run.channels] if saved else None)
+        run = self._load_run(path, quiet=True)   # nothing flushed yet, or caught mid-write: tried again later
+        if run is None or not self._show_run(run, f"{APP_NAME} — {path.name} (running)", quiet=True):
+            return
         self.playback.seek_frame(run.n_frames - 1)
-        if old is not None:
-            old.close()
-        self.setWindowTitle(f"{APP_NAME} — {path.name} (running)")
         self.live_timings.append(("open", run.n_frames, time.perf_counter() - t0))
 
     def _run_finished(self, path: str, code: int, message: str):
@@ -287,6 +282,9 @@ class MainWindow(QMainWindow):
             self.open_run(path)   # the saved run (complete, or truncated and marked incomplete), in recent runs
         elif code == 2:
             self.show_error(message)
+        if self.run is None and self.diagram.run is not None:   # the live run was closed and no run replaced it
+            self.diagram.set_run(None)
+            self.setWindowTitle(APP_NAME)
 
     # ---- comparison ---------------------------------------------------------------------------
     def compare_dialog(self):
@@ -305,14 +303,15 @@ class MainWindow(QMainWindow):
                 old.close()
             self.compare_path = None
             return True
-        try:
-            run_b = RunFile(path)
-        except RunFileError as exc:
-            self.show_error(str(exc))
+        run_b = self._load_run(path)
+        if run_b is None:
             return False
         old = d.compare_run
         align = align or ("first_contact" if self.act_align_contact.isChecked() else "t0")
-        note = d.set_compare(run_b, align, diff if diff is not None else d.compare_diff)
+        note = self._set_compare(run_b, align, diff if diff is not None else d.compare_diff)
+        if note is None:
+            run_b.close()
+            return False
         if old is not None and old is not run_b:
             old.close()
         self.compare_path = Path(path)
@@ -325,12 +324,27 @@ class MainWindow(QMainWindow):
             self.act_align_contact.setChecked(mode == "first_contact")
             return
         if d.compare_run is not None:
-            d.set_compare(d.compare_run, mode, d.compare_diff)
+            self._set_compare(d.compare_run, mode, d.compare_diff)
 
     def set_difference(self, name: str | None):
         d = self.diagram
         if d.compare_run is not None:
-            d.set_compare(d.compare_run, d.compare_align, name)
+            self._set_compare(d.compare_run, d.compare_align, name)
+
+    def _set_compare(self, run_b: RunFile, align: str, diff: str | None) -> str | None:
+        """The diagram compares with run B; if B (or A) cannot be read for it, a dialog says why and the
+        comparison shown before stays (None returned)."""
+        d = self.diagram
+        before = (d.compare_run, d.compare_align, d.compare_diff)
+        try:
+            return d.set_compare(run_b, align, diff)
+        except Exception as exc:  # noqa: BLE001  (any failure to read a run becomes a message)
+            self.show_error(describe_failure(run_b.path, exc), "Cannot compare runs")
+            try:
+                d.set_compare(*before)
+            except Exception:  # noqa: BLE001
+                d.set_compare(None)
+            return None
 
     def difference_dialog(self):
         from PySide6.QtWidgets import QInputDialog
@@ -490,32 +504,62 @@ class MainWindow(QMainWindow):
 
     # ---- runs -----------------------------------------------------------------------------
     def open_run(self, path) -> bool:
-        """Open a run; on a bad file show the reader's message in a dialog and keep the current run."""
+        """Open a run: read and check it first, then show it; on any failure a dialog names the file (and the
+        dataset) and the run shown before stays, under its title."""
         path = Path(path)
-        try:
-            run = RunFile(path)
-        except RunFileError as exc:
-            self.show_error(str(exc))
+        run = self._load_run(path)
+        if run is None or not self._show_run(run, f"{APP_NAME} — {path.name} [{run.meta.variant}]"):
             return False
-        try:
-            run.poses(0)   # the first frame's block of poses (poses are checked finite as they are read)
-        except RunFileError as exc:
-            run.close()
-            self.show_error(str(exc))
-            return False
-        old, self.run = self.run, run
-        saved = self.saved_plots()
-        plotted = [n for n in saved if n in run.channels] if saved else None
-        self.diagram.set_run(run, plotted or None)
-        if old is not None:
-            old.close()
-        self.setWindowTitle(f"{APP_NAME} — {path.name} [{run.meta.variant}]")
         self._remember(path.resolve())
         if self.campaign is not None:
             self.campaign.run_opened(path)
         return True
 
+    def _load_run(self, path, quiet: bool = False) -> RunFile | None:
+        """The run file opened and its first poses read (checked finite); None after a dialog (or silently)."""
+        path = Path(path)
+        run = None
+        try:
+            kind = _not_a_file(path)
+            if kind:
+                raise RunFileError(path, "/", f"is {kind}, not a run file")
+            run = RunFile(path)
+            run.poses(0)   # the first frame's block of poses (poses are checked finite as they are read)
+            return run
+        except Exception as exc:  # noqa: BLE001  (any failure to open a run becomes a message)
+            if run is not None:
+                run.close()
+            if not isinstance(exc, RunFileError):
+                logging.getLogger(APP_NAME).info("opening %s", path, exc_info=exc)
+            if not quiet:
+                self.show_error(describe_failure(path, exc))
+            return None
+
+    def _show_run(self, run: RunFile, title: str, quiet: bool = False) -> bool:
+        """Swap an opened run into the window (panes, playback, title); if a pane cannot show it, a dialog
+        says why and the run shown before stays."""
+        saved = self.saved_plots()
+        plotted = [n for n in saved if n in run.channels] if saved else None
+        try:
+            self.diagram.set_run(run, plotted or None)
+        except Exception as exc:  # noqa: BLE001  (the diagram put the previous run back)
+            run.close()
+            if not quiet:
+                self.show_error(describe_failure(run.path, exc))
+            return False
+        old, self.run = self.run, run
+        if old is not None and old is not run:
+            old.close()
+        self.setWindowTitle(title)
+        return True
+
     def show_error(self, message: str, title: str = "Cannot open run file"):
+        """A dialog over the window (it does not block); a message already on screen is not shown twice."""
+        box = self.error_box
+        if box is not None and box.isVisible():
+            if box.text() == message:
+                return
+            box.close()
         self.last_error = message
         box = self.error_box = QMessageBox(QMessageBox.Critical, title, message, QMessageBox.Ok, self)
         box.setTextInteractionFlags(Qt.TextSelectableByMouse)
@@ -550,10 +594,85 @@ def _as_bool(v) -> bool:
     return bool(v)
 
 
-def run_app(path) -> int:
+def _not_a_file(path: Path) -> str:
+    """What a path that is neither a regular file nor a directory is ("" if it is one, or is missing): opening a
+    named pipe or a device would block or read without end."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return ""   # missing or unreadable: the reader says so
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return ""
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device"
+
+
+class UnexpectedErrors:
+    """Last resort (sys.excepthook) for an exception no code caught, e.g. in a Qt slot: the traceback is logged
+    and a non-modal dialog says what happened, once per kind of error; the app goes on."""
+
+    def __init__(self, window: MainWindow):
+        self.window = window
+        self.seen: dict[tuple, int] = {}   # (type, message, where) -> times met
+        self.box: QMessageBox | None = None
+        self._previous = None
+
+    def install(self) -> "UnexpectedErrors":
+        self._previous, sys.excepthook = sys.excepthook, self
+        return self
+
+    def uninstall(self):
+        if sys.excepthook is self:
+            sys.excepthook = self._previous
+
+    def __call__(self, etype, exc, tb):
+        if issubclass(etype, KeyboardInterrupt):
+            (self._previous or sys.__excepthook__)(etype, exc, tb)
+            return
+        last = tb
+        while last is not None and last.tb_next is not None:
+            last = last.tb_next
+        where = (last.tb_frame.f_code.co_filename, last.tb_lineno) if last is not None else ("", 0)
+        key = (etype.__name__, str(exc), where)
+        self.seen[key] = self.seen.get(key, 0) + 1
+        if self.seen[key] > 1:
+            return   # logged and shown the first time
+        logging.getLogger(APP_NAME).error("unexpected error", exc_info=(etype, exc, tb))
+        try:
+            box = self.box = QMessageBox(QMessageBox.Warning, "Unexpected error",
+                                         f"dockmnemo met an unexpected error and carries on:\n{etype.__name__}: {exc}"
+                                         "\n\nThe details are in the log (standard error).",
+                                         QMessageBox.Ok, self.window)
+            box.setModal(False)
+            box.setTextInteractionFlags(Qt.TextSelectableByMouse)
+            box.show()
+        except Exception:  # noqa: BLE001  (the window is gone: the log has it)
+            pass
+
+
+def start_app(path) -> tuple[MainWindow, UnexpectedErrors]:
+    """The shown window on `path` with the last-resort error hook installed; a file that cannot be opened leaves
+    the window empty with a dialog (never an exit)."""
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName(APP_NAME)
+    logging.basicConfig(format="%(name)s: %(levelname)s: %(message)s")
     w = MainWindow()
+    errors = UnexpectedErrors(w).install()
     w.show()
-    w.open_path(path)
-    return app.exec()
+    try:
+        w.open_path(path)
+    except Exception:  # noqa: BLE001  (never an exit: the dialog says what happened)
+        errors(*sys.exc_info())
+    return w, errors
+
+
+def run_app(path) -> int:
+    """`dockmnemo view`: the window until it is closed."""
+    w, errors = start_app(path)
+    try:
+        return QApplication.instance().exec()
+    finally:
+        errors.uninstall()

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog
                                QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout)
 
 from app.toml_edit import set_value
+from solver.errors import read_text
 from solver.scenario import MECHANISMS, ScenarioError, load_model
 
 SCENARIOS = MECHANISMS.parent / "scenarios"
@@ -141,6 +142,7 @@ class ScenarioDialog(QDialog):
         self.branch_time = branch_time
         self.setWindowTitle("Re-run from T Current" if branch_time is not None else "Run a scenario")
         self.error = ""
+        self.load_error = ""   # the picked scenario or its mechanism cannot be read: nothing else is checked
         self.model = None
         self.bad_fields: list[tuple] = []
         self._tmp = tempfile.TemporaryDirectory(prefix="dockmnemo_scenario_")
@@ -248,11 +250,13 @@ class ScenarioDialog(QDialog):
         """Fill the dialog from a scenario file and the mechanism it names."""
         path = Path(path)
         self.scenario_name, self.scenario_dir = path.stem, path.parent
+        self.load_error = ""
         try:
-            self.scenario_text = path.read_text()
-        except OSError as exc:
+            self.scenario_text = read_text(path, ScenarioError, "scenario file")
+        except ScenarioError as exc:
             self.scenario_text = ""
-            self._set_message(f"{path}: cannot be read ({exc})", False)
+            self.load_error = str(exc)
+            self._set_message(self.load_error, False)
             return
         i = self.scenario_combo.findData(str(path))
         if i < 0:
@@ -264,13 +268,18 @@ class ScenarioDialog(QDialog):
         self.mech_embedded = mech.endswith(".toml")
         mpath = (path.parent / mech) if self.mech_embedded else MECHANISMS / f"{mech}.toml"
         self.mech_name = mech
-        self.mech_text = mpath.read_text() if mech and mpath.is_file() else ""
+        try:
+            self.mech_text = read_text(mpath, ScenarioError, "mechanism file") if mech and mpath.is_file() else ""
+        except ScenarioError as exc:
+            self.mech_text = ""
+            self.load_error = str(exc)
         self.source_label.setText(str(path))
         self._fill()
 
     def load_parameters(self, text: str, label: str = ""):
         """Fill the dialog from a run's stored parameters (scenario and mechanism as the run used them)."""
         parts = split_parameters(text)
+        self.load_error = ""
         name, self.scenario_text = parts.get("scenario", ("scenario.toml", text))
         self.scenario_name = Path(name).stem
         mname, self.mech_text = parts.get("mechanism", ("", ""))
@@ -429,6 +438,8 @@ class ScenarioDialog(QDialog):
         """Check the edited input with the solver's loader; show the verdict; enable Run only if valid."""
         self._timer.stop()
         vals, errors, bad = self._values()
+        if self.load_error:
+            errors.insert(0, self.load_error)
         self.model = None
         tmp = Path(self._tmp.name)
         if not errors:

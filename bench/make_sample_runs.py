@@ -1,6 +1,6 @@
 """Regenerate sample_runs/: the central-impact run and the expert run for each mechanism variant, first contact
 to hard dock. Each is simulated at the scenario's output step (1 ms; the events and their contact statistics
-come from that run), then its frames are decimated into sample_runs/ to keep each file small.
+come from that run and are kept in /contact_events), then its frames are decimated into sample_runs/ to keep each file small.
     python bench/make_sample_runs.py [--only NAME ...] [--t-end 700] [--keep-full DIR]
 """
 from __future__ import annotations
@@ -35,8 +35,9 @@ def decimate(src: Path, dst: Path, step: float) -> None:
     k = max(1, int(round(step / r.meta.output_step)))
     meta = dataclasses.replace(r.meta, output_step=r.meta.output_step * k)
     pairs = list(r.contact_pairs.values())
+    stats = r.contact_statistics()          # the solver's contact statistics, at its own output step
     w = RunWriter(dst, meta, list(r.channels.values()), r.bodies, pairs, list(r.geometry.values()),
-                  parameters_toml=r.parameters_toml, contact_detail=True)
+                  parameters_toml=r.parameters_toml, contact_detail=True, contact_statistics=stats is not None)
     f = h5py.File(src, "r")
     n = r.n_frames
     block = 2000 * k
@@ -49,6 +50,8 @@ def decimate(src: Path, dst: Path, step: float) -> None:
                  cont["point"], cont["normal"], cont["depth"], cont["normal_speed"])
     for e in r.events:
         w.add_event(e.time, e.kind, e.pair, e.text)
+    if stats is not None:
+        w.set_contact_events(*stats)
     w.finish(t_capture=r.meta.t_capture, complete=r.meta.complete)
     f.close()
     r.close()

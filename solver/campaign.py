@@ -5,6 +5,7 @@ The campaign file, directory layout and resume semantics are described in docs/c
 from __future__ import annotations
 
 import copy
+import difflib
 import hashlib
 import itertools
 import json
@@ -16,7 +17,6 @@ import socket
 import statistics
 import tempfile
 import time
-import tomllib
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +24,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from solver.errors import InputError
+from solver.errors import InputError, read_toml, unknown
 from solver.toml_text import toml_key, toml_value
 from solver.verdict import DEFAULT_CRITERIA, Criteria, CriteriaError, evaluate, load_criteria
 
@@ -198,7 +198,9 @@ def _get_key(d: dict, key: str):
     cur = d
     for p in parts:
         if not isinstance(cur, dict) or p not in cur:
-            raise KeyError(f"no key {'.'.join(parts[:parts.index(p) + 1])!r}")
+            near = difflib.get_close_matches(p, list(cur), n=1) if isinstance(cur, dict) else []
+            raise KeyError(f"no key {'.'.join(parts[:parts.index(p) + 1])!r}"
+                           + (f" (did you mean {near[0]}?)" if near else ""))
         cur = cur[p]
     if idx is not None:
         if not isinstance(cur, list) or idx >= len(cur):
@@ -221,16 +223,7 @@ def _set_key(d: dict, key: str, value):
 # ---- loading and validating a campaign file ----------------------------------------------------------------
 
 def _read_toml(path, err) -> tuple[str, dict]:
-    path = Path(path)
-    if not path.is_file():
-        raise err(path, "/", "file does not exist")
-    try:
-        text = path.read_text(encoding="utf-8")
-        return text, tomllib.loads(text)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise err(path, "/", f"cannot be read ({exc})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise err(path, "/", f"not valid TOML ({exc})") from None
+    return read_toml(path, err, "campaign file" if err is CampaignError else "scenario file")
 
 
 def _num(path, key, v, lo=-math.inf, hi=math.inf, integer=False):
@@ -265,7 +258,7 @@ def load_campaign(path, base_path=None, check_scenarios: bool = True, criteria_p
              "extreme_fraction", "criteria", "fixed", "parameter"}
     for k in cfg:
         if k not in known:
-            raise CampaignError(path, k, f"unknown key (allowed: {', '.join(sorted(known))})")
+            raise CampaignError(path, k, unknown(k, known))
     name = cfg.get("name")
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
         raise CampaignError(path, "name", f"must be a name of letters, digits, _ . - (found {name!r})")
@@ -394,7 +387,7 @@ def _parameter(path, k, p: dict, base: dict, sampling: str) -> ParameterSpec:
     known = {"name", "key", "unit", "label", "distribution", "min", "max", "mean", "sd", "values", "levels"}
     for x in p:
         if x not in known:
-            raise CampaignError(path, f"{w}.{x}", f"unknown key (allowed: {', '.join(sorted(known))})")
+            raise CampaignError(path, f"{w}.{x}", unknown(x, known))
     name = p.get("name")
     if not isinstance(name, str) or not _NAME.match(name):
         raise CampaignError(path, f"{w}.name", f"must be a column name of letters, digits and _ (found {name!r})")

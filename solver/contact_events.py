@@ -7,16 +7,22 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from solver.runfile import TIME_CHUNK
+from solver.runfile import CONTACT_EVENT_DTYPE, TIME_CHUNK
 
 REBOUND_WINDOW = 0.5  # s: a new contact of the same pair this soon after an end counts as a rebound
 CSV_COLUMNS = ("pair", "label", "part_a", "part_b", "start_s", "end_s", "duration_s", "peak_normal_force_N",
-               "peak_time_s", "impulse_Ns", "approach_speed_m_s", "rebound", "start_frame", "end_frame")
+               "peak_time_s", "impulse_Ns", "approach_speed_m_s", "rebound", "start_frame", "end_frame",
+               "statistics", "sample_step_s")
+# where an EventTable's statistics come from (EventTable.source)
+FROM_SOLVER = "solver"                 # the run's /contact_events table, written by the solver
+FROM_SOLVER_TEXT = "solver event text"  # parsed from the solver's contact_begin rows (older files)
+FROM_FRAMES = "frames"                 # recomputed here from the stored frames: approximate
 
 
 @dataclass(frozen=True)
@@ -30,8 +36,8 @@ class ContactEvent:
     impulse: float          # N*s, time integral of the normal force over the interval
     approach_speed: float   # m/s, normal approach speed at the first active frame (NaN if not stored)
     rebound: bool           # the pair touched again within REBOUND_WINDOW after this end
-    start_frame: int
-    end_frame: int
+    start_frame: int        # first stored frame at or after the start
+    end_frame: int          # first stored frame at or after the end
 
     @property
     def duration(self) -> float:
@@ -43,6 +49,13 @@ def intervals(active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     a = np.concatenate([[0], np.asarray(active, dtype=np.int8), [0]])
     d = np.diff(a)
     return np.flatnonzero(d == 1), np.flatnonzero(d == -1)
+
+
+def approach_speeds(normal_speed) -> np.ndarray:
+    """Approach speeds from closing speeds at the first frame in contact: NaN where the pair already separates
+    there (the impact's compression ended before that frame, so its approach speed is not resolved)."""
+    v = np.asarray(normal_speed, float)
+    return np.where(v >= 0, v, math.nan)
 
 
 def normal_force(force, normal=None) -> np.ndarray:
@@ -113,7 +126,7 @@ class _PairAccumulator:
         new = slice(1, None) if carry else slice(None)
         cols["start_frame"][new] = n0 + s_idx
         cols["start"][new] = t[s_idx]
-        cols["approach"][new] = vn[s_idx] if vn is not None else math.nan
+        cols["approach"][new] = approach_speeds(vn[s_idx]) if vn is not None else math.nan
         if carry:
             o = self.open
             cols["start_frame"][0], cols["start"][0], cols["approach"][0] = o["start_frame"], o["start"], o["approach"]
@@ -177,9 +190,26 @@ class EventTable:
     start_frame: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     end_frame: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     lasts_to_end: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))  # still touching at the last frame
+    source: str = FROM_FRAMES              # FROM_SOLVER, FROM_SOLVER_TEXT or FROM_FRAMES
+    sample_step: float = math.nan          # s, step of the frames the statistics were computed from (NaN: unknown)
 
     def __len__(self) -> int:
         return len(self.start)
+
+    @property
+    def approximate(self) -> bool:
+        """The statistics were recomputed from the stored frames, not taken from the solver."""
+        return self.source == FROM_FRAMES
+
+    def describe(self) -> str:
+        """Where the statistics come from, in a sentence for the dock and the lanes."""
+        step = f"{self.sample_step:g} s" if math.isfinite(self.sample_step) else "unknown"
+        if self.source == FROM_SOLVER:
+            return f"statistics from the solver, computed at its {step} output step"
+        if self.source == FROM_SOLVER_TEXT:
+            return "statistics from the solver's event log (rounded as printed there)"
+        return (f"≈ statistics recomputed from the stored frames at the {step} output step — approximate: "
+                "contacts between two frames are missed, peaks and speeds are those of the frames")
 
     @property
     def duration(self) -> np.ndarray:
@@ -277,7 +307,100 @@ def active_spans(active: np.ndarray, block: int) -> list[tuple[int, int]]:
 
 
 def table_from_run(run, rebound_window: float = REBOUND_WINDOW, block: int = TIME_CHUNK) -> EventTable:
-    """Events of every pair of a `RunFile`; force data are read only in the chunks where the pair touches."""
+    """Events of every pair of a `RunFile`, with the solver's statistics where the run has them: its
+    /contact_events table, else its contact_begin rows (`parse_begin_text`), else recomputed from the stored
+    frames (`table_from_frames`, marked approximate). RunFileError for a malformed /contact_events."""
+    stats = run.contact_statistics()
+    if stats is not None:
+        return table_from_statistics(run, stats[0], stats[1], FROM_SOLVER)
+    rows = statistics_from_event_text(run)
+    if rows is not None:
+        return table_from_statistics(run, rows, math.nan, FROM_SOLVER_TEXT)
+    return table_from_frames(run, rebound_window, block)
+
+
+def table_from_statistics(run, rows: np.ndarray, sample_step: float, source: str) -> EventTable:
+    """An EventTable of a run from contact-interval rows (CONTACT_EVENT_DTYPE fields); each event's frames are the
+    first stored frames at or after its start and its end (a contact between two frames gets the next one)."""
+    pairs = list(run.contact_pairs.values())
+    names = [p.name for p in pairs]
+    index = {n: j for j, n in enumerate(names)}
+    pair_index = np.array([index[str(p)] for p in rows["pair"]], np.int64)
+    start, end = np.asarray(rows["start"], float), np.asarray(rows["end"], float)
+    order = np.lexsort((pair_index, start))
+    t = run.time
+    eps = 1e-9 * max(1.0, float(abs(t[-1])))               # times written as the same float64 match exactly
+
+    def frame(x):
+        return np.minimum(np.searchsorted(t, x[order] - eps, side="left"), len(t) - 1).astype(np.int64)
+
+    col = {k: np.asarray(rows[k], float)[order] for k in ("peak_force", "peak_time", "impulse", "approach_speed")}
+    return EventTable(names, {p.name: p.label or p.name for p in pairs}, {p.name: (p.part_a, p.part_b) for p in pairs},
+                      pair_index[order], start[order], end[order], col["peak_force"], col["peak_time"],
+                      col["impulse"], approach_speeds(col["approach_speed"]),
+                      np.asarray(rows["rebound"], bool)[order], frame(start), frame(end),
+                      np.asarray(rows["lasts_to_end"], bool)[order], source, float(sample_step))
+
+
+# The statistics in a contact_begin row's text, as `event_rows` writes them (docs/run-format.md):
+#   "<label>: peak normal force <N> N at <s> s, impulse <N*s> N*s, approach speed <m/s> m/s|n/a,
+#    duration <s> s[, rebound]"
+BEGIN_TEXT = re.compile(r"^.*: peak normal force (?P<peak>\S+) N at (?P<peak_time>\S+) s, impulse (?P<impulse>\S+) N\*s, "
+                        r"approach speed (?:(?P<speed>\S+) m/s|n/a), duration (?P<duration>\S+) s(?P<rebound>, rebound)?$")
+
+
+def parse_begin_text(text: str) -> dict | None:
+    """The statistics of one contact_begin row's text (BEGIN_TEXT), or None if it does not follow that grammar."""
+    m = BEGIN_TEXT.match(text)
+    if m is None:
+        return None
+    try:
+        out = {k: float(m[k]) for k in ("peak", "peak_time", "impulse", "duration")}
+        out["speed"] = float(m["speed"]) if m["speed"] is not None else math.nan
+    except ValueError:
+        return None
+    out["rebound"] = m["rebound"] is not None
+    return out
+
+
+def statistics_from_event_text(run) -> np.ndarray | None:
+    """CONTACT_EVENT_DTYPE-like rows from the run's contact_begin rows; None unless every one parses (a file
+    from another writer). An interval's end is its pair's contact_end row at start + duration; without one it
+    lasts to the end of the run."""
+    begins = [e for e in run.events if e.kind == "contact_begin"]
+    parsed = [parse_begin_text(e.text) for e in begins]
+    if not begins or any(p is None for p in parsed) or any(e.pair not in run.contact_pairs for e in begins):
+        return None
+    ends: dict[str, np.ndarray] = {}
+    for e in run.events:
+        if e.kind == "contact_end":
+            ends.setdefault(e.pair, []).append(e.time)
+    ends = {k: np.asarray(v) for k, v in ends.items()}
+    rows = np.zeros(len(begins), dtype=[(k, object if k == "pair" else CONTACT_EVENT_DTYPE[k])
+                                        for k in CONTACT_EVENT_DTYPE.names])
+    for i, (e, p) in enumerate(zip(begins, parsed)):
+        end = e.time + p["duration"]
+        near = ends.get(e.pair, np.zeros(0))
+        near = near[np.abs(near - end) <= 1e-4]             # duration printed to 0.1 ms
+        rows[i] = (e.pair, e.time, near[0] if len(near) else end, p["peak"], p["peak_time"], p["impulse"],
+                   p["speed"] if p["speed"] >= 0 else math.nan, p["rebound"], not len(near))
+    return rows
+
+
+def event_records(table: EventTable) -> np.ndarray:
+    """The table as /contact_events rows (`RunWriter.set_contact_events`)."""
+    rows = np.zeros(len(table), dtype=CONTACT_EVENT_DTYPE)
+    rows["pair"] = [table.pair(i) for i in range(len(table))]
+    for k, v in (("start", table.start), ("end", table.end), ("peak_force", table.peak_force),
+                 ("peak_time", table.peak_time), ("impulse", table.impulse), ("approach_speed", table.approach_speed),
+                 ("rebound", table.rebound), ("lasts_to_end", table.lasts_to_end)):
+        rows[k] = v
+    return rows
+
+
+def table_from_frames(run, rebound_window: float = REBOUND_WINDOW, block: int = TIME_CHUNK) -> EventTable:
+    """Events recomputed from a run's stored frames (marked approximate: at a coarse output step contacts
+    between frames are missed); force data are read only in the chunks where the pair touches."""
     pairs = list(run.contact_pairs.values())
     acc = EventAccumulator(pairs, rebound_window=rebound_window)
     t_all = run.time
@@ -294,7 +417,9 @@ def table_from_run(run, rebound_window: float = REBOUND_WINDOW, block: int = TIM
             done = b
         if n > done:
             acc.skip_pair(j, t_all[done], t_all[-1], n - done)
-    return acc.table()
+    tab = acc.table()
+    tab.sample_step = float(run.meta.output_step)
+    return tab
 
 
 def run_events(run) -> list[ContactEvent]:
@@ -322,8 +447,11 @@ def event_rows(table: EventTable) -> list[tuple[float, str, str, str]]:
 
 def write_csv(table: EventTable, path, rows=None) -> Path:
     """Write the event table as CSV (one row per event, SI units in the column names); `rows` picks and
-    orders events (default: all, by start)."""
+    orders events (default: all, by start). Each row names where its statistics come from (`statistics`:
+    solver, solver event text, or "frames (approximate)") and the step they were computed at."""
     path = Path(path)
+    source = f"{table.source} (approximate)" if table.approximate else table.source
+    step = f"{table.sample_step:g}" if math.isfinite(table.sample_step) else ""
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(CSV_COLUMNS)
@@ -333,5 +461,5 @@ def write_csv(table: EventTable, path, rows=None) -> Path:
             w.writerow([e.pair, table.labels.get(e.pair, e.pair), a, b, f"{e.start:.6f}", f"{e.end:.6f}",
                         f"{e.duration:.6f}", f"{e.peak_force:.6g}", f"{e.peak_time:.6f}", f"{e.impulse:.6g}",
                         "" if not math.isfinite(e.approach_speed) else f"{e.approach_speed:.6g}",
-                        "yes" if e.rebound else "no", e.start_frame, e.end_frame])
+                        "yes" if e.rebound else "no", e.start_frame, e.end_frame, source, step])
     return path

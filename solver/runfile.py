@@ -26,6 +26,10 @@ COMPRESSION_LEVEL = 1   # gzip level (with shuffle): level 4 costs ~2x the time 
 
 _STR = h5py.string_dtype("utf-8")
 EVENT_DTYPE = np.dtype([("time", "f8"), ("kind", _STR), ("pair", _STR), ("text", _STR)])
+# /contact_events: one row per contact interval, its statistics as the writer computed them (docs/run-format.md)
+CONTACT_EVENT_DTYPE = np.dtype([("pair", _STR), ("start", "f8"), ("end", "f8"), ("peak_force", "f8"),
+                                ("peak_time", "f8"), ("impulse", "f8"), ("approach_speed", "f8"), ("rebound", "u1"),
+                                ("lasts_to_end", "u1")])
 
 
 class RunFileError(Exception):
@@ -104,7 +108,9 @@ class RunWriter:
     def __init__(self, path, meta: RunMeta, channels: list[ChannelInfo], bodies: list[str],
                  pairs: list[ContactPairInfo], geometry: list[PartGeometry],
                  parameters_toml: str = "", chunk: int = TIME_CHUNK, contact_detail: bool = False,
-                 state_sizes: dict[str, int] | None = None, live: bool = False):
+                 state_sizes: dict[str, int] | None = None, live: bool = False,
+                 contact_statistics: bool = False):
+        """`contact_statistics`: the file gets a /contact_events table, filled by `set_contact_events`."""
         self.path = Path(path)
         self.state_sizes = dict(state_sizes or {})
         self.chunk = int(chunk)
@@ -113,6 +119,7 @@ class RunWriter:
         self.pairs = list(pairs)
         self.n = 0
         self._events: list[Event] = []
+        self._contact_events: tuple[np.ndarray, float] | None = None
         f = self.f = h5py.File(self.path, "w", libver="latest")
         f.attrs["format"] = FORMAT_NAME
         f.attrs["format_version"] = FORMAT_VERSION
@@ -132,6 +139,8 @@ class RunWriter:
         self._fill = 0                  # frames in the buffers; they start at frame self.n - self._fill
         self._abs_max = np.zeros(nc)    # max |value| per channel so far (NaN ignored), stored by finish
         self._series = [(grow("time", ()), self._buf["time"])]
+        # T capture as soon as known: SWMR readers see a dataset's attributes after refreshing it, not the root's
+        self._series[0][0].attrs["t_capture"] = self._t_capture = float(meta.t_capture)
         g = f.create_group("channels")
         for i, ch in enumerate(self.channels):
             if ch.group not in CHANNEL_GROUPS:
@@ -174,6 +183,10 @@ class RunWriter:
             pg.create_dataset("lines", data=np.asarray(part.lines, dtype="i4").reshape(-1, 2))
         f.create_dataset("parameters", data=parameters_toml, dtype=_STR)
         f.create_dataset("events", shape=(0,), maxshape=(None,), dtype=EVENT_DTYPE, chunks=(256,))
+        if contact_statistics:   # created now (SWMR cannot add objects later); sample_step NaN until written
+            ce = f.create_dataset("contact_events", shape=(0,), maxshape=(None,), dtype=CONTACT_EVENT_DTYPE,
+                                  chunks=(256,))
+            ce.attrs["sample_step"] = math.nan
         if self.state_sizes:   # sparse snapshots of the solver state: a branch restarts from the one before it
             sg = f.create_group("state")
             sg.attrs["about"] = "solver state at the start of some frames (/state/frame); branch from any later frame"
@@ -260,6 +273,13 @@ class RunWriter:
             raise ValueError(f"unknown event kind {kind!r}")
         self._events.append(Event(float(time), kind, pair, text))
 
+    def set_contact_events(self, rows: np.ndarray, sample_step: float):
+        """The contact intervals' statistics (CONTACT_EVENT_DTYPE rows) computed from frames `sample_step` s
+        apart; written by `finish` (the writer must be made with contact_statistics=True)."""
+        if "contact_events" not in self.f:
+            raise ValueError("RunWriter made without contact_statistics=True: no /contact_events table")
+        self._contact_events = (np.asarray(rows, dtype=CONTACT_EVENT_DTYPE), float(sample_step))
+
     def flush(self):
         """Live files: write the buffered frames (their chunk is rewritten when it fills); events wait for `finish`
         (rewriting variable-length strings under SWMR can leave a killed writer's file unreadable).
@@ -271,19 +291,35 @@ class RunWriter:
             self._write_buffered()
         self.f.flush()
 
+    def set_capture(self, t_capture: float):
+        """Capture happened at t_capture (s): stored in /time@t_capture, which readers of a live file see after
+        the next flush (the root attribute is written by `finish`)."""
+        t = float(t_capture)
+        if self.f and math.isfinite(t) and t != self._t_capture:
+            self._t_capture = t
+            self.f["time"].attrs["t_capture"] = t
+
     def _write_events(self):
         evs = sorted(self._events, key=lambda e: e.time)
         d = self.f["events"]
         d.resize(len(evs), axis=0)
         if evs:
             d[:] = np.array([(e.time, e.kind, e.pair, e.text) for e in evs], dtype=EVENT_DTYPE)
+        if self._contact_events is not None:
+            rows, step = self._contact_events
+            ce = self.f["contact_events"]
+            ce.resize(len(rows), axis=0)
+            if len(rows):
+                ce[:] = rows
+            ce.attrs["sample_step"] = step      # set last: a file with NaN here has no statistics
 
     def finish(self, t_capture: float = math.nan, complete: bool = True, comment: str | None = None):
         if self._fill:
             self._write_buffered()
             self._fill = 0
         a = self.f.attrs
-        a["t_capture"] = float(t_capture)
+        a["t_capture"] = self._t_capture = float(t_capture)
+        self.f["time"].attrs["t_capture"] = float(t_capture)
         a["t_final"] = float(self.f["time"][self.n - 1]) if self.n else 0.0
         a["complete"] = bool(complete)
         g = self.f["channels"]
@@ -366,6 +402,7 @@ class RunFile:
         self._f = None
         self.io_ops = 0             # dataset reads and refreshes (tests bound the work of each live-refresh step)
         self.live = bool(partial)   # opened while its writer runs (or after it was killed): may grow
+        self._handles: dict[str, h5py.Dataset] = {}   # the one open handle of each time-indexed dataset
         try:
             self._open()
         except RunFileError:
@@ -427,7 +464,9 @@ class RunFile:
         if not (self.meta.output_step > 0 and math.isfinite(self.meta.output_step)):
             raise self._err("/@output_step", f"must be a positive number, found {self.meta.output_step}")
 
-        t = self._dataset("time", ndim=1, kind="f")
+        t = self._dataset("time", ndim=1, kind="f", keep=True)
+        if self.live:
+            self._take_capture()
         self.n_frames = n = self._live_frames() if self.live else t.shape[0]
         if n == 0:
             raise self._err("/time", "run has no frames" + (" yet (still being written)" if self.live else ""))
@@ -446,8 +485,10 @@ class RunFile:
         self.channels: dict[str, ChannelInfo] = {}
         g = self._group("channels")
         self._channel_ds: dict[str, h5py.Dataset] = {}
-        for name, d in g.items():
+        for name in g:
             ds = f"/channels/{name}"
+            d = self._handles.get(ds[1:])
+            d = g[name] if d is None else d
             if not isinstance(d, h5py.Dataset):
                 raise self._err(ds, "expected a dataset, found a group")
             if not self._shape_ok(d.shape, (n,)):
@@ -461,26 +502,26 @@ class RunFile:
                                               str(_decode(_scalar_attr(d, "label", name, True))), grp,
                                               float(_scalar_attr(d, "stroke", math.nan, False)),
                                               float(_scalar_attr(d, "place", math.nan, False)))
-            self._channel_ds[name] = d
+            self._channel_ds[name] = self._handles[ds[1:]] = d
 
         self._group("bodies")
         names_ds = self._dataset("bodies/names", ndim=1)
         self.bodies = [str(_decode(x)) for x in names_ds[()]]
         nb = len(self.bodies)
-        pos = self._dataset("bodies/position", shape=(n, nb, 3), kind="f")
-        quat = self._dataset("bodies/quaternion", shape=(n, nb, 4), kind="f")
+        pos = self._dataset("bodies/position", shape=(n, nb, 3), kind="f", keep=True)
+        quat = self._dataset("bodies/quaternion", shape=(n, nb, 4), kind="f", keep=True)
         self._pos, self._quat = pos, quat   # finiteness is checked per block as frames are read (poses)
         self._pose_block: tuple[int, int, np.ndarray, np.ndarray] | None = None
 
         self.contact_pairs: dict[str, ContactPairInfo] = {}
         for name, pg in self._group("contacts").items():
             base = f"contacts/{name}"
-            self._dataset(f"{base}/active", shape=(n,))
-            self._dataset(f"{base}/force", shape=(n, 3), kind="f")
-            self._dataset(f"{base}/point", shape=(n, 3), kind="f")
+            self._dataset(f"{base}/active", shape=(n,), keep=True)
+            self._dataset(f"{base}/force", shape=(n, 3), kind="f", keep=True)
+            self._dataset(f"{base}/point", shape=(n, 3), kind="f", keep=True)
             for opt, shp in (("normal", (n, 3)), ("depth", (n,)), ("normal_speed", (n,))):
                 if opt in pg:
-                    self._dataset(f"{base}/{opt}", shape=shp, kind="f")
+                    self._dataset(f"{base}/{opt}", shape=shp, kind="f", keep=True)
             self.contact_pairs[name] = ContactPairInfo(
                 name, str(_decode(pg.attrs.get("part_a", ""))), str(_decode(pg.attrs.get("part_b", ""))),
                 str(_decode(pg.attrs.get("label", name))))
@@ -548,24 +589,41 @@ class RunFile:
         self._time_datasets()   # keep the handles
 
     def _time_datasets(self) -> list:
-        """Every dataset indexed by frame (they grow together while the run is written); handles kept."""
-        h = getattr(self, "_handles", None)
-        if h is None:
-            f = self._f
-            h = {"time": f["time"], "bodies/position": f["bodies/position"],
-                 "bodies/quaternion": f["bodies/quaternion"]}
-            ch = getattr(self, "_channel_ds", None) or {k: d for k, d in f["channels"].items() if isinstance(d, h5py.Dataset)}
-            h.update({f"channels/{k}": d for k, d in ch.items()})
-            for pn, pg in f["contacts"].items():
-                h.update({f"contacts/{pn}/{k}": d for k, d in pg.items() if isinstance(d, h5py.Dataset)})
-            self._handles = h
-        return list(h.values())
+        """Every dataset indexed by frame (they grow together while the run is written), one kept handle each.
+
+        Never a second handle: HDF5 keeps one state per open dataset, and a refresh (SWMR) with another handle open
+        leaves its chunk index as it was at the open, so reads past it return other chunks (h5py issue 2803)."""
+        names = getattr(self, "_timed", None)
+        if names is None:
+            f, h = self._f, self._handles
+            names = ["time", "bodies/position", "bodies/quaternion"]
+            for grp, prefix in ((f["channels"], "channels/"),
+                                *((pg, f"contacts/{pn}/") for pn, pg in f["contacts"].items())):
+                for k in grp:
+                    d = h.get(prefix + k)
+                    d = grp[k] if d is None else d
+                    if isinstance(d, h5py.Dataset):
+                        h[prefix + k] = d
+                        names.append(prefix + k)
+            self._timed = names
+        return [self._ds(n) for n in names]
 
     def _ds(self, name: str):
-        """A time-indexed dataset by path, through the kept handles (HDF5 name lookups are slow under SWMR)."""
-        h = getattr(self, "_handles", None)
-        d = h.get(name) if h is not None else None
-        return d if d is not None else self._f[name]
+        """A time-indexed dataset by path, through its one kept handle (HDF5 name lookups are slow under SWMR)."""
+        d = self._handles.get(name)
+        if d is None:
+            d = self._handles[name] = self._f[name]
+        return d
+
+    def _take_capture(self):
+        """A growing run's T capture: its writer stores it on /time as soon as it has it (the root attribute only at
+        the end, and SWMR readers do not see root attributes change)."""
+        if not math.isfinite(self.meta.t_capture):
+            v = _scalar_attr(self._ds("time"), "t_capture", math.nan, False)
+            try:
+                self.meta.t_capture = float(v)
+            except (TypeError, ValueError):
+                raise self._err("/time@t_capture", f"expected a time in seconds, found {v!r}") from None
 
     def _live_frames(self) -> int:
         """Frames present in every time-indexed dataset of a growing file (a block may be half flushed)."""
@@ -608,6 +666,7 @@ class RunFile:
                 yield None
         except (OSError, KeyError) as exc:
             raise self._err("/", f"cannot refresh a growing run ({exc})") from None
+        self._take_capture()
         if n is None or n <= self.n_frames:
             yield False
             return
@@ -646,8 +705,10 @@ class RunFile:
             raise self._err(f"/{name}", "expected a group, found a dataset")
         return obj
 
-    def _dataset(self, name, shape=None, ndim=None, kind=None):
-        obj = self._f.get(name)
+    def _dataset(self, name, shape=None, ndim=None, kind=None, keep=False):
+        """A checked dataset; `keep`: a time-indexed one, whose handle is kept (see `_time_datasets`)."""
+        obj = self._handles.get(name)
+        obj = self._f.get(name) if obj is None else obj
         ds = f"/{name}"
         if obj is None:
             raise self._err(ds, "missing")
@@ -659,6 +720,8 @@ class RunFile:
             raise self._err(ds, f"wrong shape {obj.shape}, expected {ndim} dimension(s)")
         if kind is not None and obj.dtype.kind not in kind:
             raise self._err(ds, f"wrong dtype {obj.dtype}")
+        if keep:
+            self._handles[name] = obj
         return obj
 
     def _read(self, d, sel=()):
@@ -744,11 +807,10 @@ class RunFile:
     def contact_state(self, frame: int) -> dict[str, tuple[bool, np.ndarray, np.ndarray]]:
         """Per pair: (active, force vector, point) at a frame."""
         out = {}
-        g = self._f["contacts"]
         for name in self.contact_pairs:
-            pg = g[name]
-            out[name] = (bool(self._read(pg["active"], frame)), self._read(pg["force"], frame),
-                         self._read(pg["point"], frame))
+            base = f"contacts/{name}"
+            out[name] = (bool(self._read(self._ds(f"{base}/active"), frame)), self._read(self._ds(f"{base}/force"), frame),
+                         self._read(self._ds(f"{base}/point"), frame))
         return out
 
     def _stop(self, stop):
@@ -769,6 +831,45 @@ class RunFile:
         """Optional per-pair normal, depth and normal_speed over [start, stop) (empty dict if absent)."""
         pg = self._f["contacts"][name]
         return {k: self._read(self._ds(f"contacts/{name}/{k}"), np.s_[start:self._stop(stop)]) for k in fields if k in pg}
+
+    def contact_statistics(self) -> tuple[np.ndarray, float] | None:
+        """The writer's contact-interval table (CONTACT_EVENT_DTYPE rows, pair names as str) and the step of the
+        frames it was computed from; None when the file has none (or its writer stopped before writing it)."""
+        name = "/contact_events"
+        d = self._f.get("contact_events")
+        if d is None or self.live:
+            return None
+        if not isinstance(d, h5py.Dataset) or d.ndim != 1:
+            raise self._err(name, "expected a one-dimensional table")
+        missing = [k for k in CONTACT_EVENT_DTYPE.names if k not in (d.dtype.names or ())]
+        if missing:
+            raise self._err(name, f"wrong dtype {d.dtype}: missing fields {', '.join(missing)}")
+        step = _scalar_attr(d, "sample_step", None, False)
+        if step is None:
+            raise self._err(f"{name}@sample_step", "missing")
+        try:
+            step = float(step)
+        except (TypeError, ValueError):
+            raise self._err(f"{name}@sample_step", f"must be a number of seconds, found {step!r}") from None
+        if math.isnan(step):
+            return None                                   # created, never filled: its writer stopped
+        if not (step > 0 and math.isfinite(step)):
+            raise self._err(f"{name}@sample_step", f"must be a positive number of seconds, found {step}")
+        raw = self._read(d)
+        rows = np.zeros(len(raw), dtype=[(k, object if k == "pair" else CONTACT_EVENT_DTYPE[k])
+                                         for k in CONTACT_EVENT_DTYPE.names])
+        for k in CONTACT_EVENT_DTYPE.names:
+            rows[k] = [str(_decode(v)) for v in raw[k]] if k == "pair" else raw[k]
+        for i, r in enumerate(rows):
+            where = f"row {i} ({r['pair']})"
+            if r["pair"] not in self.contact_pairs:
+                raise self._err(name, f"{where}: pair is not in /contacts")
+            if not (math.isfinite(r["start"]) and math.isfinite(r["end"]) and r["end"] >= r["start"]):
+                raise self._err(name, f"{where}: start {r['start']} and end {r['end']} must be finite, end >= start")
+            if r["approach_speed"] < 0 or r["peak_force"] < 0 or r["impulse"] < 0:
+                raise self._err(name, f"{where}: negative approach_speed, peak_force or impulse "
+                                      f"(closing speed and normal force are >= 0; NaN when unknown)")
+        return rows, step
 
     def groups(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
@@ -853,6 +954,7 @@ def seal_incomplete(path, reason: str) -> Path:
         ev[:] = np.array([(e.time, e.kind, e.pair, e.text) for e in events], dtype=EVENT_DTYPE)
         dst.attrs["complete"] = False
         dst.attrs["t_final"] = t_final
+        dst.attrs["t_capture"] = run.meta.t_capture   # (a killed writer stored it on /time only)
     run.close()
     os.replace(tmp, path)
     return path

@@ -1,8 +1,8 @@
 """Scenario and mechanism TOML: validation (ScenarioError names file, key, problem) and packing into arrays."""
 from __future__ import annotations
 
+import difflib
 import math
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -11,7 +11,7 @@ import numpy as np
 from solver import dynamics as D
 from solver import contact as C
 from solver.contact.pairset import PAR_C, PAR_DMAX, PAR_K, PAR_MU, PAR_VSLIP
-from solver.errors import InputError
+from solver.errors import InputError, read_toml, unknown
 
 VARIANTS = ("existing", "modified_dampers", "movable_limiter")
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,6 +23,45 @@ class ScenarioError(InputError):
     """Bad scenario or mechanism input: names the file, the key and what is wrong."""
 
 
+class _Read(dict):
+    """A parsed TOML table that notes every key the loader asks for: a key it never asks for is unknown."""
+
+    def __init__(self, data: dict):
+        super().__init__((k, _Read(v) if isinstance(v, dict) else v) for k, v in data.items())
+        self.asked: set[str] = set()
+
+    def __getitem__(self, k):
+        self.asked.add(k)
+        return super().__getitem__(k)
+
+    def get(self, k, default=None):
+        self.asked.add(k)
+        return super().get(k, default)
+
+    def __contains__(self, k):
+        self.asked.add(k)
+        return super().__contains__(k)
+
+
+def _refuse_unread(path, t: _Read, prefix=""):
+    """ScenarioError for the first key or table of `t` the loader never asked for, with the nearest it did."""
+    for k, v in dict.items(t):
+        if k not in t.asked:
+            raise ScenarioError(path, prefix + k, unknown(k, t.asked, "section" if isinstance(v, dict) else "key"))
+        if isinstance(v, _Read):
+            _refuse_unread(path, v, f"{prefix}{k}.")
+
+
+def _absent(path, t: _Read, k, prefix="") -> ScenarioError | None:
+    """The error of key `k` asked for and absent in a table of `t` (its typo, or missing); None if it is nowhere."""
+    if k in t.asked and not dict.__contains__(t, k):
+        return _Sec(path, t, prefix.rstrip(".")).missing(k)
+    for name, v in dict.items(t):
+        if isinstance(v, _Read) and (e := _absent(path, v, k, f"{prefix}{name}.")) is not None:
+            return e
+    return None
+
+
 class _Sec:
     """Typed, range-checked access to one TOML table."""
 
@@ -32,17 +71,33 @@ class _Sec:
     def key(self, k):
         return f"{self.prefix}.{k}" if self.prefix else k
 
+    def missing(self, k, what="key", hint="") -> ScenarioError:
+        """A required key is absent; a near key not read yet is named as a possible misspelling of it (it may also
+        be a valid key read later, so it is not called unknown)."""
+        asked = getattr(self.data, "asked", set())
+        near = difflib.get_close_matches(k, [x for x in dict.keys(self.data) if x not in asked and x != k], n=1)
+        problem = ("missing table" if what == "section" else "missing") + hint
+        return ScenarioError(self.path, self.key(k), problem + (f" (is {near[0]} a misspelling of it?)" if near else ""))
+
+    def unused(self, keys, why: str):
+        """Refuse keys the loader does not read in this configuration (a value that would be silently ignored)."""
+        for k in keys:
+            if k in self.data:
+                raise ScenarioError(self.path, self.key(k), f"not used: {why}")
+
     def sub(self, k) -> "_Sec":
         v = self.data.get(k)
+        if v is None:
+            raise self.missing(k, "section")
         if not isinstance(v, dict):
-            raise ScenarioError(self.path, self.key(k), "missing table" if v is None else "must be a table")
+            raise ScenarioError(self.path, self.key(k), "must be a table")
         return _Sec(self.path, v, self.key(k))
 
     def num(self, k, lo=-math.inf, hi=math.inf, default=None, lo_open=False):
         if k not in self.data:
             if default is not None:
                 return float(default)
-            raise ScenarioError(self.path, self.key(k), "missing")
+            raise self.missing(k)
         v = self.data[k]
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise ScenarioError(self.path, self.key(k), f"must be a number, found {v!r}")
@@ -61,7 +116,7 @@ class _Sec:
         if k not in self.data:
             if default is not None:
                 return np.array(default, float)
-            raise ScenarioError(self.path, self.key(k), "missing")
+            raise self.missing(k)
         v = self.data[k]
         if not isinstance(v, list) or len(v) != n or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in v):
             raise ScenarioError(self.path, self.key(k), f"must be a list of {n} numbers, found {v!r}")
@@ -72,6 +127,8 @@ class _Sec:
 
     def table(self, kx, ky, increasing_y=True):
         x = self.data.get(kx)
+        if x is None:
+            raise self.missing(kx)
         if not isinstance(x, list) or len(x) < 2:
             raise ScenarioError(self.path, self.key(kx), "must be a list of at least 2 numbers")
         x = self.vec(kx, len(x), 0.0)
@@ -86,6 +143,8 @@ class _Sec:
 
     def inertia(self, k):
         v = self.data.get(k)
+        if v is None:
+            raise self.missing(k)
         if not (isinstance(v, list) and len(v) == 3 and all(isinstance(r, list) and len(r) == 3 for r in v)):
             raise ScenarioError(self.path, self.key(k), "must be a 3x3 list of lists (kg*m^2)")
         a = np.array(v, float)
@@ -99,14 +158,10 @@ class _Sec:
         return a
 
 
-def _load(path) -> dict:
-    path = Path(path)
-    if not path.is_file():
-        raise ScenarioError(path, "/", "file does not exist")
-    try:
-        return tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise ScenarioError(path, "/", f"not valid TOML ({exc})") from None
+def _load(path, kind: str) -> tuple[str, _Read]:
+    """Text and tables of a scenario, mechanism or geometry file (ScenarioError on an unreadable one)."""
+    text, data = read_toml(path, ScenarioError, kind)
+    return text, _Read(data)
 
 
 def _table(x, y):
@@ -159,10 +214,13 @@ class Model:
 
 
 def _craft(sec: _Sec, fixed_allowed: bool):
+    if not fixed_allowed:
+        sec.unused(["fixed"], "only the passive craft can be fixed (a test stand)")
     fixed = bool(sec.data.get("fixed", False)) if fixed_allowed else False
     if "fixed" in sec.data and not isinstance(sec.data["fixed"], bool):
         raise ScenarioError(sec.path, sec.key("fixed"), "must be true or false")
     if fixed:
+        sec.unused(["mass", "inertia", "com"], "the craft is fixed (fixed = true)")
         return fixed, 1.0, np.eye(3), np.zeros(3)
     return fixed, sec.pos("mass", 1e7), sec.inertia("inertia"), sec.vec("com", 3, -100.0, 100.0)
 
@@ -170,20 +228,24 @@ def _craft(sec: _Sec, fixed_allowed: bool):
 def load_model(scenario_path) -> Model:
     """Read, validate and pack a scenario and the mechanism it names."""
     spath = Path(scenario_path)
-    sc = _load(spath)
+    stext, sc = _load(spath, "scenario file")
     S = _Sec(spath, sc, "")
     name = sc.get("name")
+    if name is None:
+        raise S.missing("name")
     if not isinstance(name, str) or not name:
         raise ScenarioError(spath, "name", "missing or not a string")
     comment = sc.get("comment", "")
     mech = sc.get("mechanism")
+    if mech is None:
+        raise S.missing("mechanism", hint="; name a file in resources/mechanisms (e.g. \"existing\")")
     if not isinstance(mech, str) or not mech:
         raise ScenarioError(spath, "mechanism", "missing; name a file in resources/mechanisms (e.g. \"existing\")")
     # a name is a file in resources/mechanisms; "x.toml" is a file next to the scenario (an edited copy)
     mpath = spath.parent / mech if mech.endswith(".toml") else MECHANISMS / f"{mech}.toml"
     if not mpath.is_file():
         raise ScenarioError(spath, "mechanism", f"no mechanism file {mpath}")
-    mt = _load(mpath)
+    mtext, mt = _load(mpath, "mechanism file")
     M = _Sec(mpath, mt, "")
     variant = mt.get("variant")
     if variant not in VARIANTS:
@@ -215,7 +277,7 @@ def load_model(scenario_path) -> Model:
     gpath = GEOMETRY / f"{gname}.toml"
     if not gpath.is_file():
         raise ScenarioError(mpath, "geometry", f"no geometry file {gpath}")
-    gt = _load(gpath)
+    gtext, gt = _load(gpath, "geometry file")
     _geometry_changes(mpath, mt, gpath, gt)
     G = _Sec(gpath, gt, "")
     gc, gs, gsl, gla = G.sub("receiving_cone"), G.sub("socket"), G.sub("socket_slots"), G.sub("latches")
@@ -266,7 +328,9 @@ def load_model(scenario_path) -> Model:
     put("lim_x", gli.num("back_rim_x_in_housing", -2.0, 2.0))
     try:
         cgeo = C.build_probe_cone(gt, movable_limiter=movable)
-    except (KeyError, TypeError, ValueError) as exc:
+    except KeyError as exc:                  # a key the contact library reads is absent (or misspelt)
+        raise _absent(gpath, gt, exc.args[0]) or ScenarioError(gpath, "/", f"no key {exc.args[0]!r}") from None
+    except (TypeError, ValueError) as exc:
         raise ScenarioError(gpath, "/", f"cannot build the contact geometry ({exc!r})") from None
     for k in range(D.N_LATCH):                          # each latch reads its own extension (state slot 2 + k)
         cgeo.prim[cgeo.prim_names.index(f"latch_{k + 1}"), 7] = 2 + k
@@ -343,6 +407,9 @@ def load_model(scenario_path) -> Model:
     if s1 > 0.0:
         put("t1_in", ad.pos("first_brake_torque_in", t_in))
         put("t1_out", ad.pos("first_brake_torque_out", t_out))
+    else:
+        ad.unused(["first_brake_torque_in", "first_brake_torque_out"],
+                  "no first friction brake (first_brake_stroke_turns = 0)")
     _cyclogram(P, M, i_nut, G, movable)
     mx, my = ad.table("magnetic_brake_rpm", "magnetic_brake_torque")
     TMA = _table(mx * 2 * math.pi / 60.0, my)
@@ -350,9 +417,9 @@ def load_model(scenario_path) -> Model:
     ld = M.sub("lateral_damper")
     sp = ld.vec("spring_places_deg", 2, -360.0, 360.0)
     bp = ld.vec("brake_places_deg", 2, -360.0, 360.0)
+    springs = [ld.pos("coil_stroke", 0.2), ld.pos("belleville_stroke", 0.2)]
     TLS = _series_spring([ld.num("coil_preload", 0.0, 1e5), ld.num("belleville_preload", 0.0, 1e6)],
-                         [ld.pos("coil_stiffness", 1e8), ld.pos("belleville_stiffness", 1e9)],
-                         [ld.pos("coil_stroke", 0.2), ld.pos("belleville_stroke", 0.2)],
+                         [ld.pos("coil_stiffness", 1e8), ld.pos("belleville_stiffness", 1e9)], springs,
                          ld.pos("spring_stop_stiffness", 1e10))
     LAT = np.zeros((D.N_LAT, D.LAT_W))
     sd_, sr_, sb_ = ld.pos("spring_attach_distance", 2.0), ld.pos("spring_attach_radius", 1.0), ld.pos("spring_base_radius", 2.0)
@@ -392,7 +459,8 @@ def load_model(scenario_path) -> Model:
     put("lh_f0", ld.num("hysteresis_force", 0.0, 1e5))
     put("lh_mu", ld.num("hysteresis_ratio", 0.0, 1.0))
     put("c_lat", ld.num("spring_damping", 0.0, 1e6))
-    put("psi_max", math.radians(ld.pos("crank_limit_deg", 90.0)))
+    crank_max = ld.pos("crank_limit_deg", 90.0)
+    put("psi_max", math.radians(crank_max))
     put("k_crank_stop", ld.pos("crank_stop_stiffness", 1e8))
     lx, lyv = ld.table("brake_rpm", "brake_torque")
     TML = _table(lx * 2 * math.pi / 60.0, lyv)
@@ -418,8 +486,8 @@ def load_model(scenario_path) -> Model:
         elif k == "retraction_speed":            # test variants: a faster drive (probe m/s at no load)
             put("drv_speed", O.pos(k, 1.0) * i_nut)
         else:
-            raise ScenarioError(spath, f"overrides.{k}", "unknown override (allowed: "
-                                + ", ".join([*groups, "max_depth", "drive_delay", "retraction_speed"]) + ")")
+            raise ScenarioError(spath, f"overrides.{k}", unknown(k, [*groups, "max_depth", "drive_delay",
+                                                                     "retraction_speed"], "override"))
 
     # solver settings
     so = S.sub("solver")
@@ -453,13 +521,18 @@ def load_model(scenario_path) -> Model:
         put(nm, cgeo.pair_names.index(pair))
     geo = dict(rh=rh, L0=L0, goff=P[I["g_off"]], LAT=LAT.copy(), stroke_max=smax,
                rod_radius=gpr.pos("radius", rh), path=gpath)
+    # full scale of each device channel (its bar in the viewer): strokes to the stops and the rated rates and force
+    # (a mechanism without a rating, e.g. one stored in an older run, gives its channel no range: NaN)
     strokes = dict(axial_spring=s_max / (i_fr * i_nut), friction_brake=smax - (s_max + s1) / (i_fr * i_nut),
-                   friction_brake_1=s1 / (i_fr * i_nut), XLimD=P[I["lim_stroke"]],
-                   lateral=float(TLS[-2, 0]), rpm=float(mx[-1]), lat_rpm=float(lx[-1]), stroke=smax)
+                   friction_brake_1=s1 / (i_fr * i_nut), XLimD=float(P[I["lim_stroke"]]), lateral=sum(springs),
+                   rpm=ad.pos("magnetic_brake_rpm_max", 1e5, math.nan), lat_rpm=ld.pos("brake_rpm_max", 1e5, math.nan),
+                   nut_rpm=ad.pos("nut_rpm_max", 1e5, math.nan), head_force=ad.pos("head_force_max", 1e7, math.nan),
+                   crank=crank_max, stroke=smax)
     places = dict(spring_mechanism_1=float(sp[0]), spring_mechanism_2=float(sp[1]),
                   magnetic_brake_1=float(bp[0]), magnetic_brake_2=float(bp[1]))
-    text = (f"# scenario {spath.name}\n{spath.read_text()}\n# mechanism {mpath.name}\n{mpath.read_text()}"
-            f"\n# geometry {gpath.name}\n{gpath.read_text()}")
+    for path, t in ((spath, sc), (mpath, mt), (gpath, gt)):   # a key no one read is a typo: refuse it
+        _refuse_unread(path, t)
+    text = f"# scenario {spath.name}\n{stext}\n# mechanism {mpath.name}\n{mtext}\n# geometry {gpath.name}\n{gtext}"
     return Model(name, str(comment), variant, text, P, LAT, TLS, TAX, TMA, TML, cgeo, s0, Z0, step, out, dur,
                  geo, places, strokes, omega, decay)
 
@@ -469,10 +542,12 @@ def _geometry_changes(mpath, mt: dict, gpath, gt: dict):
     ch = mt.get("geometry_changes", {})
     if not isinstance(ch, dict):
         raise ScenarioError(mpath, "geometry_changes", "must be a table of geometry tables")
-    for tname, tab in ch.items():
+    for tname in list(ch):
+        tab = ch[tname]
         if not isinstance(tab, dict) or not isinstance(gt.get(tname), dict):
             raise ScenarioError(mpath, f"geometry_changes.{tname}", f"no table [{tname}] in {Path(gpath).name}")
-        for k, v in tab.items():
+        for k in list(tab):
+            v = tab[k]
             old = gt[tname].get(k)
             if isinstance(old, bool) or not isinstance(old, (int, float)):
                 raise ScenarioError(mpath, f"geometry_changes.{tname}.{k}", f"no number {tname}.{k} in {Path(gpath).name}")
@@ -514,6 +589,8 @@ def _cyclogram(P, M: _Sec, i_nut: float, G: _Sec, movable: bool):
         P[I["cam_n"]] = n
         P[I["cam_x0"]:I["cam_x0"] + n] = 2 * math.pi * x
         P[I["cam_y0"]:I["cam_y0"] + n] = (y - a_ret) / (a_ext - a_ret)
+    if not movable:
+        M.unused(["movable_limiter"], f"only variant movable_limiter has a movable limiter (variant {M.data['variant']!r})")
     if movable:
         ml = M.sub("movable_limiter")
         P[I["lim_mov"]] = 1.0

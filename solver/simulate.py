@@ -12,7 +12,7 @@ import numpy as np
 from solver import dynamics as D
 from solver.contact import BODIES as CONTACT_BODIES
 from solver.contact.pairset import PAR_DMAX
-from solver.contact_events import EventAccumulator, event_rows
+from solver.contact_events import EventAccumulator, event_records, event_rows
 from solver.runfile import ChannelInfo, ContactPairInfo, PartGeometry, RunFile, RunMeta, RunWriter
 from solver.scenario import Model, ScenarioError, load_model  # noqa: F401  (re-exported)
 from solver.wireframe import Wire
@@ -96,17 +96,17 @@ def channel_infos(m: Model) -> list[ChannelInfo]:
         "potential_energy": ("J", "stored energy: springs, hysteresis, contacts, stops", "energy"),
         "dissipated_energy": ("J", "energy dissipated by brakes, dampers, friction, contacts", "energy"),
         "total_energy": ("J", "kinetic + potential + dissipated", "energy"),
-        "head_axial_force": ("N", "contact force on the head along the probe axis", "axial_damper"),
+        "head_axial_force": ("N", "contact force on the head along the probe axis", "axial_damper", st["head_force"]),
         "latches_engaged": ("", "latches engaged behind the socket shoulder", "mechanism"),
         "max_depth": ("m", "largest contact penetration", "contact_forces"),
         "momentum_x": ("N*s", "total linear momentum x (world)", "spacecraft"),
         "momentum_y": ("N*s", "total linear momentum y (world)", "spacecraft"),
         "momentum_z": ("N*s", "total linear momentum z (world)", "spacecraft"),
-        "crank_angle_1": ("deg", "lateral magnetic brake 1 crank angle", "lateral_damper", math.nan,
+        "crank_angle_1": ("deg", "lateral magnetic brake 1 crank angle", "lateral_damper", st["crank"],
                           pl["magnetic_brake_1"]),
-        "crank_angle_2": ("deg", "lateral magnetic brake 2 crank angle", "lateral_damper", math.nan,
+        "crank_angle_2": ("deg", "lateral magnetic brake 2 crank angle", "lateral_damper", st["crank"],
                           pl["magnetic_brake_2"]),
-        "nut_rate": ("rpm", "ball-screw nut rate", "axial_damper"),
+        "nut_rate": ("rpm", "ball-screw nut rate", "axial_damper", st["nut_rpm"]),
         "latch_extension": ("", "extension of the most pressed-in latch (1 = all sprung out)", "mechanism", 1.0),
         **cyclogram_channel_spec(m),
     }
@@ -226,7 +226,8 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
     pairs = [*m.cgeo.pair_info, LATCH_NECK]
     nc, npair = D.NCH, len(pairs)
     w = RunWriter(out_path, meta, channel_infos(m), BODIES, pairs, geometry(m), parameters_toml=m.text,
-                  contact_detail=True, state_sizes={"s": D.NS, "Z": D.NZ, "contact_prev": npair}, live=live)
+                  contact_detail=True, state_sizes={"s": D.NS, "Z": D.NZ, "contact_prev": npair}, live=live,
+                  contact_statistics=True)
     contact_events = EventAccumulator(pairs)
     s = m.s0.copy()
     Z = m.Z0.copy()
@@ -273,6 +274,7 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
         done += rows
         if Z[D.Z_CAPT] > 0.5:
             t_capture = float(Z[D.Z_TCAPT])
+            w.set_capture(t_capture)   # a live file's readers see it after this block's flush
         for i in range(ev_written, int(n_ev[0])):
             _add_kernel_event(w, ev[i], pairs)
         ev_written = int(n_ev[0])
@@ -286,9 +288,11 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
             break
     if status == D.ST_DONE:          # hard dock: the cyclogram's terminal event; the run is complete
         status = D.ST_OK
-    # contact begin/end rows, with each interval's statistics, come from the accumulated table
-    for row in event_rows(contact_events.table()):
+    # contact begin/end rows and /contact_events, each interval's statistics at the output step, from one table
+    contact_table = contact_events.table()
+    for row in event_rows(contact_table):
         w.add_event(*row)
+    w.set_contact_events(event_records(contact_table), m.output_step)
     if n_ev[0] >= ev.shape[0]:
         w.add_event(t, "diagnostic", "", f"event table full after {ev.shape[0]} events; later events not recorded")
     if status != D.ST_OK:

@@ -5,13 +5,12 @@ Used by the bottom pane's facts, `dockmnemo info` and campaign summaries (viewer
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from solver.errors import InputError
+from solver.errors import InputError, read_toml
 
 DEFAULT_CRITERIA = Path(__file__).resolve().parent.parent / "resources" / "capture_criteria.toml"
 PASS, FAIL, NA = "pass", "fail", "n/a"
@@ -41,14 +40,7 @@ def _number(path, key, v) -> float:
 def load_criteria(path=DEFAULT_CRITERIA) -> Criteria:
     """Read and check a criteria TOML; raises CriteriaError with the file and key on bad input."""
     path = Path(path)
-    try:
-        cfg = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CriteriaError(path, "/", "file does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CriteriaError(path, "/", f"cannot be read ({exc})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise CriteriaError(path, "/", f"not valid TOML ({exc})") from None
+    _, cfg = read_toml(path, CriteriaError, "criteria file")
     known = {"capture", "base_loads", "damper_strokes", "latches"}
     for k, v in cfg.items():
         if k not in known:

@@ -160,7 +160,9 @@ def test_blocks_of_any_size_match_a_naive_loop(seed):
         assert (tab.start_frame[i], tab.end_frame[i]) == (s0, e0)
         assert tab.peak_force[i] == pytest.approx(pk, rel=1e-12) and tab.peak_time[i] == pt
         assert tab.impulse[i] == pytest.approx(imp, rel=1e-9, abs=1e-12)
-        assert tab.approach_speed[i] == speed[s0] and bool(tab.rebound[i]) == reb
+        v = tab.approach_speed[i]                           # a pair separating at its first frame: not resolved
+        assert (v == speed[s0]) if speed[s0] >= 0 else np.isnan(v)
+        assert bool(tab.rebound[i]) == reb
 
 
 def test_event_rows_round_trip_through_the_run_writer(known_run, tmp_path):

@@ -74,11 +74,11 @@ def test_channel_blocks_read_by_chunk_and_full_scale(run):
     assert b.reads == 1                   # one block serves both frames
     assert b.value("Fx", 128) == fx[128] and b.reads == 2
     assert math.isnan(b.value("no_such_channel", 3))
-    # a bar's range is the channel's stroke, or the run's max |value| when the stroke is NaN
+    # a bar's range is the channel's stroke; a channel without one has no range (NaN), never the run's max |value|
     assert b.full_scale("axial_spring") == run.channels["axial_spring"].stroke
-    assert math.isnan(run.channels["Fx"].stroke)
+    assert math.isnan(run.channels["Fx"].stroke) and math.isnan(b.full_scale("Fx"))
     reads = b.reads
-    assert b.full_scale("Fx") == np.nanmax(np.abs(fx))   # stored by the writer: no data read
+    assert b.abs_max("Fx") == np.nanmax(np.abs(fx))   # stored by the writer: no data read
     assert b.reads == reads and run.stored_abs_max("Fx") == np.nanmax(np.abs(fx))
     assert set(b._full) == set()          # nothing loaded whole unless asked
     assert np.array_equal(b.full("Fy"), run.channel("Fy"))

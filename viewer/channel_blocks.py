@@ -102,10 +102,7 @@ class ChannelBlocks:
         return v
 
     def full_scale(self, name: str) -> float:
-        """A device bar's range: the channel's stroke, else the run's max |value| (1 if that is 0)."""
+        """A device bar's range: the channel's stroke as the file gives it; NaN when it gives none (no range)."""
         info = self.run.channels.get(name)
         s = info.stroke if info is not None else math.nan
-        if math.isfinite(s) and s > 0:
-            return s
-        m = self.abs_max(name) if info is not None else 0.0
-        return m if m > 0 else 1.0
+        return s if math.isfinite(s) and s > 0 else math.nan

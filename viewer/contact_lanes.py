@@ -186,7 +186,8 @@ class ContactLanes(pg.PlotItem):
         self.addItem(self.bars)
         lo, mid, hi = (pg.mkColor(*FORCE_COLORS[0]).name(), pg.mkColor(*FORCE_COLORS[2]).name(),
                        pg.mkColor(*FORCE_COLORS[-1]).name())
-        self.force_legend.setText(f"peak normal force <span style='color:{lo}'>0</span> "
+        approx = "≈ recomputed from frames: " if table.approximate else ""   # see EventTable.describe
+        self.force_legend.setText(f"{approx}peak normal force <span style='color:{lo}'>0</span> "
                             f"<span style='color:{mid}'>&#9632;</span> "
                             f"<span style='color:{hi}'>{_kn(self.max_force)}</span>")
 

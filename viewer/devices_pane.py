@@ -9,7 +9,7 @@ import math
 
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF, QPainter, QPen, QPixmap, QStaticText, QTransform
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QFontMetricsF, QPainter, QPen, QPixmap, QStaticText, QTransform
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from solver.runfile import RunFile
@@ -25,6 +25,8 @@ PROBE = QColor(230, 230, 120)
 HOUSING = QColor(120, 200, 230)
 BAR_BACKGROUND = QColor(30, 36, 54)
 FULL = QColor(255, 220, 0)          # outline of a bar at or beyond its full scale
+NO_RANGE = "no range"               # on a bar whose channel has no range in the file: its value, never a fill
+NO_RANGE_HATCH = QColor(58, 66, 92)  # hatching of a bar without a range (its "no range" shows where the value leaves room)
 ANGLE_GAINS = (10.0, 5.0, 2.0, 1.0)  # angles are drawn magnified by the largest gain that keeps the run in view
 PROBE_W = 300   # px the probe and housing box wants (its numbers take 178), up to 40 % of the pane
 AXIAL_BAR_MIN_W = 90   # px of an axial bar beside its name (its value: "+0.000 rpm")
@@ -49,6 +51,11 @@ def fill_fraction(value: float, full_scale: float) -> float:
     if not math.isfinite(value) or not (full_scale > 0):
         return 0.0
     return min(abs(value) / full_scale, 1.0)
+
+
+def range_text(full_scale: float, unit: str) -> str:
+    """A bar's range as written by its name ("range 30.00 deg"), or "no range" (the file gives the channel none)."""
+    return f"range {format_value(full_scale, unit).lstrip('+')}" if full_scale > 0 else NO_RANGE
 
 
 def format_value(value: float, unit: str) -> str:
@@ -137,7 +144,7 @@ class DevicesPane(QWidget):
         self.axial = sorted(groups.get("axial_damper", []), key=_device_order)
         self.lateral = sorted(groups.get("lateral_damper", []),
                               key=lambda n: (run.channels[n].place if math.isfinite(run.channels[n].place) else 1e9, n))
-        self.scales = {n: self.blocks.full_scale(n) for n in self.axial + self.lateral}
+        self.scales = {n: self.blocks.full_scale(n) for n in self.axial + self.lateral}   # NaN: no range
         self.max_angle = max((sum(self.blocks.abs_max(f"{k}_{a}") for k in ("housing_angle", "probe_bend")
                                   if f"{k}_{a}" in run.channels) for a in "yz"), default=0.0)
         self.show_frame(0)
@@ -192,14 +199,17 @@ class DevicesPane(QWidget):
         for name, right, base, unit in self._probe_texts:
             self._text_left_of(p, right, base, format_value(values.get(name, nan), unit))
         p.setRenderHint(QPainter.Antialiasing, False)   # axis-aligned rectangles: no edge blending needed
-        pos, neg, plain, full, texts = [], [], [], [], []
+        pos, neg, plain, full, texts, notes = [], [], [], [], [], []
         for name, r, scale, right, base, unit in self._bar_items:
             v = values.get(name, nan)
             frac = fill_fraction(v, scale)
             if frac > 0:
                 (pos if v > 0 else neg).append(QRectF(r.left(), r.top(), r.width() * frac, r.height()))
             (plain if frac < 1.0 else full).append(r)
-            texts.append((right, base, format_value(v, unit)))
+            text = format_value(v, unit)
+            texts.append((right, base, text))
+            if not scale > 0 and self._adv(NO_RANGE) + self._adv(text) + 8 <= right - r.left() - 4:
+                notes.append(QPointF(r.left() + 4, base))
         p.setPen(Qt.NoPen)
         for rects, colour in ((pos, POSITIVE), (neg, NEGATIVE)):
             if rects:
@@ -213,16 +223,24 @@ class DevicesPane(QWidget):
         p.setPen(TEXT)
         for right, base, text in texts:
             self._text_left_of(p, right, base, text)
+        if notes:
+            p.setPen(DIM)
+            for at in notes:
+                p.drawText(at, NO_RANGE)
         p.setRenderHint(QPainter.Antialiasing, True)
 
     def _text_left_of(self, p: QPainter, right: float, baseline: float, text: str):
         """Draw `text` ending at x = right on this baseline (as drawText right-aligned in a rect, no layout)."""
+        p.drawText(QPointF(right - self._adv(text), baseline), text)
+
+    def _adv(self, text: str) -> float:
+        """Width of `text` in the value font (remembered; value texts repeat)."""
         adv = self._advance.get(text)
         if adv is None:
             if len(self._advance) > 4096:
                 self._advance.clear()
             adv = self._advance[text] = self._fm.horizontalAdvance(text)
-        p.drawText(QPointF(right - adv, baseline), text)
+        return adv
 
     def _mark(self, num: str) -> QPixmap:
         """A numbered point (ring and number) drawn once (per device pixel ratio), painted each frame as an image."""
@@ -335,14 +353,18 @@ class DevicesPane(QWidget):
 
     def _bar(self, p: QPainter, r: QRectF, name: str):
         """One device rectangle (static layer): its dark background; the frame layer fills it from the left
-        edge by |value|/range (red +, blue -), outlines it (yellow at full scale) and writes the value."""
+        edge by |value|/range (red +, blue -), outlines it (yellow at full scale) and writes the value. A channel
+        without a range gets "no range" written on it and no fill."""
         self.bar_rects[name] = QRectF(r)
         p.setRenderHint(QPainter.Antialiasing, False)
         p.fillRect(r, BAR_BACKGROUND)
         p.setRenderHint(QPainter.Antialiasing, True)
         t = r.adjusted(4, 0, -4, 0)
-        self._bar_items.append((name, QRectF(r), self.scales.get(name, 1.0), t.right(),
-                                self._vcenter_baseline(t), self.run.channels[name].unit))
+        scale = self.scales.get(name, math.nan)
+        if not scale > 0:
+            p.fillRect(r, QBrush(NO_RANGE_HATCH, Qt.BDiagPattern))
+        self._bar_items.append((name, QRectF(r), scale, t.right(), self._vcenter_baseline(t),
+                                self.run.channels[name].unit))
 
     def _vcenter_baseline(self, r: QRectF) -> float:
         """Baseline of one line of text centred vertically in `r` (as drawText with AlignVCenter)."""
@@ -362,8 +384,7 @@ class DevicesPane(QWidget):
         slot = min(r.height() / n, 56.0)
         bar_h = min(22.0, slot - fm.height() - 4)
         one_line = bar_h < fm.height() + 2      # too flat for name over bar: the name left of its bar
-        ranges = [format_value(self.scales.get(n, math.nan), self.run.channels[n].unit).lstrip("+") for n in self.axial]
-        texts = [f"{name}   (range {rng})" for name, rng in zip(self.axial, ranges)]
+        texts = [f"{n}   ({range_text(self.scales.get(n, math.nan), self.run.channels[n].unit)})" for n in self.axial]
         label_w = min(max(fm.horizontalAdvance(t) for t in texts) + 8, r.width() - AXIAL_BAR_MIN_W)
         for i, (name, text) in enumerate(zip(self.axial, texts)):
             y = r.top() + i * slot
@@ -492,7 +513,7 @@ class DevicesPane(QWidget):
         if self._static_layer:   # the stroke's full scale changes with the run only
             info = self.run.channels.get("probe_stroke")
             self._stroke_full = info.stroke if info is not None and math.isfinite(info.stroke) else (
-                self.blocks.full_scale("probe_stroke") if info else 1.0)
+                (self.blocks.abs_max("probe_stroke") or 1.0) if info else 1.0)   # (a drawing, not a bar)
         full = self._stroke_full
         hous = 0.0 if not math.isfinite(hous) else hous
         bend = 0.0 if not math.isfinite(bend) else bend

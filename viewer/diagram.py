@@ -4,6 +4,7 @@ One `Playback` owns time; every pane's `show_frame` is connected to its `frameCh
 """
 from __future__ import annotations
 
+import logging
 import threading
 import time
 
@@ -30,6 +31,23 @@ except Exception as _exc:  # pragma: no cover - only where VTK is missing
     _SCENE_ERROR = str(_exc)
 else:
     _SCENE_ERROR = ""
+
+log = logging.getLogger("dockmnemo")
+
+
+def describe_failure(path, exc: BaseException, where: str = "") -> str:
+    """`file: [where: ]problem` for any exception met reading a run (a RunFileError names file and dataset itself)."""
+    if isinstance(exc, RunFileError):
+        return str(exc)
+    text = str(exc) or "no details"
+    return f"{path}: {where + ': ' if where else ''}cannot be read ({type(exc).__name__}: {text})"
+
+
+def failure_key(exc: BaseException) -> tuple:
+    """What makes two read failures the same one (the same dataset and problem; any frame of a bad chunk)."""
+    if isinstance(exc, RunFileError):
+        return (exc.path, exc.dataset, exc.problem)
+    return (type(exc).__name__, str(exc))
 
 
 def analyse_run(run: RunFile | None, criteria_path) -> tuple[EventTable | None, Verdict | None, str]:
@@ -112,8 +130,10 @@ class _StepJob(QObject):
             done = False
         except StopIteration:
             done = True
-        except (RunFileError, OSError, ValueError, IndexError):   # the run was closed or replaced meanwhile
+        except Exception as exc:  # noqa: BLE001  (the run was closed or replaced meanwhile, or cannot be read)
             done = True
+            if not isinstance(exc, (RunFileError, OSError, ValueError, IndexError)):
+                log.error("live refresh step", exc_info=exc)
         dt = time.perf_counter() - t0
         self.busy += dt
         self.n += 1
@@ -263,7 +283,7 @@ class MnemonicDiagram(QWidget):
         pb = self.playback
         if hasattr(self.scene, "readError"):
             self.scene.readError.connect(self._read_error)
-        self._last_read_error = ""
+        self._read_errors_shown: set = set()   # failures of the shown run already reported (once each)
         self._stale: set[QWidget] = set()       # hidden panes that skipped frames (caught up when shown)
         self._show_watcher = _ShowWatcher(self._catch_up, self)
         for w in (self.scene, self.plots):
@@ -287,28 +307,41 @@ class MnemonicDiagram(QWidget):
         if scene.isHidden():
             self._stale.add(scene)
         else:
-            scene.show_frame(frame)
-        self.devices.show_frame(frame)        # cheap: its values stay current for readers while hidden
+            self._show_in(scene, frame)
+        self._show_in(self.devices, frame)    # cheap: its values stay current for readers while hidden
         if plots.isHidden():
             self._stale.add(plots)
-        else:
-            plots.show_frame(frame)
-            self.lanes.show_frame(frame)
+        elif self._show_in(plots, frame):
+            self._show_in(self.lanes, frame)
+
+    def _show_in(self, pane: QWidget, frame: int) -> bool:
+        """One pane's show_frame. Any failure (an unreadable chunk, ...) pauses playback and is reported once;
+        the pane keeps its last picture. False if it failed."""
+        try:
+            pane.show_frame(frame)
+            return True
+        except Exception as exc:  # noqa: BLE001  (any exception on the user's path becomes a message)
+            key = failure_key(exc)
+            if not isinstance(exc, RunFileError) and key not in self._read_errors_shown:
+                log.error("showing frame %d in the %s", frame, type(pane).__name__, exc_info=exc)
+            path = self.run.path if self.run is not None else "(no run)"
+            self._read_error(describe_failure(path, exc, f"frame {frame}"), key)
+            return False
 
     def _catch_up(self, w: QWidget):
         """A pane shown again: bring it to the playback's frame if it skipped frames while hidden."""
         if w in self._stale and not w.isHidden():
             self._stale.discard(w)
             frame = self.playback.frame
-            w.show_frame(frame)
-            if w is self.plots:
-                self.lanes.show_frame(frame)
+            if self._show_in(w, frame) and w is self.plots:
+                self._show_in(self.lanes, frame)
 
-    def _read_error(self, message: str):
-        """A pane met unreadable data (e.g. a NaN pose): pause and say so once per message."""
+    def _read_error(self, message: str, key=None):
+        """A pane met unreadable data (a NaN pose, a corrupt chunk): pause, and say so once per failure and run."""
         self.playback.pause()
-        if message != self._last_read_error:
-            self._last_read_error = message
+        key = message if key is None else key
+        if key not in self._read_errors_shown:
+            self._read_errors_shown.add(key)
             self.readError.emit(message)
 
     # ---- transport bar --------------------------------------------------------------------
@@ -509,8 +542,27 @@ class MnemonicDiagram(QWidget):
 
     # ---- run ------------------------------------------------------------------------------
     def set_run(self, run: RunFile | None, plotted: list[str] | None = None):
-        """Show a run in all panes (plotted: channels for the bottom pane, default if None)."""
+        """Show a run in all panes (plotted: channels for the bottom pane, default if None). If a pane cannot
+        show it, the run shown before comes back (same frame, plots and loop range) and the exception is raised."""
+        old, names, frame, loop = self.run, list(self.plots.names), self.playback.frame, self.playback.loop_range
+        try:
+            self._set_run(run, plotted)
+        except Exception:
+            if old is run:
+                self._set_run(None)
+                raise
+            try:
+                self._set_run(old, names)
+                self.playback.seek_frame(frame)
+                if loop is not None:
+                    self.playback.set_loop_range(*loop)
+            except Exception:  # noqa: BLE001  (the old run cannot be shown again either: show none)
+                self._set_run(None)
+            raise
+
+    def _set_run(self, run: RunFile | None, plotted: list[str] | None = None):
         self.cancel_live_refresh()
+        self._read_errors_shown.clear()
         self.run = run
         self.blocks = ChannelBlocks(run) if run is not None else None
         self._analyse(None)

@@ -17,12 +17,16 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDockWidget, QDoubl
 from solver.contact_events import EventTable, write_csv
 
 COLUMNS = ("pair", "start s", "end s", "dur. s", "peak N", "imp. N·s", "v m/s", "reb.")
-COLUMN_TIPS = ("contact pair", "start: first frame in contact", "end: first frame apart (or the run's last frame)",
+COLUMN_TIPS = ("contact pair", "start: first instant in contact", "end: first instant apart (or the run's end)",
                "duration", "peak normal force", "impulse: time integral of the normal force",
-               "approach speed along the normal at the start", "rebound: touched again within 0.5 s after the end")
+               "approach speed along the normal at the start (— : not resolved, the pair already separated at the "
+               "first step in contact)", "rebound: touched again within 0.5 s after the end")
+APPROX = "≈ "          # header prefix of statistics recomputed from the stored frames
 SORT_ROLE = Qt.UserRole
 TABLE_PT = 8.5
+PAIR_CHARS = 14    # the pair column is at most this many characters wide
 CURRENT_BG = QColor(90, 76, 10)
+APPROX_COLOR = "#ffb347"   # the note over statistics recomputed from frames
 _DISPLAY, _FONT, _BACKGROUND, _ALIGN, _TOOLTIP, _SORT = (int(r) for r in (  # data() compares plain ints
     Qt.DisplayRole, Qt.FontRole, Qt.BackgroundRole, Qt.TextAlignmentRole, Qt.ToolTipRole, SORT_ROLE))
 _LEFT, _RIGHT = int(Qt.AlignLeft | Qt.AlignVCenter), int(Qt.AlignRight | Qt.AlignVCenter)
@@ -80,10 +84,11 @@ class EventTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(COLUMNS)
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):
+        approx = self.table is not None and self.table.approximate and section > 0
         if orientation == Qt.Horizontal and role == Qt.DisplayRole:
-            return COLUMNS[section]
+            return APPROX + COLUMNS[section] if approx else COLUMNS[section]
         if orientation == Qt.Horizontal and role == Qt.ToolTipRole:
-            return COLUMN_TIPS[section]
+            return COLUMN_TIPS[section] + (f"\n{self.table.describe()}" if approx else "")
         return None
 
     def data(self, index, role=Qt.DisplayRole):
@@ -106,7 +111,8 @@ class EventTableModel(QAbstractTableModel):
         if role == _TOOLTIP:
             t = self.table
             a, b = t.parts.get(t.pair(r), ("", ""))
-            return f"{t.pair(r)}: {a} / {b}; peak at {t.peak_time[r]:.4f} s; frames {t.start_frame[r]}–{t.end_frame[r]}"
+            return (f"{t.pair(r)}: {a} / {b}; peak at {t.peak_time[r]:.4f} s; frames {t.start_frame[r]}–"
+                    f"{t.end_frame[r]}\n{t.describe()}")
         return None
 
     def set_current(self, rows: set[int]):
@@ -181,6 +187,12 @@ class EventsDock(QDockWidget):
         row.addWidget(self.count_label)
         row.addWidget(self.export_button)
         v.addLayout(row)
+        self.source_label = QLabel("")          # where the statistics come from (solver, or recomputed: approximate)
+        self.source_label.setWordWrap(True)
+        f = self.source_label.font()
+        f.setPointSizeF(TABLE_PT)
+        self.source_label.setFont(f)
+        v.addWidget(self.source_label)
         self.model = EventTableModel(self)
         self.proxy = EventFilter(self)
         self.proxy.setSourceModel(self.model)
@@ -220,6 +232,8 @@ class EventsDock(QDockWidget):
         self.table, self.run = table, run
         self._last = None
         self.model.set_table(table)
+        self.source_label.setText(table.describe() if table is not None else "")
+        self.source_label.setStyleSheet(f"color: {APPROX_COLOR};" if table is not None and table.approximate else "")
         self.pair_box.blockSignals(True)
         self.pair_box.clear()
         self.pair_box.addItem("all pairs", "")
@@ -240,7 +254,8 @@ class EventsDock(QDockWidget):
         bold.setBold(True)                               # rows in contact at T Current are bold
         fm = QFontMetrics(bold)
         hm = self.view.horizontalHeader().fontMetrics()
-        for c, head in enumerate(COLUMNS):
+        for c in range(len(COLUMNS)):
+            head = self.model.headerData(c, Qt.Horizontal)
             texts = [head]
             if self.table is not None and len(self.table):
                 if c == 0:
@@ -249,6 +264,8 @@ class EventsDock(QDockWidget):
                     texts += [self.model.index(r, c).data() for r in range(min(len(self.table), 200))]
             w = max(max(fm.horizontalAdvance(str(t)) for t in texts[1:]) if len(texts) > 1 else 0,
                     hm.horizontalAdvance(head) + 14)
+            if c == 0:          # a long pair label is elided: the statistics stay in view (full name in the tooltip)
+                w = min(w, fm.horizontalAdvance("x" * PAIR_CHARS))
             self.view.setColumnWidth(c, w + 10)
 
     def set_filter(self, pair: str = "", min_force: float = 0.0):
@@ -284,7 +301,8 @@ class EventsDock(QDockWidget):
             self.model.set_current(set())
             return
         if self._last is None or len(self._last) != len(t):
-            self._last = np.where(t.lasts_to_end, t.end_frame, t.end_frame - 1)    # last frame in contact
+            # last frame in contact; a contact between two stored frames is marked at the next one
+            self._last = np.maximum(t.start_frame, np.where(t.lasts_to_end, t.end_frame, t.end_frame - 1))
         rows = set(np.flatnonzero((t.start_frame <= frame) & (frame <= self._last)).tolist())
         if rows != self.model.current:
             self.model.set_current(rows)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QFrame, QGraphicsIte
 from solver.runfile import TIME_CHUNK, RunFile
 from viewer.ahead_image import AheadImages, view_box_transform
 from viewer.channel_blocks import ChannelBlocks
+from viewer.run_facts import capture_text
 from viewer.steady_label import SteadyLabel
 from viewer.time_axis import TimeAxis
 
@@ -701,7 +702,7 @@ class PlotsPane(QWidget):
         m = run.meta
         self.fact_labels["Run Date"].setText(m.run_date.replace("T", " ") or "—")
         self.fact_labels["Comment"].setText(m.comment or "—")
-        self.fact_labels["T capture"].setText(f"{m.t_capture:.3f} s" if math.isfinite(m.t_capture) else "no capture")
+        self.fact_labels["T capture"].setText(capture_text(run))
         self.fact_labels["T Final"].setText(f"{run.t_final:.3f} s")
         self.frame = 0
         self.t_current = float(run.time[0])
@@ -923,6 +924,7 @@ class PlotsPane(QWidget):
         that `frame` (default: the shown one) will have; showing that frame then only moves the x range."""
         self.blocks = blocks
         self.fact_labels["T Final"].setText(f"{self.run.t_final:.3f} s (running)")
+        self.fact_labels["T capture"].setText(capture_text(self.run))   # (known as soon as the solver has it)
         if not self.curves:
             return
         t = float(self.run.time[self.frame if frame is None else min(int(frame), self.run.n_frames - 1)])

@@ -8,6 +8,12 @@ from PySide6.QtWidgets import QFormLayout, QLabel, QPlainTextEdit, QVBoxLayout, 
 from solver.runfile import RunFile
 
 
+def capture_text(run: RunFile) -> str:
+    """T capture as the facts show it: its time, or no capture (yet, while the run is being written)."""
+    t = run.t_capture
+    return f"{t:.3f} s" if math.isfinite(t) else "no capture yet" if run.live else "no capture"
+
+
 class RunFactsPanel(QWidget):
     """Shows a run's root facts and its summary text."""
 
@@ -29,7 +35,7 @@ class RunFactsPanel(QWidget):
         m = run.meta
         v = {
             "Run file": str(run.path), "Variant": m.variant, "Comment": m.comment, "Run Date": m.run_date,
-            "T capture": f"{m.t_capture:.3f} s" if math.isfinite(m.t_capture) else "no capture",
+            "T capture": capture_text(run),
             "T Final": f"{run.t_final:.3f} s", "Frames": f"{run.n_frames} (step {m.output_step:g} s)",
         }
         for k, s in v.items():

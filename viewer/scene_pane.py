@@ -779,7 +779,8 @@ class ScenePane(QWidget):
         if loads != self._texts["loads"]:
             self._loads.setText(loads)
         self._texts = {"left": left, "right": right, "loads": loads}
-        phase = "after capture" if after else "before capture" if math.isfinite(tc) else "no capture"
+        phase = "after capture" if after else "before capture" if math.isfinite(tc) else \
+            "no capture yet" if run.live else "no capture"
         self._time.setText(f"T Current {t:8.3f} s  ({phase})")
 
     # ---- a second run as a ghost wireframe (comparison) ----------------------------------------
