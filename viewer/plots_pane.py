@@ -18,7 +18,7 @@ from pyqtgraph import functions as fn
 import pyqtgraph.graphicsItems.PlotDataItem as _pdi
 from pyqtgraph.graphicsItems.PlotDataItem import PlotDataset
 from PySide6.QtCore import QLineF, QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen, QRegion, QTransform
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen, QRegion, QTransform
 from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QFrame, QGraphicsItem, QGraphicsView, QHBoxLayout, QLabel,
                                QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
 
@@ -736,7 +736,7 @@ class PlotsPane(QWidget):
         for i, name in enumerate(names):
             info = run.channels[name]
             plot = self.glw.addPlot(row=i, col=0, enableMenu=False,   # (no context menus built)
-                                    axisItems={"bottom": TimeAxis("bottom"), "left": TimeAxis("left")})
+                                    axisItems={"bottom": TimeAxis("bottom"), "left": ValueAxis("left")})
                                     # scrolls reuse tick drawings; the next step's are drawn ahead (_prepare_next)
             plot.setMenuEnabled(False)
             plot.hideButtons()
@@ -1264,6 +1264,24 @@ class PlotsPane(QWidget):
         """Scene x of the yellow line in plot i (what the user sees; used by tests)."""
         st, _ = self.glw.view_box_place(self.plots[i].getViewBox())
         return float(st.map(QPointF(self.cursors[i].value(), 0.0)).x())
+
+
+class ValueAxis(TimeAxis):
+    """A plot's value axis: on a short plot its tick labels are spaced (1-2-5 steps) so that they never touch."""
+
+    def tickSpacing(self, minVal: float, maxVal: float, size: float):
+        levels = super().tickSpacing(minVal, maxVal, size)
+        dif = abs(maxVal - minVal)
+        if not levels or size <= 0 or not dif:
+            return levels
+        room = 1.3 * QFontMetricsF(self.style["tickFont"] or self.font()).height()   # px from label to label
+        major = levels[0][0]
+        if major * size / dif >= room:
+            return levels
+        while major * size / dif < room:      # the next of 1, 2, 5, 10, 20 …
+            p10 = 10.0 ** math.floor(math.log10(major) + 1e-9)
+            major = next(m * p10 for m in (2.0, 5.0, 10.0) if m * p10 > major * (1 + 1e-9))
+        return [(major, 0.0)]
 
 
 def _scroll_area(content: QWidget, background: str) -> QScrollArea:
