@@ -101,6 +101,8 @@ def test_every_plotted_value_is_in_the_t_current_box(qtbot, window, size, artifa
         h = ax.boundingRect().height()
         text_h = QFontMetricsF(ax.style["tickFont"] or ax.font()).height()
         assert ax.tickSpacing(lo, hi, h)[0][0] * h / (hi - lo) >= text_h, (h, lo, hi)
+    lanes = window.diagram.lanes                # the contact lanes' names get their lines (they scroll with the plots)
+    assert lanes.sceneBoundingRect().height() >= lanes.height_px() - 2, (lanes.sceneBoundingRect(), lanes.height_px())
 
 
 def test_dialogs_boxes_apart_and_texts_whole(qtbot, window, size, artifacts):

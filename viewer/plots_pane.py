@@ -832,13 +832,17 @@ class PlotsPane(QWidget):
         f.setXLink(first if first is not None else None)
 
     def _size_footer(self):
-        """The footer keeps its wanted height, but at most half the pane's height (where the plots' MIN_PLOT_H
-        do not fit beside it, the pane scrolls)."""
+        """The footer keeps its wanted height, but at most half the pane's height; where the plots' MIN_PLOT_H do
+        not fit beside it, the pane scrolls and the footer gets all its wanted height."""
         if not self._footer_shown():
             return
         want = self.footer.height_px() if hasattr(self.footer, "height_px") else 80
         row = len(self.names) + (1 if self._diff_shown() else 0)
-        self.glw.ci.layout.setRowFixedHeight(row, max(30, min(want, self.plots_scroll.height() // 2)))
+        visible = self.plots_scroll.height()
+        height = min(want, visible // 2)
+        if row * MIN_PLOT_H + TIME_AXIS_H + height > visible:    # the pane scrolls anyway: lanes at their height
+            height = want
+        self.glw.ci.layout.setRowFixedHeight(row, max(30, height))
         self._size_rows()
 
     def resizeEvent(self, e):
