@@ -74,6 +74,12 @@ def _octant_step(x: float) -> int:
     return 0 if abs(x) < 0.3827 else (1 if x > 0 else -1)
 
 
+def _shortened(fm: QFontMetrics, variants: tuple[str, ...], width: float) -> str:
+    """The first of `variants` (long to short) that fits `width`, else the last one elided in the middle."""
+    return next((t for t in variants if fm.horizontalAdvance(t) <= width),
+                fm.elidedText(variants[-1], Qt.ElideMiddle, int(width)))
+
+
 def _column_tops(heights: dict[int, float], top: float, bottom: float) -> dict[int, float]:
     """Top of each row's stack in one grid column: row -1 at the top, 1 at the bottom, 0 centred; pushed
     apart (downwards first) where they would overlap."""
@@ -270,12 +276,8 @@ class DevicesPane(QWidget):
         (the full text is then its tooltip; `shown`: already shortened); recorded for label_rects."""
         flags = int(flags)
         if shown is None:
-            fm = QFontMetricsF(p.font())
-            shown = next((t for t in (text, short) if t and fm.horizontalAdvance(t) <= rect.width()), None)
-            if shown is None and flags & Qt.TextWordWrap:
-                shown = text
-            elif shown is None:
-                shown = QFontMetrics(p.font()).elidedText(short or text, Qt.ElideMiddle, int(rect.width()))
+            shown = text if flags & Qt.TextWordWrap else _shortened(QFontMetrics(p.font()), (text, short or text),
+                                                                    rect.width())
         p.drawText(rect, flags, shown)
         self._placed.append((shown, text, QRectF(rect), QFont(p.font()), flags, QRectF(self._area)))
 
@@ -441,7 +443,7 @@ class DevicesPane(QWidget):
                 for k, (name, place) in enumerate(names):
                     box = QRectF(cx - bar_w / 2, tops[row] + k * cell + fm.height() + 1, bar_w, bar_h)
                     full = self._lateral_full[name] = f"{name} @{place:g}°"
-                    text = fm.elidedText(full, Qt.ElideMiddle, int(label_w))
+                    text = _shortened(fm, (full, name), label_w)
                     label = QRectF(label_left, box.top() - fm.height() - 1, label_w, fm.height())
                     if text != full:
                         need = min(fm.horizontalAdvance(full) + 2, r.width() / 2 - 4)
@@ -453,7 +455,7 @@ class DevicesPane(QWidget):
             others.append(QRectF(c.x() - 30, c.y() - 26, 60, 40))   # the +y/+z axes cross
             if not any(rect.intersects(q) for q in others):
                 name, _, _, align, box = out[i]
-                out[i] = (name, fm.elidedText(full, Qt.ElideMiddle, int(rect.width())), rect, align, box)
+                out[i] = (name, _shortened(fm, (full, name), rect.width()), rect, align, box)
         return out
 
     def _lateral_cells(self) -> dict[tuple[int, int], list[tuple[str, float]]]:
