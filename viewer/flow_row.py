@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
-from PySide6.QtCore import QEvent, QRect, QSize
+from PySide6.QtCore import QEvent, QRect, QSize, Qt
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 
 class FlowRow(QWidget):
-    """Children side by side at their size hints (the last one right-aligned) while they fit, else wrapped to
-    further lines; it asks only the widest child's width (a QHBoxLayout asks the sum)."""
+    """Children side by side while their size hints fit (the last one right-aligned at its hint, the others
+    sharing the rest of the line), else wrapped to further lines; it asks only the widest child's width (a
+    QHBoxLayout asks the sum)."""
 
     def __init__(self, widgets: list[QWidget], margins=(8, 3, 8, 4), spacing: int = 16, parent=None):
         super().__init__(parent)
@@ -16,6 +17,7 @@ class FlowRow(QWidget):
         self.margins, self.spacing = margins, spacing
         for w in self.widgets:
             w.setParent(self)
+        self.setAttribute(Qt.WA_StyledBackground)   # (a style sheet's background, also in QWidget.render)
         pol = QSizePolicy(QSizePolicy.Preferred, QSizePolicy.Preferred)
         pol.setHeightForWidth(True)
         self.setSizePolicy(pol)
@@ -61,15 +63,15 @@ class FlowRow(QWidget):
             if not line:
                 continue
             h = max(w.sizeHint().height() for w in line)
+            right = self.width() - r                  # the last one at the right edge, at its hint's width
+            last = line[-1].sizeHint().width() if len(line) > 1 else right - l
+            line[-1].setGeometry(QRect(right - last, y, last, h))
+            hints = [w.sizeHint().width() for w in line[:-1]]
+            extra = max(right - last - l - self.spacing * len(hints) - sum(hints), 0) / max(len(hints), 1)
             x = l
-            for i, w in enumerate(line):
-                ww = w.sizeHint().width()
-                if i == len(line) - 1 and i > 0:      # the last one of a shared line: at the right edge
-                    x = max(x, self.width() - r - ww)
-                elif len(line) == 1:                  # alone on its line: the whole line
-                    ww = max(ww, self.width() - l - r)
-                w.setGeometry(QRect(x, y, ww, h))
-                x += ww + self.spacing
+            for w, hint in zip(line[:-1], hints):    # the others share the rest (a longer text needs no layout)
+                w.setGeometry(QRect(x, y, int(hint + extra), h))
+                x += int(hint + extra) + self.spacing
             y += h
 
     def resizeEvent(self, ev):

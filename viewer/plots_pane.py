@@ -614,6 +614,7 @@ class PlotsPane(QWidget):
         self.glw.ci.setSpacing(2)
         self.glw.scene().sigMouseClicked.connect(self._on_click)
         self.plots_scroll = _scroll_area(self.glw, "#0c101c")   # plots keep MIN_PLOT_H; more scroll
+        self.rows_scroll = True       # False (a video: nothing can scroll): the plots share the pane's height
         lay.addWidget(self.plots_scroll, 1)
 
     # ---- left panel -----------------------------------------------------------------------
@@ -676,7 +677,13 @@ class PlotsPane(QWidget):
         self.readout.setMinimumHeight(lines * self.readout.label.fontMetrics().lineSpacing() + 2 if lines else 0)
         rows = lines + (1 if self._diff_shown() else 0)
         footer = self.glw.ci.layout.rowMinimumHeight(rows) if self._footer_shown() else 0
-        self.glw.setMinimumHeight(rows * MIN_PLOT_H + max(footer, 0) + TIME_AXIS_H if rows else 0)
+        self.glw.setMinimumHeight(rows * MIN_PLOT_H + max(footer, 0) + TIME_AXIS_H if rows and self.rows_scroll else 0)
+
+    def set_rows_scroll(self, on: bool):
+        """Whether plots keep MIN_PLOT_H and scroll where they do not fit (off: they share the pane's height)."""
+        self.rows_scroll = bool(on)
+        self._size_footer()
+        self._size_rows()
 
     def set_verdict(self, line: str, passed: bool | None, report: str = ""):
         """The capture verdict line (PASS green, FAIL red; None: could not be evaluated)."""
@@ -840,8 +847,8 @@ class PlotsPane(QWidget):
         row = len(self.names) + (1 if self._diff_shown() else 0)
         visible = self.plots_scroll.height()
         height = min(want, visible // 2)
-        if row * MIN_PLOT_H + TIME_AXIS_H + height > visible:    # the pane scrolls anyway: lanes at their height
-            height = want
+        if self.rows_scroll and row * MIN_PLOT_H + TIME_AXIS_H + height > visible:   # the pane scrolls anyway:
+            height = want                                                              # lanes at their height
         self.glw.ci.layout.setRowFixedHeight(row, max(30, height))
         self._size_rows()
 
