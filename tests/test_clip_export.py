@@ -67,6 +67,7 @@ def _screenshot(qtbot, run, t, layout_size):
     d = MnemonicDiagram()
     qtbot.addWidget(d)
     d.findChild(QWidget, "transport").hide()
+    d.plots.set_rows_scroll(False)   # as in the export (a video cannot scroll)
     d.set_run(run)
     d.ensure_analysed()
     d.setFixedSize(w, h - caption_height(h))

@@ -68,6 +68,7 @@ class DiagramRenderer:
         transport = d.findChild(QWidget, "transport")
         if transport is not None:
             transport.hide()
+        d.plots.set_rows_scroll(False)   # a video cannot scroll: the plots share the pane's height
         d.set_run(run, plotted)
         d.ensure_analysed()   # lanes and verdict in every exported frame
         d.act_scrolling.setChecked(bool(scrolling))
