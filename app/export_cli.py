@@ -96,14 +96,33 @@ def build_clip_list(args, run):
 
 
 def cmd_export(args) -> int:
-    """Export clips headlessly with a terminal progress bar; exit 2 on bad input, 130 on Ctrl+C."""
+    """Export clips headlessly with a terminal progress bar; exit 2 on bad input, 130 on Ctrl+C, 143 on SIGTERM."""
+    from app.progress import StopOnSignal
+    stop = StopOnSignal()   # from here Ctrl+C and SIGTERM only set a flag, read between frames
+    try:
+        status = _checked_export(args, stop)
+    finally:
+        stop.restore()
+    if stop() and status != 0:
+        print(f"dockmnemo: export stopped by {stop.name}; {args.output} not written, partial files removed",
+              file=sys.stderr, flush=True)
+        return stop.exit_status
+    return status
+
+
+def _checked_export(args, stop) -> int:
+    """Refuse bad input (exit 2) before anything is rendered or written, then export."""
     from solver.runfile import RunFile, RunFileError
     from viewer.clips import ClipError
-    from viewer.video_export import format_for
+    from viewer.video_export import OutputError, check_output
 
     if sys.platform.startswith("linux") and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         return fail("export renders the diagram with VTK and needs an X display; run it as "
                      "`xvfb-run -a dockmnemo export ...` on a machine without a screen")
+    try:
+        fmt = check_output(args.output, args.format)
+    except OutputError as exc:
+        return fail(f"-o {exc}")
     try:
         run = RunFile(args.run)
     except RunFileError as exc:
@@ -111,8 +130,7 @@ def cmd_export(args) -> int:
     try:
         try:
             clips = build_clip_list(args, run)
-            fmt = format_for(args.output, args.format)
-        except (ClipError, ValueError) as exc:
+        except ClipError as exc:
             return fail(f"{args.run}: {exc}")
         plotted = None
         if args.plots:
@@ -121,40 +139,38 @@ def cmd_export(args) -> int:
             if missing:
                 return fail(f"{args.run}: no channel {', '.join(map(repr, missing))} to plot "
                              f"(`dockmnemo info {args.run} --channels` lists them)")
-        out = args.output
-        if out.exists() and fmt != "png" and out.is_dir():
-            return fail(f"{out}: is a folder; give a file name ending in .{fmt}")
-        if out.exists() and fmt == "png" and not out.is_dir():
-            return fail(f"{out}: is a file; a PNG sequence is written to a folder")
-        if not out.resolve().parent.exists():
-            return fail(f"{out}: folder {out.resolve().parent} does not exist")
-        if not os.access(out.resolve().parent, os.W_OK):
-            return fail(f"{out}: cannot write in {out.resolve().parent}")
-        return _export(run, clips, out, fmt, plotted)
+        if stop():
+            return 1
+        return _export(run, clips, args.output, fmt, plotted, stop)
     finally:
         run.close()
 
 
-def _export(run, clips, out, fmt, plotted) -> int:
+def _export(run, clips, out, fmt, plotted, stop) -> int:
     import viewer.qt_compat  # noqa: F401  (before any PySide6 call)
+    from PySide6.QtCore import QEvent
     from PySide6.QtWidgets import QApplication
     from app.progress import TerminalProgress
     from viewer.clip_render import export_clips
+    from viewer.video_export import ExportCancelled
 
     if QApplication.instance() is None and os.environ.get("QT_QPA_PLATFORM", "xcb") in ("offscreen", "minimal"):
         os.environ["QT_QPA_PLATFORM"] = "xcb"  # VTK needs a real X window for its GL context; nothing is shown
     app = QApplication.instance() or QApplication(sys.argv[:1])  # noqa: F841  (Qt widgets need it)
     total = clips.total_frames()
     bar = TerminalProgress(f"export {out.name}", total, " frames")
+    bar.update(0)
     try:
-        path = export_clips(run, clips, out, fmt, progress=lambda done, n: bar.update(done), plotted=plotted)
-    except KeyboardInterrupt:
+        path = export_clips(run, clips, out, fmt, progress=lambda done, n: bar.update(done), plotted=plotted,
+                            cancel=stop)
+    except ExportCancelled:
         bar.close(0)
-        print(f"dockmnemo: export cancelled; {out} not written", file=sys.stderr)
-        return 130
+        return 1
     except (OSError, ValueError) as exc:
         bar.close(0)
         return fail(f"{out}: {exc}")
+    finally:   # the hidden diagram's widgets are deleted now, while Qt and VTK are whole, not at interpreter exit
+        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     bar.close()
     w, h = clips.size
     print(f"wrote {path}: {total} frames, {w}x{h}, {clips.fps} fps, {total / clips.fps:.2f} s, {fmt}")
