@@ -95,6 +95,45 @@ def build_clip_list(args, run):
     return cl
 
 
+class _EndOnX:
+    """How an export drawn through an X server (no EGL or OSMesa here) ends: at once with os._exit, partial files
+    removed, never through Qt's and VTK's teardown.
+
+    `xvfb-run` stops its X server on the same Ctrl+C; Qt and Xlib then call exit() from inside a frame, and VTK's
+    Finalize or the C++ destructors run by exit() use the dead connection and crash. Armed, `end` is run by exit()
+    before the destructors of the libraries loaded before `arm` (a glibc __cxa_atexit hook); as that hook may not
+    run after Python has finalized, the export on X always leaves through `end`."""
+
+    def __init__(self, stop, out):
+        self.stop, self.out, self.armed = stop, out, False
+        self._hooks = []   # (the C callbacks stay alive: glibc keeps their addresses)
+
+    def arm(self):
+        """Register the exit() hook again (after newly loaded libraries: the GL driver) and arm it."""
+        import ctypes
+        hook = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lambda _arg: self.armed and self.end())
+        getattr(ctypes.CDLL(None), "__cxa_atexit")(hook, None, None)   # (glibc exports no atexit)
+        self._hooks.append(hook)
+        self.armed = True
+
+    def end(self, status: int | None = None):
+        """End the process with `status`; None: stopped by the signal, or by losing the display (partial files
+        removed, one line on stderr)."""
+        from viewer.video_export import remove_partial_files
+        self.armed = False
+        remove_partial_files()
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError, RuntimeError):
+                pass
+        if status is None:
+            why = f"stopped by {self.stop.name}" if self.stop() else "failed: the X display closed"
+            os.write(2, f"\ndockmnemo: export {why}; {self.out} not written, partial files removed\n".encode())
+            status = self.stop.exit_status if self.stop() else 1
+        os._exit(status)
+
+
 def cmd_export(args) -> int:
     """Export clips headlessly with a terminal progress bar; exit 2 on bad input, 130 on Ctrl+C, 143 on SIGTERM."""
     from app.progress import StopOnSignal
@@ -116,9 +155,6 @@ def _checked_export(args, stop) -> int:
     from viewer.clips import ClipError
     from viewer.video_export import OutputError, check_output
 
-    if sys.platform.startswith("linux") and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
-        return fail("export renders the diagram with VTK and needs an X display; run it as "
-                     "`xvfb-run -a dockmnemo export ...` on a machine without a screen")
     try:
         fmt = check_output(args.output, args.format)
     except OutputError as exc:
@@ -151,27 +187,61 @@ def _export(run, clips, out, fmt, plotted, stop) -> int:
     from PySide6.QtCore import QEvent
     from PySide6.QtWidgets import QApplication
     from app.progress import TerminalProgress
-    from viewer.clip_render import export_clips
+    from viewer.clip_render import DiagramRenderer, export_clips
     from viewer.video_export import ExportCancelled
+    from viewer.vtk_view import use_headless_gl
 
-    if QApplication.instance() is None and os.environ.get("QT_QPA_PLATFORM", "xcb") in ("offscreen", "minimal"):
-        os.environ["QT_QPA_PLATFORM"] = "xcb"  # VTK needs a real X window for its GL context; nothing is shown
-    app = QApplication.instance() or QApplication(sys.argv[:1])  # noqa: F841  (Qt widgets need it)
+    on_x = None
+    if QApplication.instance() is None:
+        if use_headless_gl():   # EGL: no display server used at all, so none going away can touch the export
+            os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        elif sys.platform.startswith("linux") and not os.environ.get("DISPLAY"):
+            return fail("export renders the diagram with VTK, which found neither EGL nor OSMesa here and then "
+                        "needs an X display; run it as `xvfb-run -a dockmnemo export ...`")
+        else:
+            if os.environ.get("QT_QPA_PLATFORM", "xcb") in ("xcb", "offscreen", "minimal"):
+                os.environ["QT_QPA_PLATFORM"] = "xcb;offscreen"   # VTK's X window needs Qt on X; offscreen: X gone
+            on_x = _EndOnX(stop, out)
+            on_x.arm()
+            if stop():
+                on_x.end()
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    if on_x is not None and app.platformName() != "xcb":
+        if not stop():
+            fail(f"cannot connect to the X display {os.environ.get('DISPLAY')}; "
+                 f"run it as `xvfb-run -a dockmnemo export ...`")
+        on_x.end(None if stop() else 2)
     total = clips.total_frames()
     bar = TerminalProgress(f"export {out.name}", total, " frames")
     bar.update(0)
+    renderer = None
     try:
-        path = export_clips(run, clips, out, fmt, progress=lambda done, n: bar.update(done), plotted=plotted,
+        renderer = DiagramRenderer(run, clips.size, plotted=plotted)
+        if on_x is not None:
+            on_x.arm()   # (again: now also before the GL driver's destructors)
+        path = export_clips(run, clips, out, fmt, progress=lambda done, n: bar.update(done), renderer=renderer,
                             cancel=stop)
-    except ExportCancelled:
-        bar.close(0)
-        return 1
-    except (OSError, ValueError) as exc:
-        bar.close(0)
-        return fail(f"{out}: {exc}")
-    finally:   # the hidden diagram's widgets are deleted now, while Qt and VTK are whole, not at interpreter exit
-        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-    bar.close()
-    w, h = clips.size
-    print(f"wrote {path}: {total} frames, {w}x{h}, {clips.fps} fps, {total / clips.fps:.2f} s, {fmt}")
-    return 0
+        status = 0
+    except BaseException as exc:
+        bar.close(bar.done)
+        if on_x is not None and (stop() or not isinstance(exc, (OSError, ValueError))):
+            if not stop():
+                import traceback
+                traceback.print_exc()
+            on_x.end(None if stop() else 1)
+        if isinstance(exc, ExportCancelled) and stop():
+            status = 1
+        elif isinstance(exc, (OSError, ValueError)):
+            status = fail(f"{out}: {exc}")
+        else:
+            raise
+    else:
+        bar.close()
+        w, h = clips.size
+        print(f"wrote {path}: {total} frames, {w}x{h}, {clips.fps} fps, {total / clips.fps:.2f} s, {fmt}", flush=True)
+    if on_x is not None:   # (a signal after the file was complete: it is kept, exit 0)
+        on_x.end(status)
+    if renderer is not None:
+        renderer.close()   # the hidden diagram's widgets deleted now, while Qt and VTK are whole
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    return status

@@ -55,9 +55,11 @@ class TerminalProgress:
         self.width = width
         self.t0 = time.perf_counter()
         self._last = 0.0
+        self.done = 0.0
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
 
     def update(self, done: float, force: bool = False):
+        self.done = done
         now = time.perf_counter()
         if not force and now - self._last < (0.1 if self.tty else 5.0):
             return

@@ -21,6 +21,17 @@ class ExportCancelled(Exception):
 
 
 _STOP = object()
+PARTIAL: set[Path] = set()   # temporary names of the exports under way (removed by `remove_partial_files`)
+
+
+def remove_partial_files():
+    """Delete the temporary files and folders of every unfinished export of this process."""
+    for tmp in list(PARTIAL):
+        if tmp.is_dir():
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            tmp.unlink(missing_ok=True)
+        PARTIAL.discard(tmp)
 
 
 class OutputError(ValueError):
@@ -101,11 +112,13 @@ class FrameSink:
         parent = self.path.parent
         if self.fmt == "png":
             self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.", suffix=".part", dir=parent))
+            PARTIAL.add(self.tmp)
             self.container = None
             return
         fd, name = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=f".part.{self.fmt}", dir=parent)
         os.close(fd)
         self.tmp = Path(name)
+        PARTIAL.add(self.tmp)
         try:
             self.container = av.open(str(self.tmp), "w", format="mp4" if self.fmt == "mp4" else "gif")
             if self.fmt == "mp4":
@@ -118,6 +131,7 @@ class FrameSink:
             s.width, s.height = self.size
         except BaseException:
             self.tmp.unlink(missing_ok=True)
+            PARTIAL.discard(self.tmp)
             raise
         self.stream = s
         if threaded:
@@ -199,6 +213,7 @@ class FrameSink:
         os.umask(mask)
         os.chmod(self.tmp, (0o777 if self.tmp.is_dir() else 0o666) & ~mask)  # mkstemp made it private
         os.replace(self.tmp, self.path)
+        PARTIAL.discard(self.tmp)
         return self.path
 
     def abort(self):
@@ -221,6 +236,7 @@ class FrameSink:
             shutil.rmtree(self.tmp, ignore_errors=True)
         elif self.tmp.exists():
             self.tmp.unlink()
+        PARTIAL.discard(self.tmp)
 
 
 def encode(frames, path, fps: int, size, fmt: str | None = None,
