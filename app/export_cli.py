@@ -11,11 +11,12 @@ from app.progress import fail
 EXPORT_HELP = """\
 Render chosen intervals of a run as the whole three-pane mnemonic diagram (scene, devices, plots) with
 title cards and burned-in T Current, and encode them to MP4 (H.264 yuv420p), GIF or a PNG sequence.
-The diagram is rendered offscreen (no window appears) but VTK still needs an X display with OpenGL:
-on a server or in CI run it under a virtual one, e.g. `xvfb-run -a dockmnemo export ...`.
+The diagram is rendered offscreen (no window appears): through EGL where it works, needing no display;
+otherwise VTK needs an X display with OpenGL: on a server or in CI run it under a virtual one,
+e.g. `xvfb-run -a dockmnemo export ...` (harmless where EGL works).
 Without --clip the run's saved clip list (RUN.clips.json beside the run, written by the Clips dialog)
-is used. Exit status 2 with a one-line message on bad input; nothing is left behind on failure or Ctrl+C.
-(QT_QPA_PLATFORM=offscreen gives VTK no GL context, so export uses the X display even if it is set.)"""
+is used. Exit status 2 with a one-line message on bad input, before anything is rendered; Ctrl+C stops
+between frames with status 130 (SIGTERM: 143). Nothing is left behind on failure or a signal."""
 
 EXPORT_EXAMPLES = """\
 examples:
@@ -48,7 +49,8 @@ def add_export_parser(sub) -> argparse.ArgumentParser:
                    help="title card shown before the preceding --clip (before any --clip: the first clip)")
     e.add_argument("--title-duration", type=float, default=2.0, metavar="S", help="seconds per title card (2)")
     e.add_argument("-o", "--output", type=Path, required=True,
-                   help="output file: .mp4, .gif, or a folder name for a PNG sequence")
+                   help="output: NAME.mp4, NAME.gif, or a folder for PNG frames (a name without extension, or any "
+                        "name with --format png; new, empty, or holding an earlier export's frames)")
     e.add_argument("--format", choices=("mp4", "gif", "png"), help="output format (default: from the name)")
     e.add_argument("--size", default=None, help="720p (default), 1080p, 480p or WIDTHxHEIGHT (even numbers)")
     e.add_argument("--fps", type=int, default=None, help="frames per second of the video (default 30)")

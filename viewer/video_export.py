@@ -35,7 +35,11 @@ def remove_partial_files():
 
 
 class OutputError(ValueError):
-    """An export output that cannot be written: names the path, what is wrong and what is accepted."""
+    """An export output that cannot be written: `path: problem`, the problem saying what is accepted."""
+
+    def __init__(self, path, problem: str):
+        super().__init__(f"{path}: {problem}")
+        self.path, self.problem = path, problem
 
 
 ACCEPTED = "accepted: NAME.mp4, NAME.gif, or a folder name (no extension, or --format png) for PNG frames"
@@ -52,45 +56,44 @@ def check_output(path, fmt: str | None = None, probe: bool = True) -> str:
 
     MP4 and GIF go to NAME.mp4 / NAME.gif; PNG frames to a folder (new, empty, or of an earlier export's frames)."""
     if not str(path).strip():
-        raise OutputError(f"'': no output name ({ACCEPTED})")
+        raise OutputError("''", f"no output name ({ACCEPTED})")
     path = Path(path).expanduser()
     if fmt is not None and fmt not in FORMATS:
-        raise OutputError(f"{path}: unknown format {fmt!r} ({ACCEPTED})")
+        raise OutputError(path, f"unknown format {fmt!r} ({ACCEPTED})")
     ext = path.suffix.lower()
-    if path.is_dir():
-        if fmt in ("mp4", "gif"):
-            raise OutputError(f"{path}: is a folder; give a file name ending in .{fmt}")
-        fmt = "png"
-        if not _png_frames_only(path):
-            raise OutputError(f"{path}: is a folder holding other files; PNG frames go to a new or empty folder "
-                              f"(or one holding only the frame_NNNNNN.png of an earlier export)")
-    elif fmt is None:
+    if fmt is None:
         if ext in (".mp4", ".gif"):
             fmt = ext[1:]
-        elif ext == ".png":
-            raise OutputError(f"{path}: PNG frames are written to a folder (frame_000000.png, ...); give a folder "
-                              f"name such as {path.with_suffix('')} or add --format png ({ACCEPTED})")
-        elif ext:
-            raise OutputError(f"{path}: unknown format {ext!r} ({ACCEPTED})")
-        else:
+        elif path.is_dir() or not ext:
             fmt = "png"
+        elif ext == ".png":
+            raise OutputError(path, f"PNG frames are written to a folder (frame_000000.png, ...); give a folder "
+                              f"name such as {path.with_suffix('')} or add --format png ({ACCEPTED})")
+        else:
+            raise OutputError(path, f"unknown format {ext!r} ({ACCEPTED})")
     elif fmt in ("mp4", "gif") and ext != f".{fmt}":
-        raise OutputError(f"{path}: format {fmt} needs a name ending in .{fmt}")
+        raise OutputError(path, f"format {fmt} needs a name ending in .{fmt}")
     elif fmt == "png" and ext in (".mp4", ".gif"):
-        raise OutputError(f"{path}: names a {ext[1:].upper()} file; PNG frames are written to a folder")
-    if fmt == "png" and path.exists() and not path.is_dir():
-        raise OutputError(f"{path}: is a file; PNG frames are written to a folder")
+        raise OutputError(path, f"names a {ext[1:].upper()} file; PNG frames are written to a folder")
+    if path.is_dir():
+        if fmt != "png":
+            raise OutputError(path, f"is a folder; give a file name ending in .{fmt}")
+        if not _png_frames_only(path):
+            raise OutputError(path, f"is a folder holding other files; PNG frames go to a new or empty folder "
+                              f"(or one holding only the frame_NNNNNN.png of an earlier export)")
+    elif fmt == "png" and path.exists():
+        raise OutputError(path, "is a file; PNG frames are written to a folder")
     parent = path.absolute().parent
     if not parent.is_dir():
         first = next(a for a in parent.parents if a.exists()) if not parent.exists() else parent
         if not first.is_dir():
-            raise OutputError(f"{path}: {first} is a file, not a folder")
-        raise OutputError(f"{path}: folder {parent} does not exist")
+            raise OutputError(path, f"{first} is a file, not a folder")
+        raise OutputError(path, f"folder {parent} does not exist")
     if probe:
         try:
             tempfile.TemporaryFile(dir=parent).close()
         except OSError as exc:
-            raise OutputError(f"{path}: cannot write in folder {parent} ({exc.strerror or exc})") from None
+            raise OutputError(path, f"cannot write in folder {parent} ({exc.strerror or exc})") from None
     return fmt
 
 
