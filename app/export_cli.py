@@ -139,16 +139,25 @@ class _EndOnX:
 def cmd_export(args) -> int:
     """Export clips headlessly with a terminal progress bar; exit 2 on bad input, 130 on Ctrl+C, 143 on SIGTERM."""
     from app.progress import StopOnSignal
-    stop = StopOnSignal()   # from here Ctrl+C and SIGTERM only set a flag, read between frames
-    try:
-        status = _checked_export(args, stop)
-    finally:
-        stop.restore()
+    stop = StopOnSignal()   # from here to the process' end Ctrl+C and SIGTERM only set a flag, read between frames
+    had_qt = _qt_app() is not None
+    status = _checked_export(args, stop)
     if stop() and status != 0:
         print(f"dockmnemo: export stopped by {stop.name}; {args.output} not written, partial files removed",
               file=sys.stderr, flush=True)
-        return stop.exit_status
+        status = stop.exit_status
+    if not had_qt and _qt_app() is not None:
+        # Qt and VTK were started here (and their diagram deleted): end without the interpreter's teardown, which
+        # restores the default signal actions (a late Ctrl+C would kill the process) and has nothing left to free
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
     return status
+
+
+def _qt_app():
+    widgets = sys.modules.get("PySide6.QtWidgets")
+    return widgets.QApplication.instance() if widgets is not None else None
 
 
 def _checked_export(args, stop) -> int:
