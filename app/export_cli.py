@@ -98,7 +98,7 @@ def build_clip_list(args, run):
 
 
 class _EndOnX:
-    """How an export drawn through an X server (no EGL or OSMesa here) ends: at once with os._exit, partial files
+    """How an export drawn through an X server (no working EGL here) ends: at once with os._exit, partial files
     removed, never through Qt's and VTK's teardown.
 
     `xvfb-run` stops its X server on the same Ctrl+C; Qt and Xlib then call exit() from inside a frame, and VTK's
@@ -113,22 +113,20 @@ class _EndOnX:
     def arm(self):
         """Register the exit() hook again (after newly loaded libraries: the GL driver) and arm it."""
         import ctypes
-        hook = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lambda _arg: self.armed and self.end())
+        hook = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lambda _arg: self.armed and self.end(flush=False))
         getattr(ctypes.CDLL(None), "__cxa_atexit")(hook, None, None)   # (glibc exports no atexit)
         self._hooks.append(hook)
         self.armed = True
 
-    def end(self, status: int | None = None):
+    def end(self, status: int | None = None, flush: bool = True):
         """End the process with `status`; None: stopped by the signal, or by losing the display (partial files
-        removed, one line on stderr)."""
+        removed, one line on stderr). Python's stdout and stderr are flushed unless called from exit()."""
         from viewer.video_export import remove_partial_files
         self.armed = False
         remove_partial_files()
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError, RuntimeError):
-                pass
+        if flush:
+            sys.stdout.flush()
+            sys.stderr.flush()
         if status is None:
             why = f"stopped by {self.stop.name}" if self.stop() else "failed: the X display closed"
             os.write(2, f"\ndockmnemo: export {why}; {self.out} not written, partial files removed\n".encode())
@@ -207,8 +205,8 @@ def _export(run, clips, out, fmt, plotted, stop) -> int:
         if use_headless_gl():   # EGL: no display server used at all, so none going away can touch the export
             os.environ["QT_QPA_PLATFORM"] = "offscreen"
         elif sys.platform.startswith("linux") and not os.environ.get("DISPLAY"):
-            return fail("export renders the diagram with VTK, which found neither EGL nor OSMesa here and then "
-                        "needs an X display; run it as `xvfb-run -a dockmnemo export ...`")
+            return fail("export renders the diagram with VTK, which found no working EGL here and then needs an "
+                        "X display; run it as `xvfb-run -a dockmnemo export ...`")
         else:
             if os.environ.get("QT_QPA_PLATFORM", "xcb") in ("xcb", "offscreen", "minimal"):
                 os.environ["QT_QPA_PLATFORM"] = "xcb;offscreen"   # VTK's X window needs Qt on X; offscreen: X gone
