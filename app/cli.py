@@ -115,31 +115,48 @@ def cmd_run(args) -> int:
             return fail(exc)
         if t_end <= start.t:
             return fail(f"{args.scenario}: --t-end: {t_end:g} s must be later than the branch time {start.t:g} s")
+    t_start = start.t if start is not None else 0.0
+    if model.output_step > t_end - t_start + 1e-9:
+        return fail(f"{args.scenario}: --output-step: {model.output_step:g} s must not exceed the run's length "
+                    f"({t_end - t_start:g} s, from {t_start:g} s to --t-end)")
     out = Path(args.out or Path(args.scenario).with_suffix(".h5").name)
     out.parent.mkdir(parents=True, exist_ok=True)
     stop = StopOnSignal()
     bar = None if args.progress_lines else TerminalProgress(f"run {Path(args.scenario).name}", t_end, " s")
     t_wall = time.perf_counter()
+    reached = [t_start]   # simulated time of the last block done
 
     def progress(t, total):
+        reached[0] = min(t, total)
         if bar is not None:
-            bar.update(t)
+            bar.update(reached[0])
         else:
             print(f"PROGRESS {t:.6f} {total:.6f} {time.perf_counter() - t_wall:.3f}", flush=True)
     if args.progress_lines:
         print(f"STARTED {Path(out).resolve()}", flush=True)
+    error, code = None, 0
     try:
         run_scenario(args.scenario, out, progress=progress, t_end=t_end, start=start, cancel=stop,
                      live=args.progress_lines, output_step=args.output_step)   # the app's worker follows the file while it grows
-    except ScenarioError as exc:
-        return fail(exc)
+        with RunFile(out) as run:   # the run may end before t_end (hard dock)
+            reached[0] = run.t_final
+            hard = any(e.kind == "hard_dock" for e in run.events)
+        ended = f"done at {reached[0]:.3f} s" + (" (hard dock)" if hard else "")
+    except ScenarioError as exc:   # bad input found before any frame: no bar line
+        bar, error, code = None, exc, 2
     except SolverDiverged as exc:
-        return fail(f"{exc} (partial run kept in {out})", 3)
+        ended, error, code = f"diverged at {reached[0]:.3f} s", f"{exc} (partial run kept in {out})", 3
     except RunCancelled as exc:
-        return fail(f"{exc} (partial run kept in {out}, marked incomplete)", 4)
-    finally:
+        ended, error, code = (f"cancelled at {reached[0]:.3f} s", f"{exc} (partial run kept in {out}, marked incomplete)",
+                              4)
+    except BaseException:
         if bar is not None:
-            bar.close()
+            bar.close(reached[0], "stopped")
+        raise
+    if bar is not None:   # where the run stopped and how, not 100 %
+        bar.close(reached[0], ended)
+    if error is not None:
+        return fail(error, code)
     print(f"DONE {Path(out).resolve()}" if args.progress_lines else f"wrote {out}", flush=True)
     return 0
 
@@ -196,7 +213,8 @@ def cmd_campaign(args) -> int:
 
 
 def cmd_info(args) -> int:
-    from solver.runfile import RunFile, RunFileError
+    """Print a run's summary; a run file left open by a killed writer is sealed first (marked incomplete)."""
+    from solver.runfile import RunFile, RunFileError, seal_if_orphaned
     from viewer.capture_verdict import CriteriaError, evaluate, load_criteria
     if Path(args.run).is_dir() and (Path(args.run) / "campaign.toml").is_file():   # a campaign directory
         args.table, args.failures, args.campaign = args.run, False, None
@@ -206,9 +224,16 @@ def cmd_info(args) -> int:
     except CriteriaError as exc:
         return fail(exc)
     try:
+        if seal_if_orphaned(args.run):
+            print(f"{args.run}: its writer was killed: sealed as an incomplete run", file=sys.stderr, flush=True)
+    except (RunFileError, OSError) as exc:   # read as it is below (SWMR)
+        print(f"{args.run}: left by a killed writer; not sealed ({exc})", file=sys.stderr, flush=True)
+    try:
         with RunFile(args.run) as run:
             run.check_poses()
             print(run.summary())
+            if run.live:
+                print("note          still being written: INCOMPLETE so far")
             print(evaluate(run, criteria).report())
             if args.channels:
                 for g, names in run.groups().items():

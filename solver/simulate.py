@@ -216,6 +216,9 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
     t0 = float(start.t) if start is not None else 0.0
     if T <= t0:
         raise ScenarioError(scenario_path, "t_end", f"{T:g} s must be later than the branch time {t0:g} s")
+    if m.output_step > T - t0 + 1e-9:
+        raise ScenarioError(scenario_path, "output_step", f"{m.output_step:g} s must not exceed the run's length "
+                            f"({T - t0:g} s, from {t0:g} s to t_end)")
     out_path = Path(out_path)
     spo = int(round(m.output_step / m.step))
     n_total = int(math.floor((T - t0) / m.output_step + 1e-9)) + 1
@@ -266,7 +269,11 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
     while done < n_total:
         k = min(block, n_total - done)
         w.add_state(done, {"s": s, "Z": Z, "contact_prev": prev})   # one snapshot per block, for branching
-        status, t, rows = D.run_block(s, Z, t, m.step, k, spo, *kargs, diag, prev, ev, n_ev, *outs)
+        last = int(done + k == n_total)   # the run's last frame: no integration past it (t_end holds for any step)
+        status, t, rows = D.run_block(s, Z, t, m.step, k - last, spo, *kargs, diag, prev, ev, n_ev, *outs)
+        if last and status == D.ST_OK:
+            status, t, r = D.run_block(s, Z, t, m.step, 1, 1, *kargs, diag, prev, ev, n_ev, *[a[rows:] for a in outs])
+            rows += r
         if rows:
             w.append(*[a[:rows] for a in outs])
             contact_events.append(buf["t"][:rows], buf["act"][:rows], buf["f"][:rows], buf["n"][:rows],
@@ -278,7 +285,7 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
         for i in range(ev_written, int(n_ev[0])):
             _add_kernel_event(w, ev[i], pairs)
         ev_written = int(n_ev[0])
-        w.flush()
+        w.flush_due()   # every block when live; else at least every FLUSH_INTERVAL s of wall time
         if progress is not None:
             progress(t, T)
         if status != D.ST_OK:
