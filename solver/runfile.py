@@ -356,9 +356,9 @@ class RunWriter:
             self._creating = None
 
     def flush_due(self) -> bool:
-        """`flush` if the file is live (followed by a reader), not yet in place, or not flushed for `flush_interval`
-        s of wall time; True if it flushed. The solver calls it after every block."""
-        if self.live or self._creating is not None or time.monotonic() - self._t_flush >= self.flush_interval:
+        """`flush` if the file is live (followed by a reader) or not flushed for `flush_interval` s of wall time;
+        True if it flushed. The solver calls it after every block."""
+        if self.live or time.monotonic() - self._t_flush >= self.flush_interval:
             self.flush()
             return True
         return False

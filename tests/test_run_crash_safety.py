@@ -1,0 +1,181 @@
+"""A `dockmnemo run` killed at any moment keeps every frame flushed before the kill, readable by `info` (which seals
+it as incomplete, with its events); a cancelled run shows where it stopped; --t-end holds whatever the output step."""
+import os
+import pty
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pytest
+
+from solver.runfile import RunFile
+
+ROOT = Path(__file__).resolve().parent.parent
+EXPERT = ROOT / "resources" / "scenarios" / "expert_existing.toml"   # first contact 1.8 s, capture 10.05 s,
+HARD_DOCK = 337.98                                                     # hard dock at 337.98 s: ~10 s of wall time
+MARGIN = 2.0   # s of wall time (solver.runfile.FLUSH_INTERVAL + 1): frames shown this long before a kill are kept
+BAR_T = re.compile(r"\]\s+[\d.]+%\s+([\d.]+)/")
+
+
+class BarRun:
+    """`dockmnemo run` with its progress bar on a terminal (pty): the simulated times it showed, and when."""
+
+    def __init__(self, out, *args, scenario=EXPERT):
+        master, slave = pty.openpty()
+        self.proc = subprocess.Popen([sys.executable, "-m", "app", "run", str(scenario), "-o", str(out), *args],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave, cwd=ROOT)
+        os.close(slave)
+        self.master, self.shown, self.text = master, [], ""
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        rest = ""
+        while True:
+            try:
+                data = os.read(self.master, 4096)
+            except OSError:          # the child's side closed
+                break
+            if not data:
+                break
+            self.text += data.decode("utf-8", "replace")
+            *done, rest = re.split(r"[\r\n]", rest + data.decode("utf-8", "replace"))
+            now = time.monotonic()   # a bar line counts once the next one starts: never earlier than it was shown
+            self.shown += [(now, float(m.group(1))) for m in map(BAR_T.search, done) if m]
+
+    def wait_for(self, cond, timeout=60.0):
+        end = time.monotonic() + timeout
+        while not cond():
+            assert self.proc.poll() is None, f"the run ended before the kill:\n{self.text}"
+            assert time.monotonic() < end, f"timed out:\n{self.text}"
+            time.sleep(0.005)
+
+    def t_shown(self) -> float:
+        return self.shown[-1][1] if self.shown else -1.0
+
+    def kill(self) -> float:
+        """SIGKILL; the simulated time the bar showed at least MARGIN s before (-1 if none)."""
+        assert self.proc.poll() is None
+        self.proc.send_signal(signal.SIGKILL)
+        t_kill = time.monotonic()
+        assert self.proc.wait() == -signal.SIGKILL
+        self.reader.join(5)
+        os.close(self.master)
+        return max((t for when, t in self.shown if when <= t_kill - MARGIN), default=-1.0)
+
+
+def info(path):
+    return subprocess.run([sys.executable, "-m", "app", "info", str(path)], capture_output=True, text=True, cwd=ROOT)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("moment", ["file_appears", "mid_run", "near_the_end"])
+def test_a_killed_run_keeps_its_flushed_frames_and_events(tmp_path, moment):
+    out = tmp_path / "k.h5"
+    run = BarRun(out, "--t-end", "120")
+    if moment == "file_appears":          # put in place by its first flush (about 1 s into the run)
+        run.wait_for(out.exists)
+    else:
+        t_kill = {"mid_run": 60.0, "near_the_end": 105.0}[moment]
+        run.wait_for(lambda: run.t_shown() >= t_kill)
+    durable = run.kill()
+    assert moment != "near_the_end" or durable > 10.0, run.shown   # a bound that says something
+
+    r = info(out)
+    assert r.returncode == 0, r.stderr
+    assert "INCOMPLETE run" in r.stdout and "sealed as an incomplete run" in r.stderr
+    assert not out.with_name("k.h5.sealing").exists()
+    with h5py.File(out, "r") as f:         # sealed: an ordinary closed HDF5 file
+        assert not f.attrs["complete"]
+    k = RunFile(out)                       # validated on open: time finite and increasing, shapes agree
+    assert not k.live and not k.meta.complete and k.n_frames >= 1
+    assert k.time[0] == 0.0 and np.all(np.diff(k.time) > 0) and k.t_final == k.time[-1]
+    assert k.time[-1] >= durable - 1e-3, (k.time[-1], durable)
+    k.check_poses()
+    kinds = [e.kind for e in k.events]
+    assert k.events[-1].kind == "diagnostic" and k.events[-1].text.endswith("its writer was killed")
+    if moment != "file_appears":           # the events logged while it ran, contact intervals from its frames
+        assert {"first_contact", "sensor", "capture", "contact_begin", "contact_end"} <= set(kinds)
+        assert k.t_capture == pytest.approx(10.051, abs=1e-3)
+        assert all(e.time <= k.t_final for e in k.events)
+    assert info(out).returncode == 0       # a second look reads the sealed file as it is
+    if moment == "mid_run":                # the frames are those of a run that was not killed
+        ref = subprocess.run([sys.executable, "-m", "app", "run", str(EXPERT), "-o", str(tmp_path / "ref.h5"),
+                              "--t-end", "12"], capture_output=True, text=True, cwd=ROOT)
+        assert ref.returncode == 0, ref.stderr
+        with RunFile(tmp_path / "ref.h5") as a:
+            n = a.n_frames
+            assert n == 12001 and k.n_frames > n
+            np.testing.assert_array_equal(k.time[:n], a.time)
+            for ch in ("Fx", "probe_stroke", "head_x", "total_energy"):
+                np.testing.assert_array_equal(k.channel(ch, 0, n), a.channel(ch))
+            np.testing.assert_array_equal(k.contact_force("latch_neck", 0, n), a.contact_force("latch_neck"))
+    k.close()
+
+
+@pytest.mark.slow
+def test_a_run_killed_while_its_file_is_created_leaves_the_older_file(tmp_path, small_run):
+    out = tmp_path / "k.h5"
+    shutil.copy(small_run, out)
+    before = out.stat().st_mtime_ns
+    with RunFile(out) as old:
+        n_old = old.n_frames
+    run = BarRun(out)
+    run.wait_for(lambda: out.with_name("k.h5.creating").exists() or out.stat().st_mtime_ns != before)
+    run.kill()
+    r = info(out)
+    assert r.returncode == 0, r.stderr
+    with RunFile(out) as k:
+        assert k.n_frames == n_old and k.meta.variant == "synthetic"
+
+
+@pytest.mark.slow
+def test_cancel_shows_where_the_run_stopped(tmp_path):
+    out = tmp_path / "c.h5"
+    proc = subprocess.Popen([sys.executable, "-m", "app", "run", str(EXPERT), "-o", str(out)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    end = time.monotonic() + 60
+    while not out.exists():                # written for about a second
+        assert proc.poll() is None and time.monotonic() < end
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)        # Ctrl+C
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 4, err
+    bar = [line for line in err.splitlines() if line.startswith("run expert_existing.toml")][-1]
+    m = re.search(r"\]\s+([\d.]+)%\s+([\d.]+)/900\.0 s .* cancelled at ([\d.]+) s$", bar)
+    assert m, bar
+    assert float(m.group(1)) < 100.0 and float(m.group(2)) == pytest.approx(float(m.group(3)), abs=0.05)
+    assert "cancelled at t = " in err and "marked incomplete" in err
+    with RunFile(out) as c:
+        assert not c.meta.complete and c.t_final == pytest.approx(float(m.group(3)), abs=0.01)
+        assert float(m.group(3)) < 900.0 and c.events[-1].text.startswith("expert_existing.toml: cancelled at t =")
+
+
+def test_an_output_step_longer_than_the_run_is_refused(tmp_path):
+    out = tmp_path / "o.h5"
+    r = subprocess.run([sys.executable, "-m", "app", "run", str(EXPERT), "--t-end", "0.3", "--output-step", "1e9",
+                        "-o", str(out)], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 2
+    assert f"{EXPERT}: --output-step: 1e+09 s must not exceed the run's length (0.3 s" in r.stderr
+    assert not out.exists() and not out.with_name("o.h5.creating").exists()
+
+
+@pytest.mark.slow
+def test_t_end_holds_whatever_the_output_step(tmp_path):
+    """The last frame is at or before --t-end: the hard dock 0.48 s after it is not simulated."""
+    out = tmp_path / "t.h5"
+    run = BarRun(out, "--t-end", "337.5", "--output-step", "0.5")
+    assert run.proc.wait(timeout=120) == 0, run.text
+    run.reader.join(5)
+    os.close(run.master)
+    assert re.search(r"\]\s+100\.0%\s+337\.5/337\.5 s .* done at 337\.500 s", run.text), run.text
+    with RunFile(out) as r:
+        assert r.meta.complete and r.time[-1] == 337.5 and r.n_frames == 676
+        assert "hard_dock" not in [e.kind for e in r.events] and r.time[-1] < HARD_DOCK
