@@ -223,13 +223,21 @@ def cmd_info(args) -> int:
         criteria = load_criteria(args.criteria) if args.criteria else load_criteria()
     except CriteriaError as exc:
         return fail(exc)
+    creating = Path(args.run).with_name(Path(args.run).name + ".creating")
+    if not Path(args.run).exists() and creating.exists():
+        return fail(f"{args.run}: /: file does not exist; {creating.name} is a run stopped or still running before "
+                    f"its first frames were saved (about a second into the run)")
+    sealed = False
     try:
-        if seal_if_orphaned(args.run):
-            print(f"{args.run}: its writer was killed: sealed as an incomplete run", file=sys.stderr, flush=True)
+        sealed = seal_if_orphaned(args.run)
     except (RunFileError, OSError) as exc:   # read as it is below (SWMR)
         print(f"{args.run}: left by a killed writer; not sealed ({exc})", file=sys.stderr, flush=True)
     try:
         with RunFile(args.run) as run:
+            if sealed:
+                print(f"{args.run}: its writer was killed: sealed as " +
+                      ("a complete run (killed as it closed the file)" if run.meta.complete else "an incomplete run"),
+                      file=sys.stderr, flush=True)
             run.check_poses()
             print(run.summary())
             if run.live:

@@ -413,6 +413,7 @@ class RunWriter:
         self._write_events()
         self.f.flush()
         a["complete"] = bool(complete)
+        self.f.flush()
         self.close()
 
     def close(self):
@@ -1044,16 +1045,16 @@ def _logged_events(f) -> list[Event]:
     return out
 
 
-def _sealed_events(run: RunFile, t_final: float) -> list[Event]:
+def _sealed_events(run: RunFile, t_final: float) -> tuple[list[Event], np.ndarray | None]:
     """A killed run's events: those it logged up to the last kept frame, and the contact intervals of the kept
-    frames with their statistics, computed again (the solver writes those only at the end)."""
+    frames with their statistics, computed again as the solver does at the end (also as /contact_events rows)."""
     logged = _logged_events(run._f)  # noqa: SLF001  (same module)
     if not logged:
-        return list(run.events)   # a file without an event log (older writer): whatever /events holds
-    from solver.contact_events import event_rows, table_from_run
+        return list(run.events), None   # a file without an event log (older writer): whatever /events holds
+    from solver.contact_events import event_records, event_rows, table_from_frames
+    table = table_from_frames(run)      # the frames the solver fed its accumulator: the same intervals
     events = [e for e in logged if e.kind not in ("contact_begin", "contact_end") and e.time <= t_final]
-    events += [Event(*row) for row in event_rows(table_from_run(run))]
-    return events
+    return events + [Event(*row) for row in event_rows(table)], event_records(table)
 
 
 def seal_incomplete(path, reason: str) -> Path:
@@ -1067,7 +1068,7 @@ def seal_incomplete(path, reason: str) -> Path:
     run = RunFile(path, partial=True)
     n, t_final = run.n_frames, float(run.time[-1])
     complete = run.meta.complete and orphan   # killed between marking it complete and closing it
-    events = _sealed_events(run, t_final) if orphan and not complete else list(run.events)
+    events, records = _sealed_events(run, t_final) if orphan and not complete else (list(run.events), None)
     src = run._f  # noqa: SLF001  (same module)
     tmp = path.with_name(path.name + ".sealing")
     with h5py.File(tmp, "w", libver="latest") as dst:
@@ -1094,6 +1095,12 @@ def seal_incomplete(path, reason: str) -> Path:
         dst.attrs["complete"] = complete
         dst.attrs["t_final"] = t_final
         dst.attrs["t_capture"] = run.meta.t_capture   # (a killed writer stored it on /time only)
+        ce = dst.get("contact_events")
+        if records is not None and isinstance(ce, h5py.Dataset) and ce.dtype == CONTACT_EVENT_DTYPE:
+            ce.resize(len(records), axis=0)
+            if len(records):
+                ce[:] = records
+            ce.attrs["sample_step"] = run.meta.output_step
     run.close()
     os.replace(tmp, path)
     return path

@@ -179,3 +179,25 @@ def test_t_end_holds_whatever_the_output_step(tmp_path):
     with RunFile(out) as r:
         assert r.meta.complete and r.time[-1] == 337.5 and r.n_frames == 676
         assert "hard_dock" not in [e.kind for e in r.events] and r.time[-1] < HARD_DOCK
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("killed_in,complete", [("_write_events", False), ("close", True)])
+def test_a_run_killed_while_it_finishes(tmp_path, killed_in, complete):
+    """Killed while writing its events (kept incomplete, events from its log) or after marking itself complete."""
+    out = tmp_path / "f.h5"
+    code = (f"import os, sys; sys.path.insert(0, {str(ROOT)!r})\n"
+            "from solver.runfile import RunWriter\n"
+            "from solver.simulate import run_scenario\n"
+            f"setattr(RunWriter, {killed_in!r}, lambda *a, **k: os._exit(9))\n"
+            f"run_scenario({str(EXPERT)!r}, {str(out)!r}, t_end=12.0)\n")
+    assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 9
+    r = info(out)
+    assert r.returncode == 0, r.stderr
+    assert ("INCOMPLETE run" in r.stdout) != complete
+    with RunFile(out) as k:
+        assert k.n_frames == 12001 and k.meta.complete == complete and k.t_capture == pytest.approx(10.051, abs=1e-3)
+        kinds = [e.kind for e in k.events]
+        assert {"first_contact", "capture", "contact_begin", "contact_end"} <= set(kinds)
+        assert (kinds[-1] == "diagnostic") != complete
+        assert k.contact_statistics() is not None and len(k.contact_statistics()[0]) == kinds.count("contact_begin")
