@@ -203,10 +203,11 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
     """Simulate a scenario into a run file; raises ScenarioError on bad input, SolverDiverged on divergence.
 
     `start`: begin at another run's stored state (a branch); `cancel()` -> True stops after the current block
-    (RunCancelled). With `live`, frames are flushed every `block` frames (HDF5 SWMR), so the file can be followed
-    while it grows; otherwise each time chunk is compressed and written once, when it is full. `output_step`
+    (RunCancelled). The file is written with HDF5 SWMR and flushed at least every second of wall time (a killed run
+    keeps its frames up to then); with `live`, after every `block` frames, so the app can follow it. `output_step`
     (s, a multiple of the solver step) replaces the scenario's frame step: the integration is the same, only fewer
-    frames are recorded (long runs: 0.01 s writes a tenth of the 1 ms file in a fraction of the time)."""
+    frames are recorded (long runs: 0.01 s writes a tenth of the 1 ms file in a fraction of the time); it must not
+    exceed the run's length. The last frame is the last output step at or before t_end: nothing is simulated past it."""
     m = with_output_step(load_model(scenario_path), output_step, scenario_path)
     if start is not None and output_step is not None:
         raise ScenarioError(scenario_path, "output_step", "a branch run keeps the scenario's output step")

@@ -186,17 +186,22 @@ def test_t_end_holds_whatever_the_output_step(tmp_path):
         assert "hard_dock" not in [e.kind for e in r.events] and r.time[-1] < HARD_DOCK
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("killed_in,complete", [("_write_events", False), ("close", True)])
-def test_a_run_killed_while_it_finishes(tmp_path, killed_in, complete):
-    """Killed while writing its events (kept incomplete, events from its log) or after marking itself complete."""
-    out = tmp_path / "f.h5"
+def killed_while_finishing(out, killed_in: str):
+    """A 12 s run whose process dies in RunWriter.`killed_in` (a kill at that moment of `finish`)."""
     code = (f"import os, sys; sys.path.insert(0, {str(ROOT)!r})\n"
             "from solver.runfile import RunWriter\n"
             "from solver.simulate import run_scenario\n"
             f"setattr(RunWriter, {killed_in!r}, lambda *a, **k: os._exit(9))\n"
             f"run_scenario({str(EXPERT)!r}, {str(out)!r}, t_end=12.0)\n")
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 9
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("killed_in,complete", [("_write_events", False), ("close", True)])
+def test_a_run_killed_while_it_finishes(tmp_path, killed_in, complete):
+    """Killed while writing its events (kept incomplete, events from its log) or after marking itself complete."""
+    out = tmp_path / "f.h5"
+    killed_while_finishing(out, killed_in)
     r = info(out)
     assert r.returncode == 0, r.stderr
     assert ("INCOMPLETE run" in r.stdout) != complete
@@ -206,3 +211,24 @@ def test_a_run_killed_while_it_finishes(tmp_path, killed_in, complete):
         assert {"first_contact", "capture", "contact_begin", "contact_end"} <= set(kinds)
         assert (kinds[-1] == "diagnostic") != complete
         assert k.contact_statistics() is not None and len(k.contact_statistics()[0]) == kinds.count("contact_begin")
+
+
+@pytest.mark.gui
+@pytest.mark.slow
+def test_the_viewer_opens_a_killed_run_sealed_as_incomplete(qtbot, tmp_path, artifacts):
+    pytest.importorskip("PySide6")
+    from tests.gui_util import main_window
+    out = tmp_path / "killed.h5"
+    killed_while_finishing(out, "_write_events")
+    w = main_window(qtbot, tmp_path / "settings.ini")
+    assert w.open_run(out), w.last_error          # File → Open: sealed, then opened like any closed run
+    qtbot.waitUntil(lambda: w.diagram.analysed, timeout=10000)
+    run = w.run
+    assert not run.live and not run.meta.complete and run.n_frames == 12001
+    assert run.events[-1].text.endswith("its writer was killed")
+    assert "capture" in [e.kind for e in run.events]
+    with h5py.File(out, "r") as f:                 # an ordinary closed file now
+        assert f["time"].shape == (12001,)
+    assert w.diagram.plots.fact_labels["T Final"].text() == "12.000 s (incomplete)"
+    w.playback.seek_frame(run.n_frames - 1)
+    assert w.grab_image().save(str(artifacts / "killed_run_sealed.png"))
