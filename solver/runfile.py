@@ -198,6 +198,7 @@ class RunWriter:
                          quaternion=np.zeros((c, nb, 4)), active=np.zeros((npairs, c), "u1"),
                          force=np.zeros((npairs, c, 3)), point=np.zeros((npairs, c, 3)))
         self._fill = 0                  # frames in the buffers; they start at frame self.n - self._fill
+        self._written = 0               # frames written to the datasets (the file has them after a flush)
         self._abs_max = np.zeros(nc)    # max |value| per channel so far (NaN ignored), stored by finish
         self._series = [(grow("time", ()), self._buf["time"])]
         # T capture as soon as known: SWMR readers see a dataset's attributes after refreshing it, not the root's
@@ -330,6 +331,7 @@ class RunWriter:
             block = buf[:k]
             if block.any():
                 d[n0:self.n] = block
+        self._written = self.n
 
     def add_event(self, time: float, kind: str, pair: str = "", text: str = ""):
         if kind not in EVENT_KINDS:
@@ -346,7 +348,7 @@ class RunWriter:
     def flush(self):
         """Write the buffered frames and events logged so far and flush the file: a reader, or the file of a writer
         killed after this, has every frame appended. (The chunk of a partly filled block is rewritten when it fills.)"""
-        if self._fill:
+        if self._fill and self._written != self.n:   # (frames appended since the partly filled chunk was written)
             self._write_buffered()
         self._log_events()
         self.f.flush()
