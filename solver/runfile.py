@@ -1068,11 +1068,23 @@ def seal_incomplete(path, reason: str) -> Path:
         raise RunFileError(path, "/", "its writer is still running: cancel the run to keep it")
     orphan = open_for_write(path)
     run = RunFile(path, partial=True)
-    n, t_final = run.n_frames, float(run.time[-1])
+    t_final = float(run.time[-1])
     complete = run.meta.complete and orphan   # killed between marking it complete and closing it
     events, records = _sealed_events(run, t_final) if orphan and not complete else (list(run.events), None)
-    src = run._f  # noqa: SLF001  (same module)
-    tmp = path.with_name(path.name + ".sealing")
+    tmp = path.with_name(f"{path.name}.sealing-{os.getpid()}")   # the run file is replaced only when it is whole
+    try:
+        _write_sealed(run, tmp, complete, events, records, reason)
+        run.close()
+        os.replace(tmp, path)
+    finally:
+        run.close()
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def _write_sealed(run: RunFile, tmp: Path, complete: bool, events: list[Event], records, reason: str):
+    """The sealed copy of a killed run (`seal_incomplete`) in `tmp`: its first `run.n_frames` frames."""
+    src, n, t_final = run._f, run.n_frames, float(run.time[-1])  # noqa: SLF001  (same module)
     with h5py.File(tmp, "w", libver="latest") as dst:
         for k, v in src.attrs.items():
             dst.attrs[k] = v
@@ -1103,6 +1115,3 @@ def seal_incomplete(path, reason: str) -> Path:
             if len(records):
                 ce[:] = records
             ce.attrs["sample_step"] = run.meta.output_step
-    run.close()
-    os.replace(tmp, path)
-    return path
