@@ -56,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="simulate a scenario into a run file (exit 2 on bad input, nothing written)",
                        description="Validate SCENARIO.toml (and the mechanism it names), then integrate and write "
                                    "a run file. Ctrl+C or SIGTERM stops after the current block and keeps the "
-                                   "file, marked incomplete; a killed run keeps its frames up to about a second "
+                                   "file, marked incomplete; a killed run keeps its frames up to about two seconds "
                                    "before the kill (dockmnemo info seals it). Exit: 0 done, 2 bad input, "
                                    "3 diverged, 4 cancelled.")
     r.add_argument("scenario", type=Path, help="scenario TOML (resources/scenarios/*.toml or an edited copy)")

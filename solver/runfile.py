@@ -26,7 +26,7 @@ EVENT_KINDS = ("first_contact", "contact_begin", "contact_end", "capture", "sens
                "hard_dock", "diagnostic")
 TIME_CHUNK = 4096
 COMPRESSION_LEVEL = 1   # gzip level (with shuffle): level 4 costs ~2x the time for ~2 % smaller files
-FLUSH_INTERVAL = 1.0    # s of wall time between flushes: a killed writer loses at most the frames made since
+FLUSH_INTERVAL = 1.0    # s of wall time between flushes: a killed writer loses at most the frames of ~2 intervals
 
 _STR = h5py.string_dtype("utf-8")
 EVENT_DTYPE = np.dtype([("time", "f8"), ("kind", _STR), ("pair", _STR), ("text", _STR)])
@@ -199,6 +199,7 @@ class RunWriter:
                          force=np.zeros((npairs, c, 3)), point=np.zeros((npairs, c, 3)))
         self._fill = 0                  # frames in the buffers; they start at frame self.n - self._fill
         self._written = 0               # frames written to the datasets (the file has them after a flush)
+        self._whole_flushed = 0         # frames of whole chunks at the last flush
         self._abs_max = np.zeros(nc)    # max |value| per channel so far (NaN ignored), stored by finish
         self._series = [(grow("time", ()), self._buf["time"])]
         # T capture as soon as known: SWMR readers see a dataset's attributes after refreshing it, not the root's
@@ -345,25 +346,31 @@ class RunWriter:
             raise ValueError("RunWriter made without contact_statistics=True: no /contact_events table")
         self._contact_events = (np.asarray(rows, dtype=CONTACT_EVENT_DTYPE), float(sample_step))
 
-    def flush(self):
-        """Write the buffered frames and events logged so far and flush the file: a reader, or the file of a writer
-        killed after this, has every frame appended. (The chunk of a partly filled block is rewritten when it fills.)"""
-        if self._fill and self._written != self.n:   # (frames appended since the partly filled chunk was written)
+    def flush(self, partial: bool = True):
+        """Write the buffered frames and the events added so far and flush the file: a reader, or the file of a writer
+        killed after this, has every frame appended. `partial` False: the whole chunks only (a partly filled chunk
+        written now is written again when it fills, its first copy left as unused space in the file)."""
+        if partial and self._fill and self._written != self.n:   # (frames came since the partial chunk was written)
             self._write_buffered()
         self._log_events()
         self.f.flush()
         self._t_flush = time.monotonic()
+        self._whole_flushed = self.n - self._fill
         if self._creating is not None:   # the first flush puts the file in place, readable with its first frames
             os.replace(self._creating, self.path)
             self._creating = None
 
     def flush_due(self) -> bool:
-        """`flush` if the file is live (followed by a reader) or not flushed for `flush_interval` s of wall time;
-        True if it flushed. The solver calls it after every block."""
-        if self.live or time.monotonic() - self._t_flush >= self.flush_interval:
+        """Flush if the file is live (followed by a reader: every call) or not flushed for `flush_interval` s of wall
+        time: then the whole chunks alone if one was filled since, else the partly filled one too (a kill loses at
+        most about two intervals). True if it flushed. The solver calls it after every block."""
+        if self.live:
             self.flush()
-            return True
-        return False
+        elif time.monotonic() - self._t_flush >= self.flush_interval:
+            self.flush(partial=self.n - self._fill == self._whole_flushed)
+        else:
+            return False
+        return True
 
     def _log_events(self):
         """Append the events added since the last call to /event_log."""

@@ -203,8 +203,8 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
     """Simulate a scenario into a run file; raises ScenarioError on bad input, SolverDiverged on divergence.
 
     `start`: begin at another run's stored state (a branch); `cancel()` -> True stops after the current block
-    (RunCancelled). The file is written with HDF5 SWMR and flushed at least every second of wall time (a killed run
-    keeps its frames up to then); with `live`, after every `block` frames, so the app can follow it. `output_step`
+    (RunCancelled). The file is written with HDF5 SWMR and flushed every second of wall time (a killed run keeps its
+    frames up to about two seconds before); with `live`, after every `block` frames, so the app can follow it. `output_step`
     (s, a multiple of the solver step) replaces the scenario's frame step: the integration is the same, only fewer
     frames are recorded (long runs: 0.01 s writes a tenth of the 1 ms file in a fraction of the time); it must not
     exceed the run's length. The last frame is the last output step at or before t_end: nothing is simulated past it."""
@@ -286,7 +286,7 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
         for i in range(ev_written, int(n_ev[0])):
             _add_kernel_event(w, ev[i], pairs)
         ev_written = int(n_ev[0])
-        w.flush_due()   # every block when live; else at least every FLUSH_INTERVAL s of wall time
+        w.flush_due()   # every block when live; else every FLUSH_INTERVAL s of wall time
         if progress is not None:
             progress(t, T)
         if status != D.ST_OK:
