@@ -1095,8 +1095,9 @@ def _write_sealed(run: RunFile, tmp: Path, complete: bool, events: list[Event], 
     with h5py.File(tmp, "w", libver="latest") as dst:
         for k, v in src.attrs.items():
             dst.attrs[k] = v
-        for name in src:
-            if name != "events":
+        fresh = ("events", "contact_events") if records is not None else ("events",)   # written below, not copied:
+        for name in src:                                                # a killed finish may have left them half
+            if name not in fresh:
                 src.copy(src[name], dst, name=name)
         timed = ["time", "bodies/position", "bodies/quaternion"]
         timed += [f"channels/{c}" for c in dst["channels"]]
@@ -1116,9 +1117,6 @@ def _write_sealed(run: RunFile, tmp: Path, complete: bool, events: list[Event], 
         dst.attrs["complete"] = complete
         dst.attrs["t_final"] = t_final
         dst.attrs["t_capture"] = run.meta.t_capture   # (a killed writer stored it on /time only)
-        ce = dst.get("contact_events")
-        if records is not None and isinstance(ce, h5py.Dataset) and ce.dtype == CONTACT_EVENT_DTYPE:
-            ce.resize(len(records), axis=0)
-            if len(records):
-                ce[:] = records
+        if records is not None and "contact_events" in src:
+            ce = dst.create_dataset("contact_events", data=records, maxshape=(None,), chunks=(256,))
             ce.attrs["sample_step"] = run.meta.output_step

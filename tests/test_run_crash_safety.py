@@ -187,19 +187,24 @@ def test_t_end_holds_whatever_the_output_step(tmp_path):
 
 
 def killed_while_finishing(out, killed_in: str):
-    """A 12 s run whose process dies in RunWriter.`killed_in` (a kill at that moment of `finish`)."""
+    """A 12 s run whose process dies as RunWriter.`killed_in` starts, or ends ("after_<name>"): a kill at that
+    moment of `finish`."""
+    name = killed_in.removeprefix("after_")
+    after = f"f = getattr(RunWriter, {name!r}); " if name != killed_in else "f = lambda *a, **k: None; "
     code = (f"import os, sys; sys.path.insert(0, {str(ROOT)!r})\n"
             "from solver.runfile import RunWriter\n"
             "from solver.simulate import run_scenario\n"
-            f"setattr(RunWriter, {killed_in!r}, lambda *a, **k: os._exit(9))\n"
+            f"{after}setattr(RunWriter, {name!r}, lambda *a, **k: (f(*a, **k), os._exit(9)))\n"
             f"run_scenario({str(EXPERT)!r}, {str(out)!r}, t_end=12.0)\n")
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 9
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("killed_in,complete", [("_write_events", False), ("close", True)])
+@pytest.mark.parametrize("killed_in,complete", [("_write_events", False), ("after__write_events", False),
+                                                ("close", True)])
 def test_a_run_killed_while_it_finishes(tmp_path, killed_in, complete):
-    """Killed while writing its events (kept incomplete, events from its log) or after marking itself complete."""
+    """Killed before or after writing its events, not flushed (kept incomplete, events from its log, contact
+    statistics from its frames), or after marking itself complete (kept complete)."""
     out = tmp_path / "f.h5"
     killed_while_finishing(out, killed_in)
     r = info(out)
