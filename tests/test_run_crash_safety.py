@@ -1,5 +1,6 @@
 """A `dockmnemo run` killed at any moment keeps every frame flushed before the kill, readable by `info` (which seals
 it as incomplete, with its events); a cancelled run shows where it stopped; --t-end holds whatever the output step."""
+import math
 import os
 import pty
 import re
@@ -19,7 +20,7 @@ from solver.runfile import RunFile
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPERT = ROOT / "resources" / "scenarios" / "expert_existing.toml"   # first contact 1.8 s, capture 10.05 s,
-HARD_DOCK = 337.98                                                     # hard dock at 337.98 s: ~10 s of wall time
+                                                                       # hard dock ~340 s: ~10 s of wall time
 MARGIN = 3.0   # s of wall time (2 x solver.runfile.FLUSH_INTERVAL + 1): frames shown this long before a kill are kept
 BAR_T = re.compile(r"\]\s+[\d.]+%\s+([\d.]+)/")
 
@@ -83,7 +84,7 @@ def info(path):
 @pytest.mark.parametrize("moment", ["file_appears", "mid_run", "near_the_end"])
 def test_a_killed_run_keeps_its_flushed_frames_and_events(tmp_path, moment):
     out = tmp_path / "k.h5"
-    run = BarRun(out, "--t-end", "330")   # hard dock (337.98 s) not reached
+    run = BarRun(out, "--t-end", "330")   # before the hard dock
     if moment == "file_appears":          # put in place by its first flush (about 1 s into the run)
         run.wait_for(out.exists)
     elif moment == "mid_run":             # frames to 13 s (past capture) must be in the file
@@ -172,18 +173,31 @@ def test_an_output_step_longer_than_the_run_is_refused(tmp_path):
     assert not out.exists() and not out.with_name("o.h5.creating").exists()
 
 
-@pytest.mark.slow
-def test_t_end_holds_whatever_the_output_step(tmp_path):
-    """The last frame is at or before --t-end: the hard dock 0.48 s after it is not simulated."""
-    out = tmp_path / "t.h5"
-    run = BarRun(out, "--t-end", "337.5", "--output-step", "0.5")
+def bar_run_to_the_end(out, *args) -> str:
+    """`dockmnemo run EXPERT ARGS` to its end, exit 0; what its bar showed."""
+    run = BarRun(out, *args)
     assert run.proc.wait(timeout=120) == 0, run.text
     run.reader.join(5)
     os.close(run.master)
-    assert re.search(r"\]\s+100\.0%\s+337\.5/337\.5 s .* done at 337\.500 s", run.text), run.text
-    with RunFile(out) as r:
-        assert r.meta.complete and r.time[-1] == 337.5 and r.n_frames == 676
-        assert "hard_dock" not in [e.kind for e in r.events] and r.time[-1] < HARD_DOCK
+    return run.text
+
+
+@pytest.mark.slow
+def test_t_end_holds_whatever_the_output_step(tmp_path):
+    """Hard dock ends a run (the bar says so, not 100 %); a run whose last frame comes just before the hard dock,
+    at --t-end, stops there: the hard dock inside its last output step is not simulated."""
+    text = bar_run_to_the_end(tmp_path / "a.h5", "--output-step", "1.0")
+    with RunFile(tmp_path / "a.h5") as a:
+        t_dock = [e.time for e in a.events if e.kind == "hard_dock"][0]
+        assert a.meta.complete and a.t_final == t_dock < 900.0
+    assert re.search(rf"\]\s+[\d.]+%\s+{t_dock:.1f}/900\.0 s .* done at {t_dock:.3f} s \(hard dock\)", text), text
+    assert "100.0%" not in text
+    t_end = math.floor(t_dock) if t_dock > math.floor(t_dock) else t_dock - 1.0
+    text = bar_run_to_the_end(tmp_path / "t.h5", "--t-end", f"{t_end:g}", "--output-step", "1.0")
+    assert re.search(rf"\]\s+100\.0%\s+{t_end:.1f}/{t_end:.1f} s .* done at {t_end:.3f} s$", text.strip()), text
+    with RunFile(tmp_path / "t.h5") as r:
+        assert r.meta.complete and r.time[-1] == t_end and r.n_frames == int(t_end) + 1
+        assert "hard_dock" not in [e.kind for e in r.events]
 
 
 def killed_while_finishing(out, killed_in: str):
