@@ -58,7 +58,8 @@ class TerminalProgress:
         self.done = 0.0
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
 
-    def update(self, done: float, force: bool = False):
+    def update(self, done: float, force: bool = False, note: str = ""):
+        """Redraw (at most every 0.1 s on a terminal, 5 s otherwise, unless `force`); `note` replaces the ETA."""
         self.done = done
         now = time.perf_counter()
         if not force and now - self._last < (0.1 if self.tty else 5.0):
@@ -69,12 +70,13 @@ class TerminalProgress:
         el = now - self.t0
         eta = el * (1 - frac) / frac if frac > 0 else float("nan")
         line = (f"{self.label} [{'#' * fill}{'.' * (self.width - fill)}] {frac * 100:5.1f}%  "
-                f"{done:.1f}/{self.total:.1f}{self.unit}  elapsed {el:.0f} s  ETA {eta:.0f} s")
+                f"{done:.1f}/{self.total:.1f}{self.unit}  elapsed {el:.0f} s  {note or f'ETA {eta:.0f} s'}")
         self.stream.write(("\r" if self.tty else "") + line + ("" if self.tty else "\n"))
         self.stream.flush()
 
-    def close(self, done: float | None = None):
-        self.update(self.total if done is None else done, force=True)
+    def close(self, done: float | None = None, note: str = ""):
+        """The last line: at `done` (default: the total), with `note` (how it ended) in place of the ETA."""
+        self.update(self.total if done is None else done, force=True, note=note)
         if self.tty:
             self.stream.write("\n")
         self.stream.flush()

@@ -710,7 +710,7 @@ class PlotsPane(QWidget):
         self.fact_labels["Run Date"].setText(m.run_date.replace("T", " ") or "—")
         self.fact_labels["Comment"].setText(m.comment or "—")
         self.fact_labels["T capture"].setText(capture_text(run))
-        self.fact_labels["T Final"].setText(f"{run.t_final:.3f} s")
+        self.fact_labels["T Final"].setText(f"{run.t_final:.3f} s" + ("" if m.complete or run.live else " (incomplete)"))
         self.frame = 0
         self.t_current = float(run.time[0])
         self.set_plotted(names if names is not None else default_plots(run))
