@@ -5,8 +5,11 @@ opens, validates and reads lazily (any frame or channel window without loading t
 """
 from __future__ import annotations
 
+import json
 import math
 import os
+import struct
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +26,7 @@ EVENT_KINDS = ("first_contact", "contact_begin", "contact_end", "capture", "sens
                "hard_dock", "diagnostic")
 TIME_CHUNK = 4096
 COMPRESSION_LEVEL = 1   # gzip level (with shuffle): level 4 costs ~2x the time for ~2 % smaller files
+FLUSH_INTERVAL = 1.0    # s of wall time between flushes: a killed writer loses at most the frames of ~2 intervals
 
 _STR = h5py.string_dtype("utf-8")
 EVENT_DTYPE = np.dtype([("time", "f8"), ("kind", _STR), ("pair", _STR), ("text", _STR)])
@@ -99,6 +103,57 @@ class RunMeta:
 # writer
 # --------------------------------------------------------------------------------------------
 
+# A writer holds an open-file-description lock on one byte far past the data while it runs; the kernel drops it
+# when the process ends, however it ends. A run file still flagged "open for write" without that lock was left by
+# a writer that died (killed): `seal_if_orphaned` seals it. Linux (64-bit) only; elsewhere liveness is unknown.
+_LOCK_BYTE = 1 << 62
+_FLOCK = "hhxxxxqqixxxx"   # struct flock on LP64 Linux: l_type, l_whence, l_start, l_len, l_pid
+
+
+def _lock_call(fd: int, cmd_name: str, kind_name: str):
+    """fcntl with struct flock for our byte; the l_type it returns (None: no OFD locks on this system)."""
+    try:
+        import fcntl
+        cmd, kind = getattr(fcntl, cmd_name), getattr(fcntl, kind_name)
+    except (ImportError, AttributeError):
+        return None
+    if struct.calcsize(_FLOCK) != 32:
+        return None
+    try:
+        res = fcntl.fcntl(fd, cmd, struct.pack(_FLOCK, kind, os.SEEK_SET, _LOCK_BYTE, 1, 0))
+    except OSError:
+        return None
+    return struct.unpack(_FLOCK, res)[0]
+
+
+def _hold_writer_lock(path) -> int | None:
+    """Take the writer's lock on `path`; the descriptor that holds it (None: locks unsupported)."""
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return None
+    if _lock_call(fd, "F_OFD_SETLK", "F_WRLCK") is None:
+        os.close(fd)
+        return None
+    return fd
+
+
+def writer_alive(path) -> bool | None:
+    """True while a process writes the run file, False if none does (finished, or killed); None if unknown."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        kind = _lock_call(fd, "F_OFD_GETLK", "F_RDLCK")
+    finally:
+        os.close(fd)
+    if kind is None:
+        return None
+    import fcntl
+    return kind != fcntl.F_UNLCK
+
+
 class RunWriter:
     """Create a v1 run file and append frames in blocks; `finish` stamps T Final and completeness.
 
@@ -109,7 +164,7 @@ class RunWriter:
                  pairs: list[ContactPairInfo], geometry: list[PartGeometry],
                  parameters_toml: str = "", chunk: int = TIME_CHUNK, contact_detail: bool = False,
                  state_sizes: dict[str, int] | None = None, live: bool = False,
-                 contact_statistics: bool = False):
+                 contact_statistics: bool = False, flush_interval: float = FLUSH_INTERVAL):
         """`contact_statistics`: the file gets a /contact_events table, filled by `set_contact_events`."""
         self.path = Path(path)
         self.state_sizes = dict(state_sizes or {})
@@ -120,7 +175,13 @@ class RunWriter:
         self.n = 0
         self._events: list[Event] = []
         self._contact_events: tuple[np.ndarray, float] | None = None
-        f = self.f = h5py.File(self.path, "w", libver="latest")
+        self.live = bool(live)
+        self.flush_interval = float(flush_interval)
+        self._t_flush = time.monotonic()
+        # created under a temporary name, put in place by the first flush: a kill before it leaves any older file
+        self._creating = self.path.with_name(self.path.name + ".creating")
+        f = self.f = h5py.File(self._creating, "w", libver="latest")
+        self._lock = _hold_writer_lock(self._creating)
         f.attrs["format"] = FORMAT_NAME
         f.attrs["format_version"] = FORMAT_VERSION
         self._write_meta(meta)
@@ -137,6 +198,8 @@ class RunWriter:
                          quaternion=np.zeros((c, nb, 4)), active=np.zeros((npairs, c), "u1"),
                          force=np.zeros((npairs, c, 3)), point=np.zeros((npairs, c, 3)))
         self._fill = 0                  # frames in the buffers; they start at frame self.n - self._fill
+        self._written = 0               # frames written to the datasets (the file has them after a flush)
+        self._whole_flushed = 0         # frames of whole chunks at the last flush
         self._abs_max = np.zeros(nc)    # max |value| per channel so far (NaN ignored), stored by finish
         self._series = [(grow("time", ()), self._buf["time"])]
         # T capture as soon as known: SWMR readers see a dataset's attributes after refreshing it, not the root's
@@ -193,9 +256,11 @@ class RunWriter:
             sg.create_dataset("frame", shape=(0,), maxshape=(None,), dtype="i8", chunks=(256,))
             for name, k in self.state_sizes.items():
                 sg.create_dataset(name, shape=(0, int(k)), maxshape=(None, int(k)), dtype="f8", chunks=(256, int(k)))
-        self.live = bool(live)
-        if live:  # SWMR: readers may open the file while it grows; a killed writer leaves it readable
-            f.swmr_mode = True
+        # the events as they are added, one JSON array per line, in bytes: safe to append under SWMR (variable-length
+        # strings are not), so a killed run keeps its events (seal_incomplete rebuilds /events from it)
+        f.create_dataset("event_log", shape=(0,), maxshape=(None,), dtype="u1", chunks=(4096,))
+        self._logged = 0   # events already in /event_log
+        f.swmr_mode = True   # SWMR: readers may open the file while it grows; a killed writer leaves it readable
 
     def _write_meta(self, meta: RunMeta):
         a = self.f.attrs
@@ -267,6 +332,7 @@ class RunWriter:
             block = buf[:k]
             if block.any():
                 d[n0:self.n] = block
+        self._written = self.n
 
     def add_event(self, time: float, kind: str, pair: str = "", text: str = ""):
         if kind not in EVENT_KINDS:
@@ -280,16 +346,43 @@ class RunWriter:
             raise ValueError("RunWriter made without contact_statistics=True: no /contact_events table")
         self._contact_events = (np.asarray(rows, dtype=CONTACT_EVENT_DTYPE), float(sample_step))
 
-    def flush(self):
-        """Live files: write the buffered frames (their chunk is rewritten when it fills); events wait for `finish`
-        (rewriting variable-length strings under SWMR can leave a killed writer's file unreadable).
-
-        Other files write each chunk once, when full (a rewritten chunk leaves its old space unused in the file)."""
-        if not self.live:
-            return
-        if self._fill:
+    def flush(self, partial: bool = True):
+        """Write the buffered frames and the events added so far and flush the file: a reader, or the file of a writer
+        killed after this, has every frame appended. `partial` False: the whole chunks only (a partly filled chunk
+        written now is written again when it fills, its first copy left as unused space in the file)."""
+        if partial and self._fill and self._written != self.n:   # (frames came since the partial chunk was written)
             self._write_buffered()
+        self._log_events()
         self.f.flush()
+        self._t_flush = time.monotonic()
+        self._whole_flushed = self.n - self._fill
+        if self._creating is not None:   # the first flush puts the file in place, readable with its first frames
+            os.replace(self._creating, self.path)
+            self._creating = None
+
+    def flush_due(self) -> bool:
+        """Flush if the file is live (followed by a reader: every call) or not flushed for `flush_interval` s of wall
+        time: then the whole chunks alone if one was filled since, else the partly filled one too (a kill loses at
+        most about two intervals). True if it flushed. The solver calls it after every block."""
+        if self.live:
+            self.flush()
+        elif time.monotonic() - self._t_flush >= self.flush_interval:
+            self.flush(partial=self.n - self._fill == self._whole_flushed)
+        else:
+            return False
+        return True
+
+    def _log_events(self):
+        """Append the events added since the last call to /event_log."""
+        if self._logged == len(self._events):
+            return
+        text = "".join(json.dumps([e.time, e.kind, e.pair, e.text]) + "\n" for e in self._events[self._logged:])
+        raw = np.frombuffer(text.encode("utf-8"), dtype="u1")
+        d = self.f["event_log"]
+        m = d.shape[0]
+        d.resize(m + raw.size, axis=0)
+        d[m:] = raw
+        self._logged = len(self._events)
 
     def set_capture(self, t_capture: float):
         """Capture happened at t_capture (s): stored in /time@t_capture, which readers of a live file see after
@@ -314,29 +407,32 @@ class RunWriter:
             ce.attrs["sample_step"] = step      # set last: a file with NaN here has no statistics
 
     def finish(self, t_capture: float = math.nan, complete: bool = True, comment: str | None = None):
-        if self._fill:
-            self._write_buffered()
-            self._fill = 0
+        """Write the last frames and the events, stamp T Final and `complete`, close. Frames and the event log are
+        flushed first and `complete` is set last, so a kill at any point here leaves a file `seal_incomplete` reads."""
+        self.flush()
         a = self.f.attrs
         a["t_capture"] = self._t_capture = float(t_capture)
         self.f["time"].attrs["t_capture"] = float(t_capture)
         a["t_final"] = float(self.f["time"][self.n - 1]) if self.n else 0.0
-        a["complete"] = bool(complete)
         g = self.f["channels"]
         for ch, m in zip(self.channels, self._abs_max):   # the device bars' full scale without reading the data
             g[ch.name].attrs["abs_max"] = float(m)
         if comment is not None:
             a["comment"] = comment
         self._write_events()
+        self.f.flush()
+        a["complete"] = bool(complete)
+        self.f.flush()
         self.close()
 
     def close(self):
         if self.f:
-            if self._fill:
-                self._write_buffered()
-                self._fill = 0
+            self.flush()
             self.f.close()
             self.f = None
+            if self._lock is not None:
+                os.close(self._lock)
+                self._lock = None
 
     def __enter__(self):
         return self
@@ -1163,20 +1259,84 @@ def open_run(path) -> RunFile:
     return RunFile(os.fspath(path))
 
 
+def open_for_write(path) -> bool:
+    """True if the HDF5 file is flagged open for writing (being written, or left by a writer that died)."""
+    try:
+        h5py.File(path, "r").close()
+    except OSError as exc:
+        return "already open for write" in str(exc)
+    return False
+
+
+def seal_if_orphaned(path, reason: str = "its writer was killed") -> bool:
+    """Seal (`seal_incomplete`) a run file left open by a writer that died; False if the file is closed, still
+    being written, or its writer's state cannot be told."""
+    path = Path(path)
+    if not path.is_file() or not open_for_write(path) or writer_alive(path) is not False:
+        return False
+    seal_incomplete(path, reason)
+    return True
+
+
+def _logged_events(f) -> list[Event]:
+    """The events of /event_log (whole lines only: a killed writer may have left half a line)."""
+    d = f.get("event_log")
+    if not isinstance(d, h5py.Dataset) or d.ndim != 1 or d.shape[0] == 0:
+        return []
+    out = []
+    for line in bytes(d[:]).decode("utf-8", "replace").split("\n")[:-1]:
+        try:
+            t, kind, pair, text = json.loads(line)
+            out.append(Event(float(t), str(kind), str(pair), str(text)))
+        except (ValueError, TypeError):
+            continue
+    return out
+
+
+def _sealed_events(run: RunFile, t_final: float) -> tuple[list[Event], np.ndarray | None]:
+    """A killed run's events: those it logged up to the last kept frame, and the contact intervals of the kept
+    frames with their statistics, computed again as the solver does at the end (also as /contact_events rows)."""
+    logged = _logged_events(run._f)  # noqa: SLF001  (same module)
+    if not logged:
+        return list(run.events), None   # a file without an event log (older writer): whatever /events holds
+    from solver.contact_events import event_records, event_rows, table_from_frames
+    table = table_from_frames(run)      # the frames the solver fed its accumulator: the same intervals
+    events = [e for e in logged if e.kind not in ("contact_begin", "contact_end") and e.time <= t_final]
+    return events + [Event(*row) for row in event_rows(table)], event_records(table)
+
+
 def seal_incomplete(path, reason: str) -> Path:
     """Rewrite a run whose writer died (killed process) as an ordinary, closed v1 file: frames cut to the last
-    block every dataset holds, `complete` false, T Final set and a `diagnostic` event saying why."""
+    block every dataset holds, `complete` false, T Final set, the events it logged and a `diagnostic` event saying
+    why. A run killed after its writer marked it complete stays complete. Refused while its writer runs."""
     path = Path(path)
+    if writer_alive(path):
+        raise RunFileError(path, "/", "its writer is still running: cancel the run to keep it")
+    orphan = open_for_write(path)
     run = RunFile(path, partial=True)
-    n, t_final = run.n_frames, float(run.time[-1])
-    events = list(run.events)
-    src = run._f  # noqa: SLF001  (same module)
-    tmp = path.with_name(path.name + ".sealing")
+    t_final = float(run.time[-1])
+    complete = run.meta.complete and orphan   # killed between marking it complete and closing it
+    events, records = _sealed_events(run, t_final) if orphan and not complete else (list(run.events), None)
+    tmp = path.with_name(f"{path.name}.sealing-{os.getpid()}")   # the run file is replaced only when it is whole
+    try:
+        _write_sealed(run, tmp, complete, events, records, reason)
+        run.close()
+        os.replace(tmp, path)
+    finally:
+        run.close()
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def _write_sealed(run: RunFile, tmp: Path, complete: bool, events: list[Event], records, reason: str):
+    """The sealed copy of a killed run (`seal_incomplete`) in `tmp`: its first `run.n_frames` frames."""
+    src, n, t_final = run._f, run.n_frames, float(run.time[-1])  # noqa: SLF001  (same module)
     with h5py.File(tmp, "w", libver="latest") as dst:
         for k, v in src.attrs.items():
             dst.attrs[k] = v
-        for name in src:
-            if name != "events":
+        fresh = ("events", "contact_events") if records is not None else ("events",)   # written below, not copied:
+        for name in src:                                                # a killed finish may have left them half
+            if name not in fresh:
                 src.copy(src[name], dst, name=name)
         timed = ["time", "bodies/position", "bodies/quaternion"]
         timed += [f"channels/{c}" for c in dst["channels"]]
@@ -1187,13 +1347,15 @@ def seal_incomplete(path, reason: str) -> Path:
             keep = int(np.searchsorted(dst["state/frame"][:], n, side="left"))
             for d in dst["state"].values():
                 d.resize(keep, axis=0)
-        events.append(Event(t_final, "diagnostic", "", f"run stopped at t = {t_final:.4f} s: {reason}"))
+        if not complete:
+            events.append(Event(t_final, "diagnostic", "", f"run stopped at t = {t_final:.4f} s: {reason}"))
         events.sort(key=lambda e: e.time)
         ev = dst.create_dataset("events", shape=(len(events),), maxshape=(None,), dtype=EVENT_DTYPE, chunks=(256,))
-        ev[:] = np.array([(e.time, e.kind, e.pair, e.text) for e in events], dtype=EVENT_DTYPE)
-        dst.attrs["complete"] = False
+        if events:
+            ev[:] = np.array([(e.time, e.kind, e.pair, e.text) for e in events], dtype=EVENT_DTYPE)
+        dst.attrs["complete"] = complete
         dst.attrs["t_final"] = t_final
         dst.attrs["t_capture"] = run.meta.t_capture   # (a killed writer stored it on /time only)
-    run.close()
-    os.replace(tmp, path)
-    return path
+        if records is not None and "contact_events" in src:
+            ce = dst.create_dataset("contact_events", data=records, maxshape=(None,), chunks=(256,))
+            ce.attrs["sample_step"] = run.meta.output_step
