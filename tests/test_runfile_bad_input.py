@@ -80,11 +80,17 @@ os._exit(0)   # killed: the file stays marked as being written (read with SWMR)
 """
 
 
+def killed_run(path) -> Path:
+    """A run whose writer was killed after its first flush (300 frames; read with SWMR, sealed by info)."""
+    subprocess.run([sys.executable, "-c", KILLED_WRITER, str(path)], check=True, timeout=120, cwd=ROOT,
+                   env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    return path
+
+
 def test_corrupt_header_in_a_killed_writers_run_is_refused_at_once(tmp_path):
     """SWMR reading retried a bad metadata checksum 100 times, sleeping 1, 2, 4, ... ns: forever, in effect."""
-    p = tmp_path / "killed.h5"
+    p = killed_run(tmp_path / "killed.h5")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    subprocess.run([sys.executable, "-c", KILLED_WRITER, str(p)], check=True, timeout=120, cwd=ROOT, env=env)
     with RunFile(p) as r:
         assert r.live and r.n_frames == 300
         with h5py.File(p, "r", swmr=True) as f:
@@ -238,3 +244,12 @@ def test_byte_flip_fuzz_gives_a_summary_or_one_line(run3):
     assert not broken, f"{len(broken)} of {len(results)} flips broke the rules:\n" + "\n".join(broken[:20])
     refusals = sum(r.get("rc") == 2 for r in results)
     assert 100 < refusals < len(results)   # the flips reach the file's structure, and some leave it readable
+
+
+def test_byte_flip_fuzz_of_a_killed_writers_run(tmp_path):
+    """300 flips of a run left by a killed writer (info reads it with SWMR and seals it): the same rules. The old
+    reader waited without end on a bad checksum, and sealing escaped as RuntimeError (copy object)."""
+    results = run_fuzz(killed_run(tmp_path / "killed.h5"), n=300, seed=7, timeout=10.0)
+    broken = [f"flip {r['i']} at byte {r['offset']} ^ {r['mask']:#04x}: {why}"
+              for r in results if (why := problem(r, r.get("path", "")))]
+    assert not broken, f"{len(broken)} of {len(results)} flips broke the rules:\n" + "\n".join(broken[:20])
