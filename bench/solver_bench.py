@@ -54,15 +54,19 @@ def solver_only(t_sim: float | None, cpu: list | None = None, scenario=SCEN, blo
     return wall
 
 
-def whole_run(scenario, out, t_end=None, cpu: list | None = None, output_step=None) -> tuple[float, float]:
-    """Wall seconds of `run_scenario` (kernels, run file, events) and the simulated end time."""
+def whole_run(scenario, out, t_end=None, cpu: list | None = None, output_step=None,
+              solver_cpu: list | None = None) -> tuple[float, float]:
+    """Wall seconds of `run_scenario` (kernels, run file, events) and the simulated end time; CPU seconds of the
+    process appended to `cpu`, of the solver's thread alone (the rest is the writer thread's) to `solver_cpu`."""
     from solver.runfile import RunFile
     from solver.simulate import run_scenario
-    t0, c0 = time.perf_counter(), time.process_time()
+    t0, c0, m0 = time.perf_counter(), time.process_time(), time.thread_time()
     run_scenario(scenario, out, t_end=t_end, output_step=output_step)
     wall = time.perf_counter() - t0
     if cpu is not None:
         cpu.append(time.process_time() - c0)
+    if solver_cpu is not None:
+        solver_cpu.append(time.thread_time() - m0)
     with RunFile(out) as r:
         return wall, float(r.time[-1])
 
@@ -138,11 +142,11 @@ def expert(reps: int = 1):
         for name in EXPERT:
             scen = ROOT / "resources" / "scenarios" / f"{name}.toml"
             m = load_model(scen)
-            cpu_k, sim, cpu_f, cpu_d = [], [], [], []
+            cpu_k, sim, cpu_f, cpu_d, cpu_s = [], [], [], [], []
             wk = med(solver_only(None, cpu_k, scen, sim=sim) for _ in range(reps))
             walls = []
             for _ in range(reps):
-                wf, t_end = whole_run(scen, Path(d) / f"{name}.h5", cpu=cpu_f)
+                wf, t_end = whole_run(scen, Path(d) / f"{name}.h5", cpu=cpu_f, solver_cpu=cpu_s)
                 walls.append(wf)
                 size = (Path(d) / f"{name}.h5").stat().st_size
                 (Path(d) / f"{name}.h5").unlink()
@@ -150,10 +154,11 @@ def expert(reps: int = 1):
             wd, _ = whole_run(scen, Path(d) / f"{name}.h5", cpu=cpu_d, output_step=0.01)
             size_d = (Path(d) / f"{name}.h5").stat().st_size
             (Path(d) / f"{name}.h5").unlink()
-            ck, cf = med(cpu_k), med(cpu_f)
+            ck, cf, cs = med(cpu_k), med(cpu_f), med(cpu_s)
             print(f"  {name:24s}: {t_end:6.1f} s simulated (step {m.step * 1e3:g} ms) | kernels {wk:6.2f} s wall"
                   f" (CPU {ck:6.2f} s, {t_end / ck:5.1f} x) | whole run {wf:6.2f} s wall = {wf / wk:4.2f} x kernels"
-                  f" (CPU {cf:6.2f} s = {cf / ck:4.2f} x; {size / 1e6:.0f} MB) | at 10 ms frames"
+                  f" (CPU {cf:6.2f} s: solver thread {cs:5.2f} s = {cs / ck:4.2f} x kernels, writer {cf - cs:5.2f} s;"
+                  f" {size / 1e6:.0f} MB) | at 10 ms frames"
                   f" {wd:6.2f} s wall (CPU {cpu_d[0]:6.2f} s, {t_end / cpu_d[0]:5.1f} x; {size_d / 1e6:.0f} MB)")
 
 

@@ -166,6 +166,14 @@ def writer_alive(path) -> bool | None:
     return kind != fcntl.F_UNLCK
 
 
+def _write_problem(exc: BaseException) -> str:
+    """One line on a failed write: the system's words for its errno first (HDF5's messages span lines)."""
+    text = " ".join(str(exc).split())
+    if isinstance(exc, OSError) and exc.errno:
+        return f"{os.strerror(exc.errno)} ({text})"
+    return f"{type(exc).__name__}: {text}"
+
+
 class RunWriter:
     """Create a v1 run file and append frames in blocks; `finish` stamps T Final and completeness.
 
@@ -298,7 +306,10 @@ class RunWriter:
         """Run fn(*args) on the file: now without a writer thread, else queued for it (waits while the queue is
         full); raises RunWriteError once the writer thread has failed."""
         if self._queue is None:
-            return fn(*args)
+            try:
+                return fn(*args)
+            except OSError as exc:
+                raise RunWriteError(self.path, _write_problem(exc)) from exc
         while True:
             self._raise_failure()
             try:
@@ -318,17 +329,13 @@ class RunWriter:
 
     def _raise_failure(self):
         if self._error is not None:
-            exc = self._error
-            text = " ".join(str(exc).split())   # (HDF5's messages span lines)
-            problem = f"{os.strerror(exc.errno)} ({text})" if isinstance(exc, OSError) and exc.errno else \
-                f"{type(exc).__name__}: {text}"
-            raise RunWriteError(self.path, problem) from exc
+            raise RunWriteError(self.path, _write_problem(self._error)) from self._error
         if not self._thread.is_alive():
             raise RunWriteError(self.path, "the writer thread has stopped")
 
     def _serve(self):
-        """The writer thread: run the queued operations until close; on a failure, keep it for the solver's thread
-        and stop (the file is left as a killed run leaves it)."""
+        """The writer thread: run the queued operations until close; on a failure, keep it for the solver's thread,
+        close the file as it is and stop."""
         while True:
             try:
                 fn, args = self._queue.get(timeout=0.5)
@@ -494,15 +501,16 @@ class RunWriter:
 
     def _log_events(self):
         """Append the events added since the last call to /event_log."""
-        if self._logged == len(self._events):
+        n = len(self._events)   # (the solver's thread may add more meanwhile: logged next time)
+        if self._logged == n:
             return
-        text = "".join(json.dumps([e.time, e.kind, e.pair, e.text]) + "\n" for e in self._events[self._logged:])
+        text = "".join(json.dumps([e.time, e.kind, e.pair, e.text]) + "\n" for e in self._events[self._logged:n])
         raw = np.frombuffer(text.encode("utf-8"), dtype="u1")
         d = self.f["event_log"]
         m = d.shape[0]
         d.resize(m + raw.size, axis=0)
         d[m:] = raw
-        self._logged = len(self._events)
+        self._logged = n
 
     def set_capture(self, t_capture: float):
         """Capture happened at t_capture (s): stored in /time@t_capture, which readers of a live file see after
