@@ -202,7 +202,8 @@ class RunWriter:
         self._t_flush = time.monotonic()
         # created under a temporary name, put in place by the first flush: a kill before it leaves any older file
         self._creating = self.path.with_name(self.path.name + ".creating")
-        f = self.f = h5py.File(self._creating, "w", libver="latest", rdcc_nbytes=0)   # no chunk cache: each chunk compressed as written
+        # no chunk cache: each chunk is compressed as it is written (no burst of compression at a flush)
+        f = self.f = h5py.File(self._creating, "w", libver="latest", rdcc_nbytes=0)
         self._open = True               # until close (the main thread's view; self.f belongs to the writer thread)
         self._lock = _hold_writer_lock(self._creating)
         f.attrs["format"] = FORMAT_NAME
@@ -571,6 +572,21 @@ class RunWriter:
             self._thread.join()
             if self._error is not None:
                 self._raise_failure()
+
+    def abort(self):
+        """After an error in the solver: the frames so far are flushed (the file put in place), the file is closed
+        as it is (not marked complete) and the writer thread stops; never raises (the solver's error is reported)."""
+        if not self._open:
+            return
+        try:
+            self.flush()
+            self._do(self._abandon)
+        except RunWriteError:   # the writer thread had already stopped on its own failure
+            return
+        finally:
+            self._open = False
+        if self._queue is not None:
+            self._thread.join()
 
     def _close_file(self):
         self.f.close()

@@ -3,6 +3,7 @@ thread, and a failure there (the file cannot grow) stops the run with a clear me
 import resource
 import signal
 import subprocess
+import threading
 import sys
 from pathlib import Path
 
@@ -84,7 +85,8 @@ def test_the_writer_thread_writes_the_same_file_as_the_solvers_thread(solver_run
         assert run.n_frames == 3001 and any(run.contact_active(p).any() for p in run.contact_pairs)
         rewrite(run, tmp_path / "thread.h5", True, [1000, 7, 333, 2048])
         rewrite(run, tmp_path / "sync.h5", False, [1000, 7, 333, 2048])
-        ref = {k: v for k, v in contents(solver_run).items() if k.startswith(("time", "channels/", "bodies/", "contacts/"))}
+        ref = {k: v for k, v in contents(solver_run).items()
+               if k.startswith(("time", "channels/", "bodies/", "contacts/"))}
     a, b = contents(tmp_path / "thread.h5"), contents(tmp_path / "sync.h5")
     assert a.keys() == b.keys()
     for k in a:
@@ -115,3 +117,18 @@ def test_a_run_file_that_cannot_grow_stops_the_run_with_a_message(tmp_path):
     last = r.stderr.strip().splitlines()[-1]
     assert last.startswith(f"dockmnemo: error: {out}: writing the run file failed: File too large ("), r.stderr
     assert "Traceback" not in r.stderr and "stopped at" in r.stderr
+
+
+def test_an_error_in_the_solvers_thread_stops_the_writer_thread(tmp_path):
+    """A progress callback that raises ends the run with its exception; the writer thread stops with it and leaves
+    the frames so far in a closed file (not complete)."""
+    out = tmp_path / "stopped.h5"
+
+    def progress(t, total):
+        if t > 2.5:
+            raise RuntimeError("progress display failed")
+    with pytest.raises(RuntimeError, match="progress display failed"):
+        run_scenario(SCEN, out, t_end=5.0, progress=progress)
+    assert not [t for t in threading.enumerate() if t.name.startswith("run writer")]
+    with h5py.File(out, "r") as f:   # closed: plain h5py opens it
+        assert not f.attrs["complete"] and f["time"].shape[0] >= 2500
