@@ -218,7 +218,7 @@ def cmd_campaign(args) -> int:
 
 def cmd_info(args) -> int:
     """Print a run's summary; a run file left open by a killed writer is sealed first (marked incomplete)."""
-    from solver.runfile import RunFile, RunFileError, seal_if_orphaned
+    from solver.runfile import H5_ERRORS, RunFile, RunFileError, seal_if_orphaned
     from viewer.capture_verdict import CriteriaError, evaluate, load_criteria
     if Path(args.run).is_dir() and (Path(args.run) / "campaign.toml").is_file():   # a campaign directory
         args.table, args.failures, args.campaign = args.run, False, None
@@ -231,17 +231,18 @@ def cmd_info(args) -> int:
     if not Path(args.run).exists() and creating.exists():
         return fail(f"{args.run}: /: file does not exist; {creating.name} is a run stopped or still running before "
                     f"its first frames were saved (about a second into the run)")
-    sealed = False
+    sealed, note = False, ""
     try:
         sealed = seal_if_orphaned(args.run)
-    except (RunFileError, OSError) as exc:   # read as it is below (SWMR)
-        print(f"{args.run}: left by a killed writer; not sealed ({exc})", file=sys.stderr, flush=True)
+    except RunFileError as exc:   # the reader refused it (sealing reads it as the summary would): one line
+        return fail(exc)
+    except H5_ERRORS as exc:   # the sealed copy could not be written or made: read the run as it is (SWMR)
+        note = f"{args.run}: left by a killed writer; not sealed ({exc})"
     try:
         with RunFile(args.run) as run:
             if sealed:
-                print(f"{args.run}: its writer was killed: sealed as " +
-                      ("a complete run (killed as it closed the file)" if run.meta.complete else "an incomplete run"),
-                      file=sys.stderr, flush=True)
+                note = f"{args.run}: its writer was killed: sealed as " + (
+                    "a complete run (killed as it closed the file)" if run.meta.complete else "an incomplete run")
             run.check_poses()
             print(run.summary())
             if run.live:
@@ -253,8 +254,10 @@ def cmd_info(args) -> int:
                     for n in names:
                         c = run.channels[n]
                         print(f"  {n:<24} {c.unit:<6} {c.label}")
-    except RunFileError as exc:
-        return fail(exc)
+    except RunFileError as exc:   # one line, the note in it
+        return fail(f"{exc} ({note.removeprefix(f'{args.run}: ')})" if note else exc)
+    if note:
+        print(note, file=sys.stderr, flush=True)
     return 0
 
 

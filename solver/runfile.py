@@ -647,8 +647,100 @@ def _decode(v):
     return v
 
 
+# HDF5 and numpy errors that mean "this file cannot be read": every h5py access of the reader turns them into a
+# RunFileError naming the file and dataset (`RunFile._reading`); a caller's own mistakes (a frame out of range: an
+# IndexError, an unknown channel: a KeyError raised by the reader itself) stay as they are.
+H5_ERRORS = (OSError, RuntimeError, KeyError, ValueError, MemoryError, TypeError)
+HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+# Declared sizes are checked before anything is allocated. Deflate (gzip) cannot shrink data more than ~1032:1,
+# so a dataset read whole at open (time, geometry, events, parameters, body names, state frames) may declare at
+# most DEFLATE_MAX_RATIO x the bytes it stores in the file (+ SIZE_SLACK, for tiny or unwritten datasets); every
+# other dataset at most DEFLATE_MAX_RATIO x the file's size (contact datasets skip their all-zero chunks, so their
+# own stored size does not bound them). A real run is far inside both (its time compresses ~3-30:1; its largest
+# dataset declares < 1 x the file's size); a flipped byte declaring 1e15 frames is refused before a read.
+DEFLATE_MAX_RATIO = 1032
+SIZE_SLACK = 1 << 20
+
+
+# Under SWMR, HDF5 re-reads metadata whose checksum fails (a writer may be mid-write), sleeping 1, 2, 4, ... ns
+# between attempts: its default of 100 attempts sleeps ~2^99 ns, so a corrupt killed-writer file hung the reader
+# forever. 24 attempts sleep ~17 ms in all, far longer than a writer takes to write one metadata block.
+SWMR_READ_ATTEMPTS = 24
+
+
+def _hdf5_library():
+    """The HDF5 library h5py runs on (ctypes), for H5Pset_metadata_read_attempts, which h5py does not wrap; None
+    if it cannot be found (then HDF5's default applies)."""
+    import ctypes
+    import re
+    try:
+        maps = Path("/proc/self/maps").read_text()
+    except OSError:
+        return None
+    for path in dict.fromkeys(re.findall(r"/\S*/libhdf5(?:-[0-9a-f]+)?\.so[\w.]*", maps)):
+        try:
+            fn = ctypes.CDLL(path).H5Pset_metadata_read_attempts
+        except (OSError, AttributeError):
+            continue
+        fn.argtypes, fn.restype = (ctypes.c_int64, ctypes.c_uint), ctypes.c_int
+        return fn
+    return None
+
+
+def _open_swmr(path) -> h5py.File:
+    """A run being written (or left by a killed writer) opened for SWMR reading, with SWMR_READ_ATTEMPTS."""
+    set_attempts = _hdf5_library()
+    if set_attempts is None:
+        return h5py.File(path, "r", swmr=True, rdcc_nbytes=0)
+    fapl = h5py.h5p.create(h5py.h5p.FILE_ACCESS)
+    fapl.set_libver_bounds(h5py.h5f.LIBVER_EARLIEST, h5py.h5f.LIBVER_LATEST)
+    cache = list(fapl.get_cache())
+    cache[2] = 0   # rdcc_nbytes=0, as for other runs
+    fapl.set_cache(*cache)
+    if set_attempts(fapl.id, SWMR_READ_ATTEMPTS) < 0:
+        return h5py.File(path, "r", swmr=True, rdcc_nbytes=0)
+    return h5py.File(h5py.h5f.open(os.fsencode(path), h5py.h5f.ACC_RDONLY | h5py.h5f.ACC_SWMR_READ, fapl=fapl))
+
+
+def _declared_bytes(d) -> int:
+    """Bytes a whole read of a dataset would allocate (Python integers: a corrupt shape cannot overflow)."""
+    return math.prod(int(k) for k in d.shape) * d.dtype.itemsize
+
+
+def _shown(v) -> str:
+    """An attribute value as a message shows it: 1.5, '1', [1 2]."""
+    v = _decode(v)
+    return repr(v.item() if isinstance(v, np.generic) else v)
+
+
+def _path_of(d) -> str:
+    """A dataset's path for a message (its handle may be closed or corrupt)."""
+    try:
+        return d.name or "/"
+    except H5_ERRORS:
+        return "/"
+
+
+class _Reading:
+    """`with run._reading(dataset):` turns an HDF5 failure (H5_ERRORS) inside into RunFileError naming the dataset."""
+    __slots__ = ("run", "dataset", "problem")
+
+    def __init__(self, run, dataset: str, problem: str):
+        self.run, self.dataset, self.problem = run, dataset, problem
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, _tb):
+        if kind is not None and issubclass(kind, H5_ERRORS):
+            if self.run._f is None:
+                raise self.run._err(self.dataset, "cannot be read: the run file was closed") from None
+            raise self.run._err(self.dataset, f"{self.problem} ({exc})") from None
+        return False
+
+
 class RunFile:
-    """A validated, lazily read run file. Raises `RunFileError` on anything malformed."""
+    """A validated, lazily read run file. Raises `RunFileError` on anything malformed or unreadable."""
 
     def __init__(self, path, partial: bool = False):
         """`partial`: a file whose writer died; datasets may hold different numbers of frames (take the shortest)."""
@@ -662,56 +754,119 @@ class RunFile:
         except RunFileError:
             self.close()
             raise
-        except (OSError, KeyError, ValueError, TypeError) as exc:  # h5py/HDF5 internals
+        except H5_ERRORS as exc:  # h5py/HDF5 internals a check below did not name
             self.close()
-            raise RunFileError(self.path, "/", f"cannot be read ({exc})") from None
+            raise self._err("/", f"cannot be read ({exc})") from None
 
     # ---- opening and validation ------------------------------------------------------------
     def _err(self, dataset, problem):
-        return RunFileError(self.path, dataset, problem)
+        return RunFileError(self.path, dataset, str(problem).replace("\n", " "))
+
+    def _reading(self, dataset: str, problem: str = "cannot be read, file truncated or corrupt") -> _Reading:
+        return _Reading(self, dataset, problem)
+
+    def _check_file(self) -> int:
+        """A regular file (a FIFO would block the open forever) with HDF5's signature; its size."""
+        p = self.path
+        try:
+            if not p.exists():
+                raise self._err("/", "file does not exist")
+            if p.is_dir():
+                raise self._err("/", "is a directory, not a run file")
+            if not p.is_file():
+                raise self._err("/", "not a regular file (a FIFO, socket or device), not a run file")
+            size = p.stat().st_size
+            with open(p, "rb") as fh:   # HDF5 looks for its signature at 0, 512, 1024, 2048, ... (after a user block)
+                off = 0
+                while off + 8 <= size:
+                    fh.seek(off)
+                    if fh.read(8) == HDF5_SIGNATURE:
+                        return size
+                    off = 512 if off == 0 else 2 * off
+        except OSError as exc:
+            raise self._err("/", f"cannot be read ({exc.strerror or exc})") from None
+        raise self._err("/", "not an HDF5 file (bad signature: none at byte 0, 512, 1024, 2048, ...)")
+
+    GROUPS = ("channels", "bodies", "contacts", "geometry", "state")   # the groups the reader opens (with their parts)
+
+    def _check_links(self):
+        """Walk the links of the root, its GROUPS and the pair and part groups under them (all the reader follows):
+        refuse external and user-defined links (a run file holds all its data), soft links that lead nowhere or in
+        a loop, and groups whose members cannot be listed; RunFileError names the link."""
+        todo = [("", self._f)]   # the walk goes by path (at most 3 deep), so a link back up cannot loop
+        while todo:
+            path, g = todo.pop()
+            links = []
+            with self._reading(path or "/", "its members cannot be listed, file corrupt"):
+                g.id.links.iterate(lambda name, info: links.append((name.decode("utf-8", "replace"), info.type)),
+                                   info=True)
+            for name, kind in links:
+                p = f"{path}/{name}"
+                walked = path == "" and name in self.GROUPS or path in ("/contacts", "/geometry")
+                if kind == h5py.h5l.TYPE_EXTERNAL:
+                    with self._reading(p):
+                        target = g.get(name, getlink=True)
+                    raise self._err(p, f"external link to {target.filename}:{target.path}: a run file must hold "
+                                       "all its data")
+                if kind == h5py.h5l.TYPE_SOFT:
+                    with self._reading(p):
+                        target = g.get(name, getlink=True).path
+                    with self._reading(p, f"soft link to {target} leads nowhere or in a loop"):
+                        obj = g[name]
+                elif kind == h5py.h5l.TYPE_HARD:
+                    if not walked:
+                        continue   # a dataset, or a group the reader does not open
+                    with self._reading(p, "cannot be opened, file corrupt"):
+                        obj = g[name]
+                else:
+                    raise self._err(p, f"user-defined link (type {kind}): a run file holds only its own objects")
+                if walked and isinstance(obj, h5py.Group):
+                    todo.append((p, obj))
 
     def _open(self):
         p = self.path
-        if not p.exists():
-            raise self._err("/", "file does not exist")
-        if p.is_dir():
-            raise self._err("/", "is a directory, not a run file")
-        with open(p, "rb") as fh:
-            head = fh.read(8)
-        if head != b"\x89HDF\r\n\x1a\n":
-            raise self._err("/", "not an HDF5 file (bad signature)")
+        self.file_size = self._check_file()
         try:
             self._f = h5py.File(p, "r", swmr=False, rdcc_nbytes=0)
-        except OSError as exc:
+        except H5_ERRORS as exc:
             if "already open for write" not in str(exc):
                 raise self._err("/", f"HDF5 file is truncated or corrupt ({exc})") from None
             try:  # a run being written (or left by a killed writer): read what was flushed, SWMR
-                self._f = h5py.File(p, "r", swmr=True, rdcc_nbytes=0)
+                self._f = _open_swmr(p)
                 self.live = True
-            except OSError as exc2:
+            except H5_ERRORS as exc2:
                 raise self._err("/", f"HDF5 file is truncated or corrupt ({exc2})") from None
-        f = self._f
-        a = f.attrs
-        fmt = _decode(a.get("format"))
+        self._check_links()
+        fmt = self._attr_value(self._f, "/", "format", None)
         if fmt != FORMAT_NAME:
             raise self._err("/@format", f"expected {FORMAT_NAME!r}, found {fmt!r}")
-        ver = a.get("format_version")
+        ver = self._attr_value(self._f, "/", "format_version", None)
         if ver is None:
             raise self._err("/@format_version", "missing")
+        if isinstance(ver, (bool, np.bool_)) or not isinstance(ver, (int, np.integer)):
+            raise self._err("/@format_version", f"must be an integer, found {_shown(ver)}")
         if int(ver) not in SUPPORTED_VERSIONS:
             raise self._err("/@format_version", f"unknown format version {int(ver)} "
                             f"(this dockmnemo reads {', '.join(map(str, SUPPORTED_VERSIONS))})")
         self.format_version = int(ver)
+        complete = self._attr_value(self._f, "/", "complete", False)
+        if not (isinstance(complete, (bool, np.bool_))
+                or isinstance(complete, (int, np.integer)) and complete in (0, 1)):
+            raise self._err("/@complete", f"must be true or false (or 1 or 0), found {_shown(complete)}")
+        if self._attr_value(self._f, "/", "variant", None) is None:
+            raise self._err("/@variant", "missing")
+        if self._attr_value(self._f, "/", "output_step", None) is None:
+            raise self._err("/@output_step", "missing")
         self.meta = RunMeta(
-            comment=str(_decode(a.get("comment", ""))),
-            variant=str(_decode(self._req_attr("variant"))),
-            run_date=str(_decode(a.get("run_date", ""))),
-            solver_version=str(_decode(a.get("solver_version", ""))),
-            output_step=float(self._req_attr("output_step")),
-            t_capture=float(a.get("t_capture", math.nan)),
-            t_final=float(a.get("t_final", math.nan)),
-            complete=bool(a.get("complete", False)),
-            scenario=str(_decode(a.get("scenario", ""))),
+            comment=self._str_attr(self._f, "/", "comment", ""),
+            variant=self._str_attr(self._f, "/", "variant", ""),
+            run_date=self._str_attr(self._f, "/", "run_date", ""),
+            solver_version=self._str_attr(self._f, "/", "solver_version", ""),
+            output_step=self._float_attr(self._f, "/", "output_step", math.nan),
+            t_capture=self._float_attr(self._f, "/", "t_capture", math.nan),
+            t_final=self._float_attr(self._f, "/", "t_final", math.nan),
+            complete=bool(complete),
+            scenario=self._str_attr(self._f, "/", "scenario", ""),
         )
         if self.meta.variant not in VARIANTS:
             raise self._err("/@variant", f"unknown mechanism variant {self.meta.variant!r}")
@@ -724,7 +879,7 @@ class RunFile:
         self.n_frames = n = self._live_frames() if self.live else t.shape[0]
         if n == 0:
             raise self._err("/time", "run has no frames" + (" yet (still being written)" if self.live else ""))
-        time = self._read(t, np.s_[:n])
+        time = self._read_whole(t, np.s_[:n])
         if not np.all(np.isfinite(time)):
             bad = int(np.flatnonzero(~np.isfinite(time))[0])
             raise self._err("/time", f"NaN or inf at frame {bad}")
@@ -737,99 +892,109 @@ class RunFile:
         self.time = time
 
         self.channels: dict[str, ChannelInfo] = {}
-        g = self._group("channels")
         self._channel_ds: dict[str, h5py.Dataset] = {}
-        for name in g:
+        for name, d in self._members("channels"):
             ds = f"/channels/{name}"
-            d = self._handles.get(ds[1:])
-            d = g[name] if d is None else d
             if not isinstance(d, h5py.Dataset):
                 raise self._err(ds, "expected a dataset, found a group")
+            self._check_declared(d, ds)
             if not self._shape_ok(d.shape, (n,)):
                 raise self._err(ds, f"wrong shape {d.shape}, expected ({n},) like /time")
             if d.dtype.kind != "f":
                 raise self._err(ds, f"wrong dtype {d.dtype}, expected float")
-            grp = str(_decode(_scalar_attr(d, "group", "", True)))
+            grp = self._str_attr(d, ds, "group", "")
             if grp not in CHANNEL_GROUPS:
                 raise self._err(ds, f"attribute group is {grp!r}, expected one of {', '.join(CHANNEL_GROUPS)}")
-            self.channels[name] = ChannelInfo(name, str(_decode(_scalar_attr(d, "unit", "", True))),
-                                              str(_decode(_scalar_attr(d, "label", name, True))), grp,
-                                              float(_scalar_attr(d, "stroke", math.nan, False)),
-                                              float(_scalar_attr(d, "place", math.nan, False)))
+            self.channels[name] = ChannelInfo(name, self._str_attr(d, ds, "unit", ""), self._str_attr(d, ds, "label", name),
+                                              grp, self._float_attr(d, ds, "stroke", math.nan),
+                                              self._float_attr(d, ds, "place", math.nan))
             self._channel_ds[name] = self._handles[ds[1:]] = d
 
         self._group("bodies")
         names_ds = self._dataset("bodies/names", ndim=1)
-        self.bodies = [str(_decode(x)) for x in names_ds[()]]
+        self.bodies = [str(_decode(x)) for x in self._read_whole(names_ds)]
         nb = len(self.bodies)
-        pos = self._dataset("bodies/position", shape=(n, nb, 3), kind="f", keep=True)
-        quat = self._dataset("bodies/quaternion", shape=(n, nb, 4), kind="f", keep=True)
-        self._pos, self._quat = pos, quat   # finiteness is checked per block as frames are read (poses)
+        self._dataset("bodies/position", shape=(n, nb, 3), kind="f", keep=True)     # finite poses are checked
+        self._dataset("bodies/quaternion", shape=(n, nb, 4), kind="f", keep=True)   # per block as frames are read
         self._pose_block: tuple[int, int, np.ndarray, np.ndarray] | None = None
 
         self.contact_pairs: dict[str, ContactPairInfo] = {}
-        for name, pg in self._group("contacts").items():
+        for name, pg in self._members("contacts"):
             base = f"contacts/{name}"
+            if not isinstance(pg, h5py.Group):
+                raise self._err(f"/{base}", "expected a group, found a dataset")
             self._dataset(f"{base}/active", shape=(n,), keep=True)
             self._dataset(f"{base}/force", shape=(n, 3), kind="f", keep=True)
             self._dataset(f"{base}/point", shape=(n, 3), kind="f", keep=True)
             for opt, shp in (("normal", (n, 3)), ("depth", (n,)), ("normal_speed", (n,))):
-                if opt in pg:
+                with self._reading(f"/{base}/{opt}"):
+                    present = opt in pg
+                if present:
                     self._dataset(f"{base}/{opt}", shape=shp, kind="f", keep=True)
             self.contact_pairs[name] = ContactPairInfo(
-                name, str(_decode(pg.attrs.get("part_a", ""))), str(_decode(pg.attrs.get("part_b", ""))),
-                str(_decode(pg.attrs.get("label", name))))
+                name, self._str_attr(pg, f"/{base}", "part_a", ""), self._str_attr(pg, f"/{base}", "part_b", ""),
+                self._str_attr(pg, f"/{base}", "label", name))
 
         self.geometry: dict[str, PartGeometry] = {}
-        for name, pg in self._group("geometry").items():
+        for name, pg in self._members("geometry"):
             base = f"geometry/{name}"
-            pts = self._read(self._dataset(f"{base}/points", ndim=2, kind="f"))
+            if not isinstance(pg, h5py.Group):
+                raise self._err(f"/{base}", "expected a group, found a dataset")
+            pts = self._read_whole(self._dataset(f"{base}/points", ndim=2, kind="f"))
             if pts.shape[1] != 3:
                 raise self._err(f"/{base}/points", f"wrong shape {pts.shape}, expected (P, 3)")
             if not np.all(np.isfinite(pts)):
                 raise self._err(f"/{base}/points", "NaN or inf in part geometry")
-            lines = self._read(self._dataset(f"{base}/lines", ndim=2, kind="iu"))
+            lines = self._read_whole(self._dataset(f"{base}/lines", ndim=2, kind="iu"))
             if lines.shape[1] != 2:
                 raise self._err(f"/{base}/lines", f"wrong shape {lines.shape}, expected (L, 2)")
             if lines.size and (lines.min() < 0 or lines.max() >= len(pts)):
                 raise self._err(f"/{base}/lines", f"index out of range 0..{len(pts) - 1}")
-            body = str(_decode(pg.attrs.get("body", "")))
+            body = self._str_attr(pg, f"/{base}", "body", "")
             if body not in self.bodies:
                 raise self._err(f"/{base}@body", f"names body {body!r}, which is not in /bodies/names")
-            vis = str(_decode(pg.attrs.get("visible_channel", "")))
+            vis = self._str_attr(pg, f"/{base}", "visible_channel", "")
             if vis and vis not in self.channels:
                 raise self._err(f"/{base}@visible_channel", f"names channel {vis!r}, which does not exist")
             self.geometry[name] = PartGeometry(name, body, pts, lines.astype(np.int32),
-                                               str(_decode(pg.attrs.get("kind", "mechanism"))), vis)
+                                               self._str_attr(pg, f"/{base}", "kind", "mechanism"), vis)
 
         ev = self._dataset("events", ndim=1)
         names = ev.dtype.names or ()
         if not all(k in names for k in ("time", "kind", "pair", "text")):
             raise self._err("/events", f"wrong dtype {ev.dtype}, expected fields time, kind, pair, text")
         try:
-            raw = self._read(ev)
+            raw = self._read_whole(ev)
         except RunFileError:
             if not self.live:
                 raise
             raw = []   # a growing run's event strings can be caught mid-rewrite; they are complete at the end
-        self.events = [Event(float(r["time"]), str(_decode(r["kind"])), str(_decode(r["pair"])),
-                             str(_decode(r["text"]))) for r in raw]
-        for e in self.events:
+        with self._reading("/events", "rows cannot be decoded"):
+            self.events = [Event(float(r["time"]), str(_decode(r["kind"])), str(_decode(r["pair"])),
+                                 str(_decode(r["text"]))) for r in raw]
+        for i, e in enumerate(self.events):
             if not math.isfinite(e.time):
                 raise self._err("/events", f"event {e.kind!r} has a NaN or inf time")
+            if e.kind not in EVENT_KINDS:
+                raise self._err("/events", f"row {i}: unknown event kind {e.kind!r} "
+                                f"(expected one of {', '.join(EVENT_KINDS)})")
+            if i and e.time < self.events[i - 1].time:
+                raise self._err("/events", f"not sorted by time at row {i} "
+                                f"({self.events[i - 1].time:.6g} -> {e.time:.6g})")
 
         par = self._dataset("parameters", shape=())
-        self.parameters_toml = str(_decode(par[()]))
+        self.parameters_toml = str(_decode(self._read_whole(par)))
 
         self.state_sizes: dict[str, int] = {}
         self._state_frames = np.zeros(0, np.int64)
-        sg = self._f.get("state")
-        if sg is not None:
+        with self._reading("/state"):
+            has_state = "state" in self._f
+        if has_state:
             fr = self._dataset("state/frame", ndim=1)
-            frames = np.asarray(self._read(fr, np.s_[:]), dtype=np.int64)
+            frames = np.asarray(self._read_whole(fr, np.s_[:]), dtype=np.int64)
             if frames.size and (np.any(np.diff(frames) <= 0) or frames[0] < 0):
                 raise self._err("/state/frame", "snapshot frames must be increasing and >= 0")
-            for name, d in sg.items():
+            for name, d in self._members("state"):
                 if name == "frame":
                     continue
                 self._dataset(f"state/{name}", ndim=2, kind="f")
@@ -840,7 +1005,8 @@ class RunFile:
                                                       f"({frames.shape[0]})")
                 self.state_sizes[name] = int(d.shape[1])
             self._state_frames = frames
-        self._time_datasets()   # keep the handles
+        with self._reading("/"):
+            self._time_datasets()   # keep the handles
 
     def _time_datasets(self) -> list:
         """Every dataset indexed by frame (they grow together while the run is written), one kept handle each.
@@ -866,14 +1032,16 @@ class RunFile:
         """A time-indexed dataset by path, through its one kept handle (HDF5 name lookups are slow under SWMR)."""
         d = self._handles.get(name)
         if d is None:
-            d = self._handles[name] = self._f[name]
+            with self._reading(f"/{name}", "cannot be opened, file corrupt"):
+                d = self._handles[name] = self._f[name]
         return d
 
     def _take_capture(self):
         """A growing run's T capture: its writer stores it on /time as soon as it has it (the root attribute only at
         the end, and SWMR readers do not see root attributes change)."""
         if not math.isfinite(self.meta.t_capture):
-            v = _scalar_attr(self._ds("time"), "t_capture", math.nan, False)
+            with self._reading("/time@t_capture"):
+                v = _scalar_attr(self._ds("time"), "t_capture", math.nan, False)
             try:
                 self.meta.t_capture = float(v)
             except (TypeError, ValueError):
@@ -883,8 +1051,9 @@ class RunFile:
         """Frames present in every time-indexed dataset of a growing file (a block may be half flushed)."""
         try:
             return min(d.shape[0] for d in self._time_datasets())
-        except (KeyError, AttributeError):  # a missing group is reported by the checks that follow
-            return self._f["time"].shape[0]
+        except (*H5_ERRORS, AttributeError):  # a missing or unreadable group is reported by the checks that follow
+            with self._reading("/time"):
+                return self._f["time"].shape[0]
 
     def _shape_ok(self, actual, expected) -> bool:
         if tuple(actual) == tuple(expected):
@@ -918,15 +1087,17 @@ class RunFile:
                     m = d.shape[0]
                     n = m if n is None or m < n else n
                 yield None
-        except (OSError, KeyError) as exc:
-            raise self._err("/", f"cannot refresh a growing run ({exc})") from None
+        except H5_ERRORS as exc:
+            raise self._err(_path_of(d), f"cannot refresh a growing run ({exc})") from None
         self._take_capture()
         if n is None or n <= self.n_frames:
             yield False
             return
-        self._pos, self._quat = self._ds("bodies/position"), self._ds("bodies/quaternion")
+        if n * 8 > DEFLATE_MAX_RATIO * os.path.getsize(self.path) + SIZE_SLACK:
+            raise self._err("/time", f"grew to {n:,} frames, more than a {os.path.getsize(self.path):,}-byte file "
+                                     "can hold even compressed")
         n0 = self.n_frames
-        new = self._read(self._ds("time"), np.s_[n0:n])   # only the frames added: earlier ones do not change
+        new = self._read("time", np.s_[n0:n])   # only the frames added: earlier ones do not change
         t = np.concatenate([self.time[:n0], new])
         if not np.all(np.isfinite(new)) or np.any(np.diff(t[max(n0 - 1, 0):]) <= 0):
             raise self._err("/time", "NaN, inf or not increasing in the frames added while the run grows")
@@ -943,66 +1114,126 @@ class RunFile:
         i = int(np.searchsorted(frames, int(frame), side="right")) - 1
         if i < 0:
             return None
-        return int(frames[i]), {k: np.array(self._read(self._f[f"state/{k}"], i), dtype=float)
+        return int(frames[i]), {k: np.array(self._read(f"state/{k}", i), dtype=float)
                                 for k in self.state_sizes}
-    def _req_attr(self, name):
-        v = self._f.attrs.get(name)
-        if v is None:
-            raise self._err(f"/@{name}", "missing")
-        return v
+
+    @staticmethod
+    def _at(where: str, name: str) -> str:
+        return f"/@{name}" if where == "/" else f"{where}@{name}"
+
+    def _attr_value(self, obj, where: str, name: str, default):
+        """An attribute as stored (strings decoded); RunFileError naming it if it cannot be read."""
+        with self._reading(self._at(where, name)):
+            return _decode(_attr(obj, name, default))
+
+    def _str_attr(self, obj, where: str, name: str, default: str) -> str:
+        with self._reading(self._at(where, name)):
+            return str(_decode(_scalar_attr(obj, name, default, True)))
+
+    def _float_attr(self, obj, where: str, name: str, default: float) -> float:
+        with self._reading(self._at(where, name)):
+            v = _scalar_attr(obj, name, default, False)
+        try:
+            return float(v)
+        except (TypeError, ValueError):
+            raise self._err(self._at(where, name), f"must be a number, found {_shown(v)}") from None
 
     def _group(self, name):
-        obj = self._f.get(name)
+        with self._reading(f"/{name}", "cannot be opened, file corrupt"):
+            obj = self._f.get(name)
         if obj is None:
             raise self._err(f"/{name}", "missing")
         if not isinstance(obj, h5py.Group):
             raise self._err(f"/{name}", "expected a group, found a dataset")
         return obj
 
+    def _members(self, name) -> list[tuple[str, object]]:
+        """(name, object) of each member of a group; RunFileError naming the group or member that cannot be read."""
+        g = self._group(name)
+        with self._reading(f"/{name}", "its members cannot be listed, file corrupt"):
+            keys = list(g)
+        out = []
+        for k in keys:
+            d = self._handles.get(f"{name}/{k}")   # a kept handle, never a second one (see `_time_datasets`)
+            if d is None:
+                with self._reading(f"/{name}/{k}", "cannot be opened, file corrupt"):
+                    d = g[k]
+            out.append((k, d))
+        return out
+
+    def _check_declared(self, d, ds: str):
+        """Refuse a dataset declaring more bytes than the file could hold compressed (see DEFLATE_MAX_RATIO)."""
+        with self._reading(ds):
+            declared = _declared_bytes(d)
+        if declared > DEFLATE_MAX_RATIO * self.file_size + SIZE_SLACK:
+            raise self._err(ds, f"declares shape {d.shape} ({declared:,} bytes), more than a {self.file_size:,}-byte "
+                                "file can hold even compressed")
+
     def _dataset(self, name, shape=None, ndim=None, kind=None, keep=False):
         """A checked dataset; `keep`: a time-indexed one, whose handle is kept (see `_time_datasets`)."""
-        obj = self._handles.get(name)
-        obj = self._f.get(name) if obj is None else obj
         ds = f"/{name}"
+        obj = self._handles.get(name)
+        if obj is None:
+            with self._reading(ds, "cannot be opened, file corrupt"):
+                obj = self._f.get(name)
         if obj is None:
             raise self._err(ds, "missing")
         if not isinstance(obj, h5py.Dataset):
             raise self._err(ds, "expected a dataset, found a group")
-        if shape is not None and not self._shape_ok(obj.shape, shape):
-            raise self._err(ds, f"wrong shape {obj.shape}, expected {shape}")
-        if ndim is not None and obj.ndim != ndim:
-            raise self._err(ds, f"wrong shape {obj.shape}, expected {ndim} dimension(s)")
-        if kind is not None and obj.dtype.kind not in kind:
-            raise self._err(ds, f"wrong dtype {obj.dtype}")
+        self._check_declared(obj, ds)
+        with self._reading(ds):
+            if shape is not None and not self._shape_ok(obj.shape, shape):
+                raise self._err(ds, f"wrong shape {obj.shape}, expected {shape}")
+            if ndim is not None and obj.ndim != ndim:
+                raise self._err(ds, f"wrong shape {obj.shape}, expected {ndim} dimension(s)")
+            if kind is not None and obj.dtype.kind not in kind:
+                raise self._err(ds, f"wrong dtype {obj.dtype}, expected {'float' if kind == 'f' else 'integer'}")
         if keep:
             self._handles[name] = obj
         return obj
 
     def _read(self, d, sel=()):
+        """`d[sel]` of a dataset, or of the time-indexed dataset at path `d` (a str, through the kept handles)."""
         self.io_ops += 1
-        try:
-            return d[sel]
-        except OSError as exc:
-            raise self._err(d.name, f"data cannot be read, file truncated or corrupt ({exc})") from None
+        name = f"/{d}" if isinstance(d, str) else _path_of(d)
+        with self._reading(name, "data cannot be read, file truncated or corrupt"):
+            return (self._ds(d) if isinstance(d, str) else d)[sel]
 
-    def _finite_block(self, d, a: int, b: int) -> np.ndarray:
-        """Frames [a, b) of a dataset that must be finite; RunFileError naming the first bad frame."""
-        block = self._read(d, np.s_[a:b])
+    def _read_whole(self, d, sel=()):
+        """`_read` of a dataset read whole at open, once its declared size fits the bytes it stores (see
+        DEFLATE_MAX_RATIO): a corrupt shape is refused before anything is allocated."""
+        ds = _path_of(d)
+        with self._reading(ds):
+            declared, stored = _declared_bytes(d), d.id.get_storage_size()
+        if declared > DEFLATE_MAX_RATIO * min(stored, self.file_size) + SIZE_SLACK:
+            raise self._err(ds, f"declares shape {d.shape} ({declared:,} bytes) but stores {stored:,} bytes: "
+                                "more than compression can expand")
+        return self._read(d, sel)
+
+    def _finite_block(self, name: str, a: int, b: int) -> np.ndarray:
+        """Frames [a, b) of a time-indexed dataset that must be finite; RunFileError naming the first bad frame."""
+        block = self._read(name, np.s_[a:b])
         if not np.all(np.isfinite(block)):
             j = int(np.flatnonzero(~np.all(np.isfinite(block.reshape(len(block), -1)), axis=1))[0])
-            raise self._err(d.name, f"NaN or inf at frame {a + j}")
+            raise self._err(f"/{name}", f"NaN or inf at frame {a + j}")
         return block
 
-    def _check_finite(self, d):
-        step = max(1, d.chunks[0] if d.chunks else 65536) * 8
-        n = min(d.shape[0], self.n_frames)
+    def _check_finite(self, name: str):
+        step = max(1, self._chunk_frames(name, 65536)) * 8
+        n = self.n_frames
         for i in range(0, n, step):
-            self._finite_block(d, i, min(i + step, n))
+            self._finite_block(name, i, min(i + step, n))
+
+    def _chunk_frames(self, name: str, default: int) -> int:
+        """Frames per chunk of a time-indexed dataset (`default` if not chunked)."""
+        with self._reading(f"/{name}"):
+            d = self._ds(name)
+            return int(d.chunks[0]) if d.chunks else default
 
     def check_poses(self):
         """Read every pose once and raise RunFileError at the first NaN or inf (open checks them lazily)."""
-        self._check_finite(self._pos)
-        self._check_finite(self._quat)
+        self._check_finite("bodies/position")
+        self._check_finite("bodies/quaternion")
 
     # ---- public reading API ----------------------------------------------------------------
     @property
@@ -1027,17 +1258,20 @@ class RunFile:
         d = self._channel_ds.get(name)
         if d is None or self.live:
             return math.nan
-        v = float(_scalar_attr(d, "abs_max", math.nan, False))
+        try:
+            v = self._float_attr(d, f"/channels/{name}", "abs_max", math.nan)
+        except RunFileError:   # unreadable: as if not stored (the caller computes it from the values)
+            return math.nan
         return v if v >= 0 else math.nan
 
     def channel(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
         """Values of one channel over frames [start, stop)."""
         if name not in self.channels:
             raise KeyError(f"{self.path}: no channel {name!r}")
-        return self._read(self._ds(f"channels/{name}"), np.s_[start:self._stop(stop)])
+        return self._read(f"channels/{name}", np.s_[start:self._stop(stop)])
 
     def channel_at(self, name: str, frame: int) -> float:
-        return float(self._read(self._ds(f"channels/{name}"), frame))
+        return float(self._read(f"channels/{name}", frame))
 
     def channels_at(self, names, frame: int) -> dict[str, float]:
         return {n: self.channel_at(n, frame) for n in names}
@@ -1051,10 +1285,11 @@ class RunFile:
             raise IndexError(f"{self.path}: frame {frame} outside 0..{self.n_frames - 1}")
         blk = self._pose_block
         if blk is None or not blk[0] <= frame < blk[1]:
-            step = self._pos.chunks[0] if self._pos.chunks else TIME_CHUNK
+            step = self._chunk_frames("bodies/position", TIME_CHUNK)
             a = frame - frame % step
             b = min(a + step, self.n_frames)
-            blk = self._pose_block = (a, b, self._finite_block(self._pos, a, b), self._finite_block(self._quat, a, b))
+            blk = self._pose_block = (a, b, self._finite_block("bodies/position", a, b),
+                                      self._finite_block("bodies/quaternion", a, b))
         k = frame - blk[0]
         return blk[2][k].copy(), blk[3][k].copy()
 
@@ -1063,8 +1298,8 @@ class RunFile:
         out = {}
         for name in self.contact_pairs:
             base = f"contacts/{name}"
-            out[name] = (bool(self._read(self._ds(f"{base}/active"), frame)), self._read(self._ds(f"{base}/force"), frame),
-                         self._read(self._ds(f"{base}/point"), frame))
+            out[name] = (bool(self._read(f"{base}/active", frame)), self._read(f"{base}/force", frame),
+                         self._read(f"{base}/point", frame))
         return out
 
     def _stop(self, stop):
@@ -1072,33 +1307,37 @@ class RunFile:
         return self.n_frames if stop is None else min(stop, self.n_frames)
 
     def contact_active(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
-        return self._read(self._ds(f"contacts/{name}/active"), np.s_[start:self._stop(stop)]).astype(bool)
+        return self._read(f"contacts/{name}/active", np.s_[start:self._stop(stop)]).astype(bool)
 
     def contact_force(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
-        return self._read(self._ds(f"contacts/{name}/force"), np.s_[start:self._stop(stop)])
+        return self._read(f"contacts/{name}/force", np.s_[start:self._stop(stop)])
 
     def contact_point(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
-        return self._read(self._ds(f"contacts/{name}/point"), np.s_[start:self._stop(stop)])
+        return self._read(f"contacts/{name}/point", np.s_[start:self._stop(stop)])
 
     def contact_detail(self, name: str, start: int = 0, stop: int | None = None,
                        fields=("normal", "depth", "normal_speed")) -> dict[str, np.ndarray]:
         """Optional per-pair normal, depth and normal_speed over [start, stop) (empty dict if absent)."""
-        pg = self._f["contacts"][name]
-        return {k: self._read(self._ds(f"contacts/{name}/{k}"), np.s_[start:self._stop(stop)]) for k in fields if k in pg}
+        held = self._handles
+        return {k: self._read(f"contacts/{name}/{k}", np.s_[start:self._stop(stop)])
+                for k in fields if f"contacts/{name}/{k}" in held}
 
     def contact_statistics(self) -> tuple[np.ndarray, float] | None:
         """The writer's contact-interval table (CONTACT_EVENT_DTYPE rows, pair names as str) and the step of the
         frames it was computed from; None when the file has none (or its writer stopped before writing it)."""
         name = "/contact_events"
-        d = self._f.get("contact_events")
+        with self._reading(name, "cannot be opened, file corrupt"):
+            d = self._f.get("contact_events")
         if d is None or self.live:
             return None
-        if not isinstance(d, h5py.Dataset) or d.ndim != 1:
-            raise self._err(name, "expected a one-dimensional table")
-        missing = [k for k in CONTACT_EVENT_DTYPE.names if k not in (d.dtype.names or ())]
+        with self._reading(name):
+            if not isinstance(d, h5py.Dataset) or d.ndim != 1:
+                raise self._err(name, "expected a one-dimensional table")
+            missing = [k for k in CONTACT_EVENT_DTYPE.names if k not in (d.dtype.names or ())]
         if missing:
             raise self._err(name, f"wrong dtype {d.dtype}: missing fields {', '.join(missing)}")
-        step = _scalar_attr(d, "sample_step", None, False)
+        with self._reading(f"{name}@sample_step"):
+            step = _scalar_attr(d, "sample_step", None, False)
         if step is None:
             raise self._err(f"{name}@sample_step", "missing")
         try:
@@ -1109,7 +1348,7 @@ class RunFile:
             return None                                   # created, never filled: its writer stopped
         if not (step > 0 and math.isfinite(step)):
             raise self._err(f"{name}@sample_step", f"must be a positive number of seconds, found {step}")
-        raw = self._read(d)
+        raw = self._read_whole(d)
         rows = np.zeros(len(raw), dtype=[(k, object if k == "pair" else CONTACT_EVENT_DTYPE[k])
                                          for k in CONTACT_EVENT_DTYPE.names])
         for k in CONTACT_EVENT_DTYPE.names:
