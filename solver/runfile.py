@@ -652,7 +652,8 @@ def _decode(v):
 # IndexError, an unknown channel: a KeyError raised by the reader itself) stay as they are.
 H5_ERRORS = (OSError, RuntimeError, KeyError, ValueError, MemoryError, TypeError)
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
-# Declared sizes are checked before anything is allocated. Deflate (gzip) cannot shrink data more than ~1032:1,
+# Declared sizes are checked before anything is allocated. Deflate (gzip) cannot shrink data more than ~1032:1
+# (LZF, the writer's filter, ~88:1: 264 bytes per 3-byte back-reference),
 # so a dataset read whole at open (time, geometry, events, parameters, body names, state frames) may declare at
 # most DEFLATE_MAX_RATIO x the bytes it stores in the file (+ SIZE_SLACK, for tiny or unwritten datasets); every
 # other dataset at most DEFLATE_MAX_RATIO x the file's size (contact datasets skip their all-zero chunks, so their
