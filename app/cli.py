@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "a run file. Ctrl+C or SIGTERM stops after the current block and keeps the "
                                    "file, marked incomplete; a killed run keeps its frames up to about two seconds "
                                    "before the kill (dockmnemo info seals it). Exit: 0 done, 2 bad input, "
-                                   "3 diverged, 4 cancelled.")
+                                   "3 diverged, 4 cancelled, 5 the run file could not be written (disk full).")
     r.add_argument("scenario", type=Path, help="scenario TOML (resources/scenarios/*.toml or an edited copy)")
     r.add_argument("-o", "--out", type=Path, default=None, help="run file to write (default: <scenario>.h5 here)")
     r.add_argument("--t-end", type=float, default=None, help="end time, s (default: the scenario's duration)")
@@ -92,7 +92,7 @@ def cmd_run(args) -> int:
     import time
 
     from app.progress import StopOnSignal, TerminalProgress
-    from solver.runfile import RunFile, RunFileError
+    from solver.runfile import RunFile, RunFileError, RunWriteError
     from solver.scenario import ScenarioError, load_model
     from solver.simulate import RunCancelled, SolverDiverged, run_scenario, start_from_run, with_output_step
 
@@ -151,6 +151,8 @@ def cmd_run(args) -> int:
     except RunCancelled as exc:
         ended, error, code = (f"cancelled at {reached[0]:.3f} s", f"{exc} (partial run kept in {out}, marked incomplete)",
                               4)
+    except RunWriteError as exc:   # disk full, file too large: `info` seals what the file holds
+        ended, error, code = f"stopped at {reached[0]:.3f} s", exc, 5
     except BaseException:
         if bar is not None:
             bar.close(reached[0], "stopped")

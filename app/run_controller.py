@@ -14,7 +14,8 @@ import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, Signal
 
 ROOT = Path(__file__).resolve().parent.parent
-EXIT_TEXT = {0: "finished", 2: "bad input", 3: "diverged (partial run kept)", 4: "cancelled (partial run kept)"}
+EXIT_TEXT = {0: "finished", 2: "bad input", 3: "diverged (partial run kept)", 4: "cancelled (partial run kept)",
+             5: "the run file could not be written"}
 
 
 def eta_seconds(t0: float, t: float, t_end: float, elapsed: float) -> float:

@@ -1,7 +1,7 @@
 """Solver speed: simulated seconds per wall second (central impact, 30 s, after JIT warm-up; medians of 3) for the
 kernels alone and for the whole run with the run file; cold-start compile time; the same model with
 NUMBA_DISABLE_JIT=1 on a 0.5 s slice (subprocess); the full expert run (first contact to hard dock) of each variant.
-    python bench/solver_bench.py [--t-sim 30] [--t-nojit 0.5] [--no-expert] [--expert-only] [--reps 3]
+    python bench/solver_bench.py [--t-sim 30] [--t-nojit 0.5] [--no-expert] [--expert-only] [--reps 3] [--expert-reps 1]
 """
 from __future__ import annotations
 
@@ -54,15 +54,19 @@ def solver_only(t_sim: float | None, cpu: list | None = None, scenario=SCEN, blo
     return wall
 
 
-def whole_run(scenario, out, t_end=None, cpu: list | None = None, output_step=None) -> tuple[float, float]:
-    """Wall seconds of `run_scenario` (kernels, run file, events) and the simulated end time."""
+def whole_run(scenario, out, t_end=None, cpu: list | None = None, output_step=None,
+              solver_cpu: list | None = None) -> tuple[float, float]:
+    """Wall seconds of `run_scenario` (kernels, run file, events) and the simulated end time; CPU seconds of the
+    process appended to `cpu`, of the solver's thread alone (the rest is the writer thread's) to `solver_cpu`."""
     from solver.runfile import RunFile
     from solver.simulate import run_scenario
-    t0, c0 = time.perf_counter(), time.process_time()
+    t0, c0, m0 = time.perf_counter(), time.process_time(), time.thread_time()
     run_scenario(scenario, out, t_end=t_end, output_step=output_step)
     wall = time.perf_counter() - t0
     if cpu is not None:
         cpu.append(time.process_time() - c0)
+    if solver_cpu is not None:
+        solver_cpu.append(time.thread_time() - m0)
     with RunFile(out) as r:
         return wall, float(r.time[-1])
 
@@ -74,6 +78,7 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=3, help="repetitions of the central-impact timings (median)")
     ap.add_argument("--no-expert", action="store_true", help="skip the full expert runs")
     ap.add_argument("--expert-only", action="store_true", help="only the full expert runs")
+    ap.add_argument("--expert-reps", type=int, default=1, help="repetitions of each expert timing (median)")
     a = ap.parse_args(argv)
     if os.environ.get("_BENCH_NOJIT"):
         w = solver_only(a.t_nojit)
@@ -83,7 +88,7 @@ def main(argv=None):
     if not a.expert_only:
         central(a)
     if not a.no_expert:
-        expert()
+        expert(a.expert_reps)
     print(f"  machine load average (1 min)      : {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
 
 
@@ -126,28 +131,35 @@ def central(a):
     print(f"  JIT speed-up over pure Python     : {(w_nojit / a.t_nojit) / (w / a.t_sim):7.0f} x")
 
 
-def expert():
-    """The full expert run of each variant (to hard dock, or the scenario's duration): kernels alone and whole run."""
+def expert(reps: int = 1):
+    """The full expert run of each variant (to hard dock, or the scenario's duration): kernels alone and whole run
+    (medians of `reps`; the run file is written by a writer thread, so its CPU time adds to the kernels')."""
     from solver.scenario import load_model
     print("expert runs, first contact to hard dock (or the scenario's duration), whole run incl. 1 kHz run file"
-          " and with --output-step 0.01 (100 Hz frames):")
+          f" and with --output-step 0.01 (100 Hz frames), medians of {reps}:")
+    med = statistics.median
     with tempfile.TemporaryDirectory() as d:
         for name in EXPERT:
             scen = ROOT / "resources" / "scenarios" / f"{name}.toml"
             m = load_model(scen)
-            cpu_k, sim = [], []
-            wk = solver_only(None, cpu_k, scen, sim=sim)
-            cpu_f = []
-            wf, t_end = whole_run(scen, Path(d) / f"{name}.h5", cpu=cpu_f)
-            size = (Path(d) / f"{name}.h5").stat().st_size
-            (Path(d) / f"{name}.h5").unlink()
-            wd, _ = whole_run(scen, Path(d) / f"{name}.h5", cpu=cpu_f, output_step=0.01)
+            cpu_k, sim, cpu_f, cpu_d, cpu_s = [], [], [], [], []
+            wk = med(solver_only(None, cpu_k, scen, sim=sim) for _ in range(reps))
+            walls = []
+            for _ in range(reps):
+                wf, t_end = whole_run(scen, Path(d) / f"{name}.h5", cpu=cpu_f, solver_cpu=cpu_s)
+                walls.append(wf)
+                size = (Path(d) / f"{name}.h5").stat().st_size
+                (Path(d) / f"{name}.h5").unlink()
+            wf = med(walls)
+            wd, _ = whole_run(scen, Path(d) / f"{name}.h5", cpu=cpu_d, output_step=0.01)
             size_d = (Path(d) / f"{name}.h5").stat().st_size
             (Path(d) / f"{name}.h5").unlink()
+            ck, cf, cs = med(cpu_k), med(cpu_f), med(cpu_s)
             print(f"  {name:24s}: {t_end:6.1f} s simulated (step {m.step * 1e3:g} ms) | kernels {wk:6.2f} s wall"
-                  f" (CPU {cpu_k[0]:6.2f} s, {t_end / cpu_k[0]:5.1f} x) | whole run {wf:6.2f} s wall"
-                  f" (CPU {cpu_f[0]:6.2f} s, {t_end / cpu_f[0]:5.1f} x; {size / 1e6:.0f} MB) | at 10 ms frames"
-                  f" {wd:6.2f} s wall (CPU {cpu_f[1]:6.2f} s, {t_end / cpu_f[1]:5.1f} x; {size_d / 1e6:.0f} MB)")
+                  f" (CPU {ck:6.2f} s, {t_end / ck:5.1f} x) | whole run {wf:6.2f} s wall = {wf / wk:4.2f} x kernels"
+                  f" (CPU {cf:6.2f} s: solver thread {cs:5.2f} s = {cs / ck:4.2f} x kernels, writer {cf - cs:5.2f} s;"
+                  f" {size / 1e6:.0f} MB) | at 10 ms frames"
+                  f" {wd:6.2f} s wall (CPU {cpu_d[0]:6.2f} s, {t_end / cpu_d[0]:5.1f} x; {size_d / 1e6:.0f} MB)")
 
 
 if __name__ == "__main__":

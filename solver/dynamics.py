@@ -1240,7 +1240,7 @@ def cyclogram(t, Z, P, c_act, obs, ev, n_ev):
     return False
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", nogil=True)
 def run_block(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, c_diag,
               prev_act, ev, n_ev, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n, out_d, out_vn):
     """Advance n_out output frames of spo RK4 steps each; record frames and events. Returns (status, t, rows)."""

@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import queue
 import struct
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,8 +27,9 @@ CHANNEL_GROUPS = ("kinematics", "base_loads", "axial_damper", "lateral_damper", 
 EVENT_KINDS = ("first_contact", "contact_begin", "contact_end", "capture", "sensor", "phase",
                "hard_dock", "diagnostic")
 TIME_CHUNK = 4096
-COMPRESSION_LEVEL = 1   # gzip level (with shuffle): level 4 costs ~2x the time for ~2 % smaller files
+COMPRESSION = "lzf"     # with shuffle; bundled with h5py. expert_existing: 260 MB in 2.6 s CPU, gzip 1 240 MB in 4.4 s
 FLUSH_INTERVAL = 1.0    # s of wall time between flushes: a killed writer loses at most the frames of ~2 intervals
+WRITE_QUEUE = 8         # file operations the solver may run ahead of the writer thread (a chunk of frames at most each)
 
 _STR = h5py.string_dtype("utf-8")
 EVENT_DTYPE = np.dtype([("time", "f8"), ("kind", _STR), ("pair", _STR), ("text", _STR)])
@@ -34,6 +37,15 @@ EVENT_DTYPE = np.dtype([("time", "f8"), ("kind", _STR), ("pair", _STR), ("text",
 CONTACT_EVENT_DTYPE = np.dtype([("pair", _STR), ("start", "f8"), ("end", "f8"), ("peak_force", "f8"),
                                 ("peak_time", "f8"), ("impulse", "f8"), ("approach_speed", "f8"), ("rebound", "u1"),
                                 ("lasts_to_end", "u1")])
+
+
+class RunWriteError(Exception):
+    """The run file could not be written (disk full, file too large, removed drive): names the file and the cause."""
+
+    def __init__(self, path, problem: str):
+        self.path = str(path)
+        self.problem = problem
+        super().__init__(f"{self.path}: writing the run file failed: {problem}")
 
 
 class RunFileError(Exception):
@@ -154,17 +166,27 @@ def writer_alive(path) -> bool | None:
     return kind != fcntl.F_UNLCK
 
 
+def _write_problem(exc: BaseException) -> str:
+    """One line on a failed write: the system's words for its errno first (HDF5's messages span lines)."""
+    text = " ".join(str(exc).split())
+    if isinstance(exc, OSError) and exc.errno:
+        return f"{os.strerror(exc.errno)} ({text})"
+    return f"{type(exc).__name__}: {text}"
+
+
 class RunWriter:
     """Create a v1 run file and append frames in blocks; `finish` stamps T Final and completeness.
 
     Frames are buffered and written one whole chunk at a time (each chunk compressed once); a chunk that is
-    all zeros (a contact pair not touching for a whole chunk) is not written: HDF5 returns the fill value 0."""
+    all zeros (a contact pair not touching for a whole chunk) is not written: HDF5 returns the fill value 0.
+    With `background` (the default) a writer thread does every file operation, in order, while the solver
+    integrates; the solver runs at most WRITE_QUEUE operations ahead; a failure there raises RunWriteError here."""
 
     def __init__(self, path, meta: RunMeta, channels: list[ChannelInfo], bodies: list[str],
                  pairs: list[ContactPairInfo], geometry: list[PartGeometry],
                  parameters_toml: str = "", chunk: int = TIME_CHUNK, contact_detail: bool = False,
                  state_sizes: dict[str, int] | None = None, live: bool = False,
-                 contact_statistics: bool = False, flush_interval: float = FLUSH_INTERVAL):
+                 contact_statistics: bool = False, flush_interval: float = FLUSH_INTERVAL, background: bool = True):
         """`contact_statistics`: the file gets a /contact_events table, filled by `set_contact_events`."""
         self.path = Path(path)
         self.state_sizes = dict(state_sizes or {})
@@ -180,12 +202,14 @@ class RunWriter:
         self._t_flush = time.monotonic()
         # created under a temporary name, put in place by the first flush: a kill before it leaves any older file
         self._creating = self.path.with_name(self.path.name + ".creating")
-        f = self.f = h5py.File(self._creating, "w", libver="latest")
+        # no chunk cache: each chunk is compressed as it is written (no burst of compression at a flush)
+        f = self.f = h5py.File(self._creating, "w", libver="latest", rdcc_nbytes=0)
+        self._open = True               # until close (the main thread's view; self.f belongs to the writer thread)
         self._lock = _hold_writer_lock(self._creating)
         f.attrs["format"] = FORMAT_NAME
         f.attrs["format_version"] = FORMAT_VERSION
         self._write_meta(meta)
-        comp = dict(compression="gzip", compression_opts=COMPRESSION_LEVEL, shuffle=True, fillvalue=0)
+        comp = dict(compression=COMPRESSION, shuffle=True, fillvalue=0)
 
         def grow(name, tail, dtype="f8"):
             return f.create_dataset(name, shape=(0, *tail), maxshape=(None, *tail), dtype=dtype,
@@ -193,15 +217,23 @@ class RunWriter:
 
         c = self.chunk
         nc, nb, npairs = len(self.channels), len(self.bodies), len(self.pairs)
-        # buffers of one chunk, laid out so that each dataset's block is contiguous
-        self._buf = dict(time=np.zeros(c), channels=np.zeros((nc, c)), position=np.zeros((c, nb, 3)),
-                         quaternion=np.zeros((c, nb, 4)), active=np.zeros((npairs, c), "u1"),
-                         force=np.zeros((npairs, c, 3)), point=np.zeros((npairs, c, 3)))
+        # buffers of one chunk, laid out so that each dataset's block is contiguous; a full set goes to the writer
+        # thread and comes back to self._free once written
+        self._shapes = dict(time=((c,), "f8"), channels=((nc, c), "f8"), position=((c, nb, 3), "f8"),
+                            quaternion=((c, nb, 4), "f8"), active=((npairs, c), "u1"), force=((npairs, c, 3), "f8"),
+                            point=((npairs, c, 3), "f8"))
+        if contact_detail:
+            self._shapes.update(normal=((npairs, c, 3), "f8"), depth=((npairs, c), "f8"),
+                                normal_speed=((npairs, c), "f8"))
+        self._buf = self._new_buffers()
+        self._free: list[dict] = []
+        self._states: list[tuple[int, dict[str, np.ndarray]]] = []   # solver states not handed to the writer yet
         self._fill = 0                  # frames in the buffers; they start at frame self.n - self._fill
         self._written = 0               # frames written to the datasets (the file has them after a flush)
         self._whole_flushed = 0         # frames of whole chunks at the last flush
         self._abs_max = np.zeros(nc)    # max |value| per channel so far (NaN ignored), stored by finish
-        self._series = [(grow("time", ()), self._buf["time"])]
+        self._series: list = []         # (dataset, buffer, row of the buffer or None, shape of a frame)
+        self._series.append((grow("time", ()), "time", None, ()))
         # T capture as soon as known: SWMR readers see a dataset's attributes after refreshing it, not the root's
         self._series[0][0].attrs["t_capture"] = self._t_capture = float(meta.t_capture)
         g = f.create_group("channels")
@@ -216,15 +248,12 @@ class RunWriter:
             d.attrs["stroke"] = ch.stroke
             d.attrs["place"] = ch.place
             d.attrs["abs_max"] = math.nan   # max |value|, set by finish (created now: SWMR cannot add attributes)
-            self._series.append((d, self._buf["channels"][i]))
+            self._series.append((d, "channels", i, ()))
         b = f.create_group("bodies")
         b.create_dataset("names", data=np.array(self.bodies, dtype=object), dtype=_STR)
-        self._series.append((grow("bodies/position", (nb, 3)), self._buf["position"]))
-        self._series.append((grow("bodies/quaternion", (nb, 4)), self._buf["quaternion"]))
+        self._series.append((grow("bodies/position", (nb, 3)), "position", None, (nb, 3)))
+        self._series.append((grow("bodies/quaternion", (nb, 4)), "quaternion", None, (nb, 4)))
         self.contact_detail = contact_detail
-        if contact_detail:
-            self._buf.update(normal=np.zeros((npairs, c, 3)), depth=np.zeros((npairs, c)),
-                             normal_speed=np.zeros((npairs, c)))
         fields = (("active", (), "u1"), ("force", (3,), "f8"), ("point", (3,), "f8"))
         if contact_detail:
             fields += (("normal", (3,), "f8"), ("depth", (), "f8"), ("normal_speed", (), "f8"))
@@ -235,7 +264,7 @@ class RunWriter:
             pg.attrs["part_b"] = p.part_b
             pg.attrs["label"] = p.label or p.name
             for name, tail, dt in fields:
-                self._series.append((grow(f"contacts/{p.name}/{name}", tail, dt), self._buf[name][i]))
+                self._series.append((grow(f"contacts/{p.name}/{name}", tail, dt), name, i, tail))
         geo = f.create_group("geometry")
         for part in geometry:
             pg = geo.create_group(part.name)
@@ -246,6 +275,7 @@ class RunWriter:
             pg.create_dataset("lines", data=np.asarray(part.lines, dtype="i4").reshape(-1, 2))
         f.create_dataset("parameters", data=parameters_toml, dtype=_STR)
         f.create_dataset("events", shape=(0,), maxshape=(None,), dtype=EVENT_DTYPE, chunks=(256,))
+        self._statistics = bool(contact_statistics)
         if contact_statistics:   # created now (SWMR cannot add objects later); sample_step NaN until written
             ce = f.create_dataset("contact_events", shape=(0,), maxshape=(None,), dtype=CONTACT_EVENT_DTYPE,
                                   chunks=(256,))
@@ -261,6 +291,81 @@ class RunWriter:
         f.create_dataset("event_log", shape=(0,), maxshape=(None,), dtype="u1", chunks=(4096,))
         self._logged = 0   # events already in /event_log
         f.swmr_mode = True   # SWMR: readers may open the file while it grows; a killed writer leaves it readable
+        self._error: BaseException | None = None   # what stopped the writer thread
+        self._queue: queue.Queue | None = None
+        if background:
+            self._queue = queue.Queue(maxsize=WRITE_QUEUE)
+            self._owner = threading.current_thread()
+            self._thread = threading.Thread(target=self._serve, name=f"run writer {self.path.name}")
+            self._thread.start()
+
+    def _new_buffers(self) -> dict[str, np.ndarray]:
+        return {k: np.zeros(shape, dt) for k, (shape, dt) in self._shapes.items()}
+
+    # ---- the writer thread: every file operation after __init__ runs there, in the order given ----------------
+    def _do(self, fn, *args):
+        """Run fn(*args) on the file: now without a writer thread, else queued for it (waits while the queue is
+        full); raises RunWriteError once the writer thread has failed."""
+        if self._queue is None:
+            try:
+                return fn(*args)
+            except OSError as exc:
+                raise RunWriteError(self.path, _write_problem(exc)) from exc
+        while True:
+            self._raise_failure()
+            try:
+                self._queue.put((fn, args), timeout=0.2)
+                return None
+            except queue.Full:
+                continue
+
+    def _wait(self):
+        """Return when the writer thread has done every operation queued so far."""
+        if self._queue is None:
+            return
+        done = threading.Event()
+        self._do(done.set)
+        while not done.wait(0.2):
+            self._raise_failure()
+
+    def _raise_failure(self):
+        if self._error is not None:
+            raise RunWriteError(self.path, _write_problem(self._error)) from self._error
+        if not self._thread.is_alive():
+            raise RunWriteError(self.path, "the writer thread has stopped")
+
+    def _serve(self):
+        """The writer thread: run the queued operations until close; on a failure, keep it for the solver's thread,
+        close the file as it is and stop."""
+        while True:
+            try:
+                fn, args = self._queue.get(timeout=0.5)
+            except queue.Empty:
+                if self._owner.is_alive():
+                    continue
+                fn, args = self._abandon, ()   # the solver's thread ended without finishing (an exception)
+            try:
+                fn(*args)
+            except BaseException as exc:  # noqa: BLE001  (handed to the solver's thread)
+                self._error = exc
+                self._abandon()
+                return
+            if fn in (self._close_file, self._abandon):
+                return
+
+    def _abandon(self):
+        """Close the file as it is (not marked complete) and release the writer's lock: `seal_if_orphaned` or
+        `seal_incomplete` keeps what it holds."""
+        try:
+            self.f.close()
+        except Exception:  # noqa: BLE001  (the failure that brought us here is the one reported)
+            pass
+        self._release_lock()
+
+    def _release_lock(self):
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
     def _write_meta(self, meta: RunMeta):
         a = self.f.attrs
@@ -306,33 +411,49 @@ class RunWriter:
             self._fill = b
             self.n += m
             done += m
-            if self._fill == self.chunk:
-                self._write_buffered()
+            if self._fill == self.chunk:   # the writer thread writes it; appending goes on in another set
+                self._hand_off_states()
+                self._do(self._write_rows, self._buf, self.n - self._fill, self._fill)
+                self._written = self.n
+                self._buf = self._free.pop() if self._free else self._new_buffers()
                 self._fill = 0
 
     def add_state(self, frame: int, state: dict[str, np.ndarray]):
-        """Store the solver state at the start of `frame` (the next frame to be appended, usually)."""
-        g = self.f["state"]
-        m = g["frame"].shape[0]
-        for name, size in self.state_sizes.items():   # the rows first, /state/frame last: a live reader
-            d = g[name]                                 # trusts only rows that /state/frame already names
-            d.resize(m + 1, axis=0)
-            d[m] = np.asarray(state[name], dtype="f8").reshape(size)
-        g["frame"].resize(m + 1, axis=0)
-        g["frame"][m] = int(frame)
+        """Store the solver state at the start of `frame` (the next frame to be appended, usually); written with the
+        next chunk of frames or flush."""
+        self._states.append((int(frame), {name: np.array(state[name], dtype="f8").reshape(size)
+                                          for name, size in self.state_sizes.items()}))
 
-    def _write_buffered(self):
-        """Write the buffered frames (one chunk or its start) to every dataset; skip all-zero blocks."""
-        k = self._fill
-        n0 = self.n - k
+    def _hand_off_states(self):
+        if self._states:
+            self._do(self._write_states, self._states)
+            self._states = []
+
+    def _write_states(self, states: list[tuple[int, dict[str, np.ndarray]]]):
+        g = self.f["state"]
+        m, j = g["frame"].shape[0], len(states)
+        for name in self.state_sizes:   # the rows first, /state/frame last: a live reader
+            d = g[name]                 # trusts only rows that /state/frame already names
+            d.resize(m + j, axis=0)
+            d[m:] = np.stack([st[name] for _, st in states])
+        g["frame"].resize(m + j, axis=0)
+        g["frame"][m:] = [frame for frame, _ in states]
+
+    def _write_rows(self, bufs: dict[str, np.ndarray], n0: int, k: int):
+        """Write frames [n0, n0 + k) from a buffer set (a whole chunk, or the start of one) to every dataset; skip
+        all-zero blocks. A whole chunk's buffers are free for appending again afterwards."""
+        n = n0 + k
         if k and len(self.channels):
-            np.fmax(self._abs_max, np.fmax.reduce(np.abs(self._buf["channels"][:, :k]), axis=1), out=self._abs_max)
-        for d, buf in self._series:
-            d.resize(self.n, axis=0)
-            block = buf[:k]
+            np.fmax(self._abs_max, np.fmax.reduce(np.abs(bufs["channels"][:, :k]), axis=1), out=self._abs_max)
+        for d, name, i, tail in self._series:   # (low-level calls: a quarter of the time of resize, d[a:b] = ...)
+            d.id.set_extent((n, *tail))
+            block = (bufs[name] if i is None else bufs[name][i])[:k]
             if block.any():
-                d[n0:self.n] = block
-        self._written = self.n
+                fspace = d.id.get_space()
+                fspace.select_hyperslab((n0, *(0,) * len(tail)), (k, *tail))
+                d.id.write(h5py.h5s.create_simple((k, *tail)), fspace, block)
+        if k == self.chunk:
+            self._free.append(bufs)
 
     def add_event(self, time: float, kind: str, pair: str = "", text: str = ""):
         if kind not in EVENT_KINDS:
@@ -342,7 +463,7 @@ class RunWriter:
     def set_contact_events(self, rows: np.ndarray, sample_step: float):
         """The contact intervals' statistics (CONTACT_EVENT_DTYPE rows) computed from frames `sample_step` s
         apart; written by `finish` (the writer must be made with contact_statistics=True)."""
-        if "contact_events" not in self.f:
+        if not self._statistics:
             raise ValueError("RunWriter made without contact_statistics=True: no /contact_events table")
         self._contact_events = (np.asarray(rows, dtype=CONTACT_EVENT_DTYPE), float(sample_step))
 
@@ -350,12 +471,19 @@ class RunWriter:
         """Write the buffered frames and the events added so far and flush the file: a reader, or the file of a writer
         killed after this, has every frame appended. `partial` False: the whole chunks only (a partly filled chunk
         written now is written again when it fills, its first copy left as unused space in the file)."""
+        self._hand_off_states()
         if partial and self._fill and self._written != self.n:   # (frames came since the partial chunk was written)
-            self._write_buffered()
-        self._log_events()
-        self.f.flush()
+            self._do(self._write_rows, self._buf, self.n - self._fill, self._fill)   # (rows the solver leaves alone)
+            self._written = self.n
+        self._do(self._flush_file)
         self._t_flush = time.monotonic()
         self._whole_flushed = self.n - self._fill
+        if self.live:   # its reader is told about these frames next: they must be in the file
+            self._wait()
+
+    def _flush_file(self):
+        self._log_events()
+        self.f.flush()
         if self._creating is not None:   # the first flush puts the file in place, readable with its first frames
             os.replace(self._creating, self.path)
             self._creating = None
@@ -374,23 +502,27 @@ class RunWriter:
 
     def _log_events(self):
         """Append the events added since the last call to /event_log."""
-        if self._logged == len(self._events):
+        n = len(self._events)   # (the solver's thread may add more meanwhile: logged next time)
+        if self._logged == n:
             return
-        text = "".join(json.dumps([e.time, e.kind, e.pair, e.text]) + "\n" for e in self._events[self._logged:])
+        text = "".join(json.dumps([e.time, e.kind, e.pair, e.text]) + "\n" for e in self._events[self._logged:n])
         raw = np.frombuffer(text.encode("utf-8"), dtype="u1")
         d = self.f["event_log"]
         m = d.shape[0]
         d.resize(m + raw.size, axis=0)
         d[m:] = raw
-        self._logged = len(self._events)
+        self._logged = n
 
     def set_capture(self, t_capture: float):
         """Capture happened at t_capture (s): stored in /time@t_capture, which readers of a live file see after
         the next flush (the root attribute is written by `finish`)."""
         t = float(t_capture)
-        if self.f and math.isfinite(t) and t != self._t_capture:
+        if self._open and math.isfinite(t) and t != self._t_capture:
             self._t_capture = t
-            self.f["time"].attrs["t_capture"] = t
+            self._do(self._store_capture, t)
+
+    def _store_capture(self, t: float):
+        self.f["time"].attrs["t_capture"] = t
 
     def _write_events(self):
         evs = sorted(self._events, key=lambda e: e.time)
@@ -410,6 +542,11 @@ class RunWriter:
         """Write the last frames and the events, stamp T Final and `complete`, close. Frames and the event log are
         flushed first and `complete` is set last, so a kill at any point here leaves a file `seal_incomplete` reads."""
         self.flush()
+        self._do(self._finish_file, float(t_capture), bool(complete), comment)
+        self._wait()
+        self.close()
+
+    def _finish_file(self, t_capture: float, complete: bool, comment: str | None):
         a = self.f.attrs
         a["t_capture"] = self._t_capture = float(t_capture)
         self.f["time"].attrs["t_capture"] = float(t_capture)
@@ -423,22 +560,43 @@ class RunWriter:
         self.f.flush()
         a["complete"] = bool(complete)
         self.f.flush()
-        self.close()
 
     def close(self):
-        if self.f:
+        """Write what is buffered, close the file and stop the writer thread (RunWriteError if it failed)."""
+        if not self._open:
+            return
+        self.flush()
+        self._do(self._close_file)
+        self._open = False
+        if self._queue is not None:
+            self._thread.join()
+            if self._error is not None:
+                self._raise_failure()
+
+    def abort(self):
+        """After an error in the solver: the frames so far are flushed (the file put in place), the file is closed
+        as it is (not marked complete) and the writer thread stops; never raises (the solver's error is reported)."""
+        if not self._open:
+            return
+        try:
             self.flush()
-            self.f.close()
-            self.f = None
-            if self._lock is not None:
-                os.close(self._lock)
-                self._lock = None
+            self._do(self._abandon)
+        except RunWriteError:   # the writer thread had already stopped on its own failure
+            return
+        finally:
+            self._open = False
+        if self._queue is not None:
+            self._thread.join()
+
+    def _close_file(self):
+        self.f.close()
+        self._release_lock()
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        if self.f:
+        if self._open:
             self.finish(complete=exc[0] is None)
 
 
@@ -494,7 +652,8 @@ def _decode(v):
 # IndexError, an unknown channel: a KeyError raised by the reader itself) stay as they are.
 H5_ERRORS = (OSError, RuntimeError, KeyError, ValueError, MemoryError, TypeError)
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
-# Declared sizes are checked before anything is allocated. Deflate (gzip) cannot shrink data more than ~1032:1,
+# Declared sizes are checked before anything is allocated. Deflate (gzip) cannot shrink data more than ~1032:1
+# (LZF, the writer's filter, ~88:1: 264 bytes per 3-byte back-reference),
 # so a dataset read whole at open (time, geometry, events, parameters, body names, state frames) may declare at
 # most DEFLATE_MAX_RATIO x the bytes it stores in the file (+ SIZE_SLACK, for tiny or unwritten datasets); every
 # other dataset at most DEFLATE_MAX_RATIO x the file's size (contact datasets skip their all-zero chunks, so their

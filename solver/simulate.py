@@ -232,92 +232,98 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
     w = RunWriter(out_path, meta, channel_infos(m), BODIES, pairs, geometry(m), parameters_toml=m.text,
                   contact_detail=True, state_sizes={"s": D.NS, "Z": D.NZ, "contact_prev": npair}, live=live,
                   contact_statistics=True)
-    contact_events = EventAccumulator(pairs)
-    s = m.s0.copy()
-    Z = m.Z0.copy()
-    prev = np.zeros(npair, np.int64)
-    kargs = (m.P, m.LAT, m.TLS, m.TAX, m.TMA, m.TML, *kernel_args(m))
-    buf = dict(t=np.zeros(block), ch=np.zeros((block, nc)), pos=np.zeros((block, 6, 3)), q=np.zeros((block, 6, 4)),
-               act=np.zeros((block, npair), np.uint8), f=np.zeros((block, npair, 3)), p=np.zeros((block, npair, 3)),
-               n=np.zeros((block, npair, 3)), d=np.zeros((block, npair)), vn=np.zeros((block, npair)))
-    outs = [buf[k] for k in ("t", "ch", "pos", "q", "act", "f", "p", "n", "d", "vn")]
-    ev = np.zeros((16384, 3))
-    diag = np.zeros(2)
-    n_ev = np.zeros(1, np.int64)
-    t = t0
-    status = D.ST_OK
-    if start is not None:
-        s[:] = start.state["s"]
-        Z[:] = start.state["Z"]
-        prev[:] = start.state["contact_prev"]
-        t = start.t_snap
-        left = int(start.skip)   # re-simulate from the snapshot to the branch frame (same steps, same results)
-        while left > 0 and status == D.ST_OK:
-            k = min(block, left)
-            status, t, r = D.run_block(s, Z, t, m.step, k, spo, *kargs, diag, prev, ev, n_ev, *outs)
-            left -= r
-            if r == 0:
-                break
-        n_ev[0] = 0
-        if status != D.ST_OK or left:
-            raise ScenarioError(scenario_path, "start", f"re-simulating to the branch time {t0:g} s failed")
+    try:
+        contact_events = EventAccumulator(pairs)
+        s = m.s0.copy()
+        Z = m.Z0.copy()
+        prev = np.zeros(npair, np.int64)
+        kargs = (m.P, m.LAT, m.TLS, m.TAX, m.TMA, m.TML, *kernel_args(m))
+        buf = dict(t=np.zeros(block), ch=np.zeros((block, nc)), pos=np.zeros((block, 6, 3)), q=np.zeros((block, 6, 4)),
+                   act=np.zeros((block, npair), np.uint8), f=np.zeros((block, npair, 3)), p=np.zeros((block, npair, 3)),
+                   n=np.zeros((block, npair, 3)), d=np.zeros((block, npair)), vn=np.zeros((block, npair)))
+        outs = [buf[k] for k in ("t", "ch", "pos", "q", "act", "f", "p", "n", "d", "vn")]
+        ev = np.zeros((16384, 3))
+        diag = np.zeros(2)
+        n_ev = np.zeros(1, np.int64)
         t = t0
-        w.add_event(t0, "phase", "", f"branch from {start.source} at t = {t0:.4f} s with {Path(scenario_path).name}")
-    ev_written = 0
-    done = 0
-    t_capture = float(Z[D.Z_TCAPT]) if Z[D.Z_CAPT] > 0.5 else math.nan
-    cancelled = False
-    while done < n_total:
-        k = min(block, n_total - done)
-        w.add_state(done, {"s": s, "Z": Z, "contact_prev": prev})   # one snapshot per block, for branching
-        last = int(done + k == n_total)   # the run's last frame: no integration past it (t_end holds for any step)
-        status, t, rows = D.run_block(s, Z, t, m.step, k - last, spo, *kargs, diag, prev, ev, n_ev, *outs)
-        if last and status == D.ST_OK:
-            status, t, r = D.run_block(s, Z, t, m.step, 1, 1, *kargs, diag, prev, ev, n_ev, *[a[rows:] for a in outs])
-            rows += r
-        if rows:
-            w.append(*[a[:rows] for a in outs])
-            contact_events.append(buf["t"][:rows], buf["act"][:rows], buf["f"][:rows], buf["n"][:rows],
-                                  buf["vn"][:rows])
-        done += rows
-        if Z[D.Z_CAPT] > 0.5:
-            t_capture = float(Z[D.Z_TCAPT])
-            w.set_capture(t_capture)   # a live file's readers see it after this block's flush
-        for i in range(ev_written, int(n_ev[0])):
-            _add_kernel_event(w, ev[i], pairs)
-        ev_written = int(n_ev[0])
-        w.flush_due()   # every block when live; else every FLUSH_INTERVAL s of wall time
-        if progress is not None:
-            progress(t, T)
-        if status != D.ST_OK:
-            break
-        if cancel is not None and done < n_total and cancel():
-            cancelled = True
-            break
-    if status == D.ST_DONE:          # hard dock: the cyclogram's terminal event; the run is complete
         status = D.ST_OK
-    # contact begin/end rows and /contact_events, each interval's statistics at the output step, from one table
-    contact_table = contact_events.table()
-    for row in event_rows(contact_table):
-        w.add_event(*row)
-    w.set_contact_events(event_records(contact_table), m.output_step)
-    if n_ev[0] >= ev.shape[0]:
-        w.add_event(t, "diagnostic", "", f"event table full after {ev.shape[0]} events; later events not recorded")
-    if status != D.ST_OK:
-        k = int(diag[0])
-        msg = {D.ST_NAN: "state became NaN or infinite",
-               D.ST_DEPTH: f"contact penetration exceeded: pair {pairs[k].name!r} at {diag[1] * 1e3:.3f} mm, "
-                           f"admissible {m.cgeo.ppar[k, PAR_DMAX] * 1e3:.3f} mm"}.get(status, "solver stopped")
-        msg = f"{Path(scenario_path).name}: diverged at t = {t:.6f} s: {msg}"
-        w.add_event(t, "diagnostic", "", msg)
-        w.finish(t_capture=t_capture, complete=False)
-        raise SolverDiverged(msg)
-    if cancelled:
-        msg = f"{Path(scenario_path).name}: cancelled at t = {t:.4f} s (of {T:g} s)"
-        w.add_event(t, "diagnostic", "", msg)
-        w.finish(t_capture=t_capture, complete=False)
-        raise RunCancelled(msg)
-    w.finish(t_capture=t_capture, complete=True)
+        if start is not None:
+            s[:] = start.state["s"]
+            Z[:] = start.state["Z"]
+            prev[:] = start.state["contact_prev"]
+            t = start.t_snap
+            left = int(start.skip)   # re-simulate from the snapshot to the branch frame (same steps, same results)
+            while left > 0 and status == D.ST_OK:
+                k = min(block, left)
+                status, t, r = D.run_block(s, Z, t, m.step, k, spo, *kargs, diag, prev, ev, n_ev, *outs)
+                left -= r
+                if r == 0:
+                    break
+            n_ev[0] = 0
+            if status != D.ST_OK or left:
+                raise ScenarioError(scenario_path, "start", f"re-simulating to the branch time {t0:g} s failed")
+            t = t0
+            w.add_event(t0, "phase", "",
+                        f"branch from {start.source} at t = {t0:.4f} s with {Path(scenario_path).name}")
+        ev_written = 0
+        done = 0
+        t_capture = float(Z[D.Z_TCAPT]) if Z[D.Z_CAPT] > 0.5 else math.nan
+        cancelled = False
+        while done < n_total:
+            k = min(block, n_total - done)
+            w.add_state(done, {"s": s, "Z": Z, "contact_prev": prev})   # one snapshot per block, for branching
+            last = int(done + k == n_total)   # the run's last frame: no integration past it (t_end holds for any step)
+            status, t, rows = D.run_block(s, Z, t, m.step, k - last, spo, *kargs, diag, prev, ev, n_ev, *outs)
+            if last and status == D.ST_OK:
+                status, t, r = D.run_block(s, Z, t, m.step, 1, 1, *kargs, diag, prev, ev, n_ev,
+                                           *[a[rows:] for a in outs])
+                rows += r
+            if rows:
+                w.append(*[a[:rows] for a in outs])
+                contact_events.append(buf["t"][:rows], buf["act"][:rows], buf["f"][:rows], buf["n"][:rows],
+                                      buf["vn"][:rows])
+            done += rows
+            if Z[D.Z_CAPT] > 0.5:
+                t_capture = float(Z[D.Z_TCAPT])
+                w.set_capture(t_capture)   # a live file's readers see it after this block's flush
+            for i in range(ev_written, int(n_ev[0])):
+                _add_kernel_event(w, ev[i], pairs)
+            ev_written = int(n_ev[0])
+            w.flush_due()   # every block when live; else every FLUSH_INTERVAL s of wall time
+            if progress is not None:
+                progress(t, T)
+            if status != D.ST_OK:
+                break
+            if cancel is not None and done < n_total and cancel():
+                cancelled = True
+                break
+        if status == D.ST_DONE:          # hard dock: the cyclogram's terminal event; the run is complete
+            status = D.ST_OK
+        # contact begin/end rows and /contact_events, each interval's statistics at the output step, from one table
+        contact_table = contact_events.table()
+        for row in event_rows(contact_table):
+            w.add_event(*row)
+        w.set_contact_events(event_records(contact_table), m.output_step)
+        if n_ev[0] >= ev.shape[0]:
+            w.add_event(t, "diagnostic", "", f"event table full after {ev.shape[0]} events; later events not recorded")
+        if status != D.ST_OK:
+            k = int(diag[0])
+            msg = {D.ST_NAN: "state became NaN or infinite",
+                   D.ST_DEPTH: f"contact penetration exceeded: pair {pairs[k].name!r} at {diag[1] * 1e3:.3f} mm, "
+                               f"admissible {m.cgeo.ppar[k, PAR_DMAX] * 1e3:.3f} mm"}.get(status, "solver stopped")
+            msg = f"{Path(scenario_path).name}: diverged at t = {t:.6f} s: {msg}"
+            w.add_event(t, "diagnostic", "", msg)
+            w.finish(t_capture=t_capture, complete=False)
+            raise SolverDiverged(msg)
+        if cancelled:
+            msg = f"{Path(scenario_path).name}: cancelled at t = {t:.4f} s (of {T:g} s)"
+            w.add_event(t, "diagnostic", "", msg)
+            w.finish(t_capture=t_capture, complete=False)
+            raise RunCancelled(msg)
+        w.finish(t_capture=t_capture, complete=True)
+    except BaseException:   # the writer thread stops; the file is closed as it is (finish closed it already
+        w.abort()          # for a divergence or a cancel)
+        raise
     return out_path
 
 

@@ -28,10 +28,13 @@ BAR_T = re.compile(r"\]\s+[\d.]+%\s+([\d.]+)/")
 class BarRun:
     """`dockmnemo run` with its progress bar on a terminal (pty): the simulated times it showed, and when."""
 
-    def __init__(self, out, *args, scenario=EXPERT):
+    def __init__(self, out, *args, scenario=EXPERT, one_core=False):
+        """`one_core`: the run (solver and writer thread) on one core, so it lasts several seconds of wall time."""
         master, slave = pty.openpty()
+        pin = (lambda: os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})) if one_core else None
         self.proc = subprocess.Popen([sys.executable, "-m", "app", "run", str(scenario), "-o", str(out), *args],
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave, cwd=ROOT)
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave, cwd=ROOT,
+                                     preexec_fn=pin)
         os.close(slave)
         self.master, self.shown, self.text = master, [], ""
         self.reader = threading.Thread(target=self._read, daemon=True)
@@ -84,7 +87,8 @@ def info(path):
 @pytest.mark.parametrize("moment", ["file_appears", "mid_run", "near_the_end"])
 def test_a_killed_run_keeps_its_flushed_frames_and_events(tmp_path, moment):
     out = tmp_path / "k.h5"
-    run = BarRun(out, "--t-end", "330")   # before the hard dock
+    run = BarRun(out, "--t-end", "330", one_core=moment == "mid_run")   # before the hard dock; mid_run: the
+                                          # whole run (~4 s on two free cores) outlasts 13 s + MARGIN
     if moment == "file_appears":          # put in place by its first flush (about 1 s into the run)
         run.wait_for(out.exists)
     elif moment == "mid_run":             # frames to 13 s (past capture) must be in the file
