@@ -25,3 +25,10 @@ def _isolated_settings(tmp_path, monkeypatch):
     """Keep QSettings of tests out of the user's real settings."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("HOME", os.environ.get("HOME", str(tmp_path)))
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test that drives Qt (its fixtures include qtbot) is a `gui` test, so `-m "not gui"` runs the headless ones."""
+    for item in items:
+        if "qtbot" in getattr(item, "fixturenames", ()) and item.get_closest_marker("gui") is None:
+            item.add_marker(pytest.mark.gui)

@@ -18,6 +18,8 @@ from solver import campaign as C
 from solver.runfile import RunFile
 from solver.simulate import SolverDiverged, run_scenario
 
+pytestmark = pytest.mark.slow   # Dask campaigns of real solver runs
+
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 

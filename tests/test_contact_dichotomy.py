@@ -3,11 +3,14 @@ surface (numpy, written independently of the kernels) for thousands of random ad
 import math
 
 import numpy as np
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from solver.contact import geometry as G
 from solver.contact import kernels as K
+
+pytestmark = pytest.mark.slow   # thousands of hypothesis poses against dense sampling
 
 EX = np.array([1.0, 0.0, 0.0])
 R0, D, RS = 0.40, 0.45, 0.07

@@ -14,6 +14,8 @@ from pathlib import Path
 import av
 import pytest
 
+pytestmark = pytest.mark.slow   # real export processes interrupted at several moments
+
 ROOT = Path(__file__).resolve().parent.parent
 RUN = ROOT / "sample_runs" / "synthetic_approach.h5"
 LONG = ["--clip", "0:12", "--clip", "17:20@0.25", "--title", "Impact", "--size", "480p"]   # 780 frames, ~6 s

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import h5py
 import numpy as np
+import pytest
 
 from solver import dynamics as D
 from solver.simulate import run_scenario
@@ -16,6 +17,8 @@ from solver.vec3 import add, cross, mv, rot_inertia
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench.compare_runs import compare  # noqa: E402
+
+pytestmark = pytest.mark.slow   # the skip-table equivalence runs take 10-30 s each
 
 
 def _general_craft(m, I, om):
