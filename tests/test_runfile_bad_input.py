@@ -235,6 +235,7 @@ def test_every_read_of_a_closed_run_is_a_run_file_error(run3):
         assert str(ei.value) == f"{run3}: {dataset}: cannot be read: the run file was closed"
 
 
+@pytest.mark.slow
 def test_byte_flip_fuzz_gives_a_summary_or_one_line(run3):
     """500 seeded byte flips (mostly in headers, B-trees and heaps): `dockmnemo info` exits 0, or 2 with one line
     naming the file; no traceback, no flip read longer than 10 s. The old reader gave ~3 % RuntimeError tracebacks."""
@@ -246,6 +247,7 @@ def test_byte_flip_fuzz_gives_a_summary_or_one_line(run3):
     assert 100 < refusals < len(results)   # the flips reach the file's structure, and some leave it readable
 
 
+@pytest.mark.slow
 def test_byte_flip_fuzz_of_a_killed_writers_run(tmp_path):
     """300 flips of a run left by a killed writer (info reads it with SWMR and seals it): the same rules. The old
     reader waited without end on a bad checksum, and sealing escaped as RuntimeError (copy object)."""
