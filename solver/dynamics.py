@@ -1071,7 +1071,7 @@ RAD = 180.0 / math.pi
 RPM = 60.0 / (2.0 * math.pi)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _rel_pose(pose, i, RP, oP):
     """Position and rotation of pose row i in the receiving-cone (passive docking) frame."""
     p = (pose[i, 0], pose[i, 1], pose[i, 2])
@@ -1203,7 +1203,7 @@ ST_OK, ST_NAN, ST_DEPTH, ST_EVFULL = 0, 1, 2, 3
 ST_DONE = 4                                    # hard dock: the terminal event of the cyclogram
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _event(ev, n_ev, t, kind, code):
     if n_ev[0] < ev.shape[0]:
         ev[n_ev[0], 0] = t
@@ -1285,9 +1285,13 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
     k0 = round(t0 / h)   # time = (global step index) * h: the same for any grouping of steps into calls
     for row in range(n_out):
         for it in range(spo):
+            # `evaluate`'s stage flag as run-time bools (it >= 0 always holds): a literal True / False would
+            # compile `evaluate` and the pair set twice, once per value
+            first = it >= 0
+            later = not first
             obs[O_CSTAT] = 0.0
             evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
-                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose)
+                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose, first)
             ok = True
             for i in range(NS):
                 if not math.isfinite(s[i]) or not math.isfinite(k1[i]):
@@ -1318,7 +1322,7 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
                     Z[Z_TCAPT] = t
                     _event(ev, n_ev, t, EV_CAPTURE, -1)
                 evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
-                         cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose)
+                         cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose, first)
                 if obs[O_CSTAT] != 0.0:
                     return ST_DEPTH, t, row
             for p in range(npair + 1):
@@ -1340,15 +1344,15 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
             for i in range(NS):
                 st[i] = s[i] + 0.5 * h * k1[i]
             evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
-                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k2, obs, pose, False)
+                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k2, obs, pose, later)
             for i in range(NS):
                 st[i] = s[i] + 0.5 * h * k2[i]
             evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
-                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k3, obs, pose, False)
+                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k3, obs, pose, later)
             for i in range(NS):
                 st[i] = s[i] + h * k3[i]
             evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
-                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k4, obs, pose, False)
+                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k4, obs, pose, later)
             if obs[O_CSTAT] != 0.0:
                 return ST_DEPTH, t, row
             for i in range(NS):

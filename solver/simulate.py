@@ -216,6 +216,8 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
     t0 = float(start.t) if start is not None else 0.0
     if T <= t0:
         raise ScenarioError(scenario_path, "t_end", f"{T:g} s must be later than the branch time {t0:g} s")
+    from solver.warmup import compile_kernels
+    compile_kernels(m)        # load the kernels, or compile them with a lock on the cache (once per cache directory)
     out_path = Path(out_path)
     spo = int(round(m.output_step / m.step))
     n_total = int(math.floor((T - t0) / m.output_step + 1e-9)) + 1

@@ -178,7 +178,7 @@ def evaluate_pairs_step(prim, pint, pairs, ppar, pos, rot, vel, omega, state, wo
                       near, 1 if first else 2)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _step_near(pint, pairs, ppar, pos, rot, vel, omega, work, k, h, hold):
     """near[k] of `evaluate_pairs_step`: 1 may touch within the step, 2 apart now but too fast to skip, 0 apart."""
     return _step_near_steps(pint, pairs, ppar, pos, rot, vel, omega, work, k, h, hold)[0]
@@ -235,7 +235,7 @@ def steps_within(margin, speed, dv, h, n, nmax):
     return n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _pair_loop(prim, pint, pairs, ppar, pos, rot, vel, omega, work, active, depth, point, normal, force, diag,
                near, mode):
     """The pair loop of `evaluate_pairs` over world rows; mode 1 (a step's first stage) leaves the pairs with
