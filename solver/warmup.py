@@ -53,7 +53,7 @@ def kernel_units(m) -> list[tuple[str, object, tuple]]:
     t = _arg_types(m)
     out = []
     from solver.contact.kernels import pair_eval
-    for disp in (pair_eval, PS._pair_loop, PS.evaluate_pairs_step,
+    for disp in (pair_eval, PS._pair_loop, PS.pairs_step,
                  D.evaluate, D.record, D.post_step, D.cyclogram, D._steps, D.run_block):
         names = list(inspect.signature(disp.py_func).parameters)
         out.append((disp.py_func.__name__, disp, tuple(t[n] for n in names)))

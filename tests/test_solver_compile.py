@@ -1,8 +1,10 @@
-"""First run from an empty numba cache: the CLI says it is compiling ("k of n") before the run's progress, the run
-then compiles nothing more, the next run loads everything; campaign workers sharing a cache compile once."""
+"""First run from an empty numba cache: the CLI and the app say they are compiling ("k of n") before the run's
+progress, each solver unit is compiled for one signature only, the next run loads everything; campaign workers
+sharing a cache compile once between them."""
 from __future__ import annotations
 
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -11,62 +13,71 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SCEN = ROOT / "resources" / "scenarios" / "central_impact_20t.toml"
-
-# in a fresh process on `cache`: compile the units (progress lines), then count numba compiles during a short run
-_PROBE = """
-import sys
-import numba.core.event as ev
-from solver.scenario import load_model
-from solver.simulate import run_scenario
-from solver.warmup import compile_kernels
-m = load_model(sys.argv[1])
-n = compile_kernels(m, lambda k, n: print("UNIT", k, n, flush=True))
-with ev.install_recorder("numba:compile") as rec:
-    run_scenario(sys.argv[1], sys.argv[2], t_end=0.01)
-print("COMPILED_UNITS", n, "LATER_COMPILES", sum(1 for _, e in rec.buffer if e.is_start), flush=True)
-"""
+SAYS = "compiling solver kernels, first run only: "
 
 
 def _env(cache: Path) -> dict:
     return dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
 
 
+def _cached_signatures(cache: Path, unit: str) -> int:
+    """Signatures numba's cache index in `cache` holds for the function `unit` (module.function)."""
+    n = 0
+    for f in cache.rglob(f"{unit}-*.nbi"):
+        with open(f, "rb") as fh:
+            pickle.load(fh)                                  # numba version
+            _stamp, overloads = pickle.loads(fh.read())
+        n += len(overloads)
+    return n
+
+
 @pytest.mark.slow
 def test_first_run_says_it_is_compiling_then_loads_from_the_cache(tmp_path):
     cache = tmp_path / "numba_cache"
     out = tmp_path / "run.h5"
-    p = subprocess.run([sys.executable, "-m", "app", "run", str(SCEN), "--t-end", "0.02", "-o", str(out),
-                        "--progress-lines"], capture_output=True, text=True, env=_env(cache), cwd=ROOT, timeout=900)
+    cmd = [sys.executable, "-m", "app", "run", str(SCEN), "--t-end", "0.02", "-o", str(out)]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=_env(cache), cwd=ROOT, timeout=900)
     assert p.returncode == 0, p.stderr
-    lines = p.stdout.splitlines()
-    comp = [ln.split() for ln in lines if ln.startswith("COMPILING")]
-    assert comp, p.stdout
-    n = int(comp[0][2])
-    assert [int(c[1]) for c in comp] == list(range(1, n + 1)) and all(int(c[2]) == n for c in comp)
-    kinds = [ln.split()[0] for ln in lines]
-    assert kinds.index("PROGRESS") > kinds.index("COMPILING") and "COMPILING" not in kinds[kinds.index("PROGRESS"):]
-    # the terminal (no --progress-lines) says the same on stderr; a warm cache: nothing compiled, nothing said
-    p = subprocess.run([sys.executable, "-m", "app", "run", str(SCEN), "--t-end", "0.02", "-o", str(out)],
-                       capture_output=True, text=True, env=_env(cache), cwd=ROOT, timeout=300)
-    assert p.returncode == 0 and "compiling solver kernels" not in p.stderr, p.stderr
-    # the units compiled bottom-up are exactly what the run calls: after them a run compiles nothing
-    probe = subprocess.run([sys.executable, "-c", _PROBE, str(SCEN), str(tmp_path / "probe.h5")], capture_output=True,
-                           text=True, env=_env(tmp_path / "other_cache"), cwd=ROOT, timeout=900)
-    assert probe.returncode == 0, probe.stderr
-    assert probe.stdout.split()[-4:] == ["COMPILED_UNITS", str(n), "LATER_COMPILES", "0"], probe.stdout
+    said = [ln for ln in p.stderr.splitlines() if ln.startswith(SAYS)]
+    assert said, p.stderr
+    n = int(said[0].split()[-1])
+    assert said == [f"{SAYS}{k} of {n}" for k in range(1, n + 1)], said
+    assert p.stderr.index(said[-1]) < p.stderr.index("run central_impact_20t.toml [")   # then the run's bar
+    # one compiled specialization per unit (a second one, e.g. for a literal argument, would double its time)
+    for unit in ("dynamics.run_block", "dynamics._steps", "dynamics.evaluate", "pairset.pairs_step",
+                 "pairset._pair_loop", "kernels.pair_eval", "dynamics.record"):
+        assert _cached_signatures(cache, unit) == 1, unit
+    # warm: nothing compiled, nothing said
+    p = subprocess.run(cmd, capture_output=True, text=True, env=_env(cache), cwd=ROOT, timeout=300)
+    assert p.returncode == 0 and SAYS not in p.stderr, p.stderr
 
 
+@pytest.mark.gui
 @pytest.mark.slow
-def test_terminal_says_compiling_k_of_n(tmp_path):
-    """Without --progress-lines the message is the user's line on stderr, before the run's bar."""
-    cache = tmp_path / "numba_cache"
-    p = subprocess.run([sys.executable, "-m", "app", "run", str(SCEN), "--t-end", "0.02", "-o",
-                        str(tmp_path / "run.h5")], capture_output=True, text=True, env=_env(cache), cwd=ROOT,
-                       timeout=900)
-    assert p.returncode == 0, p.stderr
-    said = [ln for ln in p.stderr.splitlines() if ln.startswith("compiling solver kernels, first run only: ")]
-    assert said and said[0].endswith(f"1 of {said[0].split()[-1]}"), p.stderr
-    assert p.stderr.index(said[-1]) < p.stderr.index("run central_impact_20t.toml [")
+def test_app_run_shows_compiling_then_its_eta(qtbot, tmp_path, monkeypatch, artifacts):
+    """Run → New run… on an empty cache: the status bar says "compiling … k of n", then t and the ETA."""
+    pytest.importorskip("PySide6")
+    from PySide6.QtCore import QSettings
+
+    from app.main_window import MainWindow
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba_cache"))   # the worker process inherits it
+    s = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    w = MainWindow(s)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    texts = []
+    w.runner.compiling.connect(lambda k, n: texts.append(w.run_label.text()))
+    w.start_run(SCEN / "central_impact_20t.toml", tmp_path / "run.h5", 1.5)
+    qtbot.waitUntil(lambda: bool(texts), timeout=60000)
+    assert texts[0].startswith(f"{SAYS}1 of ")
+    qtbot.wait(200)
+    assert w.grab_image().save(str(artifacts / "run_compiling.png"))
+    qtbot.waitUntil(lambda: "ETA" in w.run_label.text() or not w.runner.running, timeout=900000)
+    assert "ETA" in w.run_label.text(), w.run_label.text()
+    n = int(texts[0].split()[-1])
+    assert texts[-1] == f"{SAYS}{n} of {n}"
+    qtbot.waitUntil(lambda: not w.runner.running, timeout=120000)
 
 
 @pytest.mark.slow
