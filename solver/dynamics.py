@@ -1240,10 +1240,11 @@ def cyclogram(t, Z, P, c_act, obs, ev, n_ev):
     return False
 
 
-@njit(cache=True, error_model="numpy")
 def run_block(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, c_diag,
               prev_act, ev, n_ev, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n, out_d, out_vn):
-    """Advance n_out output frames of spo RK4 steps each; record frames and events. Returns (status, t, rows)."""
+    """Advance n_out output frames of spo RK4 steps each; record frames and events. Returns (status, t, rows).
+
+    Python: it allocates the scratch and calls the compiled step loop `_steps` (one compiled unit less)."""
     W = np.zeros((30, max(16, gpairs.shape[0])))
     trig_table(P, W)
     W[W_STEP, 0] = h
@@ -1269,10 +1270,10 @@ def run_block(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint,
     k3 = np.zeros(NS)
     k4 = np.zeros(NS)
     st = np.zeros(NS)
-    return _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, c_diag,
-                  prev_act, ev, n_ev, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n, out_d, out_vn,
-                  W, JV, JW, cpos, crot, cvel, cw, cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, obs, pose,
-                  k1, k2, k3, k4, st)
+    return _steps(s, Z, float(t0), float(h), int(n_out), int(spo), P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs,
+                  gppar, gwork, c_diag, prev_act, ev, n_ev, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n,
+                  out_d, out_vn, W, JV, JW, cpos, crot, cvel, cw, cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, obs,
+                  pose, k1, k2, k3, k4, st)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)

@@ -1,6 +1,6 @@
 """Compile the solver kernels before a run, one unit at a time with progress (first run only; cached after).
 
-`compile_kernels(model, progress)` loads `run_block` from numba's cache, or compiles its units bottom-up
+`compile_kernels(model, progress)` loads the step loop `_steps` from numba's cache, or compiles its units bottom-up
 (narrow phase, pair set, force evaluation, ..., step loop), calling `progress(k, n)` before each unit the cache
 lacks. One process at a time compiles into a cache directory (a file lock there): a second process, e.g. another
 Dask worker on the same cache, waits and loads what the first compiled.
@@ -54,7 +54,7 @@ def kernel_units(m) -> list[tuple[str, object, tuple]]:
     out = []
     from solver.contact.kernels import pair_eval
     for disp in (pair_eval, PS._pair_loop, PS.pairs_step,
-                 D.evaluate, D.record, D.post_step, D.cyclogram, D._steps, D.run_block):
+                 D.evaluate, D.record, D.post_step, D.cyclogram, D.trig_table, D._steps):
         names = list(inspect.signature(disp.py_func).parameters)
         out.append((disp.py_func.__name__, disp, tuple(t[n] for n in names)))
     return out
