@@ -56,7 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="simulate a scenario into a run file (exit 2 on bad input, nothing written)",
                        description="Validate SCENARIO.toml (and the mechanism it names), then integrate and write "
                                    "a run file. Ctrl+C or SIGTERM stops after the current block and keeps the "
-                                   "file, marked incomplete. Exit: 0 done, 2 bad input, 3 diverged, 4 cancelled.")
+                                   "file, marked incomplete; a killed run keeps its frames up to about two seconds "
+                                   "before the kill (dockmnemo info seals it). Exit: 0 done, 2 bad input, "
+                                   "3 diverged, 4 cancelled.")
     r.add_argument("scenario", type=Path, help="scenario TOML (resources/scenarios/*.toml or an edited copy)")
     r.add_argument("-o", "--out", type=Path, default=None, help="run file to write (default: <scenario>.h5 here)")
     r.add_argument("--t-end", type=float, default=None, help="end time, s (default: the scenario's duration)")
@@ -118,32 +120,49 @@ def cmd_run(args) -> int:
             return fail(exc)
         if t_end <= start.t:
             return fail(f"{args.scenario}: --t-end: {t_end:g} s must be later than the branch time {start.t:g} s")
+    t_start = start.t if start is not None else 0.0
+    if model.output_step > t_end - t_start + 1e-9:
+        return fail(f"{args.scenario}: --output-step: {model.output_step:g} s must not exceed the run's length "
+                    f"({t_end - t_start:g} s, from {t_start:g} s to --t-end)")
     out = Path(args.out or Path(args.scenario).with_suffix(".h5").name)
     out.parent.mkdir(parents=True, exist_ok=True)
     stop = StopOnSignal()
     compile_solver_kernels(model, args.progress_lines)    # before the bar: its ETA starts after compiling
     bar = None if args.progress_lines else TerminalProgress(f"run {Path(args.scenario).name}", t_end, " s")
     t_wall = time.perf_counter()
+    reached = [t_start]   # simulated time of the last block done
 
     def progress(t, total):
+        reached[0] = min(t, total)
         if bar is not None:
-            bar.update(t)
+            bar.update(reached[0])
         else:
             print(f"PROGRESS {t:.6f} {total:.6f} {time.perf_counter() - t_wall:.3f}", flush=True)
     if args.progress_lines:
         print(f"STARTED {Path(out).resolve()}", flush=True)
+    error, code = None, 0
     try:
         run_scenario(args.scenario, out, progress=progress, t_end=t_end, start=start, cancel=stop,
                      live=args.progress_lines, output_step=args.output_step)   # the app's worker follows the file while it grows
-    except ScenarioError as exc:
-        return fail(exc)
+        with RunFile(out) as run:   # the run may end before t_end (hard dock)
+            reached[0] = run.t_final
+            hard = any(e.kind == "hard_dock" for e in run.events)
+        ended = f"done at {reached[0]:.3f} s" + (" (hard dock)" if hard else "")
+    except ScenarioError as exc:   # bad input found before any frame: no bar line
+        bar, error, code = None, exc, 2
     except SolverDiverged as exc:
-        return fail(f"{exc} (partial run kept in {out})", 3)
+        ended, error, code = f"diverged at {reached[0]:.3f} s", f"{exc} (partial run kept in {out})", 3
     except RunCancelled as exc:
-        return fail(f"{exc} (partial run kept in {out}, marked incomplete)", 4)
-    finally:
+        ended, error, code = (f"cancelled at {reached[0]:.3f} s", f"{exc} (partial run kept in {out}, marked incomplete)",
+                              4)
+    except BaseException:
         if bar is not None:
-            bar.close()
+            bar.close(reached[0], "stopped")
+        raise
+    if bar is not None:   # where the run stopped and how, not 100 %
+        bar.close(reached[0], ended)
+    if error is not None:
+        return fail(error, code)
     print(f"DONE {Path(out).resolve()}" if args.progress_lines else f"wrote {out}", flush=True)
     return 0
 
@@ -213,7 +232,8 @@ def cmd_campaign(args) -> int:
 
 
 def cmd_info(args) -> int:
-    from solver.runfile import RunFile, RunFileError
+    """Print a run's summary; a run file left open by a killed writer is sealed first (marked incomplete)."""
+    from solver.runfile import H5_ERRORS, RunFile, RunFileError, seal_if_orphaned
     from viewer.capture_verdict import CriteriaError, evaluate, load_criteria
     if Path(args.run).is_dir() and (Path(args.run) / "campaign.toml").is_file():   # a campaign directory
         args.table, args.failures, args.campaign = args.run, False, None
@@ -222,10 +242,26 @@ def cmd_info(args) -> int:
         criteria = load_criteria(args.criteria) if args.criteria else load_criteria()
     except CriteriaError as exc:
         return fail(exc)
+    creating = Path(args.run).with_name(Path(args.run).name + ".creating")
+    if not Path(args.run).exists() and creating.exists():
+        return fail(f"{args.run}: /: file does not exist; {creating.name} is a run stopped or still running before "
+                    f"its first frames were saved (about a second into the run)")
+    sealed, note = False, ""
+    try:
+        sealed = seal_if_orphaned(args.run)
+    except RunFileError as exc:   # the reader refused it (sealing reads it as the summary would): one line
+        return fail(exc)
+    except H5_ERRORS as exc:   # the sealed copy could not be written or made: read the run as it is (SWMR)
+        note = f"{args.run}: left by a killed writer; not sealed ({exc})"
     try:
         with RunFile(args.run) as run:
+            if sealed:
+                note = f"{args.run}: its writer was killed: sealed as " + (
+                    "a complete run (killed as it closed the file)" if run.meta.complete else "an incomplete run")
             run.check_poses()
             print(run.summary())
+            if run.live:
+                print("note          still being written: INCOMPLETE so far")
             print(evaluate(run, criteria).report())
             if args.channels:
                 for g, names in run.groups().items():
@@ -233,8 +269,10 @@ def cmd_info(args) -> int:
                     for n in names:
                         c = run.channels[n]
                         print(f"  {n:<24} {c.unit:<6} {c.label}")
-    except RunFileError as exc:
-        return fail(exc)
+    except RunFileError as exc:   # one line, the note in it
+        return fail(f"{exc} ({note.removeprefix(f'{args.run}: ')})" if note else exc)
+    if note:
+        print(note, file=sys.stderr, flush=True)
     return 0
 
 

@@ -15,7 +15,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QApplication, QDialog, QFileDialog, QMainWindow, QMenu, QMessageBox,
                                QVBoxLayout)
 
-from solver.runfile import RunFile, RunFileError
+from solver.runfile import RunFile, RunFileError, seal_if_orphaned
 from viewer.diagram import PANES, MnemonicDiagram, compose_grab, describe_failure
 from viewer.events_dock import EventsDock
 from viewer.playback import SPEEDS
@@ -513,6 +513,10 @@ class MainWindow(QMainWindow):
         """Open a run: read and check it first, then show it; on any failure a dialog names the file (and the
         dataset) and the run shown before stays, under its title."""
         path = Path(path)
+        try:
+            seal_if_orphaned(path)   # left open by a killed writer: sealed as an incomplete run, then opened
+        except (RunFileError, OSError):
+            pass                     # read as it is below (RunFile says what is wrong)
         run = self._load_run(path)
         if run is None or not self._show_run(run, f"{APP_NAME} — {path.name} [{run.meta.variant}]"):
             return False

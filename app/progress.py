@@ -15,25 +15,35 @@ def fail(message, code: int = 2) -> int:
 class StopOnSignal:
     """SIGTERM / Ctrl+C set a flag; the instance is the `cancel()` the solver polls between blocks.
 
-    A flag, not an exception: Python may run a handler inside a weakref callback, where a raise is swallowed."""
+    A flag, not an exception: Python may run a handler inside a weakref callback, where a raise is swallowed, and
+    a KeyboardInterrupt raised inside a Qt or VTK callback (a paintEvent) unwinds through C++ and crashes."""
 
     SIGNALS = (signal.SIGTERM, signal.SIGINT)
+    NAMES = {signal.SIGINT: "Ctrl+C (SIGINT)", signal.SIGTERM: "SIGTERM"}
 
     def __init__(self):
         self.signal = 0
-        for sig in self.SIGNALS:
-            signal.signal(sig, self._on_signal)
+        self._previous = {sig: signal.signal(sig, self._on_signal) for sig in self.SIGNALS}
 
     def _on_signal(self, signum, _frame):
-        self.signal = signum
+        self.signal = self.signal or signum
 
     def __call__(self) -> bool:
         return self.signal != 0
 
+    @property
+    def exit_status(self) -> int:
+        """The shell's status for a command stopped by this signal: 130 for Ctrl+C, 143 for SIGTERM."""
+        return 128 + int(self.signal)
+
+    @property
+    def name(self) -> str:
+        return self.NAMES.get(self.signal, f"signal {self.signal}")
+
     def restore(self):
-        """Back to the default handlers."""
-        for sig in self.SIGNALS:
-            signal.signal(sig, signal.SIG_DFL)
+        """Back to the handlers from before (Python's KeyboardInterrupt for Ctrl+C)."""
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
 
 
 class TerminalProgress:
@@ -45,9 +55,12 @@ class TerminalProgress:
         self.width = width
         self.t0 = time.perf_counter()
         self._last = 0.0
+        self.done = 0.0
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
 
-    def update(self, done: float, force: bool = False):
+    def update(self, done: float, force: bool = False, note: str = ""):
+        """Redraw (at most every 0.1 s on a terminal, 5 s otherwise, unless `force`); `note` replaces the ETA."""
+        self.done = done
         now = time.perf_counter()
         if not force and now - self._last < (0.1 if self.tty else 5.0):
             return
@@ -57,12 +70,13 @@ class TerminalProgress:
         el = now - self.t0
         eta = el * (1 - frac) / frac if frac > 0 else float("nan")
         line = (f"{self.label} [{'#' * fill}{'.' * (self.width - fill)}] {frac * 100:5.1f}%  "
-                f"{done:.1f}/{self.total:.1f}{self.unit}  elapsed {el:.0f} s  ETA {eta:.0f} s")
+                f"{done:.1f}/{self.total:.1f}{self.unit}  elapsed {el:.0f} s  {note or f'ETA {eta:.0f} s'}")
         self.stream.write(("\r" if self.tty else "") + line + ("" if self.tty else "\n"))
         self.stream.flush()
 
-    def close(self, done: float | None = None):
-        self.update(self.total if done is None else done, force=True)
+    def close(self, done: float | None = None, note: str = ""):
+        """The last line: at `done` (default: the total), with `note` (how it ended) in place of the ETA."""
+        self.update(self.total if done is None else done, force=True, note=note)
         if self.tty:
             self.stream.write("\n")
         self.stream.flush()

@@ -118,9 +118,13 @@ class RunController(QObject):
             msg = "worker process killed"
             try:
                 from solver.runfile import seal_incomplete
+                creating = self.out.with_name(self.out.name + ".creating") if self.out is not None else None
                 if self.out is not None and self.out.exists():
                     seal_incomplete(self.out, msg)
                     msg += f"; truncated run kept in {self.out.name}, marked incomplete"
+                elif creating is not None and creating.exists():   # killed before its first frames were saved
+                    creating.unlink()
+                    msg += "; no frames had been saved yet"
             except Exception as exc:  # noqa: BLE001  (the message says what is left)
                 msg += f"; the run file could not be sealed: {exc}"
             self.finished.emit(out, -1, msg)

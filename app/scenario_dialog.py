@@ -195,7 +195,7 @@ class ScenarioDialog(QDialog):
         self.edits: dict[tuple, QLineEdit] = {}
         self.group_boxes: dict[str, QGroupBox] = {}
         grid = QGridLayout()
-        col_of = {IC: (0, 0), CRAFT: (0, 1), AXIAL: (1, 1), LATERAL: (2, 1), FRICTION: (1, 0)}
+        col_of = {IC: (0, 0), CRAFT: (0, 1), AXIAL: (1, 1), LATERAL: (2, 1), FRICTION: (2, 0)}   # IC: rows 0-1
         for g in (IC, CRAFT, AXIAL, LATERAL, FRICTION):
             box = self.group_boxes[g] = QGroupBox(g)
             form = QGridLayout(box)

@@ -5,8 +5,11 @@ opens, validates and reads lazily (any frame or channel window without loading t
 """
 from __future__ import annotations
 
+import json
 import math
 import os
+import struct
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +26,7 @@ EVENT_KINDS = ("first_contact", "contact_begin", "contact_end", "capture", "sens
                "hard_dock", "diagnostic")
 TIME_CHUNK = 4096
 COMPRESSION_LEVEL = 1   # gzip level (with shuffle): level 4 costs ~2x the time for ~2 % smaller files
+FLUSH_INTERVAL = 1.0    # s of wall time between flushes: a killed writer loses at most the frames of ~2 intervals
 
 _STR = h5py.string_dtype("utf-8")
 EVENT_DTYPE = np.dtype([("time", "f8"), ("kind", _STR), ("pair", _STR), ("text", _STR)])
@@ -99,6 +103,57 @@ class RunMeta:
 # writer
 # --------------------------------------------------------------------------------------------
 
+# A writer holds an open-file-description lock on one byte far past the data while it runs; the kernel drops it
+# when the process ends, however it ends. A run file still flagged "open for write" without that lock was left by
+# a writer that died (killed): `seal_if_orphaned` seals it. Linux (64-bit) only; elsewhere liveness is unknown.
+_LOCK_BYTE = 1 << 62
+_FLOCK = "hhxxxxqqixxxx"   # struct flock on LP64 Linux: l_type, l_whence, l_start, l_len, l_pid
+
+
+def _lock_call(fd: int, cmd_name: str, kind_name: str):
+    """fcntl with struct flock for our byte; the l_type it returns (None: no OFD locks on this system)."""
+    try:
+        import fcntl
+        cmd, kind = getattr(fcntl, cmd_name), getattr(fcntl, kind_name)
+    except (ImportError, AttributeError):
+        return None
+    if struct.calcsize(_FLOCK) != 32:
+        return None
+    try:
+        res = fcntl.fcntl(fd, cmd, struct.pack(_FLOCK, kind, os.SEEK_SET, _LOCK_BYTE, 1, 0))
+    except OSError:
+        return None
+    return struct.unpack(_FLOCK, res)[0]
+
+
+def _hold_writer_lock(path) -> int | None:
+    """Take the writer's lock on `path`; the descriptor that holds it (None: locks unsupported)."""
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return None
+    if _lock_call(fd, "F_OFD_SETLK", "F_WRLCK") is None:
+        os.close(fd)
+        return None
+    return fd
+
+
+def writer_alive(path) -> bool | None:
+    """True while a process writes the run file, False if none does (finished, or killed); None if unknown."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        kind = _lock_call(fd, "F_OFD_GETLK", "F_RDLCK")
+    finally:
+        os.close(fd)
+    if kind is None:
+        return None
+    import fcntl
+    return kind != fcntl.F_UNLCK
+
+
 class RunWriter:
     """Create a v1 run file and append frames in blocks; `finish` stamps T Final and completeness.
 
@@ -109,7 +164,7 @@ class RunWriter:
                  pairs: list[ContactPairInfo], geometry: list[PartGeometry],
                  parameters_toml: str = "", chunk: int = TIME_CHUNK, contact_detail: bool = False,
                  state_sizes: dict[str, int] | None = None, live: bool = False,
-                 contact_statistics: bool = False):
+                 contact_statistics: bool = False, flush_interval: float = FLUSH_INTERVAL):
         """`contact_statistics`: the file gets a /contact_events table, filled by `set_contact_events`."""
         self.path = Path(path)
         self.state_sizes = dict(state_sizes or {})
@@ -120,7 +175,13 @@ class RunWriter:
         self.n = 0
         self._events: list[Event] = []
         self._contact_events: tuple[np.ndarray, float] | None = None
-        f = self.f = h5py.File(self.path, "w", libver="latest")
+        self.live = bool(live)
+        self.flush_interval = float(flush_interval)
+        self._t_flush = time.monotonic()
+        # created under a temporary name, put in place by the first flush: a kill before it leaves any older file
+        self._creating = self.path.with_name(self.path.name + ".creating")
+        f = self.f = h5py.File(self._creating, "w", libver="latest")
+        self._lock = _hold_writer_lock(self._creating)
         f.attrs["format"] = FORMAT_NAME
         f.attrs["format_version"] = FORMAT_VERSION
         self._write_meta(meta)
@@ -137,6 +198,8 @@ class RunWriter:
                          quaternion=np.zeros((c, nb, 4)), active=np.zeros((npairs, c), "u1"),
                          force=np.zeros((npairs, c, 3)), point=np.zeros((npairs, c, 3)))
         self._fill = 0                  # frames in the buffers; they start at frame self.n - self._fill
+        self._written = 0               # frames written to the datasets (the file has them after a flush)
+        self._whole_flushed = 0         # frames of whole chunks at the last flush
         self._abs_max = np.zeros(nc)    # max |value| per channel so far (NaN ignored), stored by finish
         self._series = [(grow("time", ()), self._buf["time"])]
         # T capture as soon as known: SWMR readers see a dataset's attributes after refreshing it, not the root's
@@ -193,9 +256,11 @@ class RunWriter:
             sg.create_dataset("frame", shape=(0,), maxshape=(None,), dtype="i8", chunks=(256,))
             for name, k in self.state_sizes.items():
                 sg.create_dataset(name, shape=(0, int(k)), maxshape=(None, int(k)), dtype="f8", chunks=(256, int(k)))
-        self.live = bool(live)
-        if live:  # SWMR: readers may open the file while it grows; a killed writer leaves it readable
-            f.swmr_mode = True
+        # the events as they are added, one JSON array per line, in bytes: safe to append under SWMR (variable-length
+        # strings are not), so a killed run keeps its events (seal_incomplete rebuilds /events from it)
+        f.create_dataset("event_log", shape=(0,), maxshape=(None,), dtype="u1", chunks=(4096,))
+        self._logged = 0   # events already in /event_log
+        f.swmr_mode = True   # SWMR: readers may open the file while it grows; a killed writer leaves it readable
 
     def _write_meta(self, meta: RunMeta):
         a = self.f.attrs
@@ -267,6 +332,7 @@ class RunWriter:
             block = buf[:k]
             if block.any():
                 d[n0:self.n] = block
+        self._written = self.n
 
     def add_event(self, time: float, kind: str, pair: str = "", text: str = ""):
         if kind not in EVENT_KINDS:
@@ -280,16 +346,43 @@ class RunWriter:
             raise ValueError("RunWriter made without contact_statistics=True: no /contact_events table")
         self._contact_events = (np.asarray(rows, dtype=CONTACT_EVENT_DTYPE), float(sample_step))
 
-    def flush(self):
-        """Live files: write the buffered frames (their chunk is rewritten when it fills); events wait for `finish`
-        (rewriting variable-length strings under SWMR can leave a killed writer's file unreadable).
-
-        Other files write each chunk once, when full (a rewritten chunk leaves its old space unused in the file)."""
-        if not self.live:
-            return
-        if self._fill:
+    def flush(self, partial: bool = True):
+        """Write the buffered frames and the events added so far and flush the file: a reader, or the file of a writer
+        killed after this, has every frame appended. `partial` False: the whole chunks only (a partly filled chunk
+        written now is written again when it fills, its first copy left as unused space in the file)."""
+        if partial and self._fill and self._written != self.n:   # (frames came since the partial chunk was written)
             self._write_buffered()
+        self._log_events()
         self.f.flush()
+        self._t_flush = time.monotonic()
+        self._whole_flushed = self.n - self._fill
+        if self._creating is not None:   # the first flush puts the file in place, readable with its first frames
+            os.replace(self._creating, self.path)
+            self._creating = None
+
+    def flush_due(self) -> bool:
+        """Flush if the file is live (followed by a reader: every call) or not flushed for `flush_interval` s of wall
+        time: then the whole chunks alone if one was filled since, else the partly filled one too (a kill loses at
+        most about two intervals). True if it flushed. The solver calls it after every block."""
+        if self.live:
+            self.flush()
+        elif time.monotonic() - self._t_flush >= self.flush_interval:
+            self.flush(partial=self.n - self._fill == self._whole_flushed)
+        else:
+            return False
+        return True
+
+    def _log_events(self):
+        """Append the events added since the last call to /event_log."""
+        if self._logged == len(self._events):
+            return
+        text = "".join(json.dumps([e.time, e.kind, e.pair, e.text]) + "\n" for e in self._events[self._logged:])
+        raw = np.frombuffer(text.encode("utf-8"), dtype="u1")
+        d = self.f["event_log"]
+        m = d.shape[0]
+        d.resize(m + raw.size, axis=0)
+        d[m:] = raw
+        self._logged = len(self._events)
 
     def set_capture(self, t_capture: float):
         """Capture happened at t_capture (s): stored in /time@t_capture, which readers of a live file see after
@@ -314,29 +407,32 @@ class RunWriter:
             ce.attrs["sample_step"] = step      # set last: a file with NaN here has no statistics
 
     def finish(self, t_capture: float = math.nan, complete: bool = True, comment: str | None = None):
-        if self._fill:
-            self._write_buffered()
-            self._fill = 0
+        """Write the last frames and the events, stamp T Final and `complete`, close. Frames and the event log are
+        flushed first and `complete` is set last, so a kill at any point here leaves a file `seal_incomplete` reads."""
+        self.flush()
         a = self.f.attrs
         a["t_capture"] = self._t_capture = float(t_capture)
         self.f["time"].attrs["t_capture"] = float(t_capture)
         a["t_final"] = float(self.f["time"][self.n - 1]) if self.n else 0.0
-        a["complete"] = bool(complete)
         g = self.f["channels"]
         for ch, m in zip(self.channels, self._abs_max):   # the device bars' full scale without reading the data
             g[ch.name].attrs["abs_max"] = float(m)
         if comment is not None:
             a["comment"] = comment
         self._write_events()
+        self.f.flush()
+        a["complete"] = bool(complete)
+        self.f.flush()
         self.close()
 
     def close(self):
         if self.f:
-            if self._fill:
-                self._write_buffered()
-                self._fill = 0
+            self.flush()
             self.f.close()
             self.f = None
+            if self._lock is not None:
+                os.close(self._lock)
+                self._lock = None
 
     def __enter__(self):
         return self
@@ -393,8 +489,100 @@ def _decode(v):
     return v
 
 
+# HDF5 and numpy errors that mean "this file cannot be read": every h5py access of the reader turns them into a
+# RunFileError naming the file and dataset (`RunFile._reading`); a caller's own mistakes (a frame out of range: an
+# IndexError, an unknown channel: a KeyError raised by the reader itself) stay as they are.
+H5_ERRORS = (OSError, RuntimeError, KeyError, ValueError, MemoryError, TypeError)
+HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+# Declared sizes are checked before anything is allocated. Deflate (gzip) cannot shrink data more than ~1032:1,
+# so a dataset read whole at open (time, geometry, events, parameters, body names, state frames) may declare at
+# most DEFLATE_MAX_RATIO x the bytes it stores in the file (+ SIZE_SLACK, for tiny or unwritten datasets); every
+# other dataset at most DEFLATE_MAX_RATIO x the file's size (contact datasets skip their all-zero chunks, so their
+# own stored size does not bound them). A real run is far inside both (its time compresses ~3-30:1; its largest
+# dataset declares < 1 x the file's size); a flipped byte declaring 1e15 frames is refused before a read.
+DEFLATE_MAX_RATIO = 1032
+SIZE_SLACK = 1 << 20
+
+
+# Under SWMR, HDF5 re-reads metadata whose checksum fails (a writer may be mid-write), sleeping 1, 2, 4, ... ns
+# between attempts: its default of 100 attempts sleeps ~2^99 ns, so a corrupt killed-writer file hung the reader
+# forever. 24 attempts sleep ~17 ms in all, far longer than a writer takes to write one metadata block.
+SWMR_READ_ATTEMPTS = 24
+
+
+def _hdf5_library():
+    """The HDF5 library h5py runs on (ctypes), for H5Pset_metadata_read_attempts, which h5py does not wrap; None
+    if it cannot be found (then HDF5's default applies)."""
+    import ctypes
+    import re
+    try:
+        maps = Path("/proc/self/maps").read_text()
+    except OSError:
+        return None
+    for path in dict.fromkeys(re.findall(r"/\S*/libhdf5(?:-[0-9a-f]+)?\.so[\w.]*", maps)):
+        try:
+            fn = ctypes.CDLL(path).H5Pset_metadata_read_attempts
+        except (OSError, AttributeError):
+            continue
+        fn.argtypes, fn.restype = (ctypes.c_int64, ctypes.c_uint), ctypes.c_int
+        return fn
+    return None
+
+
+def _open_swmr(path) -> h5py.File:
+    """A run being written (or left by a killed writer) opened for SWMR reading, with SWMR_READ_ATTEMPTS."""
+    set_attempts = _hdf5_library()
+    if set_attempts is None:
+        return h5py.File(path, "r", swmr=True, rdcc_nbytes=0)
+    fapl = h5py.h5p.create(h5py.h5p.FILE_ACCESS)
+    fapl.set_libver_bounds(h5py.h5f.LIBVER_EARLIEST, h5py.h5f.LIBVER_LATEST)
+    cache = list(fapl.get_cache())
+    cache[2] = 0   # rdcc_nbytes=0, as for other runs
+    fapl.set_cache(*cache)
+    if set_attempts(fapl.id, SWMR_READ_ATTEMPTS) < 0:
+        return h5py.File(path, "r", swmr=True, rdcc_nbytes=0)
+    return h5py.File(h5py.h5f.open(os.fsencode(path), h5py.h5f.ACC_RDONLY | h5py.h5f.ACC_SWMR_READ, fapl=fapl))
+
+
+def _declared_bytes(d) -> int:
+    """Bytes a whole read of a dataset would allocate (Python integers: a corrupt shape cannot overflow)."""
+    return math.prod(int(k) for k in d.shape) * d.dtype.itemsize
+
+
+def _shown(v) -> str:
+    """An attribute value as a message shows it: 1.5, '1', [1 2]."""
+    v = _decode(v)
+    return repr(v.item() if isinstance(v, np.generic) else v)
+
+
+def _path_of(d) -> str:
+    """A dataset's path for a message (its handle may be closed or corrupt)."""
+    try:
+        return d.name or "/"
+    except H5_ERRORS:
+        return "/"
+
+
+class _Reading:
+    """`with run._reading(dataset):` turns an HDF5 failure (H5_ERRORS) inside into RunFileError naming the dataset."""
+    __slots__ = ("run", "dataset", "problem")
+
+    def __init__(self, run, dataset: str, problem: str):
+        self.run, self.dataset, self.problem = run, dataset, problem
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, _tb):
+        if kind is not None and issubclass(kind, H5_ERRORS):
+            if self.run._f is None:
+                raise self.run._err(self.dataset, "cannot be read: the run file was closed") from None
+            raise self.run._err(self.dataset, f"{self.problem} ({exc})") from None
+        return False
+
+
 class RunFile:
-    """A validated, lazily read run file. Raises `RunFileError` on anything malformed."""
+    """A validated, lazily read run file. Raises `RunFileError` on anything malformed or unreadable."""
 
     def __init__(self, path, partial: bool = False):
         """`partial`: a file whose writer died; datasets may hold different numbers of frames (take the shortest)."""
@@ -408,56 +596,119 @@ class RunFile:
         except RunFileError:
             self.close()
             raise
-        except (OSError, KeyError, ValueError, TypeError) as exc:  # h5py/HDF5 internals
+        except H5_ERRORS as exc:  # h5py/HDF5 internals a check below did not name
             self.close()
-            raise RunFileError(self.path, "/", f"cannot be read ({exc})") from None
+            raise self._err("/", f"cannot be read ({exc})") from None
 
     # ---- opening and validation ------------------------------------------------------------
     def _err(self, dataset, problem):
-        return RunFileError(self.path, dataset, problem)
+        return RunFileError(self.path, dataset, str(problem).replace("\n", " "))
+
+    def _reading(self, dataset: str, problem: str = "cannot be read, file truncated or corrupt") -> _Reading:
+        return _Reading(self, dataset, problem)
+
+    def _check_file(self) -> int:
+        """A regular file (a FIFO would block the open forever) with HDF5's signature; its size."""
+        p = self.path
+        try:
+            if not p.exists():
+                raise self._err("/", "file does not exist")
+            if p.is_dir():
+                raise self._err("/", "is a directory, not a run file")
+            if not p.is_file():
+                raise self._err("/", "not a regular file (a FIFO, socket or device), not a run file")
+            size = p.stat().st_size
+            with open(p, "rb") as fh:   # HDF5 looks for its signature at 0, 512, 1024, 2048, ... (after a user block)
+                off = 0
+                while off + 8 <= size:
+                    fh.seek(off)
+                    if fh.read(8) == HDF5_SIGNATURE:
+                        return size
+                    off = 512 if off == 0 else 2 * off
+        except OSError as exc:
+            raise self._err("/", f"cannot be read ({exc.strerror or exc})") from None
+        raise self._err("/", "not an HDF5 file (bad signature: none at byte 0, 512, 1024, 2048, ...)")
+
+    GROUPS = ("channels", "bodies", "contacts", "geometry", "state")   # the groups the reader opens (with their parts)
+
+    def _check_links(self):
+        """Walk the links of the root, its GROUPS and the pair and part groups under them (all the reader follows):
+        refuse external and user-defined links (a run file holds all its data), soft links that lead nowhere or in
+        a loop, and groups whose members cannot be listed; RunFileError names the link."""
+        todo = [("", self._f)]   # the walk goes by path (at most 3 deep), so a link back up cannot loop
+        while todo:
+            path, g = todo.pop()
+            links = []
+            with self._reading(path or "/", "its members cannot be listed, file corrupt"):
+                g.id.links.iterate(lambda name, info: links.append((name.decode("utf-8", "replace"), info.type)),
+                                   info=True)
+            for name, kind in links:
+                p = f"{path}/{name}"
+                walked = path == "" and name in self.GROUPS or path in ("/contacts", "/geometry")
+                if kind == h5py.h5l.TYPE_EXTERNAL:
+                    with self._reading(p):
+                        target = g.get(name, getlink=True)
+                    raise self._err(p, f"external link to {target.filename}:{target.path}: a run file must hold "
+                                       "all its data")
+                if kind == h5py.h5l.TYPE_SOFT:
+                    with self._reading(p):
+                        target = g.get(name, getlink=True).path
+                    with self._reading(p, f"soft link to {target} leads nowhere or in a loop"):
+                        obj = g[name]
+                elif kind == h5py.h5l.TYPE_HARD:
+                    if not walked:
+                        continue   # a dataset, or a group the reader does not open
+                    with self._reading(p, "cannot be opened, file corrupt"):
+                        obj = g[name]
+                else:
+                    raise self._err(p, f"user-defined link (type {kind}): a run file holds only its own objects")
+                if walked and isinstance(obj, h5py.Group):
+                    todo.append((p, obj))
 
     def _open(self):
         p = self.path
-        if not p.exists():
-            raise self._err("/", "file does not exist")
-        if p.is_dir():
-            raise self._err("/", "is a directory, not a run file")
-        with open(p, "rb") as fh:
-            head = fh.read(8)
-        if head != b"\x89HDF\r\n\x1a\n":
-            raise self._err("/", "not an HDF5 file (bad signature)")
+        self.file_size = self._check_file()
         try:
             self._f = h5py.File(p, "r", swmr=False, rdcc_nbytes=0)
-        except OSError as exc:
+        except H5_ERRORS as exc:
             if "already open for write" not in str(exc):
                 raise self._err("/", f"HDF5 file is truncated or corrupt ({exc})") from None
             try:  # a run being written (or left by a killed writer): read what was flushed, SWMR
-                self._f = h5py.File(p, "r", swmr=True, rdcc_nbytes=0)
+                self._f = _open_swmr(p)
                 self.live = True
-            except OSError as exc2:
+            except H5_ERRORS as exc2:
                 raise self._err("/", f"HDF5 file is truncated or corrupt ({exc2})") from None
-        f = self._f
-        a = f.attrs
-        fmt = _decode(a.get("format"))
+        self._check_links()
+        fmt = self._attr_value(self._f, "/", "format", None)
         if fmt != FORMAT_NAME:
             raise self._err("/@format", f"expected {FORMAT_NAME!r}, found {fmt!r}")
-        ver = a.get("format_version")
+        ver = self._attr_value(self._f, "/", "format_version", None)
         if ver is None:
             raise self._err("/@format_version", "missing")
+        if isinstance(ver, (bool, np.bool_)) or not isinstance(ver, (int, np.integer)):
+            raise self._err("/@format_version", f"must be an integer, found {_shown(ver)}")
         if int(ver) not in SUPPORTED_VERSIONS:
             raise self._err("/@format_version", f"unknown format version {int(ver)} "
                             f"(this dockmnemo reads {', '.join(map(str, SUPPORTED_VERSIONS))})")
         self.format_version = int(ver)
+        complete = self._attr_value(self._f, "/", "complete", False)
+        if not (isinstance(complete, (bool, np.bool_))
+                or isinstance(complete, (int, np.integer)) and complete in (0, 1)):
+            raise self._err("/@complete", f"must be true or false (or 1 or 0), found {_shown(complete)}")
+        if self._attr_value(self._f, "/", "variant", None) is None:
+            raise self._err("/@variant", "missing")
+        if self._attr_value(self._f, "/", "output_step", None) is None:
+            raise self._err("/@output_step", "missing")
         self.meta = RunMeta(
-            comment=str(_decode(a.get("comment", ""))),
-            variant=str(_decode(self._req_attr("variant"))),
-            run_date=str(_decode(a.get("run_date", ""))),
-            solver_version=str(_decode(a.get("solver_version", ""))),
-            output_step=float(self._req_attr("output_step")),
-            t_capture=float(a.get("t_capture", math.nan)),
-            t_final=float(a.get("t_final", math.nan)),
-            complete=bool(a.get("complete", False)),
-            scenario=str(_decode(a.get("scenario", ""))),
+            comment=self._str_attr(self._f, "/", "comment", ""),
+            variant=self._str_attr(self._f, "/", "variant", ""),
+            run_date=self._str_attr(self._f, "/", "run_date", ""),
+            solver_version=self._str_attr(self._f, "/", "solver_version", ""),
+            output_step=self._float_attr(self._f, "/", "output_step", math.nan),
+            t_capture=self._float_attr(self._f, "/", "t_capture", math.nan),
+            t_final=self._float_attr(self._f, "/", "t_final", math.nan),
+            complete=bool(complete),
+            scenario=self._str_attr(self._f, "/", "scenario", ""),
         )
         if self.meta.variant not in VARIANTS:
             raise self._err("/@variant", f"unknown mechanism variant {self.meta.variant!r}")
@@ -470,7 +721,7 @@ class RunFile:
         self.n_frames = n = self._live_frames() if self.live else t.shape[0]
         if n == 0:
             raise self._err("/time", "run has no frames" + (" yet (still being written)" if self.live else ""))
-        time = self._read(t, np.s_[:n])
+        time = self._read_whole(t, np.s_[:n])
         if not np.all(np.isfinite(time)):
             bad = int(np.flatnonzero(~np.isfinite(time))[0])
             raise self._err("/time", f"NaN or inf at frame {bad}")
@@ -483,99 +734,109 @@ class RunFile:
         self.time = time
 
         self.channels: dict[str, ChannelInfo] = {}
-        g = self._group("channels")
         self._channel_ds: dict[str, h5py.Dataset] = {}
-        for name in g:
+        for name, d in self._members("channels"):
             ds = f"/channels/{name}"
-            d = self._handles.get(ds[1:])
-            d = g[name] if d is None else d
             if not isinstance(d, h5py.Dataset):
                 raise self._err(ds, "expected a dataset, found a group")
+            self._check_declared(d, ds)
             if not self._shape_ok(d.shape, (n,)):
                 raise self._err(ds, f"wrong shape {d.shape}, expected ({n},) like /time")
             if d.dtype.kind != "f":
                 raise self._err(ds, f"wrong dtype {d.dtype}, expected float")
-            grp = str(_decode(_scalar_attr(d, "group", "", True)))
+            grp = self._str_attr(d, ds, "group", "")
             if grp not in CHANNEL_GROUPS:
                 raise self._err(ds, f"attribute group is {grp!r}, expected one of {', '.join(CHANNEL_GROUPS)}")
-            self.channels[name] = ChannelInfo(name, str(_decode(_scalar_attr(d, "unit", "", True))),
-                                              str(_decode(_scalar_attr(d, "label", name, True))), grp,
-                                              float(_scalar_attr(d, "stroke", math.nan, False)),
-                                              float(_scalar_attr(d, "place", math.nan, False)))
+            self.channels[name] = ChannelInfo(name, self._str_attr(d, ds, "unit", ""), self._str_attr(d, ds, "label", name),
+                                              grp, self._float_attr(d, ds, "stroke", math.nan),
+                                              self._float_attr(d, ds, "place", math.nan))
             self._channel_ds[name] = self._handles[ds[1:]] = d
 
         self._group("bodies")
         names_ds = self._dataset("bodies/names", ndim=1)
-        self.bodies = [str(_decode(x)) for x in names_ds[()]]
+        self.bodies = [str(_decode(x)) for x in self._read_whole(names_ds)]
         nb = len(self.bodies)
-        pos = self._dataset("bodies/position", shape=(n, nb, 3), kind="f", keep=True)
-        quat = self._dataset("bodies/quaternion", shape=(n, nb, 4), kind="f", keep=True)
-        self._pos, self._quat = pos, quat   # finiteness is checked per block as frames are read (poses)
+        self._dataset("bodies/position", shape=(n, nb, 3), kind="f", keep=True)     # finite poses are checked
+        self._dataset("bodies/quaternion", shape=(n, nb, 4), kind="f", keep=True)   # per block as frames are read
         self._pose_block: tuple[int, int, np.ndarray, np.ndarray] | None = None
 
         self.contact_pairs: dict[str, ContactPairInfo] = {}
-        for name, pg in self._group("contacts").items():
+        for name, pg in self._members("contacts"):
             base = f"contacts/{name}"
+            if not isinstance(pg, h5py.Group):
+                raise self._err(f"/{base}", "expected a group, found a dataset")
             self._dataset(f"{base}/active", shape=(n,), keep=True)
             self._dataset(f"{base}/force", shape=(n, 3), kind="f", keep=True)
             self._dataset(f"{base}/point", shape=(n, 3), kind="f", keep=True)
             for opt, shp in (("normal", (n, 3)), ("depth", (n,)), ("normal_speed", (n,))):
-                if opt in pg:
+                with self._reading(f"/{base}/{opt}"):
+                    present = opt in pg
+                if present:
                     self._dataset(f"{base}/{opt}", shape=shp, kind="f", keep=True)
             self.contact_pairs[name] = ContactPairInfo(
-                name, str(_decode(pg.attrs.get("part_a", ""))), str(_decode(pg.attrs.get("part_b", ""))),
-                str(_decode(pg.attrs.get("label", name))))
+                name, self._str_attr(pg, f"/{base}", "part_a", ""), self._str_attr(pg, f"/{base}", "part_b", ""),
+                self._str_attr(pg, f"/{base}", "label", name))
 
         self.geometry: dict[str, PartGeometry] = {}
-        for name, pg in self._group("geometry").items():
+        for name, pg in self._members("geometry"):
             base = f"geometry/{name}"
-            pts = self._read(self._dataset(f"{base}/points", ndim=2, kind="f"))
+            if not isinstance(pg, h5py.Group):
+                raise self._err(f"/{base}", "expected a group, found a dataset")
+            pts = self._read_whole(self._dataset(f"{base}/points", ndim=2, kind="f"))
             if pts.shape[1] != 3:
                 raise self._err(f"/{base}/points", f"wrong shape {pts.shape}, expected (P, 3)")
             if not np.all(np.isfinite(pts)):
                 raise self._err(f"/{base}/points", "NaN or inf in part geometry")
-            lines = self._read(self._dataset(f"{base}/lines", ndim=2, kind="iu"))
+            lines = self._read_whole(self._dataset(f"{base}/lines", ndim=2, kind="iu"))
             if lines.shape[1] != 2:
                 raise self._err(f"/{base}/lines", f"wrong shape {lines.shape}, expected (L, 2)")
             if lines.size and (lines.min() < 0 or lines.max() >= len(pts)):
                 raise self._err(f"/{base}/lines", f"index out of range 0..{len(pts) - 1}")
-            body = str(_decode(pg.attrs.get("body", "")))
+            body = self._str_attr(pg, f"/{base}", "body", "")
             if body not in self.bodies:
                 raise self._err(f"/{base}@body", f"names body {body!r}, which is not in /bodies/names")
-            vis = str(_decode(pg.attrs.get("visible_channel", "")))
+            vis = self._str_attr(pg, f"/{base}", "visible_channel", "")
             if vis and vis not in self.channels:
                 raise self._err(f"/{base}@visible_channel", f"names channel {vis!r}, which does not exist")
             self.geometry[name] = PartGeometry(name, body, pts, lines.astype(np.int32),
-                                               str(_decode(pg.attrs.get("kind", "mechanism"))), vis)
+                                               self._str_attr(pg, f"/{base}", "kind", "mechanism"), vis)
 
         ev = self._dataset("events", ndim=1)
         names = ev.dtype.names or ()
         if not all(k in names for k in ("time", "kind", "pair", "text")):
             raise self._err("/events", f"wrong dtype {ev.dtype}, expected fields time, kind, pair, text")
         try:
-            raw = self._read(ev)
+            raw = self._read_whole(ev)
         except RunFileError:
             if not self.live:
                 raise
             raw = []   # a growing run's event strings can be caught mid-rewrite; they are complete at the end
-        self.events = [Event(float(r["time"]), str(_decode(r["kind"])), str(_decode(r["pair"])),
-                             str(_decode(r["text"]))) for r in raw]
-        for e in self.events:
+        with self._reading("/events", "rows cannot be decoded"):
+            self.events = [Event(float(r["time"]), str(_decode(r["kind"])), str(_decode(r["pair"])),
+                                 str(_decode(r["text"]))) for r in raw]
+        for i, e in enumerate(self.events):
             if not math.isfinite(e.time):
                 raise self._err("/events", f"event {e.kind!r} has a NaN or inf time")
+            if e.kind not in EVENT_KINDS:
+                raise self._err("/events", f"row {i}: unknown event kind {e.kind!r} "
+                                f"(expected one of {', '.join(EVENT_KINDS)})")
+            if i and e.time < self.events[i - 1].time:
+                raise self._err("/events", f"not sorted by time at row {i} "
+                                f"({self.events[i - 1].time:.6g} -> {e.time:.6g})")
 
         par = self._dataset("parameters", shape=())
-        self.parameters_toml = str(_decode(par[()]))
+        self.parameters_toml = str(_decode(self._read_whole(par)))
 
         self.state_sizes: dict[str, int] = {}
         self._state_frames = np.zeros(0, np.int64)
-        sg = self._f.get("state")
-        if sg is not None:
+        with self._reading("/state"):
+            has_state = "state" in self._f
+        if has_state:
             fr = self._dataset("state/frame", ndim=1)
-            frames = np.asarray(self._read(fr, np.s_[:]), dtype=np.int64)
+            frames = np.asarray(self._read_whole(fr, np.s_[:]), dtype=np.int64)
             if frames.size and (np.any(np.diff(frames) <= 0) or frames[0] < 0):
                 raise self._err("/state/frame", "snapshot frames must be increasing and >= 0")
-            for name, d in sg.items():
+            for name, d in self._members("state"):
                 if name == "frame":
                     continue
                 self._dataset(f"state/{name}", ndim=2, kind="f")
@@ -586,7 +847,8 @@ class RunFile:
                                                       f"({frames.shape[0]})")
                 self.state_sizes[name] = int(d.shape[1])
             self._state_frames = frames
-        self._time_datasets()   # keep the handles
+        with self._reading("/"):
+            self._time_datasets()   # keep the handles
 
     def _time_datasets(self) -> list:
         """Every dataset indexed by frame (they grow together while the run is written), one kept handle each.
@@ -612,14 +874,16 @@ class RunFile:
         """A time-indexed dataset by path, through its one kept handle (HDF5 name lookups are slow under SWMR)."""
         d = self._handles.get(name)
         if d is None:
-            d = self._handles[name] = self._f[name]
+            with self._reading(f"/{name}", "cannot be opened, file corrupt"):
+                d = self._handles[name] = self._f[name]
         return d
 
     def _take_capture(self):
         """A growing run's T capture: its writer stores it on /time as soon as it has it (the root attribute only at
         the end, and SWMR readers do not see root attributes change)."""
         if not math.isfinite(self.meta.t_capture):
-            v = _scalar_attr(self._ds("time"), "t_capture", math.nan, False)
+            with self._reading("/time@t_capture"):
+                v = _scalar_attr(self._ds("time"), "t_capture", math.nan, False)
             try:
                 self.meta.t_capture = float(v)
             except (TypeError, ValueError):
@@ -629,8 +893,9 @@ class RunFile:
         """Frames present in every time-indexed dataset of a growing file (a block may be half flushed)."""
         try:
             return min(d.shape[0] for d in self._time_datasets())
-        except (KeyError, AttributeError):  # a missing group is reported by the checks that follow
-            return self._f["time"].shape[0]
+        except (*H5_ERRORS, AttributeError):  # a missing or unreadable group is reported by the checks that follow
+            with self._reading("/time"):
+                return self._f["time"].shape[0]
 
     def _shape_ok(self, actual, expected) -> bool:
         if tuple(actual) == tuple(expected):
@@ -664,15 +929,17 @@ class RunFile:
                     m = d.shape[0]
                     n = m if n is None or m < n else n
                 yield None
-        except (OSError, KeyError) as exc:
-            raise self._err("/", f"cannot refresh a growing run ({exc})") from None
+        except H5_ERRORS as exc:
+            raise self._err(_path_of(d), f"cannot refresh a growing run ({exc})") from None
         self._take_capture()
         if n is None or n <= self.n_frames:
             yield False
             return
-        self._pos, self._quat = self._ds("bodies/position"), self._ds("bodies/quaternion")
+        if n * 8 > DEFLATE_MAX_RATIO * os.path.getsize(self.path) + SIZE_SLACK:
+            raise self._err("/time", f"grew to {n:,} frames, more than a {os.path.getsize(self.path):,}-byte file "
+                                     "can hold even compressed")
         n0 = self.n_frames
-        new = self._read(self._ds("time"), np.s_[n0:n])   # only the frames added: earlier ones do not change
+        new = self._read("time", np.s_[n0:n])   # only the frames added: earlier ones do not change
         t = np.concatenate([self.time[:n0], new])
         if not np.all(np.isfinite(new)) or np.any(np.diff(t[max(n0 - 1, 0):]) <= 0):
             raise self._err("/time", "NaN, inf or not increasing in the frames added while the run grows")
@@ -689,66 +956,126 @@ class RunFile:
         i = int(np.searchsorted(frames, int(frame), side="right")) - 1
         if i < 0:
             return None
-        return int(frames[i]), {k: np.array(self._read(self._f[f"state/{k}"], i), dtype=float)
+        return int(frames[i]), {k: np.array(self._read(f"state/{k}", i), dtype=float)
                                 for k in self.state_sizes}
-    def _req_attr(self, name):
-        v = self._f.attrs.get(name)
-        if v is None:
-            raise self._err(f"/@{name}", "missing")
-        return v
+
+    @staticmethod
+    def _at(where: str, name: str) -> str:
+        return f"/@{name}" if where == "/" else f"{where}@{name}"
+
+    def _attr_value(self, obj, where: str, name: str, default):
+        """An attribute as stored (strings decoded); RunFileError naming it if it cannot be read."""
+        with self._reading(self._at(where, name)):
+            return _decode(_attr(obj, name, default))
+
+    def _str_attr(self, obj, where: str, name: str, default: str) -> str:
+        with self._reading(self._at(where, name)):
+            return str(_decode(_scalar_attr(obj, name, default, True)))
+
+    def _float_attr(self, obj, where: str, name: str, default: float) -> float:
+        with self._reading(self._at(where, name)):
+            v = _scalar_attr(obj, name, default, False)
+        try:
+            return float(v)
+        except (TypeError, ValueError):
+            raise self._err(self._at(where, name), f"must be a number, found {_shown(v)}") from None
 
     def _group(self, name):
-        obj = self._f.get(name)
+        with self._reading(f"/{name}", "cannot be opened, file corrupt"):
+            obj = self._f.get(name)
         if obj is None:
             raise self._err(f"/{name}", "missing")
         if not isinstance(obj, h5py.Group):
             raise self._err(f"/{name}", "expected a group, found a dataset")
         return obj
 
+    def _members(self, name) -> list[tuple[str, object]]:
+        """(name, object) of each member of a group; RunFileError naming the group or member that cannot be read."""
+        g = self._group(name)
+        with self._reading(f"/{name}", "its members cannot be listed, file corrupt"):
+            keys = list(g)
+        out = []
+        for k in keys:
+            d = self._handles.get(f"{name}/{k}")   # a kept handle, never a second one (see `_time_datasets`)
+            if d is None:
+                with self._reading(f"/{name}/{k}", "cannot be opened, file corrupt"):
+                    d = g[k]
+            out.append((k, d))
+        return out
+
+    def _check_declared(self, d, ds: str):
+        """Refuse a dataset declaring more bytes than the file could hold compressed (see DEFLATE_MAX_RATIO)."""
+        with self._reading(ds):
+            declared = _declared_bytes(d)
+        if declared > DEFLATE_MAX_RATIO * self.file_size + SIZE_SLACK:
+            raise self._err(ds, f"declares shape {d.shape} ({declared:,} bytes), more than a {self.file_size:,}-byte "
+                                "file can hold even compressed")
+
     def _dataset(self, name, shape=None, ndim=None, kind=None, keep=False):
         """A checked dataset; `keep`: a time-indexed one, whose handle is kept (see `_time_datasets`)."""
-        obj = self._handles.get(name)
-        obj = self._f.get(name) if obj is None else obj
         ds = f"/{name}"
+        obj = self._handles.get(name)
+        if obj is None:
+            with self._reading(ds, "cannot be opened, file corrupt"):
+                obj = self._f.get(name)
         if obj is None:
             raise self._err(ds, "missing")
         if not isinstance(obj, h5py.Dataset):
             raise self._err(ds, "expected a dataset, found a group")
-        if shape is not None and not self._shape_ok(obj.shape, shape):
-            raise self._err(ds, f"wrong shape {obj.shape}, expected {shape}")
-        if ndim is not None and obj.ndim != ndim:
-            raise self._err(ds, f"wrong shape {obj.shape}, expected {ndim} dimension(s)")
-        if kind is not None and obj.dtype.kind not in kind:
-            raise self._err(ds, f"wrong dtype {obj.dtype}")
+        self._check_declared(obj, ds)
+        with self._reading(ds):
+            if shape is not None and not self._shape_ok(obj.shape, shape):
+                raise self._err(ds, f"wrong shape {obj.shape}, expected {shape}")
+            if ndim is not None and obj.ndim != ndim:
+                raise self._err(ds, f"wrong shape {obj.shape}, expected {ndim} dimension(s)")
+            if kind is not None and obj.dtype.kind not in kind:
+                raise self._err(ds, f"wrong dtype {obj.dtype}, expected {'float' if kind == 'f' else 'integer'}")
         if keep:
             self._handles[name] = obj
         return obj
 
     def _read(self, d, sel=()):
+        """`d[sel]` of a dataset, or of the time-indexed dataset at path `d` (a str, through the kept handles)."""
         self.io_ops += 1
-        try:
-            return d[sel]
-        except OSError as exc:
-            raise self._err(d.name, f"data cannot be read, file truncated or corrupt ({exc})") from None
+        name = f"/{d}" if isinstance(d, str) else _path_of(d)
+        with self._reading(name, "data cannot be read, file truncated or corrupt"):
+            return (self._ds(d) if isinstance(d, str) else d)[sel]
 
-    def _finite_block(self, d, a: int, b: int) -> np.ndarray:
-        """Frames [a, b) of a dataset that must be finite; RunFileError naming the first bad frame."""
-        block = self._read(d, np.s_[a:b])
+    def _read_whole(self, d, sel=()):
+        """`_read` of a dataset read whole at open, once its declared size fits the bytes it stores (see
+        DEFLATE_MAX_RATIO): a corrupt shape is refused before anything is allocated."""
+        ds = _path_of(d)
+        with self._reading(ds):
+            declared, stored = _declared_bytes(d), d.id.get_storage_size()
+        if declared > DEFLATE_MAX_RATIO * min(stored, self.file_size) + SIZE_SLACK:
+            raise self._err(ds, f"declares shape {d.shape} ({declared:,} bytes) but stores {stored:,} bytes: "
+                                "more than compression can expand")
+        return self._read(d, sel)
+
+    def _finite_block(self, name: str, a: int, b: int) -> np.ndarray:
+        """Frames [a, b) of a time-indexed dataset that must be finite; RunFileError naming the first bad frame."""
+        block = self._read(name, np.s_[a:b])
         if not np.all(np.isfinite(block)):
             j = int(np.flatnonzero(~np.all(np.isfinite(block.reshape(len(block), -1)), axis=1))[0])
-            raise self._err(d.name, f"NaN or inf at frame {a + j}")
+            raise self._err(f"/{name}", f"NaN or inf at frame {a + j}")
         return block
 
-    def _check_finite(self, d):
-        step = max(1, d.chunks[0] if d.chunks else 65536) * 8
-        n = min(d.shape[0], self.n_frames)
+    def _check_finite(self, name: str):
+        step = max(1, self._chunk_frames(name, 65536)) * 8
+        n = self.n_frames
         for i in range(0, n, step):
-            self._finite_block(d, i, min(i + step, n))
+            self._finite_block(name, i, min(i + step, n))
+
+    def _chunk_frames(self, name: str, default: int) -> int:
+        """Frames per chunk of a time-indexed dataset (`default` if not chunked)."""
+        with self._reading(f"/{name}"):
+            d = self._ds(name)
+            return int(d.chunks[0]) if d.chunks else default
 
     def check_poses(self):
         """Read every pose once and raise RunFileError at the first NaN or inf (open checks them lazily)."""
-        self._check_finite(self._pos)
-        self._check_finite(self._quat)
+        self._check_finite("bodies/position")
+        self._check_finite("bodies/quaternion")
 
     # ---- public reading API ----------------------------------------------------------------
     @property
@@ -773,17 +1100,20 @@ class RunFile:
         d = self._channel_ds.get(name)
         if d is None or self.live:
             return math.nan
-        v = float(_scalar_attr(d, "abs_max", math.nan, False))
+        try:
+            v = self._float_attr(d, f"/channels/{name}", "abs_max", math.nan)
+        except RunFileError:   # unreadable: as if not stored (the caller computes it from the values)
+            return math.nan
         return v if v >= 0 else math.nan
 
     def channel(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
         """Values of one channel over frames [start, stop)."""
         if name not in self.channels:
             raise KeyError(f"{self.path}: no channel {name!r}")
-        return self._read(self._ds(f"channels/{name}"), np.s_[start:self._stop(stop)])
+        return self._read(f"channels/{name}", np.s_[start:self._stop(stop)])
 
     def channel_at(self, name: str, frame: int) -> float:
-        return float(self._read(self._ds(f"channels/{name}"), frame))
+        return float(self._read(f"channels/{name}", frame))
 
     def channels_at(self, names, frame: int) -> dict[str, float]:
         return {n: self.channel_at(n, frame) for n in names}
@@ -797,10 +1127,11 @@ class RunFile:
             raise IndexError(f"{self.path}: frame {frame} outside 0..{self.n_frames - 1}")
         blk = self._pose_block
         if blk is None or not blk[0] <= frame < blk[1]:
-            step = self._pos.chunks[0] if self._pos.chunks else TIME_CHUNK
+            step = self._chunk_frames("bodies/position", TIME_CHUNK)
             a = frame - frame % step
             b = min(a + step, self.n_frames)
-            blk = self._pose_block = (a, b, self._finite_block(self._pos, a, b), self._finite_block(self._quat, a, b))
+            blk = self._pose_block = (a, b, self._finite_block("bodies/position", a, b),
+                                      self._finite_block("bodies/quaternion", a, b))
         k = frame - blk[0]
         return blk[2][k].copy(), blk[3][k].copy()
 
@@ -809,8 +1140,8 @@ class RunFile:
         out = {}
         for name in self.contact_pairs:
             base = f"contacts/{name}"
-            out[name] = (bool(self._read(self._ds(f"{base}/active"), frame)), self._read(self._ds(f"{base}/force"), frame),
-                         self._read(self._ds(f"{base}/point"), frame))
+            out[name] = (bool(self._read(f"{base}/active", frame)), self._read(f"{base}/force", frame),
+                         self._read(f"{base}/point", frame))
         return out
 
     def _stop(self, stop):
@@ -818,33 +1149,37 @@ class RunFile:
         return self.n_frames if stop is None else min(stop, self.n_frames)
 
     def contact_active(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
-        return self._read(self._ds(f"contacts/{name}/active"), np.s_[start:self._stop(stop)]).astype(bool)
+        return self._read(f"contacts/{name}/active", np.s_[start:self._stop(stop)]).astype(bool)
 
     def contact_force(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
-        return self._read(self._ds(f"contacts/{name}/force"), np.s_[start:self._stop(stop)])
+        return self._read(f"contacts/{name}/force", np.s_[start:self._stop(stop)])
 
     def contact_point(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
-        return self._read(self._ds(f"contacts/{name}/point"), np.s_[start:self._stop(stop)])
+        return self._read(f"contacts/{name}/point", np.s_[start:self._stop(stop)])
 
     def contact_detail(self, name: str, start: int = 0, stop: int | None = None,
                        fields=("normal", "depth", "normal_speed")) -> dict[str, np.ndarray]:
         """Optional per-pair normal, depth and normal_speed over [start, stop) (empty dict if absent)."""
-        pg = self._f["contacts"][name]
-        return {k: self._read(self._ds(f"contacts/{name}/{k}"), np.s_[start:self._stop(stop)]) for k in fields if k in pg}
+        held = self._handles
+        return {k: self._read(f"contacts/{name}/{k}", np.s_[start:self._stop(stop)])
+                for k in fields if f"contacts/{name}/{k}" in held}
 
     def contact_statistics(self) -> tuple[np.ndarray, float] | None:
         """The writer's contact-interval table (CONTACT_EVENT_DTYPE rows, pair names as str) and the step of the
         frames it was computed from; None when the file has none (or its writer stopped before writing it)."""
         name = "/contact_events"
-        d = self._f.get("contact_events")
+        with self._reading(name, "cannot be opened, file corrupt"):
+            d = self._f.get("contact_events")
         if d is None or self.live:
             return None
-        if not isinstance(d, h5py.Dataset) or d.ndim != 1:
-            raise self._err(name, "expected a one-dimensional table")
-        missing = [k for k in CONTACT_EVENT_DTYPE.names if k not in (d.dtype.names or ())]
+        with self._reading(name):
+            if not isinstance(d, h5py.Dataset) or d.ndim != 1:
+                raise self._err(name, "expected a one-dimensional table")
+            missing = [k for k in CONTACT_EVENT_DTYPE.names if k not in (d.dtype.names or ())]
         if missing:
             raise self._err(name, f"wrong dtype {d.dtype}: missing fields {', '.join(missing)}")
-        step = _scalar_attr(d, "sample_step", None, False)
+        with self._reading(f"{name}@sample_step"):
+            step = _scalar_attr(d, "sample_step", None, False)
         if step is None:
             raise self._err(f"{name}@sample_step", "missing")
         try:
@@ -855,7 +1190,7 @@ class RunFile:
             return None                                   # created, never filled: its writer stopped
         if not (step > 0 and math.isfinite(step)):
             raise self._err(f"{name}@sample_step", f"must be a positive number of seconds, found {step}")
-        raw = self._read(d)
+        raw = self._read_whole(d)
         rows = np.zeros(len(raw), dtype=[(k, object if k == "pair" else CONTACT_EVENT_DTYPE[k])
                                          for k in CONTACT_EVENT_DTYPE.names])
         for k in CONTACT_EVENT_DTYPE.names:
@@ -924,20 +1259,84 @@ def open_run(path) -> RunFile:
     return RunFile(os.fspath(path))
 
 
+def open_for_write(path) -> bool:
+    """True if the HDF5 file is flagged open for writing (being written, or left by a writer that died)."""
+    try:
+        h5py.File(path, "r").close()
+    except OSError as exc:
+        return "already open for write" in str(exc)
+    return False
+
+
+def seal_if_orphaned(path, reason: str = "its writer was killed") -> bool:
+    """Seal (`seal_incomplete`) a run file left open by a writer that died; False if the file is closed, still
+    being written, or its writer's state cannot be told."""
+    path = Path(path)
+    if not path.is_file() or not open_for_write(path) or writer_alive(path) is not False:
+        return False
+    seal_incomplete(path, reason)
+    return True
+
+
+def _logged_events(f) -> list[Event]:
+    """The events of /event_log (whole lines only: a killed writer may have left half a line)."""
+    d = f.get("event_log")
+    if not isinstance(d, h5py.Dataset) or d.ndim != 1 or d.shape[0] == 0:
+        return []
+    out = []
+    for line in bytes(d[:]).decode("utf-8", "replace").split("\n")[:-1]:
+        try:
+            t, kind, pair, text = json.loads(line)
+            out.append(Event(float(t), str(kind), str(pair), str(text)))
+        except (ValueError, TypeError):
+            continue
+    return out
+
+
+def _sealed_events(run: RunFile, t_final: float) -> tuple[list[Event], np.ndarray | None]:
+    """A killed run's events: those it logged up to the last kept frame, and the contact intervals of the kept
+    frames with their statistics, computed again as the solver does at the end (also as /contact_events rows)."""
+    logged = _logged_events(run._f)  # noqa: SLF001  (same module)
+    if not logged:
+        return list(run.events), None   # a file without an event log (older writer): whatever /events holds
+    from solver.contact_events import event_records, event_rows, table_from_frames
+    table = table_from_frames(run)      # the frames the solver fed its accumulator: the same intervals
+    events = [e for e in logged if e.kind not in ("contact_begin", "contact_end") and e.time <= t_final]
+    return events + [Event(*row) for row in event_rows(table)], event_records(table)
+
+
 def seal_incomplete(path, reason: str) -> Path:
     """Rewrite a run whose writer died (killed process) as an ordinary, closed v1 file: frames cut to the last
-    block every dataset holds, `complete` false, T Final set and a `diagnostic` event saying why."""
+    block every dataset holds, `complete` false, T Final set, the events it logged and a `diagnostic` event saying
+    why. A run killed after its writer marked it complete stays complete. Refused while its writer runs."""
     path = Path(path)
+    if writer_alive(path):
+        raise RunFileError(path, "/", "its writer is still running: cancel the run to keep it")
+    orphan = open_for_write(path)
     run = RunFile(path, partial=True)
-    n, t_final = run.n_frames, float(run.time[-1])
-    events = list(run.events)
-    src = run._f  # noqa: SLF001  (same module)
-    tmp = path.with_name(path.name + ".sealing")
+    t_final = float(run.time[-1])
+    complete = run.meta.complete and orphan   # killed between marking it complete and closing it
+    events, records = _sealed_events(run, t_final) if orphan and not complete else (list(run.events), None)
+    tmp = path.with_name(f"{path.name}.sealing-{os.getpid()}")   # the run file is replaced only when it is whole
+    try:
+        _write_sealed(run, tmp, complete, events, records, reason)
+        run.close()
+        os.replace(tmp, path)
+    finally:
+        run.close()
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def _write_sealed(run: RunFile, tmp: Path, complete: bool, events: list[Event], records, reason: str):
+    """The sealed copy of a killed run (`seal_incomplete`) in `tmp`: its first `run.n_frames` frames."""
+    src, n, t_final = run._f, run.n_frames, float(run.time[-1])  # noqa: SLF001  (same module)
     with h5py.File(tmp, "w", libver="latest") as dst:
         for k, v in src.attrs.items():
             dst.attrs[k] = v
-        for name in src:
-            if name != "events":
+        fresh = ("events", "contact_events") if records is not None else ("events",)   # written below, not copied:
+        for name in src:                                                # a killed finish may have left them half
+            if name not in fresh:
                 src.copy(src[name], dst, name=name)
         timed = ["time", "bodies/position", "bodies/quaternion"]
         timed += [f"channels/{c}" for c in dst["channels"]]
@@ -948,13 +1347,15 @@ def seal_incomplete(path, reason: str) -> Path:
             keep = int(np.searchsorted(dst["state/frame"][:], n, side="left"))
             for d in dst["state"].values():
                 d.resize(keep, axis=0)
-        events.append(Event(t_final, "diagnostic", "", f"run stopped at t = {t_final:.4f} s: {reason}"))
+        if not complete:
+            events.append(Event(t_final, "diagnostic", "", f"run stopped at t = {t_final:.4f} s: {reason}"))
         events.sort(key=lambda e: e.time)
         ev = dst.create_dataset("events", shape=(len(events),), maxshape=(None,), dtype=EVENT_DTYPE, chunks=(256,))
-        ev[:] = np.array([(e.time, e.kind, e.pair, e.text) for e in events], dtype=EVENT_DTYPE)
-        dst.attrs["complete"] = False
+        if events:
+            ev[:] = np.array([(e.time, e.kind, e.pair, e.text) for e in events], dtype=EVENT_DTYPE)
+        dst.attrs["complete"] = complete
         dst.attrs["t_final"] = t_final
         dst.attrs["t_capture"] = run.meta.t_capture   # (a killed writer stored it on /time only)
-    run.close()
-    os.replace(tmp, path)
-    return path
+        if records is not None and "contact_events" in src:
+            ce = dst.create_dataset("contact_events", data=records, maxshape=(None,), chunks=(256,))
+            ce.attrs["sample_step"] = run.meta.output_step

@@ -203,10 +203,11 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
     """Simulate a scenario into a run file; raises ScenarioError on bad input, SolverDiverged on divergence.
 
     `start`: begin at another run's stored state (a branch); `cancel()` -> True stops after the current block
-    (RunCancelled). With `live`, frames are flushed every `block` frames (HDF5 SWMR), so the file can be followed
-    while it grows; otherwise each time chunk is compressed and written once, when it is full. `output_step`
+    (RunCancelled). The file is written with HDF5 SWMR and flushed every second of wall time (a killed run keeps its
+    frames up to about two seconds before); with `live`, after every `block` frames, so the app can follow it. `output_step`
     (s, a multiple of the solver step) replaces the scenario's frame step: the integration is the same, only fewer
-    frames are recorded (long runs: 0.01 s writes a tenth of the 1 ms file in a fraction of the time)."""
+    frames are recorded (long runs: 0.01 s writes a tenth of the 1 ms file in a fraction of the time); it must not
+    exceed the run's length. The last frame is the last output step at or before t_end: nothing is simulated past it."""
     m = with_output_step(load_model(scenario_path), output_step, scenario_path)
     if start is not None and output_step is not None:
         raise ScenarioError(scenario_path, "output_step", "a branch run keeps the scenario's output step")
@@ -216,6 +217,9 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
     t0 = float(start.t) if start is not None else 0.0
     if T <= t0:
         raise ScenarioError(scenario_path, "t_end", f"{T:g} s must be later than the branch time {t0:g} s")
+    if m.output_step > T - t0 + 1e-9:
+        raise ScenarioError(scenario_path, "output_step", f"{m.output_step:g} s must not exceed the run's length "
+                            f"({T - t0:g} s, from {t0:g} s to t_end)")
     from solver.warmup import compile_kernels
     compile_kernels(m)        # load the kernels, or compile them with a lock on the cache (once per cache directory)
     out_path = Path(out_path)
@@ -268,7 +272,11 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
     while done < n_total:
         k = min(block, n_total - done)
         w.add_state(done, {"s": s, "Z": Z, "contact_prev": prev})   # one snapshot per block, for branching
-        status, t, rows = D.run_block(s, Z, t, m.step, k, spo, *kargs, diag, prev, ev, n_ev, *outs)
+        last = int(done + k == n_total)   # the run's last frame: no integration past it (t_end holds for any step)
+        status, t, rows = D.run_block(s, Z, t, m.step, k - last, spo, *kargs, diag, prev, ev, n_ev, *outs)
+        if last and status == D.ST_OK:
+            status, t, r = D.run_block(s, Z, t, m.step, 1, 1, *kargs, diag, prev, ev, n_ev, *[a[rows:] for a in outs])
+            rows += r
         if rows:
             w.append(*[a[:rows] for a in outs])
             contact_events.append(buf["t"][:rows], buf["act"][:rows], buf["f"][:rows], buf["n"][:rows],
@@ -280,7 +288,7 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
         for i in range(ev_written, int(n_ev[0])):
             _add_kernel_event(w, ev[i], pairs)
         ev_written = int(n_ev[0])
-        w.flush()
+        w.flush_due()   # every block when live; else every FLUSH_INTERVAL s of wall time
         if progress is not None:
             progress(t, T)
         if status != D.ST_OK:

@@ -169,3 +169,26 @@ def test_export_dialog_checks_output_and_format(window, qtbot, run_copy, tmp_pat
     assert dlg.output_edit.text() == str(tmp_path / "x")
     qtbot.mouseClick(dlg.export_button, Qt.LeftButton)
     assert sorted(p.name for p in (tmp_path / "x").iterdir()) == [f"frame_{i:06d}.png" for i in range(2)]
+
+
+def test_export_dialog_names_a_bad_output(window, qtbot, run_copy, tmp_path, artifacts):
+    """A name the chosen format cannot use, a parent that is a file, a folder of the user's own files: said, and
+    Export stays off (nothing written)."""
+    (tmp_path / "notes.txt").write_text("a file, not a folder")
+    dlg = _export_dialog(window, qtbot, run_copy, [Clip(1.0, 1.2)], tmp_path / "clip.txt")
+    type_into(qtbot, dlg.output_edit, str(tmp_path / "clip.txt"))
+    assert not dlg.export_button.isEnabled()
+    assert "output: format mp4 needs a name ending in .mp4" in dlg.summary.text()
+    type_into(qtbot, dlg.output_edit, str(tmp_path / "notes.txt" / "clip.mp4"))
+    assert not dlg.export_button.isEnabled() and "notes.txt is a file, not a folder" in dlg.summary.text()
+    own = tmp_path / "own"
+    own.mkdir()
+    (own / "keep.txt").write_text("the user's")
+    dlg.format_combo.setCurrentIndex(dlg.format_combo.findData("png"))
+    type_into(qtbot, dlg.output_edit, str(own))
+    assert not dlg.export_button.isEnabled() and "is a folder holding other files" in dlg.summary.text()
+    dlg.grab().save(str(artifacts / "export_dialog_bad_output.png"))
+    qtbot.mouseClick(dlg.export_button, Qt.LeftButton)
+    assert not (tmp_path / "clip.txt").exists() and not list(tmp_path.glob(".own*"))
+    assert [p.name for p in own.iterdir()] == ["keep.txt"]
+    dlg.reject()

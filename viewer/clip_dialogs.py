@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QComboBox, QDial
 
 from solver.runfile import RunFile
 from viewer.clips import SIZES, Clip, ClipError, ClipList, sidecar_path
-from viewer.video_export import ExportCancelled
+from viewer.video_export import ExportCancelled, OutputError, check_output
 
 COLUMNS = ("start, s", "end, s", "speed, x", "title card text", "title, s")
 ERROR_STYLE = "color: #d84315;"
@@ -300,8 +300,11 @@ class ExportDialog(QDialog):
         text = self.output_edit.text().strip()
         if not text:
             out.append("choose an output file")
-        elif not Path(text).expanduser().resolve().parent.is_dir():
-            out.append(f"folder {Path(text).expanduser().resolve().parent} does not exist")
+        else:
+            try:
+                check_output(text, self.format_combo.currentData(), probe=False)
+            except OutputError as exc:
+                out.append(f"output: {exc.problem}")
         return out
 
     def _update(self):
@@ -316,6 +319,9 @@ class ExportDialog(QDialog):
         self.summary.setText("\n".join(lines))
         self.summary.setStyleSheet(ERROR_STYLE if probs else "")
         self.export_button.setEnabled(not probs)
+        h = self.layout().heightForWidth(self.width())
+        if h > self.height():   # (a longer message: grow so that it is read whole)
+            self.resize(self.width(), h)
 
     def browse(self):
         fmt = self.format_combo.currentData()

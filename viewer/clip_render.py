@@ -68,6 +68,7 @@ class DiagramRenderer:
         transport = d.findChild(QWidget, "transport")
         if transport is not None:
             transport.hide()
+        d.plots.set_rows_scroll(False)   # a video cannot scroll: the plots share the pane's height
         d.set_run(run, plotted)
         d.ensure_analysed()   # lanes and verdict in every exported frame
         d.act_scrolling.setChecked(bool(scrolling))
@@ -223,11 +224,12 @@ class _VtkReadback:
 
 def export_clips(run: RunFile, clips: ClipList, out, fmt: str | None = None,
                  progress: Callable[[int, int], bool | None] | None = None, renderer: DiagramRenderer | None = None,
-                 **renderer_options) -> Path:
+                 cancel: Callable[[], bool] | None = None, **renderer_options) -> Path:
     """Render the clip list's title cards and intervals and encode them to `out` (MP4, GIF or PNG folder).
 
-    `progress(done, total)` is called after each frame; returning False cancels (ExportCancelled). A
-    cancelled or failed export leaves no file: frames go to a temporary name renamed at the end.
+    `progress(done, total)` is called after each frame; it returning False, or `cancel()` returning True before a
+    frame or the final rename, cancels (ExportCancelled). A cancelled or failed export leaves no file: frames go to
+    a temporary name renamed at the end.
     """
     t0, t1 = float(run.time[0]), float(run.time[-1])
     if not clips.clips:
@@ -236,13 +238,18 @@ def export_clips(run: RunFile, clips: ClipList, out, fmt: str | None = None,
         c.validate(t0, t1)
     total = clips.total_frames()
     own = renderer is None
-    r = renderer or DiagramRenderer(run, clips.size, **renderer_options)
-    sink = FrameSink(out, clips.fps, clips.size, fmt, threaded=True)
+    cancelled = cancel or (lambda: False)
+    sink = FrameSink(out, clips.fps, clips.size, fmt, threaded=True)   # a bad output fails before any rendering
+    r = renderer
     n = len(clips.clips)
     try:
+        if r is None:
+            r = DiagramRenderer(run, clips.size, **renderer_options)
         card, card_clip = None, -1
         done = 0
         for kind, ci, value in clips.schedule():
+            if cancelled():
+                raise ExportCancelled(f"export to {out} cancelled after {done} of {total} frames")
             c = clips.clips[ci]
             if kind == "title":
                 if card_clip != ci:
@@ -255,10 +262,10 @@ def export_clips(run: RunFile, clips: ClipList, out, fmt: str | None = None,
             done += 1
             if progress is not None and progress(done, total) is False:
                 raise ExportCancelled(f"export to {out} cancelled after {done} of {total} frames")
-        return sink.commit()
+        return sink.commit(cancelled)
     except BaseException:
         sink.abort()
         raise
     finally:
-        if own:
+        if own and r is not None:
             r.close()

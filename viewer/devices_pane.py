@@ -8,9 +8,9 @@ from __future__ import annotations
 import math
 
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QFontMetricsF, QPainter, QPen, QPixmap, QStaticText, QTransform
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from solver.runfile import RunFile
 from viewer.channel_blocks import ChannelBlocks
@@ -28,8 +28,12 @@ FULL = QColor(255, 220, 0)          # outline of a bar at or beyond its full sca
 NO_RANGE = "no range"               # on a bar whose channel has no range in the file: its value, never a fill
 NO_RANGE_HATCH = QColor(58, 66, 92)  # hatching of a bar without a range (its "no range" shows where the value leaves room)
 ANGLE_GAINS = (10.0, 5.0, 2.0, 1.0)  # angles are drawn magnified by the largest gain that keeps the run in view
+PROBE_W = 300   # px the probe and housing box wants (its numbers take 178), up to 40 % of the pane
+AXIAL_BAR_MIN_W = 90   # px of an axial bar beside its name (its value: "+0.000 rpm")
 _MARK_R = 9   # px: half the size of a numbered point's image (its ring has radius 7 and a 1.5 px pen)
 
+TITLES = (("probe and housing (1 head, 2 bending joint, 3 mechanism joint)", "probe and housing"),   # long to
+          ("axial damper",), ("lateral damper (view from the probe head)", "lateral damper"))       # short
 PROBE_CHANNELS = ("head_offset_y", "head_offset_z", "probe_bend_y", "probe_bend_z",
                   "housing_angle_y", "housing_angle_z", "probe_stroke")
 
@@ -68,6 +72,12 @@ def format_value(value: float, unit: str) -> str:
 def _octant_step(x: float) -> int:
     """-1, 0 or +1: the grid column/row of a direction cosine (cos 22.5° splits the octants)."""
     return 0 if abs(x) < 0.3827 else (1 if x > 0 else -1)
+
+
+def _shortened(fm: QFontMetrics, variants: tuple[str, ...], width: float) -> str:
+    """The first of `variants` (long to short) that fits `width`, else the last one elided in the middle."""
+    return next((t for t in variants if fm.horizontalAdvance(t) <= width),
+                fm.elidedText(variants[-1], Qt.ElideMiddle, int(width)))
 
 
 def _column_tops(heights: dict[int, float], top: float, bottom: float) -> dict[int, float]:
@@ -119,6 +129,10 @@ class DevicesPane(QWidget):
         self._advance: dict[str, float] = {}       # text -> width (bounded; value texts repeat)
         self._static_texts: dict[str, QStaticText] = {}
         self._marks: dict[tuple, QPixmap] = {}      # the probe view's numbered points (see _mark)
+        self._placed: list[tuple] = []              # static texts as laid out: shown, full, rect, font, flags, box
+        self._area = QRectF()                       # the box of the part being painted
+        self._lateral_full: dict[str, str] = {}     # lateral device -> its whole label (name and place)
+        self._plane_labels: dict[str, str] = {}     # probe view axis -> its label, as short as its band needs
         self._pens = dict(axis=QPen(FRAME, 1, Qt.DotLine), housing=QPen(HOUSING, 5, Qt.SolidLine, Qt.RoundCap),
                           probe=QPen(PROBE, 2.5, Qt.SolidLine, Qt.RoundCap), ring_h=QPen(HOUSING, 1.5),
                           ring_p=QPen(PROBE, 1.5), outline=QPen(TEXT, 1), full=QPen(FULL, 1))
@@ -257,6 +271,42 @@ class DevicesPane(QWidget):
             self._marks[key] = pix
         return pix
 
+    def _fit_text(self, p: QPainter, rect: QRectF, flags, text: str, shown: str | None = None, short: str = ""):
+        """drawText(rect, flags, text) where a one-line text too wide for `rect` is replaced by `short` or elided
+        (the full text is then its tooltip; `shown`: already shortened); recorded for label_rects."""
+        flags = int(flags)
+        if shown is None:
+            shown = text if flags & Qt.TextWordWrap else _shortened(QFontMetrics(p.font()), (text, short or text),
+                                                                    rect.width())
+        p.drawText(rect, flags, shown)
+        self._placed.append((shown, text, QRectF(rect), QFont(p.font()), flags, QRectF(self._area)))
+
+    def label_rects(self) -> list[tuple]:
+        """The pane's names and titles as laid out at its size: (text shown, full text, rect, font, QPainter flags,
+        the box it belongs in); a shown text cut from its full text has the full text as tooltip (see full_text_at)."""
+        if self.run is not None and (self._static_key is None
+                                     or self._static_key[:2] != (self.width(), self.height())):
+            self.repaint()
+        return list(self._placed)
+
+    def full_text_at(self, pos: QPointF) -> str:
+        """The whole text of a shortened label at this point ("" where no label is shortened)."""
+        for shown, full, rect, *_ in self._placed:
+            if shown != full and rect.contains(pos):
+                return full
+        return ""
+
+    def event(self, ev):
+        if ev.type() == QEvent.ToolTip:
+            full = self.full_text_at(QPointF(ev.pos()))
+            if full:
+                QToolTip.showText(ev.globalPos(), full, self)
+            else:
+                QToolTip.hideText()
+                ev.ignore()
+            return True
+        return super().event(ev)
+
     def _static_text(self, text: str) -> QStaticText:
         st = self._static_texts.get(text)
         if st is None:
@@ -272,26 +322,32 @@ class DevicesPane(QWidget):
         p.setRenderHint(QPainter.Antialiasing)
         p.setFont(self._font)
         w, h = self.width(), self.height()
-        parts = (0.30, 0.33, 0.37)
+        probe = max(0.30, min(PROBE_W / max(w, 1), 0.40))   # the probe's numbers and drawing need PROBE_W px
+        parts = (probe, 0.63 - probe, 0.37)
         x = 0.0
         rects = []
         for f in parts:
             rects.append(QRectF(x + 4, 4, w * f - 8, h - 8))
             x += w * f
         p.fillRect(self.rect(), BACKGROUND)
-        titles = ("probe and housing (1 head, 2 bending joint, 3 mechanism joint)",
-                  "axial damper", "lateral damper (view from the probe head)")
+        self._placed = []
+        bold = QFontMetricsF(self._bold)
+        titles = [next((t for t in variants if bold.horizontalAdvance(t) <= r.width() - 12), variants[-1])
+                  for r, variants in zip(rects, TITLES)]          # the longest title that fits on one line
+        wrap = Qt.AlignTop | Qt.AlignLeft | Qt.TextWordWrap    # (else the shortest, wrapped)
+        title_h = max(bold.boundingRect(r.adjusted(6, 2, -6, 0), wrap, t).height() for r, t in zip(rects, titles))
         for r, title in zip(rects, titles):
             p.setPen(QPen(FRAME, 1))
             p.drawRect(r)
             p.setFont(self._bold)
             p.setPen(TEXT)
-            p.drawText(r.adjusted(6, 2, -6, 0), Qt.AlignTop | Qt.AlignLeft, title)
+            self._area = QRectF(r)
+            self._fit_text(p, QRectF(r.left() + 6, r.top() + 2, r.width() - 12, title_h), wrap, title)
             p.setFont(self._font)
-        body = [r.adjusted(6, 20, -6, -4) for r in rects]
-        self._paint_probe(p, body[0])
-        self._paint_axial(p, body[1])
-        self._paint_lateral(p, body[2])
+        body = [r.adjusted(6, title_h + 5, -6, -4) for r in rects]
+        for r, paint, part in zip(rects, (self._paint_probe, self._paint_axial, self._paint_lateral), body):
+            self._area = QRectF(r)      # the box a part's texts keep to (see label_rects)
+            paint(p, part)
 
     @property
     def _static_layer(self) -> bool:
@@ -329,13 +385,19 @@ class DevicesPane(QWidget):
         fm = QFontMetrics(self._font)
         slot = min(r.height() / n, 56.0)
         bar_h = min(22.0, slot - fm.height() - 4)
-        for i, name in enumerate(self.axial):
+        one_line = bar_h < fm.height() + 2      # too flat for name over bar: the name left of its bar
+        texts = [f"{n}   ({range_text(self.scales.get(n, math.nan), self.run.channels[n].unit)})" for n in self.axial]
+        label_w = min(max(fm.horizontalAdvance(t) for t in texts) + 8, r.width() - AXIAL_BAR_MIN_W)
+        for i, (name, text) in enumerate(zip(self.axial, texts)):
             y = r.top() + i * slot
             p.setPen(DIM)
-            full = self.scales.get(name, math.nan)
-            unit = self.run.channels[name].unit
-            p.drawText(QRectF(r.left(), y, r.width(), fm.height()), Qt.AlignLeft | Qt.AlignVCenter,
-                       f"{name}   ({range_text(full, unit)})")
+            if one_line:
+                h = max(min(22.0, slot - 3), 8.0)
+                self._fit_text(p, QRectF(r.left(), y, label_w - 6, h), Qt.AlignLeft | Qt.AlignVCenter, text,
+                               short=name)
+                self._bar(p, QRectF(r.left() + label_w, y, r.width() - label_w, h), name)
+                continue
+            self._fit_text(p, QRectF(r.left(), y, r.width(), fm.height()), Qt.AlignLeft | Qt.AlignVCenter, text)
             self._bar(p, QRectF(r.left(), y + fm.height() + 2, r.width(), max(bar_h, 8.0)), name)
 
     def _paint_lateral(self, p: QPainter, r: QRectF):
@@ -351,11 +413,13 @@ class DevicesPane(QWidget):
         p.drawLine(QPointF(c.x() - 10, c.y()), QPointF(c.x() + 10, c.y()))
         p.drawLine(QPointF(c.x(), c.y() - 10), QPointF(c.x(), c.y() + 10))
         p.setPen(DIM)
-        p.drawText(QPointF(c.x() + 4, c.y() - rad - 2), "+z")
-        p.drawText(QPointF(c.x() - rad - 18, c.y() - 3), "+y")
+        fm_f = self._fm
+        for text, left, base in (("+z", c.x() + 4, c.y() - rad - 2), ("+y", c.x() - rad - 18, c.y() - 3)):
+            self._fit_text(p, QRectF(left, base - fm_f.ascent(), fm_f.horizontalAdvance(text) + 1, fm_f.height()),
+                           Qt.AlignLeft | Qt.AlignTop, text)
         for name, text, label, align, box in self.lateral_layout(r, fm):
             p.setPen(DIM)
-            p.drawText(label, align | Qt.AlignBottom, text)
+            self._fit_text(p, label, align | Qt.AlignBottom, self._lateral_full.get(name, text), shown=text)
             self._bar(p, box, name)
 
     def lateral_layout(self, r: QRectF, fm: QFontMetrics) -> list[tuple[str, str, QRectF, object, QRectF]]:
@@ -378,8 +442,8 @@ class DevicesPane(QWidget):
             for row, names in stacks.items():
                 for k, (name, place) in enumerate(names):
                     box = QRectF(cx - bar_w / 2, tops[row] + k * cell + fm.height() + 1, bar_w, bar_h)
-                    full = f"{name} @{place:g}°"
-                    text = fm.elidedText(full, Qt.ElideMiddle, int(label_w))
+                    full = self._lateral_full[name] = f"{name} @{place:g}°"
+                    text = _shortened(fm, (full, name), label_w)
                     label = QRectF(label_left, box.top() - fm.height() - 1, label_w, fm.height())
                     if text != full:
                         need = min(fm.horizontalAdvance(full) + 2, r.width() / 2 - 4)
@@ -391,7 +455,7 @@ class DevicesPane(QWidget):
             others.append(QRectF(c.x() - 30, c.y() - 26, 60, 40))   # the +y/+z axes cross
             if not any(rect.intersects(q) for q in others):
                 name, _, _, align, box = out[i]
-                out[i] = (name, fm.elidedText(full, Qt.ElideMiddle, int(rect.width())), rect, align, box)
+                out[i] = (name, _shortened(fm, (full, name), rect.width()), rect, align, box)
         return out
 
     def _lateral_cells(self) -> dict[tuple[int, int], list[tuple[str, float]]]:
@@ -427,13 +491,13 @@ class DevicesPane(QWidget):
         y = r.top()
         for label, name in lines:
             p.setPen(DIM)
-            p.drawText(QRectF(r.right() - text_w, y, 104, fm.height()), Qt.AlignLeft, label)
+            self._fit_text(p, QRectF(r.right() - text_w, y, 104, fm.height()), Qt.AlignLeft, label)
             unit = self.run.channels[name].unit if name in self.run.channels else ""
             self._probe_texts.append((name, r.right(), y + self._fm.ascent(), unit))
             y += fm.height() + 2
         p.setPen(DIM)
-        p.drawText(QRectF(r.right() - text_w, y + 2, text_w, fm.height()), Qt.AlignLeft,
-                   f"angles drawn x{self.angle_gain:g}")
+        self._fit_text(p, QRectF(r.right() - text_w, y + 2, text_w, fm.height()), Qt.AlignLeft,
+                       f"angles drawn x{self.angle_gain:g}")
 
     def _gain(self, length: float, room: float) -> float:
         """Largest magnification that keeps the probe's largest swing in the run inside its band."""
@@ -470,6 +534,12 @@ class DevicesPane(QWidget):
         p.setPen(pens["axis"])
         if self._static_layer:
             p.drawLine(p3, QPointF(band.right(), p3.y()))  # the craft's axis
+            full_label = f"plane x-{axis}"
+            label = full_label if self._fm.horizontalAdvance(full_label) <= band.width() else f"x-{axis}"
+            self._plane_labels[axis] = label
+            self._placed.append((label, full_label, QRectF(band.left(), band.top() + 12 - self._fm.ascent(),
+                                                           band.width(), self._fm.height()), self._font,
+                                 int(Qt.AlignLeft | Qt.AlignTop), QRectF(self._area)))
             p.restore()
             return
         p.drawLine(p2, QPointF(p2.x() + l_p * math.cos(a_h), p2.y() - l_p * math.sin(a_h)))  # housing axis on
@@ -480,7 +550,8 @@ class DevicesPane(QWidget):
         p.setPen(TEXT)
         value_font = p.font()
         p.setFont(self._font)   # (shaped: "x-y" is kerned)
-        p.drawStaticText(QPointF(band.left(), band.top() + 12 - self._fm.ascent()), self._static_text(f"plane x-{axis}"))
+        p.drawStaticText(QPointF(band.left(), band.top() + 12 - self._fm.ascent()),
+                         self._static_text(self._plane_labels.get(axis, f"plane x-{axis}")))
         p.setFont(value_font)
         for pt, num in ((p3, "3"), (p2, "2"), (p1, "1")):
             p.drawPixmap(QPointF(pt.x() - _MARK_R, pt.y() - _MARK_R), self._mark(num))

@@ -268,10 +268,10 @@ class MnemonicDiagram(QWidget):
         for w in (self.scene, self.devices, self.plots):
             self.splitter.addWidget(w)
         self.scene.raise_()   # painted after the other panes: the GL driver rasterizes the scene meanwhile
-        self.splitter.setStretchFactor(0, 5)
-        self.splitter.setStretchFactor(1, 2)
-        self.splitter.setStretchFactor(2, 4)
-        self.splitter.setSizes([450, 200, 350])
+        self.splitter.setStretchFactor(0, 4)     # the plots get the room for 5 plots (MIN_PLOT_H each) and the lanes
+        self.splitter.setStretchFactor(1, 2)     # at 1600x1000; where they do not fit, they scroll
+        self.splitter.setStretchFactor(2, 5)
+        self.splitter.setSizes([380, 190, 430])
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)

@@ -18,9 +18,9 @@ from pyqtgraph import functions as fn
 import pyqtgraph.graphicsItems.PlotDataItem as _pdi
 from pyqtgraph.graphicsItems.PlotDataItem import PlotDataset
 from PySide6.QtCore import QLineF, QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen, QRegion, QTransform
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen, QRegion, QTransform
 from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QFrame, QGraphicsItem, QGraphicsView, QHBoxLayout, QLabel,
-                               QSizePolicy, QVBoxLayout, QWidget)
+                               QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
 
 from solver.runfile import TIME_CHUNK, RunFile
 from viewer.ahead_image import AheadImages, view_box_transform
@@ -37,6 +37,8 @@ DEFAULT_WINDOW = 10.0   # s of run time shown in scrolling mode
 AXIS_W = 112            # px of every plot's left axis (the contact lanes' pair names fit, x axes align)
 DOWNSAMPLE_PER_PX = 2.0   # samples per pixel drawn (min and max of each half pixel; pyqtgraph's default: 5)
 CURSOR_AT = 0.8         # where the yellow line sits in the scrolling window (share of its width)
+MIN_PLOT_H = 36         # px of a plot's row at least: more plots than fit scroll (ticks and curve stay readable)
+TIME_AXIS_H = 40        # px of the labelled time axis under the last plot
 COST_DATA, COST_LINE, COST_BARS, COST_AXIS, COST_LABELLED_AXIS = 1.0, 1.0, 1.5, 0.3, 3.5   # rough relative costs
 COST_DRAWN_AXIS = 2.0   # an unlabelled time axis drawing a tick layout it does not keep yet (COST_AXIS: kept)
 # of drawing ahead a line's display data, its image, the lane bars, an unlabelled or a labelled axis (~0.5 ms each)
@@ -167,7 +169,8 @@ class PlotsView(pg.GraphicsLayoutWidget):
         ahead): the cursors move over the kept picture with the transforms it was painted with, and scene changes
         repaint nothing until `release`. False (nothing held) without a kept picture of the whole view."""
         vp = self.viewport()
-        if self.held is not None or self._shot is None or not QRegion(vp.rect()).subtracted(self._valid).isEmpty():
+        shown = vp.visibleRegion()     # (the part not scrolled out of the plots pane's scroll area)
+        if self.held is not None or self._shot is None or shown.isEmpty() or not shown.subtracted(self._valid).isEmpty():
             return False
         self.held = {id(c.plot.getViewBox()): self.view_box_place(c.plot.getViewBox()) for c in self.cursors}
         self._update_mode = self.viewportUpdateMode()
@@ -610,7 +613,9 @@ class PlotsPane(QWidget):
         self.glw.setBackground("#0c101c")
         self.glw.ci.setSpacing(2)
         self.glw.scene().sigMouseClicked.connect(self._on_click)
-        lay.addWidget(self.glw, 1)
+        self.plots_scroll = _scroll_area(self.glw, "#0c101c")   # plots keep MIN_PLOT_H; more scroll
+        self.rows_scroll = True       # False (a video: nothing can scroll): the plots share the pane's height
+        lay.addWidget(self.plots_scroll, 1)
 
     # ---- left panel -----------------------------------------------------------------------
     def _build_facts(self) -> QWidget:
@@ -620,7 +625,9 @@ class PlotsPane(QWidget):
         w.setFixedWidth(270)
         v = QVBoxLayout(w)
         v.setContentsMargins(8, 6, 8, 6)
-        form = QFormLayout()
+        form_box = QWidget(objectName="facts")
+        form = QFormLayout(form_box)
+        form.setContentsMargins(0, 0, 0, 0)
         form.setVerticalSpacing(2)
         self.graph_step_box = QDoubleSpinBox(decimals=3, minimum=0.001, maximum=60.0, singleStep=0.05, suffix=" s")
         self.graph_step_box.setValue(self.graph_step)
@@ -640,7 +647,7 @@ class PlotsPane(QWidget):
             lab.setWordWrap(True)
             lab.setTextInteractionFlags(Qt.TextSelectableByMouse)
             form.addRow(key(k), lab)
-        v.addLayout(form)
+        v.addWidget(_scroll_area(form_box, "#0c101c"), 1)   # a long comment or verdict scrolls; the box stays whole
         box = QFrame(objectName="readout")
         bl = QVBoxLayout(box)
         bl.setContentsMargins(6, 4, 6, 4)
@@ -661,8 +668,22 @@ class PlotsPane(QWidget):
         self.t_label, self.readout = SteadyLabel(self.t_label), SteadyLabel(self.readout)   # new text each frame
         bl.addWidget(self.t_label)
         bl.addWidget(self.readout, 1)
-        v.addWidget(box, 1)
+        v.addWidget(box)
         return w
+
+    def _size_rows(self):
+        """Room for every plotted value in the readout box and for MIN_PLOT_H per plot (the plots scroll)."""
+        lines = len(self.names)
+        self.readout.setMinimumHeight(lines * self.readout.label.fontMetrics().lineSpacing() + 2 if lines else 0)
+        rows = lines + (1 if self._diff_shown() else 0)
+        footer = self.glw.ci.layout.rowMinimumHeight(rows) if self._footer_shown() else 0
+        self.glw.setMinimumHeight(rows * MIN_PLOT_H + max(footer, 0) + TIME_AXIS_H if rows and self.rows_scroll else 0)
+
+    def set_rows_scroll(self, on: bool):
+        """Whether plots keep MIN_PLOT_H and scroll where they do not fit (off: they share the pane's height)."""
+        self.rows_scroll = bool(on)
+        self._size_footer()
+        self._size_rows()
 
     def set_verdict(self, line: str, passed: bool | None, report: str = ""):
         """The capture verdict line (PASS green, FAIL red; None: could not be evaluated)."""
@@ -689,7 +710,7 @@ class PlotsPane(QWidget):
         self.fact_labels["Run Date"].setText(m.run_date.replace("T", " ") or "—")
         self.fact_labels["Comment"].setText(m.comment or "—")
         self.fact_labels["T capture"].setText(capture_text(run))
-        self.fact_labels["T Final"].setText(f"{run.t_final:.3f} s")
+        self.fact_labels["T Final"].setText(f"{run.t_final:.3f} s" + ("" if m.complete or run.live else " (incomplete)"))
         self.frame = 0
         self.t_current = float(run.time[0])
         self.set_plotted(names if names is not None else default_plots(run))
@@ -722,7 +743,7 @@ class PlotsPane(QWidget):
         for i, name in enumerate(names):
             info = run.channels[name]
             plot = self.glw.addPlot(row=i, col=0, enableMenu=False,   # (no context menus built)
-                                    axisItems={"bottom": TimeAxis("bottom"), "left": TimeAxis("left")})
+                                    axisItems={"bottom": TimeAxis("bottom"), "left": ValueAxis("left")})
                                     # scrolls reuse tick drawings; the next step's are drawn ahead (_prepare_next)
             plot.setMenuEnabled(False)
             plot.hideButtons()
@@ -783,6 +804,7 @@ class PlotsPane(QWidget):
         self.set_loop_range_time(self.loop_range_t)
         self._apply_xrange(force=True)
         self._fit_y()
+        self._size_rows()
         self._update_readout()
         self.plotsChanged.emit(list(self.names))
 
@@ -817,13 +839,18 @@ class PlotsPane(QWidget):
         f.setXLink(first if first is not None else None)
 
     def _size_footer(self):
-        """The footer keeps its wanted height, but at most half the plots area (lanes never hide the plots)."""
+        """The footer keeps its wanted height, but at most half the pane's height; where the plots' MIN_PLOT_H do
+        not fit beside it, the pane scrolls and the footer gets all its wanted height."""
         if not self._footer_shown():
             return
         want = self.footer.height_px() if hasattr(self.footer, "height_px") else 80
-        room = self.glw.height() // 2 if self.names else self.glw.height()
         row = len(self.names) + (1 if self._diff_shown() else 0)
-        self.glw.ci.layout.setRowFixedHeight(row, max(30, min(want, room)))
+        visible = self.plots_scroll.height()
+        height = min(want, visible // 2)
+        if self.rows_scroll and row * MIN_PLOT_H + TIME_AXIS_H + height > visible:   # the pane scrolls anyway:
+            height = want                                                              # lanes at their height
+        self.glw.ci.layout.setRowFixedHeight(row, max(30, height))
+        self._size_rows()
 
     def resizeEvent(self, e):
         self._drop_early()
@@ -1226,8 +1253,8 @@ class PlotsPane(QWidget):
         rows = []
         for i, (n, v) in enumerate(self.values().items()):
             col = TRACE_COLORS[i % len(TRACE_COLORS)]
-            rows.append(f"<span style='color:{col}'>{n:<14}</span> {fmt(v, self.run.channels[n].unit):>14}"
-                        .replace(" ", "&nbsp;"))
+            name, value = (f"{n:<14}", f" {fmt(v, self.run.channels[n].unit):>14}")   # (&nbsp; in texts, not tags)
+            rows.append(f"<span style='color:{col}'>{name.replace(' ', '&nbsp;')}</span>{value.replace(' ', '&nbsp;')}")
         self.readout.setText("<br>".join(rows))
 
     # ---- seeking by click -----------------------------------------------------------------
@@ -1248,6 +1275,33 @@ class PlotsPane(QWidget):
         """Scene x of the yellow line in plot i (what the user sees; used by tests)."""
         st, _ = self.glw.view_box_place(self.plots[i].getViewBox())
         return float(st.map(QPointF(self.cursors[i].value(), 0.0)).x())
+
+
+class ValueAxis(TimeAxis):
+    """A plot's value axis: on a short plot its tick labels are spaced (1-2-5 steps) so that they never touch."""
+
+    def tickSpacing(self, minVal: float, maxVal: float, size: float):
+        levels = super().tickSpacing(minVal, maxVal, size)
+        dif = abs(maxVal - minVal)
+        if not levels or size <= 0 or not dif:
+            return levels
+        room = 1.3 * QFontMetricsF(self.style["tickFont"] or self.font()).height()   # px from label to label
+        major = levels[0][0]
+        if major * size / dif >= room:
+            return levels
+        while major * size / dif < room:      # the next of 1, 2, 5, 10, 20 …
+            p10 = 10.0 ** math.floor(math.log10(major) + 1e-9)
+            major = next(m * p10 for m in (2.0, 5.0, 10.0) if m * p10 > major * (1 + 1e-9))
+        return [(major, 0.0)]
+
+
+def _scroll_area(content: QWidget, background: str) -> QScrollArea:
+    """`content` filling a frameless vertical scroll area on `background` (a scroll bar only if it does not fit)."""
+    area = QScrollArea(widgetResizable=True, frameShape=QFrame.NoFrame)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+    area.setWidget(content)
+    area.setStyleSheet(f"QScrollArea, QScrollArea > QWidget {{ background: {background}; }}")
+    return area
 
 
 def plot_color(i: int) -> QColor:

@@ -36,7 +36,8 @@ class RunFactsPanel(QWidget):
         v = {
             "Run file": str(run.path), "Variant": m.variant, "Comment": m.comment, "Run Date": m.run_date,
             "T capture": capture_text(run),
-            "T Final": f"{run.t_final:.3f} s", "Frames": f"{run.n_frames} (step {m.output_step:g} s)",
+            "T Final": f"{run.t_final:.3f} s" + ("" if m.complete or run.live else " (incomplete)"),
+            "Frames": f"{run.n_frames} (step {m.output_step:g} s)",
         }
         for k, s in v.items():
             self.labels[k].setText(s)

@@ -13,8 +13,9 @@ import vtkmodules.vtkInteractionStyle  # noqa: E402,F401  (interactor styles)
 import vtkmodules.vtkRenderingFreeType  # noqa: E402,F401  (text)
 import vtkmodules.vtkRenderingOpenGL2  # noqa: E402,F401  (rendering back end)
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal, Slot  # noqa: E402
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QImage, QPainter, QStaticText, QTransform  # noqa: E402
-from PySide6.QtWidgets import QApplication, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget  # noqa: E402
+from PySide6.QtGui import (QColor, QFont, QFontDatabase, QImage, QPainter, QStaticText, QTextOption,  # noqa: E402
+                           QTransform)
+from PySide6.QtWidgets import QApplication, QGridLayout, QLabel, QVBoxLayout, QWidget  # noqa: E402
 from vtkmodules.util.numpy_support import numpy_to_vtk, numpy_to_vtkIdTypeArray, vtk_to_numpy  # noqa: E402
 from vtkmodules.vtkCommonCore import vtkIdTypeArray, vtkPoints  # noqa: E402
 from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkPolyData  # noqa: E402
@@ -23,10 +24,11 @@ from vtkmodules.vtkFiltersSources import vtkArrowSource  # noqa: E402
 from vtkmodules.vtkInteractionStyle import vtkInteractorStyleTrackballCamera  # noqa: E402
 from vtkmodules.vtkRenderingCore import (vtkActor, vtkActor2D, vtkCoordinate,  # noqa: E402
                                          vtkPolyDataMapper, vtkPolyDataMapper2D, vtkProperty,
-                                         vtkRenderer, vtkTextActor, vtkWindowToImageFilter)
+                                         vtkRenderer, vtkWindowToImageFilter)
 
 from solver.runfile import TIME_CHUNK, RunFile, RunFileError  # noqa: E402
 from viewer.scene_geometry import arrow_elements, cross3, ld_plane, lateral_direction, pose_matrices  # noqa: E402
+from viewer.flow_row import FlowRow  # noqa: E402
 from viewer.steady_label import SteadyLabel  # noqa: E402
 from viewer.vtk_view import OffscreenVTKWidget  # noqa: E402
 
@@ -61,6 +63,7 @@ STRIP_W = 212      # readout columns (Qt labels) left and right of the VTK views
 FONT = 12
 VIEW_3D_SHARE = 0.30
 LABEL_OFFSET_PX = 7   # force magnitude label: right of and above the contact point
+CAPTION_MARGIN = 6    # views' titles and the ghost's caption: from the view's edges
 
 
 def _hex(rgb) -> str:
@@ -282,12 +285,7 @@ class ScenePane(QWidget):
         grid.addWidget(self._column(self._left_head, self._left), 0, 0)
         grid.addWidget(self.vtk_widget, 0, 1)
         grid.addWidget(self._column(self._right_head, self._right), 0, 2)
-        bottom = QWidget()
-        row = QHBoxLayout(bottom)
-        row.setContentsMargins(8, 3, 8, 4)
-        row.addWidget(self._loads, 1)
-        row.addWidget(self._time)
-        grid.addWidget(bottom, 1, 0, 1, 3)
+        grid.addWidget(FlowRow([self._loads, self._time]), 1, 0, 1, 3)   # T Current below the loads if narrow
         self.vtk_widget.raise_()   # painted after its siblings (see OffscreenVTKWidget: the render runs meanwhile)
         grid.setColumnStretch(1, 1)
         grid.setRowStretch(0, 1)
@@ -329,7 +327,8 @@ class ScenePane(QWidget):
         self._title_font = QFont("Arial")              # the views' titles
         self._title_font.setPixelSize(FONT)
         self._title_pen = QColor.fromRgbF(0.55, 0.62, 0.72)
-        self._texts_laid: dict = {}                    # (text, font) -> QStaticText (see _static_text)
+        self._texts_laid: dict = {}                    # (text, font, width) -> QStaticText (see _static_text)
+        self._captions_laid = None                     # (size and ghost caption, laid-out captions) (see _captions)
         self.vtk_widget.overlay = self._paint_overlays
         self._static_actors: list[tuple[vtkRenderer, vtkActor]] = []
         self._cache: _BlockCache | None = None
@@ -818,18 +817,9 @@ class ScenePane(QWidget):
                     mine.append((v.renderer, a))
                 parts.append((g, mine))
                 actors += mine
-            text = vtkTextActor()
-            text.SetInput(f"ghost: {label or run_b.path.name}")
-            tp = text.GetTextProperty()
-            tp.SetFontSize(FONT)
-            tp.SetFontFamilyToArial()
-            tp.SetColor(*self.GHOST_COLOR)
-            text.GetPositionCoordinate().SetCoordinateSystemToNormalizedViewport()
-            text.SetPosition(0.015, 0.02)
-            self.views["ld"].renderer.AddViewProp(text)
-            actors.append((self.views["ld"].renderer, text))
             self._ghost = dict(run=run_b, offset=float(offset), mats=mats, parts=parts, actors=actors,
-                               blocks=ChannelBlocks(run_b), frame=-1, shown=True, text=text)
+                               blocks=ChannelBlocks(run_b), frame=-1, shown=True,
+                               text=f"ghost: {label or run_b.path.name}")   # painted at the plane Ld view's foot
         if self.run is not None and self.current_frame >= 0:
             self.show_frame(self.current_frame)
 
@@ -1017,17 +1007,57 @@ class ScenePane(QWidget):
         """Visible magnitude labels: pair -> (text, the contact point they are drawn next to)."""
         return {a["pair"]: (a["text"], np.array(a["point"])) for a in self._arrows if a["visible"]}
 
-    def _static_text(self, text: str, font: QFont) -> QStaticText:
-        """A laid-out text, kept per string and font (one of the pane's own: the labels' few values recur)."""
-        key = (text, id(font))
+    def _static_text(self, text: str, font: QFont, width: float = -1.0) -> QStaticText:
+        """A laid-out text, kept per string, font and wrapping width (one of the pane's own: the labels' few values
+        recur); width > 0 wraps it at word boundaries."""
+        key = (text, id(font), width)
         st = self._texts_laid.get(key)
         if st is None:
             if len(self._texts_laid) > 256:
                 self._texts_laid.clear()
             st = self._texts_laid[key] = QStaticText(text)
             st.setTextFormat(Qt.TextFormat.PlainText)
+            st.setTextWidth(width)
+            if width > 0:   # a file name longer than the line breaks anywhere
+                opt = QTextOption(Qt.AlignmentFlag.AlignLeft)
+                opt.setWrapMode(QTextOption.WrapAtWordBoundaryOrAnywhere)
+                st.setTextOption(opt)
             st.prepare(QTransform(), font)
         return st
+
+    def _captions(self) -> list[tuple]:
+        """Per view: (view, its rect in the widget, [(text, rect, QStaticText, pen)]): its title at the top, wrapped
+        to the view's width, and in plane Ld the ghost run's caption at the foot."""
+        w, h = self.render_window.GetSize()
+        dpr = self.vtk_widget.devicePixelRatioF() or 1.0
+        ghost = self._ghost["text"] if self._ghost is not None else ""
+        key = (w, h, dpr, ghost)
+        if self._captions_laid is not None and self._captions_laid[0] == key:
+            return self._captions_laid[1]
+        out = []
+        for v in self.views.values():
+            x0, y0, x1, y1 = v.renderer.GetViewport()
+            view = QRectF(x0 * w / dpr, (1.0 - y1) * h / dpr, (x1 - x0) * w / dpr, (y1 - y0) * h / dpr)
+            inner = view.adjusted(CAPTION_MARGIN, CAPTION_MARGIN, -CAPTION_MARGIN, -CAPTION_MARGIN)
+            texts = []
+            for text, pen, top in ((v.title, self._title_pen, True),
+                                   (ghost, QColor.fromRgbF(*self.GHOST_COLOR), False)):
+                if not text or (not top and v.name != "ld"):
+                    continue
+                st = self._static_text(text, self._title_font, max(inner.width(), 1.0))
+                size = st.size()
+                y = inner.top() if top else inner.bottom() - size.height()
+                texts.append((text, QRectF(inner.left(), y, size.width(), size.height()), st, pen))
+            out.append((v, view, texts))
+        self._captions_laid = (key, out)
+        return out
+
+    def label_rects(self) -> list[tuple]:
+        """The texts painted over the views (titles, the ghost's caption) as laid out: (text shown, full text, rect in
+        the scene widget, font, QPainter text flags, view rect); the rects of one view never intersect."""
+        off = QPointF(self.vtk_widget.pos())
+        return [(text, text, rect.translated(off), self._title_font, int(Qt.TextWrapAnywhere), view.translated(off))
+                for _, view, texts in self._captions() for text, rect, _, _ in texts]
 
     def _paint_overlays(self, p: QPainter):
         """Over the rendered image: each view's title, top left, and each visible arrow's magnitude label in every
@@ -1038,14 +1068,12 @@ class ScenePane(QWidget):
         dpr = self.vtk_widget.devicePixelRatioF() or 1.0
         p.save()
         try:
-            for v in self.views.values():
-                x0, y0, x1, y1 = v.renderer.GetViewport()
-                view = QRectF(x0 * w / dpr, (1.0 - y1) * h / dpr, (x1 - x0) * w / dpr, (y1 - y0) * h / dpr)
+            for v, view, texts in self._captions():
                 p.setClipRect(view)
                 p.setFont(self._title_font)
-                p.setPen(self._title_pen)
-                p.drawStaticText(QPointF(view.left() + 0.015 * view.width(), view.top() + 0.025 * view.height()),
-                                 self._static_text(v.title, self._title_font))
+                for _, rect, st, pen in texts:
+                    p.setPen(pen)
+                    p.drawStaticText(rect.topLeft(), st)
                 if not shown:
                     continue
                 p.setFont(self._label_font)

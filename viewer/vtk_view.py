@@ -14,6 +14,7 @@ from __future__ import annotations
 import atexit
 import ctypes
 import ctypes.util
+import os
 import threading
 import weakref
 
@@ -73,6 +74,27 @@ class _GLRead:
 
 
 _GL_READ = _GLRead()
+
+
+def use_headless_gl() -> bool:
+    """Have this process's VTK render windows draw through EGL, without any display server, if EGL works here.
+
+    True: VTK_DEFAULT_OPENGL_WINDOW is set and DISPLAY and WAYLAND_DISPLAY are removed from the environment, so that
+    neither Qt nor the GL driver connects to a server. False (no EGL, or the user chose a window class): nothing is
+    changed and VTK needs an X display. Call before any render window or QApplication exists."""
+    if os.environ.get("VTK_DEFAULT_OPENGL_WINDOW", "vtkEGLRenderWindow") != "vtkEGLRenderWindow":
+        return False
+    from vtkmodules.vtkRenderingOpenGL2 import vtkEGLRenderWindow
+    saved = {k: os.environ.pop(k) for k in ("DISPLAY", "WAYLAND_DISPLAY") if k in os.environ}
+    probe = vtkEGLRenderWindow()   # (not the factory: its fallbacks would try X without DISPLAY and remember that)
+    ok = bool(probe.SupportsOpenGL())
+    probe.Finalize()
+    del probe
+    if ok:
+        os.environ["VTK_DEFAULT_OPENGL_WINDOW"] = "vtkEGLRenderWindow"
+    else:
+        os.environ.update(saved)
+    return ok
 
 
 class _RenderThread(threading.Thread):

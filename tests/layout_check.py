@@ -1,0 +1,116 @@
+"""Layout checks for a shown widget tree: no two visible siblings overlap, no label, button or group-box title is
+cut; and the same for texts a pane paints itself (its `label_rects()`)."""
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QFontMetricsF, QTextDocument
+from PySide6.QtGui import Qt as GuiQt
+from PySide6.QtWidgets import (QAbstractButton, QCheckBox, QGroupBox, QLabel, QRadioButton,
+                               QToolButton, QWidget)
+
+TOLERANCE = 1.0   # px: rounding of text metrics
+
+
+def _shown_children(w: QWidget) -> list[QWidget]:
+    return [c for c in w.findChildren(QWidget, options=Qt.FindDirectChildrenOnly)
+            if c.isVisible() and not c.isWindow() and c.width() > 0 and c.height() > 0]
+
+
+def overlaps(root: QWidget, allowed=lambda a, b: False) -> list[str]:
+    """Pairs of visible sibling widgets whose geometries intersect in their parent (`allowed(a, b)`: an intended
+    overlay, e.g. a 1-px corner widget)."""
+    out = []
+    todo = [root]
+    while todo:
+        w = todo.pop()
+        kids = _shown_children(w)
+        for i, a in enumerate(kids):
+            for b in kids[i + 1:]:
+                if a.geometry().intersects(b.geometry()) and not (allowed(a, b) or allowed(b, a)):
+                    out.append(f"{_name(a)} {a.geometry().getRect()} overlaps {_name(b)} {b.geometry().getRect()} "
+                               f"in {_name(w)}")
+        todo += _shown_children(w)
+    return out
+
+
+def _name(w: QWidget) -> str:
+    text = ""
+    if isinstance(w, (QLabel, QAbstractButton)):
+        text = w.text()
+    elif isinstance(w, QGroupBox):
+        text = w.title()
+    text = f" {text[:40]!r}" if text else ""
+    return f"{type(w).__name__}{('#' + w.objectName()) if w.objectName() else ''}{text}"
+
+
+def text_size(w: QLabel) -> tuple[float, float]:
+    """The room a label's text needs at the label's width (wrapped labels) or on one line per line."""
+    r = w.contentsRect()
+    m = w.margin()
+    width = r.width() - 2 * m - max(w.indent(), 0)
+    rich = w.textFormat() == Qt.RichText or (w.textFormat() == Qt.AutoText and GuiQt.mightBeRichText(w.text()))
+    if rich:
+        doc = QTextDocument()
+        doc.setDefaultFont(w.font())
+        doc.setDocumentMargin(0)
+        doc.setHtml(w.text())
+        if w.wordWrap():
+            doc.setTextWidth(width)
+            return 0.0, doc.size().height()
+        return doc.idealWidth(), doc.size().height()
+    fm = QFontMetricsF(w.font())
+    if w.wordWrap():
+        return 0.0, fm.boundingRect(QRectF(0, 0, width, 1e6), int(Qt.TextWordWrap), w.text()).height()
+    lines = w.text().split("\n")
+    return max(fm.horizontalAdvance(s) for s in lines), fm.height() * len(lines)
+
+
+def cut_texts(root: QWidget) -> list[str]:
+    """Visible labels, buttons and group-box titles whose text does not fit their widget."""
+    out = []
+    widgets = [root] + root.findChildren(QWidget)
+    for w in widgets:
+        if not w.isVisible() or w.isWindow() and w is not root:
+            continue
+        if isinstance(w, QLabel) and w.text() and not w.pixmap():
+            need_w, need_h = text_size(w)
+            r = w.contentsRect().adjusted(w.margin(), w.margin(), -w.margin(), -w.margin())
+            if need_w > r.width() + TOLERANCE or need_h > r.height() + TOLERANCE:
+                out.append(f"{_name(w)} needs {need_w:.0f}x{need_h:.0f}, has {r.width()}x{r.height()}")
+        elif isinstance(w, (QCheckBox, QRadioButton)) and w.text():
+            if w.sizeHint().width() > w.width() + TOLERANCE:
+                out.append(f"{_name(w)} needs {w.sizeHint().width()} wide, has {w.width()}")
+        elif isinstance(w, QAbstractButton) and w.text():
+            if isinstance(w, QToolButton) and w.toolButtonStyle() == Qt.ToolButtonIconOnly:
+                continue
+            need = QFontMetricsF(w.font()).horizontalAdvance(w.text().replace("&", ""))
+            need += (w.iconSize().width() + 4) if not w.icon().isNull() else 0
+            if need > w.contentsRect().width() + TOLERANCE:
+                out.append(f"{_name(w)} needs {need:.0f} wide, has {w.contentsRect().width()}")
+        elif isinstance(w, QGroupBox) and w.title():
+            need = QFontMetricsF(w.font()).horizontalAdvance(w.title())
+            if need > w.contentsRect().width() + TOLERANCE:
+                out.append(f"{_name(w)} title needs {need:.0f} wide, has {w.contentsRect().width()}")
+    return out
+
+
+def painted_problems(items) -> list[str]:
+    """Problems of painted texts: `items` are (shown text, full text, rect, font, flags, area, full text reachable);
+    each shown text fits its rect and lies in its area, none intersect, a cut one has its full text reachable."""
+    out = []
+    for text, full, rect, font, flags, area, reachable in items:
+        need = QFontMetricsF(font).boundingRect(QRectF(rect.left(), rect.top(), rect.width(), 1e6), flags, text)
+        if need.width() > rect.width() + TOLERANCE or need.height() > rect.height() + TOLERANCE:
+            out.append(f"{text!r} needs {need.width():.0f}x{need.height():.0f}, has "
+                       f"{rect.width():.0f}x{rect.height():.0f}")
+        if area is not None and not area.adjusted(-TOLERANCE, -TOLERANCE, TOLERANCE, TOLERANCE).contains(rect):
+            out.append(f"{text!r} at {rect.getRect()} is outside {area.getRect()}")
+        if text != full and not reachable:
+            out.append(f"{text!r} is cut from {full!r} and the full text is nowhere to be seen")
+        if "…" in text and text == full:
+            out.append(f"{text!r} holds an ellipsis")
+    for i, a in enumerate(items):
+        for b in items[i + 1:]:
+            if a[2].intersects(b[2]):
+                out.append(f"{a[0]!r} {a[2].getRect()} overlaps {b[0]!r} {b[2].getRect()}")
+    return out
