@@ -27,6 +27,15 @@ def add_campaign_rerun_parser(sub):
     return r
 
 
+def compile_solver_kernels_for_any_scenario(progress_lines: bool) -> int:
+    """Load or compile the solver kernels, saying so (the kernels' argument types are the same for every
+    scenario, so the bundled central impact stands for the campaign's)."""
+    from app.cli import compile_solver_kernels
+    from solver.campaign import SCENARIOS
+    from solver.scenario import load_model
+    return compile_solver_kernels(load_model(SCENARIOS / "central_impact_20t.toml"), progress_lines)
+
+
 def cmd_campaign_rerun(args) -> int:
     from app.progress import StopOnSignal, TerminalProgress
     from solver.campaign import CampaignError, read_summary, rerun
@@ -44,6 +53,7 @@ def cmd_campaign_rerun(args) -> int:
     part = out.with_name(out.name + ".part")
 
     stop = StopOnSignal()
+    compile_solver_kernels_for_any_scenario(args.progress_lines)     # before the bar: its ETA starts after compiling
     t_wall = time.perf_counter()
     bar = {}
 

@@ -81,6 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--scheduler", default=None, help="Dask scheduler address tcp://host:port (default: a local "
                                                       "cluster)")
     c.add_argument("--workers", type=int, default=None, help="local cluster worker processes (default: CPU count)")
+    c.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
+                   help="numba kernel cache the workers share (a shared filesystem on a multi-machine cluster: "
+                        "the kernels are compiled once; default: numba's own cache next to the solver)")
     c.add_argument("--table", type=Path, default=None, metavar="DIR", help="print DIR's success/fail table and exit")
     c.add_argument("--failures", action="store_true", help="with --table: list only failed runs")
     return p
@@ -124,6 +127,7 @@ def cmd_run(args) -> int:
     out = Path(args.out or Path(args.scenario).with_suffix(".h5").name)
     out.parent.mkdir(parents=True, exist_ok=True)
     stop = StopOnSignal()
+    compile_solver_kernels(model, args.progress_lines)    # before the bar: its ETA starts after compiling
     bar = None if args.progress_lines else TerminalProgress(f"run {Path(args.scenario).name}", t_end, " s")
     t_wall = time.perf_counter()
     reached = [t_start]   # simulated time of the last block done
@@ -165,6 +169,19 @@ def cmd_run(args) -> int:
     return 0
 
 
+def compile_solver_kernels(model, progress_lines: bool) -> int:
+    """Load the solver kernels or compile them, saying so: `COMPILING k n` lines for the app's worker, else
+    "compiling solver kernels, first run only: k of n" on stderr."""
+    from solver.warmup import COMPILING, compile_kernels
+
+    def say(k, n):
+        if progress_lines:
+            print(f"COMPILING {k} {n}", flush=True)
+        else:
+            print(f"{COMPILING}: {k} of {n}", file=sys.stderr, flush=True)
+    return compile_kernels(model, say)
+
+
 def cmd_campaign(args) -> int:
     """Run (or resume) a campaign with a progress bar, or print a campaign directory's table."""
     import time
@@ -196,7 +213,7 @@ def cmd_campaign(args) -> int:
     t0 = time.perf_counter()
     try:
         res = run_campaign(args.campaign, args.out, scheduler=args.scheduler, workers=args.workers,
-                           progress=progress, cancel=stop)
+                           progress=progress, cancel=stop, cache_dir=args.cache_dir)
     except CampaignError as exc:
         return fail(exc)
     except OSError as exc:   # scheduler unreachable, directory not writable

@@ -136,6 +136,7 @@ class MainWindow(QMainWindow):
         self.runner = RunController(self)
         self.runner.started.connect(self._run_started)
         self.runner.progress.connect(self._run_progress)
+        self.runner.compiling.connect(self._run_compiling)
         self.runner.finished.connect(self._run_finished)
         self.live_path: Path | None = None
         self.live_timings: list[tuple[str, int, float]] = []   # (open | refresh, frames, s) of the live view
@@ -237,6 +238,11 @@ class MainWindow(QMainWindow):
 
     def _run_started(self, path: str):
         self.run_label.setText(f"running {Path(path).name}")
+
+    def _run_compiling(self, k: int, n: int):
+        from solver.warmup import COMPILING
+        self.run_bar.setValue(0)
+        self.run_label.setText(f"{COMPILING}: {k} of {n}")
 
     def _run_progress(self, t: float, t_end: float, eta: float):
         import math

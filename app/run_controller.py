@@ -31,6 +31,7 @@ class RunController(QObject):
 
     started = Signal(str)                   # run file path (it exists and can be opened)
     progress = Signal(float, float, float)  # t, t_end, ETA s (NaN if unknown)
+    compiling = Signal(int, int)            # solver kernels: unit k of n being compiled (first run only)
     finished = Signal(str, int, str)        # run file path, exit code (-1 killed), message
 
     def __init__(self, parent=None):
@@ -100,6 +101,8 @@ class RunController(QObject):
                 continue
             if parts[0] == "STARTED":
                 self.started.emit(str(self.out))
+            elif parts[0] == "COMPILING" and len(parts) >= 3:
+                self.compiling.emit(int(parts[1]), int(parts[2]))
             elif parts[0] == "PROGRESS" and len(parts) >= 4:
                 if not math.isfinite(self.t_end):     # a campaign re-run: the worker knows the end time
                     self.t_end = float(parts[2])

@@ -562,10 +562,24 @@ def keep_run(keep: str, status: str, passed: bool, limit_use: float, extreme_fra
     return failed or (math.isfinite(limit_use) and limit_use >= extreme_fraction)
 
 
+def use_cache_dir(cache_dir) -> bool:
+    """Point numba's kernel cache at `cache_dir` in this process, if the solver kernels are not imported yet (a
+    fresh worker); True if it did. Workers sharing the directory compile the kernels once between them."""
+    import sys
+    if not cache_dir or "solver.dynamics" in sys.modules:
+        return False
+    os.environ["NUMBA_CACHE_DIR"] = str(cache_dir)
+    if "numba" in sys.modules:
+        from numba.core import config
+        config.reload_config()
+    return True
+
+
 def run_task(task: dict) -> dict:
     """Dask task: simulate run `index` from its scenario text in a temp dir, summarise, keep or drop the file.
 
     Never raises for a failing run: the row says status ("ok" | "diverged" | "error") and why."""
+    use_cache_dir(task.get("cache_dir"))
     from solver.runfile import RunFile
     from solver.scenario import ScenarioError
     from solver.simulate import SolverDiverged, run_scenario
@@ -802,29 +816,34 @@ class CampaignResult:
     session: str
 
 
-def make_task(c: Campaign, i: int) -> dict:
-    """The picklable task of run i."""
+def make_task(c: Campaign, i: int, cache_dir=None) -> dict:
+    """The picklable task of run i (`cache_dir`: the numba cache directory its worker should use)."""
     return {"index": i, "scenario_text": dump_toml(c.scenario(i)), "t_end": c.t_end, "criteria": c.criteria,
-            "keep": c.keep, "extreme_fraction": c.extreme_fraction}
+            "keep": c.keep, "extreme_fraction": c.extreme_fraction,
+            "cache_dir": str(cache_dir) if cache_dir else None}
 
 
-def local_client(workers: int | None = None):
-    """A Dask client on a LocalCluster of worker processes, one thread each (the solver is single-threaded)."""
+def local_client(workers: int | None = None, cache_dir=None):
+    """A Dask client on a LocalCluster of worker processes, one thread each (the solver is single-threaded);
+    with `cache_dir`, the workers' numba cache (NUMBA_CACHE_DIR) is that directory."""
     import logging
 
     from distributed import Client, LocalCluster
     n = workers or os.cpu_count() or 1
+    env = {"NUMBA_CACHE_DIR": str(cache_dir)} if cache_dir else {}
     cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
-                           silence_logs=logging.ERROR)
+                           silence_logs=logging.ERROR, env=env)
     return Client(cluster)
 
 
 def run_campaign(campaign_path, directory, scheduler: str | None = None, workers: int | None = None,
-                 client=None, progress=None, cancel=None, flush_every: float = 1.0) -> CampaignResult:
+                 client=None, progress=None, cancel=None, flush_every: float = 1.0,
+                 cache_dir=None) -> CampaignResult:
     """Run the campaign's missing runs on Dask into DIR; resumable. Raises CampaignError on bad input.
 
     `progress(done, total)` after each row; `cancel()` -> True stops (rows so far kept). A given `client` is used
-    (and left open); else `scheduler` (tcp://host:port) or a LocalCluster of `workers` processes."""
+    (and left open); else `scheduler` (tcp://host:port) or a LocalCluster of `workers` processes. `cache_dir`: the
+    numba cache directory the workers share (default: numba's own, next to the solver or NUMBA_CACHE_DIR)."""
     from distributed import wait
     c = load_campaign(campaign_path)
     d = prepare_directory(c, directory)
@@ -845,7 +864,7 @@ def run_campaign(campaign_path, directory, scheduler: str | None = None, workers
             from distributed import Client
             client = Client(scheduler)
         else:
-            client = local_client(workers)
+            client = local_client(workers, cache_dir)
     (d / RUNS_DIR).mkdir(exist_ok=True)
     futures = {}
     cancelled = False
@@ -853,7 +872,7 @@ def run_campaign(campaign_path, directory, scheduler: str | None = None, workers
     last_flush = time.perf_counter()
     try:
         for i in missing:
-            fut = client.submit(run_task, make_task(c, i), key=f"dockmnemo-{c.name}-{session}-{i}", pure=False)
+            fut = client.submit(run_task, make_task(c, i, cache_dir), key=f"dockmnemo-{c.name}-{session}-{i}", pure=False)
             futures[fut] = i
         pending = set(futures)
         while pending:

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from solver.contact.kernels import ROLLER
-from solver.contact.pairset import PAR_K, STEP_DV, STEP_SKIP_MAX, evaluate_pairs_step, steps_within
+from solver.contact.pairset import PAR_K, STEP_DV, STEP_SKIP_MAX, pairs_step, steps_within
 from solver.vec3 import (add, col, cross, dot, mat_to_quat, mm, mtv, mv, norm, quat_to_mat, rot_inertia, rot_x,
                          rot_y, rot_z, scl, sub)
 
@@ -649,8 +649,8 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     cst[1] = cam_extension(P, phi)                          # alignment levers: cam driven by the nut angle
     obs[O_LEVER] = cst[1]
     hold = lever_hold_steps(P, phi, dphi, W[W_STEP, 0]) if full else 0   # rollers: bounds and skip while the cam holds
-    status = evaluate_pairs_step(gprim, gpint, gpairs, gppar, cpos, crot, cvel, cw, cst, gwork, c_act, c_dep, c_pnt,
-                                 c_nrm, c_frc, c_diag, W[W_NEAR], full, W[W_STEP, 0], W[W_SKIP], float(hold))
+    status = pairs_step(gprim, gpint, gpairs, gppar, cpos, crot, cvel, cw, cst, gwork, c_act, c_dep, c_pnt, c_nrm,
+                        c_frc, c_diag, W[W_NEAR], full, W[W_STEP, 0], W[W_SKIP], float(hold))
     if status != 0 and obs[O_CSTAT] == 0.0:
         obs[O_CSTAT] = 1.0
         obs[O_CPAIR] = c_diag[0]
@@ -1071,7 +1071,7 @@ RAD = 180.0 / math.pi
 RPM = 60.0 / (2.0 * math.pi)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _rel_pose(pose, i, RP, oP):
     """Position and rotation of pose row i in the receiving-cone (passive docking) frame."""
     p = (pose[i, 0], pose[i, 1], pose[i, 2])
@@ -1203,7 +1203,7 @@ ST_OK, ST_NAN, ST_DEPTH, ST_EVFULL = 0, 1, 2, 3
 ST_DONE = 4                                    # hard dock: the terminal event of the cyclogram
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _event(ev, n_ev, t, kind, code):
     if n_ev[0] < ev.shape[0]:
         ev[n_ev[0], 0] = t
@@ -1240,10 +1240,11 @@ def cyclogram(t, Z, P, c_act, obs, ev, n_ev):
     return False
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
 def run_block(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, c_diag,
               prev_act, ev, n_ev, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n, out_d, out_vn):
-    """Advance n_out output frames of spo RK4 steps each; record frames and events. Returns (status, t, rows)."""
+    """Advance n_out output frames of spo RK4 steps each; record frames and events. Returns (status, t, rows).
+
+    Python: it allocates the scratch and calls the compiled step loop `_steps` (one compiled unit less)."""
     W = np.zeros((30, max(16, gpairs.shape[0])))
     trig_table(P, W)
     W[W_STEP, 0] = h
@@ -1269,13 +1270,13 @@ def run_block(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint,
     k3 = np.zeros(NS)
     k4 = np.zeros(NS)
     st = np.zeros(NS)
-    return _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, c_diag,
-                  prev_act, ev, n_ev, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n, out_d, out_vn,
-                  W, JV, JW, cpos, crot, cvel, cw, cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, obs, pose,
-                  k1, k2, k3, k4, st)
+    return _steps(s, Z, float(t0), float(h), int(n_out), int(spo), P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs,
+                  gppar, gwork, c_diag, prev_act, ev, n_ev, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n,
+                  out_d, out_vn, W, JV, JW, cpos, crot, cvel, cw, cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, obs,
+                  pose, k1, k2, k3, k4, st)
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False, nogil=True)   # nogil: the run-file writer thread works meanwhile
 def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, c_diag,
            prev_act, ev, n_ev, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n, out_d, out_vn,
            W, JV, JW, cpos, crot, cvel, cw, cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, obs, pose, k1, k2, k3, k4, st):
@@ -1285,9 +1286,13 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
     k0 = round(t0 / h)   # time = (global step index) * h: the same for any grouping of steps into calls
     for row in range(n_out):
         for it in range(spo):
+            # `evaluate`'s stage flag as run-time bools (it >= 0 always holds): a literal True / False would
+            # compile `evaluate` and the pair set twice, once per value
+            first = it >= 0
+            later = not first
             obs[O_CSTAT] = 0.0
             evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
-                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose)
+                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose, first)
             ok = True
             for i in range(NS):
                 if not math.isfinite(s[i]) or not math.isfinite(k1[i]):
@@ -1318,7 +1323,7 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
                     Z[Z_TCAPT] = t
                     _event(ev, n_ev, t, EV_CAPTURE, -1)
                 evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
-                         cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose)
+                         cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose, first)
                 if obs[O_CSTAT] != 0.0:
                     return ST_DEPTH, t, row
             for p in range(npair + 1):
@@ -1340,15 +1345,15 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
             for i in range(NS):
                 st[i] = s[i] + 0.5 * h * k1[i]
             evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
-                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k2, obs, pose, False)
+                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k2, obs, pose, later)
             for i in range(NS):
                 st[i] = s[i] + 0.5 * h * k2[i]
             evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
-                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k3, obs, pose, False)
+                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k3, obs, pose, later)
             for i in range(NS):
                 st[i] = s[i] + h * k3[i]
             evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
-                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k4, obs, pose, False)
+                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k4, obs, pose, later)
             if obs[O_CSTAT] != 0.0:
                 return ST_DEPTH, t, row
             for i in range(NS):

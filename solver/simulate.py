@@ -220,6 +220,8 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
     if m.output_step > T - t0 + 1e-9:
         raise ScenarioError(scenario_path, "output_step", f"{m.output_step:g} s must not exceed the run's length "
                             f"({T - t0:g} s, from {t0:g} s to t_end)")
+    from solver.warmup import compile_kernels
+    compile_kernels(m)        # load the kernels, or compile them with a lock on the cache (once per cache directory)
     out_path = Path(out_path)
     spo = int(round(m.output_step / m.step))
     n_total = int(math.floor((T - t0) / m.output_step + 1e-9)) + 1

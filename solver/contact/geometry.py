@@ -241,7 +241,7 @@ class GeometryBuilder:
             raise ValueError(f"pair {name}: passive primitives must be consecutive")
         if len({self.prims[j][2] for j in ib}) != 1:
             raise ValueError(f"pair {name}: passive primitives on different bodies")
-        ka = K.effective_kind(self.prims[ia][1])
+        ka = K.effective_kind.py_func(self.prims[ia][1])   # plain Python: no compile for one call at load
         for j in ib:
             if (ka, self.prims[j][1]) not in K.SUPPORTED:
                 raise ValueError(f"pair {name}: kinds {ka}/{self.prims[j][1]} not supported")

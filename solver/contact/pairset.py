@@ -112,7 +112,7 @@ def evaluate_pairs(prim, pint, pairs, ppar, pos, rot, vel, omega, state, work,
                       active, 0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True)
 def evaluate_pairs_step(prim, pint, pairs, ppar, pos, rot, vel, omega, state, work,
                         active, depth, point, normal, force, diag, near, first, h, skip=None, hold=0.0):
     """`evaluate_pairs` with its broad phase shared by the stages of one integration step of length h.
@@ -129,26 +129,32 @@ def evaluate_pairs_step(prim, pint, pairs, ppar, pos, rot, vel, omega, state, wo
 
     hold: steps (this one included) over which the caller knows the lever state (state[1]) stays as it is; with
     hold >= 1 the roller pairs get the bound tests of the other pairs, left out for at most hold steps."""
-    if first:
-        if skip is None:
+    if skip is None:                                  # no pair left out of a later step: a fresh zero table
+        if first:
             transform_rows(prim, pint, pos, rot, state, work)
-            for j in range(prim.shape[0]):
-                work[j, ROW_NEED] = 0.0
-        else:
-            for j in range(prim.shape[0]):
-                work[j, ROW_NEED] = 0.0
-            for k in range(pairs.shape[0]):           # active rows of the pairs due for their bound test
-                if skip[k] <= 0.0:
-                    ia = pairs[k, PAIR_A]
-                    if work[ia, ROW_NEED] == 0.0:
-                        transform_row(prim, pint, pos, rot, state, work, ia)
-                        work[ia, ROW_NEED] = 2.0
+        return pairs_step(prim, pint, pairs, ppar, pos, rot, vel, omega, state, work, active, depth, point, normal,
+                          force, diag, near, first, h, np.zeros(pairs.shape[0]), float(hold))
+    return pairs_step(prim, pint, pairs, ppar, pos, rot, vel, omega, state, work, active, depth, point, normal, force,
+                      diag, near, first, h, skip, float(hold))
+
+
+@njit(cache=True, _nrt=False)
+def pairs_step(prim, pint, pairs, ppar, pos, rot, vel, omega, state, work,
+               active, depth, point, normal, force, diag, near, first, h, skip, hold):
+    """`evaluate_pairs_step` with its skip table (the solver's call: one compiled unit, no allocation)."""
+    if first:
+        for j in range(prim.shape[0]):
+            work[j, ROW_NEED] = 0.0
+        for k in range(pairs.shape[0]):               # active rows of the pairs due for their bound test
+            if skip[k] <= 0.0:
+                ia = pairs[k, PAIR_A]
+                if work[ia, ROW_NEED] == 0.0:
+                    transform_row(prim, pint, pos, rot, state, work, ia)
+                    work[ia, ROW_NEED] = 2.0
         for k in range(pairs.shape[0]):
             ia = pairs[k, PAIR_A]
             b0 = pairs[k, PAIR_B0]
-            if skip is None:
-                n = _step_near(pint, pairs, ppar, pos, rot, vel, omega, work, k, h, hold)
-            elif skip[k] > 0.0:
+            if skip[k] > 0.0:
                 skip[k] -= 1.0
                 n = 0
             else:
@@ -161,15 +167,14 @@ def evaluate_pairs_step(prim, pint, pairs, ppar, pos, rot, vel, omega, state, wo
                 for jb in range(b0, b0 + pairs[k, PAIR_NB]):
                     if work[jb, ROW_NEED] == 0.0 or work[jb, ROW_NEED] == 2.0:
                         work[jb, ROW_NEED] += 1.0
-        if skip is not None:
-            for j in range(prim.shape[0]):            # rows of near pairs not mapped yet; keep bit 1 for later stages
-                w = work[j, ROW_NEED]
-                if w == 1.0:
-                    transform_row(prim, pint, pos, rot, state, work, j)
-                elif w == 2.0:
-                    work[j, ROW_NEED] = 0.0
-                elif w == 3.0:
-                    work[j, ROW_NEED] = 1.0
+        for j in range(prim.shape[0]):                # rows of near pairs not mapped yet; keep bit 1 for later stages
+            w = work[j, ROW_NEED]
+            if w == 1.0:
+                transform_row(prim, pint, pos, rot, state, work, j)
+            elif w == 2.0:
+                work[j, ROW_NEED] = 0.0
+            elif w == 3.0:
+                work[j, ROW_NEED] = 1.0
     else:
         for j in range(prim.shape[0]):
             if work[j, ROW_NEED] != 0.0:
@@ -179,14 +184,9 @@ def evaluate_pairs_step(prim, pint, pairs, ppar, pos, rot, vel, omega, state, wo
 
 
 @njit(cache=True, inline="always")
-def _step_near(pint, pairs, ppar, pos, rot, vel, omega, work, k, h, hold):
-    """near[k] of `evaluate_pairs_step`: 1 may touch within the step, 2 apart now but too fast to skip, 0 apart."""
-    return _step_near_steps(pint, pairs, ppar, pos, rot, vel, omega, work, k, h, hold)[0]
-
-
-@njit(cache=True, inline="always")
 def _step_near_steps(pint, pairs, ppar, pos, rot, vel, omega, work, k, h, hold):
-    """`_step_near` and, for a pair apart (0), the steps n >= 1 it stays apart: n h (2 v + n STEP_DV) < margin
+    """near[k] of `pairs_step` (1 may touch within the step, 2 apart now but too fast to skip, 0 apart) and, for a
+    pair apart (0), the steps n >= 1 it stays apart: n h (2 v + n STEP_DV) < margin
     (n <= hold for a roller)."""
     ia = pairs[k, PAIR_A]
     b0 = pairs[k, PAIR_B0]
@@ -235,7 +235,7 @@ def steps_within(margin, speed, dv, h, n, nmax):
     return n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _pair_loop(prim, pint, pairs, ppar, pos, rot, vel, omega, work, active, depth, point, normal, force, diag,
                near, mode):
     """The pair loop of `evaluate_pairs` over world rows; mode 1 (a step's first stage) leaves the pairs with

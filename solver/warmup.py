@@ -1,0 +1,118 @@
+"""Compile the solver kernels before a run, one unit at a time with progress (first run only; cached after).
+
+`compile_kernels(model, progress)` loads the step loop `_steps` from numba's cache, or compiles its units bottom-up
+(narrow phase, pair set, force evaluation, ..., step loop), calling `progress(k, n)` before each unit the cache
+lacks. One process at a time compiles into a cache directory (a file lock there): a second process, e.g. another
+Dask worker on the same cache, waits and loads what the first compiled.
+"""
+from __future__ import annotations
+
+import contextlib
+import inspect
+import os
+from pathlib import Path
+
+import numpy as np
+
+COMPILING = "compiling solver kernels, first run only"
+LOCK_NAME = "dockmnemo-compile.lock"
+
+
+def _arg_types(m) -> dict:
+    """numba types of the arrays and scalars the kernels take, by parameter name (as `run_scenario` and
+    `run_block` allocate them)."""
+    import numba
+    from numba.core import types
+
+    from solver.simulate import kernel_args
+    ty = numba.typeof
+    f1, f2, f3 = ty(np.zeros(1)), ty(np.zeros((1, 1))), ty(np.zeros((1, 1, 1)))
+    u1, u2, i1 = ty(np.zeros(1, np.uint8)), ty(np.zeros((1, 1), np.uint8)), ty(np.zeros(1, np.int64))
+    gprim, gpint, gpairs, gppar, gwork = (ty(a) for a in kernel_args(m))
+    t = {"s": ty(m.s0.copy()), "Z": ty(m.Z0.copy()), "t0": types.float64, "t": types.float64, "h": types.float64,
+         "n_out": types.int64, "spo": types.int64, "row": types.int64,
+         "P": ty(m.P), "LAT": ty(m.LAT), "TLS": ty(m.TLS), "TAX": ty(m.TAX), "TMA": ty(m.TMA), "TML": ty(m.TML),
+         "gprim": gprim, "gpint": gpint, "gpairs": gpairs, "gppar": gppar, "gwork": gwork,
+         "c_diag": f1, "prev_act": i1, "ev": f2, "n_ev": i1, "out_t": f1, "out_ch": f2, "out_pos": f3, "out_q": f3,
+         "out_act": u2, "out_f": f3, "out_p": f3, "out_n": f3, "out_d": f2, "out_vn": f2,
+         "W": f2, "JV": f3, "JW": f3, "cpos": f2, "crot": f3, "cvel": f2, "cw": f2, "cst": f1, "c_act": u1,
+         "c_dep": f1, "c_pnt": f2, "c_nrm": f2, "c_frc": f2, "c_vn": f1, "obs": f1, "pose": f2,
+         "k1": f1, "k2": f1, "k3": f1, "k4": f1, "st": f1, "ds": f1, "full": types.boolean}
+    # the pair set's names for the same arrays (`evaluate` passes its own scratch rows as near and skip)
+    t.update(prim=gprim, pint=gpint, pairs=gpairs, ppar=gppar, work=gwork, pos=f2, rot=f3, vel=f2, omega=f2,
+             state=f1, active=u1, depth=f1, point=f2, normal=f2, force=f2, diag=f1, near=f1, first=types.boolean,
+             skip=f1, hold=types.float64, mode=types.int64, k=types.int64, j=types.int64,
+             w=gwork, ka=types.int64, ia=types.int64, kb=types.int64, ib=types.int64)
+    return t
+
+
+def kernel_units(m) -> list[tuple[str, object, tuple]]:
+    """(name, dispatcher, argument types) of the compiled units of a run of model m, callees first."""
+    from solver import dynamics as D
+    from solver.contact import pairset as PS
+    t = _arg_types(m)
+    out = []
+    from solver.contact.kernels import pair_eval
+    for disp in (pair_eval, PS._pair_loop, PS.pairs_step,
+                 D.evaluate, D.record, D.post_step, D.cyclogram, D.trig_table, D._steps):
+        names = list(inspect.signature(disp.py_func).parameters)
+        out.append((disp.py_func.__name__, disp, tuple(t[n] for n in names)))
+    return out
+
+
+def _cached(disp, sig) -> bool:
+    """Whether numba's cache holds this dispatcher's code for these argument types (False if it cannot tell)."""
+    if tuple(sig) in disp.overloads:
+        return True
+    try:
+        cache = disp._cache
+        key = cache._index_key(tuple(sig), disp.targetctx.codegen())
+        return key in cache._cache_file._load_index()
+    except Exception:   # noqa: BLE001  (numba internals: treat as not cached, the compile still loads or builds)
+        return False
+
+
+@contextlib.contextmanager
+def _compile_lock(disp):
+    """An exclusive lock file in the dispatcher's cache directory (none if it cannot be made there)."""
+    try:
+        import fcntl
+        path = Path(disp._cache._cache_path) / LOCK_NAME
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fh = open(path, "a")
+    except Exception:   # noqa: BLE001  (no lock: both processes compile, as numba alone would)
+        yield
+        return
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        yield
+    finally:
+        fh.close()
+
+
+def compile_kernels(m, progress=None) -> int:
+    """Load or compile the kernels a run of model m calls; `progress(k, n)` before compiling unit k of n.
+
+    Returns the number of units compiled here (0: all from the cache)."""
+    if os.environ.get("NUMBA_DISABLE_JIT") == "1":
+        return 0
+    units = kernel_units(m)
+    _, top, sig = units[-1]
+    if _cached(top, sig):
+        top.compile(sig)
+        return 0
+    compiled = 0
+    with _compile_lock(top):
+        if _cached(top, sig):                 # another process compiled it while this one waited
+            top.compile(sig)
+            return 0
+        for k, (_, disp, sig) in enumerate(units, 1):
+            if _cached(disp, sig):
+                if tuple(sig) not in disp.overloads:
+                    disp.compile(sig)
+                continue
+            if progress is not None:
+                progress(k, len(units))
+            disp.compile(sig)
+            compiled += 1
+    return compiled

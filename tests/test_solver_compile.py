@@ -1,0 +1,119 @@
+"""First run from an empty numba cache: the CLI and the app say they are compiling ("k of n") before the run's
+progress, each solver unit is compiled for one signature only, the next run loads everything; campaign workers
+sharing a cache compile once between them."""
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCEN = ROOT / "resources" / "scenarios" / "central_impact_20t.toml"
+SAYS = "compiling solver kernels, first run only: "
+
+
+def _env(cache: Path) -> dict:
+    return dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
+
+
+def _cached_signatures(cache: Path, unit: str) -> int:
+    """Signatures numba's cache index in `cache` holds for the function `unit` (module.function)."""
+    n = 0
+    for f in cache.rglob(f"{unit}-*.nbi"):
+        with open(f, "rb") as fh:
+            pickle.load(fh)                                  # numba version
+            _stamp, overloads = pickle.loads(fh.read())
+        n += len(overloads)
+    return n
+
+
+CMD = [sys.executable, "-m", "app", "run", str(SCEN), "--t-end", "0.02"]
+
+
+@pytest.fixture(scope="module")
+def cold_run(tmp_path_factory):
+    """`dockmnemo run` on an empty numba cache (the one cold compile of this module): (cache, finished process)."""
+    tmp = tmp_path_factory.mktemp("cold")
+    cache = tmp / "numba_cache"
+    p = subprocess.run([*CMD, "-o", str(tmp / "run.h5")], capture_output=True, text=True, env=_env(cache), cwd=ROOT,
+                       timeout=900)
+    return cache, p
+
+
+def _cache_without_step_loop(cold_run, tmp_path) -> Path:
+    """A copy of the cold run's cache lacking the step loop `_steps`: the next run compiles that unit (the last)."""
+    cache = tmp_path / "numba_cache"
+    shutil.copytree(cold_run[0], cache)
+    for f in [*cache.rglob("dynamics._steps-*.nbi"), *cache.rglob("dynamics._steps-*.nbc")]:
+        f.unlink()
+    return cache
+
+
+@pytest.mark.slow
+def test_first_run_says_it_is_compiling_then_loads_from_the_cache(cold_run, tmp_path):
+    cache, p = cold_run
+    assert p.returncode == 0, p.stderr
+    said = [ln for ln in p.stderr.splitlines() if ln.startswith(SAYS)]
+    assert said, p.stderr
+    n = int(said[0].split()[-1])
+    assert said == [f"{SAYS}{k} of {n}" for k in range(1, n + 1)], said
+    assert p.stderr.index(said[-1]) < p.stderr.index("run central_impact_20t.toml [")   # then the run's bar
+    # one compiled specialization per unit (a second one, e.g. for a literal argument, would double its time)
+    for unit in ("dynamics._steps", "dynamics.evaluate", "pairset.pairs_step",
+                 "pairset._pair_loop", "kernels.pair_eval", "dynamics.record"):
+        assert _cached_signatures(cache, unit) == 1, unit
+    # warm: nothing compiled, nothing said
+    p = subprocess.run([*CMD, "-o", str(tmp_path / "warm.h5")], capture_output=True, text=True, env=_env(cache),
+                       cwd=ROOT, timeout=300)
+    assert p.returncode == 0 and SAYS not in p.stderr, p.stderr
+
+
+@pytest.mark.gui
+@pytest.mark.slow
+def test_app_run_shows_compiling_then_its_eta(cold_run, qtbot, tmp_path, monkeypatch, artifacts):
+    """Run → New run… while a unit is missing from the cache: the status bar says "compiling … k of n", then t and
+    the ETA."""
+    pytest.importorskip("PySide6")
+    from PySide6.QtCore import QSettings
+
+    from app.main_window import MainWindow
+    cache = _cache_without_step_loop(cold_run, tmp_path)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(cache))   # the worker process inherits it
+    s = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    w = MainWindow(s)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    texts = []
+    w.runner.compiling.connect(lambda k, n: texts.append(w.run_label.text()))
+    w.start_run(SCEN, tmp_path / "run.h5", 1.5)
+    qtbot.waitUntil(lambda: bool(texts) or not w.runner.running, timeout=120000)
+    n = int(cold_run[1].stderr.split(SAYS)[1].split()[2])       # the units of a cold compile
+    assert texts == [f"{SAYS}{n} of {n}"], (texts, w.run_label.text(), w.runner.stderr)   # only the step loop
+    qtbot.wait(200)
+    assert w.grab_image().save(str(artifacts / "run_compiling.png"))
+    qtbot.waitUntil(lambda: "ETA" in w.run_label.text() or not w.runner.running, timeout=900000)
+    assert "ETA" in w.run_label.text(), w.run_label.text()
+    qtbot.waitUntil(lambda: not w.runner.running, timeout=120000)
+
+
+@pytest.mark.slow
+def test_campaign_workers_sharing_a_cache_compile_once(cold_run, tmp_path):
+    """2 fresh local workers sharing `cache_dir`, which lacks a unit: one worker compiles it, the other waits and
+    loads."""
+    from solver.campaign import read_summary, run_campaign
+    f = tmp_path / "c.toml"
+    f.write_text(f'name = "share"\nbase_scenario = "{SCEN.as_posix()}"\nt_end = 0.05\nsampling = "grid"\ncount = 4\n'
+                 'keep = "summary"\n\n[[parameter]]\nname = "closing_speed"\nkey = "initial.closing_speed"\n'
+                 'values = [0.1, 0.12, 0.14, 0.16]\n')
+    run_campaign(f, tmp_path / "dir", workers=2, cache_dir=_cache_without_step_loop(cold_run, tmp_path))
+    s = read_summary(tmp_path / "dir")
+    assert list(s.status) == ["ok"] * 4
+    assert len(set(s.worker)) == 2                      # both workers ran something
+    assert sum(1 for j in s.jit_compiled if j > 0) == 1, list(zip(s.worker, s.jit_compiled))
+    assert any((tmp_path / "numba_cache").rglob("dynamics._steps-*.nbi"))
