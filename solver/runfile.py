@@ -1371,9 +1371,14 @@ class RunFile:
             out.setdefault(ch.group, []).append(ch.name)
         return out
 
+    def capture_text(self) -> str:
+        """T capture as the facts show it: its time, or no capture (yet, while the run is being written)."""
+        t = self.meta.t_capture
+        return f"{t:.3f} s" if math.isfinite(t) else "no capture yet" if self.live else "no capture"
+
     def summary(self) -> str:
         m = self.meta
-        cap = f"{m.t_capture:.3f} s" if math.isfinite(m.t_capture) else "no capture"
+        cap = self.capture_text()
         lines = [
             f"run file      {self.path}",
             f"format        {FORMAT_NAME} v{self.format_version}",

@@ -1,7 +1,6 @@
 """The run's facts (Run Date, comment, T capture, T Final, channels, pairs, events) as a panel."""
 from __future__ import annotations
 
-import math
 
 from PySide6.QtWidgets import QFormLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
@@ -9,9 +8,8 @@ from solver.runfile import RunFile
 
 
 def capture_text(run: RunFile) -> str:
-    """T capture as the facts show it: its time, or no capture (yet, while the run is being written)."""
-    t = run.t_capture
-    return f"{t:.3f} s" if math.isfinite(t) else "no capture yet" if run.live else "no capture"
+    """T capture as the facts show it (`RunFile.capture_text`)."""
+    return run.capture_text()
 
 
 class RunFactsPanel(QWidget):
