@@ -2,7 +2,9 @@
 
 `compile_kernels(model, progress)` loads the step loop `_steps` from numba's cache, or compiles its units bottom-up
 (narrow phase, pair set, force evaluation, ..., step loop), calling `progress(k, n)` before each unit the cache
-lacks. One process at a time compiles into a cache directory (a file lock there): a second process, e.g. another
+lacks. numba compiles one unit at a time in a process, so a second Python process compiles the contact chain
+(pair_eval, _pair_loop, pairs_step) into the same cache meanwhile; `evaluate` then loads it from there.
+One process at a time compiles into a cache directory (a file lock there): a second process, e.g. another
 Dask worker on the same cache, waits and loads what the first compiled.
 """
 from __future__ import annotations
@@ -109,16 +111,22 @@ def compile_kernels(m, progress=None) -> int:
         if _cached(top, sig):                 # another process compiled it while this one waited
             top.compile(sig)
             return 0
-        return _compile_missing(units, progress)
+        child = None
+        if sum(not _cached(d, s) for _, d, s in units[:N_CONTACT]) > 1:
+            child = _start_contact_compile(units[:N_CONTACT])
+        try:
+            return _compile_missing(units, progress, child)
+        finally:
+            if child is not None and child.poll() is None:   # interrupted: stop the second process too
+                child.kill()
+                child.wait()
 
 
-def _compile_missing(units, progress) -> int:
-    """Compile the units the cache lacks, callees first; the contact chain in a second process meanwhile when it
-    is missing (numba compiles one unit at a time in a process; the callers then load it from the cache)."""
+def _compile_missing(units, progress, child) -> int:
+    """Compile the units the cache lacks, callees first; with `child` (a second process compiling the contact chain
+    into the same cache: numba compiles one unit at a time in a process) the others meanwhile, then load its units."""
     n, k, compiled = len(units), 0, 0
-    child = None
-    if sum(not _cached(d, s) for _, d, s in units[:N_CONTACT]) > 1:
-        child = _start_contact_compile(units[:N_CONTACT])
+    say = progress or (lambda k, n: None)
     own = units[N_CONTACT:] if child is not None else units
     for i, (_, disp, sig) in enumerate(own):
         if child is not None and disp is units[-2][1]:     # evaluate calls the pair set: wait for the chain first
@@ -126,25 +134,20 @@ def _compile_missing(units, progress) -> int:
                 _compile_callees(disp, sig, {"pairs_step": _pairs_step_stand_in()})
             for line in child.stdout:                       # one line per unit the other process starts
                 if line.startswith(b"unit"):
-                    k += 1
-                    compiled += 1
-                    if progress is not None:
-                        progress(k, n)
+                    k, compiled = k + 1, compiled + 1
+                    say(k, n)
             child.wait()                                    # on failure this process compiles what is missing
             for _, d, s in units[:N_CONTACT]:
                 if not _cached(d, s):
-                    k += 1
-                    if progress is not None:
-                        progress(k, n)
-                    compiled += 1
+                    k, compiled = k + 1, compiled + 1
+                    say(k, n)
                     d.compile(s)
             k = max(k, N_CONTACT + i)
         k += 1
         if tuple(sig) in disp.overloads:
             continue
         if not _cached(disp, sig):
-            if progress is not None:
-                progress(k, n)
+            say(k, n)
             compiled += 1
         disp.compile(sig)
     return compiled
@@ -185,7 +188,8 @@ def _pairs_step_stand_in():
 
 def _opts(disp) -> dict:
     """The dispatcher's compile options that change typing or code (not its cache)."""
-    return {k: v for k, v in disp.targetoptions.items() if k in ("error_model", "_nrt", "nogil", "fastmath", "boundscheck")}
+    keep = ("error_model", "_nrt", "nogil", "fastmath", "boundscheck")
+    return {k: v for k, v in disp.targetoptions.items() if k in keep}
 
 
 def _start_contact_compile(units):
