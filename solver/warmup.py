@@ -2,7 +2,9 @@
 
 `compile_kernels(model, progress)` loads the step loop `_steps` from numba's cache, or compiles its units bottom-up
 (narrow phase, pair set, force evaluation, ..., step loop), calling `progress(k, n)` before each unit the cache
-lacks. One process at a time compiles into a cache directory (a file lock there): a second process, e.g. another
+lacks. numba compiles one unit at a time in a process, so a second Python process compiles the contact chain
+(pair_eval, _pair_loop, pairs_step) into the same cache meanwhile; `evaluate` then loads it from there.
+One process at a time compiles into a cache directory (a file lock there): a second process, e.g. another
 Dask worker on the same cache, waits and loads what the first compiled.
 """
 from __future__ import annotations
@@ -10,12 +12,16 @@ from __future__ import annotations
 import contextlib
 import inspect
 import os
+import pickle
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 
 COMPILING = "compiling solver kernels, first run only"
 LOCK_NAME = "dockmnemo-compile.lock"
+N_CONTACT = 3   # kernel_units' first units, the contact chain (pair_eval .. pairs_step): a second process compiles them
 
 
 def _arg_types(m) -> dict:
@@ -53,8 +59,8 @@ def kernel_units(m) -> list[tuple[str, object, tuple]]:
     t = _arg_types(m)
     out = []
     from solver.contact.kernels import pair_eval
-    for disp in (pair_eval, PS._pair_loop, PS.pairs_step,
-                 D.evaluate, D.record, D.post_step, D.cyclogram, D.trig_table, D._steps):
+    for disp in (pair_eval, PS._pair_loop, PS.pairs_step,                     # the contact chain (N_CONTACT)
+                 D.record, D.post_step, D.cyclogram, D.trig_table, D.evaluate, D._steps):
         names = list(inspect.signature(disp.py_func).parameters)
         out.append((disp.py_func.__name__, disp, tuple(t[n] for n in names)))
     return out
@@ -101,18 +107,112 @@ def compile_kernels(m, progress=None) -> int:
     if _cached(top, sig):
         top.compile(sig)
         return 0
-    compiled = 0
     with _compile_lock(top):
         if _cached(top, sig):                 # another process compiled it while this one waited
             top.compile(sig)
             return 0
-        for k, (_, disp, sig) in enumerate(units, 1):
-            if _cached(disp, sig):
-                if tuple(sig) not in disp.overloads:
-                    disp.compile(sig)
-                continue
-            if progress is not None:
-                progress(k, len(units))
-            disp.compile(sig)
+        child = None
+        if sum(not _cached(d, s) for _, d, s in units[:N_CONTACT]) > 1:
+            child = _start_contact_compile(units[:N_CONTACT])
+        try:
+            return _compile_missing(units, progress, child)
+        finally:
+            if child is not None and child.poll() is None:   # interrupted: stop the second process too
+                child.kill()
+                child.wait()
+
+
+def _compile_missing(units, progress, child) -> int:
+    """Compile the units the cache lacks, callees first; with `child` (a second process compiling the contact chain
+    into the same cache: numba compiles one unit at a time in a process) the others meanwhile, then load its units."""
+    n, k, compiled = len(units), 0, 0
+    say = progress or (lambda k, n: None)
+    own = units[N_CONTACT:] if child is not None else units
+    for i, (_, disp, sig) in enumerate(own):
+        if child is not None and disp is units[-2][1]:     # evaluate calls the pair set: wait for the chain first
+            if not _cached(disp, sig):                      # meanwhile its other callees
+                _compile_callees(disp, sig, {"pairs_step": _pairs_step_stand_in()})
+            for line in child.stdout:                       # one line per unit the other process starts
+                if line.startswith(b"unit"):
+                    k, compiled = k + 1, compiled + 1
+                    say(k, n)
+            child.wait()                                    # on failure this process compiles what is missing
+            for _, d, s in units[:N_CONTACT]:
+                if not _cached(d, s):
+                    k, compiled = k + 1, compiled + 1
+                    say(k, n)
+                    d.compile(s)
+            k = max(k, N_CONTACT + i)
+        k += 1
+        if tuple(sig) in disp.overloads:
+            continue
+        if not _cached(disp, sig):
+            say(k, n)
             compiled += 1
+        disp.compile(sig)
     return compiled
+
+
+def _compile_callees(disp, sig, stand_ins: dict) -> None:
+    """Type disp's function for sig with `stand_ins` (name: njit function) for some of its globals, no code: numba
+    compiles, and caches, the callees it types on the way (evaluate's own, while the pair set compiles elsewhere)."""
+    import types as pytypes
+
+    from numba import njit
+    from numba.core.compiler import CompilerBase, DefaultPassBuilder
+    from numba.core.typed_passes import NopythonTypeInference
+
+    class TypeOnly(CompilerBase):
+        def define_pipelines(self):
+            pm = DefaultPassBuilder.define_untyped_pipeline(self.state)
+            pm.add_pass(NopythonTypeInference, "nopython frontend")
+            pm.finalize()
+            return [pm]
+    f = disp.py_func
+    g = pytypes.FunctionType(f.__code__, dict(f.__globals__, **stand_ins), f.__name__, f.__defaults__, f.__closure__)
+    try:
+        njit(g, pipeline_class=TypeOnly, **_opts(disp)).compile(sig)
+    except Exception:   # noqa: BLE001  (typing stops without code; the callees it met are compiled)
+        pass
+
+
+def _pairs_step_stand_in():
+    """An uncached njit function typed like `pairs_step` (any arguments, an int status), for `_compile_callees`."""
+    from numba import njit
+
+    @njit(_nrt=False)
+    def pairs_step(*args):
+        return 0
+    return pairs_step
+
+
+def _opts(disp) -> dict:
+    """The dispatcher's compile options that change typing or code (not its cache)."""
+    keep = ("error_model", "_nrt", "nogil", "fastmath", "boundscheck")
+    return {k: v for k, v in disp.targetoptions.items() if k in keep}
+
+
+def _start_contact_compile(units):
+    """A Python process compiling these units into the same numba cache (None if it cannot start)."""
+    spec = [(disp.py_func.__module__, disp.py_func.__name__, tuple(sig)) for _, disp, sig in units]
+    try:
+        p = subprocess.Popen([sys.executable, "-c", "from solver.warmup import _compile_child; _compile_child()"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             env=dict(os.environ, PYTHONPATH=os.pathsep.join(d for d in sys.path if d)))
+        p.stdin.write(pickle.dumps(spec))
+        p.stdin.close()
+    except Exception:   # noqa: BLE001  (no second process: this one compiles everything)
+        return None
+    return p
+
+
+def _compile_child():
+    """The second process: compile the units pickled on stdin, one line on stdout as each starts."""
+    import importlib
+    spec = pickle.loads(sys.stdin.buffer.read())
+    for mod, name, sig in spec:
+        disp = getattr(importlib.import_module(mod), name)
+        if not _cached(disp, sig):
+            sys.stdout.write(f"unit {mod}.{name}\n")
+            sys.stdout.flush()
+        disp.compile(sig)

@@ -65,7 +65,8 @@ def test_first_run_says_it_is_compiling_then_loads_from_the_cache(cold_run, tmp_
     assert p.stderr.index(said[-1]) < p.stderr.index("run central_impact_20t.toml [")   # then the run's bar
     # one compiled specialization per unit (a second one, e.g. for a literal argument, would double its time)
     for unit in ("dynamics._steps", "dynamics.evaluate", "pairset.pairs_step",
-                 "pairset._pair_loop", "kernels.pair_eval", "dynamics.record"):
+                 "pairset._pair_loop", "kernels.pair_eval", "dynamics.record",
+                 "kernels.dichotomy", "kernels.set_char", "kernels.ring_point", "kernels.generator"):
         assert _cached_signatures(cache, unit) == 1, unit
     # warm: nothing compiled, nothing said
     p = subprocess.run([*CMD, "-o", str(tmp_path / "warm.h5")], capture_output=True, text=True, env=_env(cache),

@@ -425,7 +425,7 @@ def dichotomy(mode, w, ia, ib, nbis):
     nsec = min(SECTORS, M)
     S = M // nsec
     dth = TWO_PI / M
-    f0 = set_char(mode, w, ia, ib, 0.0, 0, step)
+    f0 = set_char(mode, w, ia, ib, 0.0, np.int64(0), step)
     fB = f0
     i, f = 0, f0
     for k in range(nsec):
@@ -452,7 +452,7 @@ def dichotomy(mode, w, ia, ib, nbis):
     if den < 0.0 and fm > NO and fp > NO:
         delta = 0.5 * (fm - fp) / den
         delta = min(1.0, max(-1.0, delta))
-        fq = set_char(mode, w, ia, ib, (i + delta) * dth)
+        fq = set_char(mode, w, ia, ib, (i + delta) * dth, np.int64(-1), step)
         if fq > f:
             theta, f = (i + delta) * dth, fq
     return theta, f
@@ -473,10 +473,10 @@ def circle_cone(w, ia, ib):
     lo = mx * (x - w[ib, 9]) - abs(mx) * R * st + mr * (rr - w[ib, 10])
     if tube - lo <= 0.0:
         return NONE
-    theta, f = dichotomy(MODE_RING_CONE, w, ia, ib, int(w[ia, 11]))
+    theta, f = dichotomy(np.int64(MODE_RING_CONE), w, ia, ib, int(w[ia, 11]))
     if f <= 0.0:
         return NONE
-    px, py, pz = ring_point(w, ia, theta)
+    px, py, pz = ring_point(w, ia, theta, np.int64(-1), np.int64(0))
     return sphere_cone(px, py, pz, tube, w, ib)
 
 
@@ -498,8 +498,8 @@ def cone_circle(w, ia, ib):
     reach = rho + max(abs(w[ia, 9]), abs(w[ia, 11])) * st + max(w[ia, 10], w[ia, 12])
     if reach < w[ib, 9] - w[ib, 10] - w[ia, 15]:
         return NONE
-    theta, f = dichotomy(MODE_GENERATOR_EDGE, w, ia, ib, int(w[ia, 14]))
-    x1, y1, z1, x2, y2, z2 = generator(w, ia, theta)
+    theta, f = dichotomy(np.int64(MODE_GENERATOR_EDGE), w, ia, ib, int(w[ia, 14]))
+    x1, y1, z1, x2, y2, z2 = generator(w, ia, theta, np.int64(-1), np.int64(0))
     return segment_circle_pts(x1, y1, z1, x2, y2, z2, w[ia, 15], w, ib)
 
 
