@@ -123,14 +123,20 @@ def test_export_dialog_writes_mp4_with_progress(window, qtbot, run_copy, tmp_pat
     dlg.grab().save(str(artifacts / "export_dialog.png"))
     seen = []
 
-    def look():
-        seen.append((dlg.progress.isVisible(), dlg.progress.value(), dlg.progress.maximum()))
-        dlg.progress.grab().save(str(artifacts / "export_progress.png"))
+    def look():   # the first event-loop turn with frames done (an export may take less than any fixed delay)
+        p = dlg.progress
+        if p is not None and p.value() > 0 and not seen:
+            seen.append((p.isVisible(), p.value(), p.maximum()))
+            p.grab().save(str(artifacts / "export_progress.png"))
+            watch.stop()
 
-    QTimer.singleShot(400, look)
+    watch = QTimer()
+    watch.timeout.connect(look)
+    watch.start(0)
     paths = []
     dlg.exported.connect(paths.append)
     qtbot.mouseClick(dlg.export_button, Qt.LeftButton)
+    watch.stop()
     assert paths == [out] and out.exists() and not dlg.isVisible()
     assert seen and seen[0][0] and seen[0][2] == 25
     with av.open(str(out)) as c:
