@@ -5,7 +5,6 @@ Window layout, pane visibility, plotted variables, scrolling mode and speed are 
 from __future__ import annotations
 
 import logging
-import stat
 import sys
 from pathlib import Path
 
@@ -530,10 +529,7 @@ class MainWindow(QMainWindow):
         path = Path(path)
         run = None
         try:
-            kind = _not_a_file(path)
-            if kind:
-                raise RunFileError(path, "/", f"is {kind}, not a run file")
-            run = RunFile(path)
+            run = RunFile(path)   # refuses a FIFO, socket or device before opening it
             run.poses(0)   # the first frame's block of poses (poses are checked finite as they are read)
             return run
         except Exception as exc:  # noqa: BLE001  (any failure to open a run becomes a message)
@@ -602,22 +598,6 @@ def _as_bool(v) -> bool:
     if isinstance(v, str):
         return v.lower() in ("1", "true", "yes")
     return bool(v)
-
-
-def _not_a_file(path: Path) -> str:
-    """What a path that is neither a regular file nor a directory is ("" if it is one, or is missing): opening a
-    named pipe or a device would block or read without end."""
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        return ""   # missing or unreadable: the reader says so
-    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
-        return ""
-    if stat.S_ISFIFO(mode):
-        return "a named pipe (FIFO)"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "a device"
 
 
 class UnexpectedErrors:

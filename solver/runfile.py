@@ -39,6 +39,11 @@ CONTACT_EVENT_DTYPE = np.dtype([("pair", _STR), ("start", "f8"), ("end", "f8"), 
                                 ("lasts_to_end", "u1")])
 
 
+def _event_array(events) -> np.ndarray:
+    """Events as rows of /events."""
+    return np.array([(e.time, e.kind, e.pair, e.text) for e in events], dtype=EVENT_DTYPE)
+
+
 class RunWriteError(Exception):
     """The run file could not be written (disk full, file too large, removed drive): names the file and the cause."""
 
@@ -529,7 +534,7 @@ class RunWriter:
         d = self.f["events"]
         d.resize(len(evs), axis=0)
         if evs:
-            d[:] = np.array([(e.time, e.kind, e.pair, e.text) for e in evs], dtype=EVENT_DTYPE)
+            d[:] = _event_array(evs)
         if self._contact_events is not None:
             rows, step = self._contact_events
             ce = self.f["contact_events"]
@@ -1014,6 +1019,10 @@ class RunFile:
 
         Never a second handle: HDF5 keeps one state per open dataset, and a refresh (SWMR) with another handle open
         leaves its chunk index as it was at the open, so reads past it return other chunks (h5py issue 2803)."""
+        return [self._ds(n) for n in self._timed_names()]
+
+    def _timed_names(self) -> list[str]:
+        """Paths of the datasets indexed by frame (time, poses, channels, contact records); their handles kept."""
         names = getattr(self, "_timed", None)
         if names is None:
             f, h = self._f, self._handles
@@ -1027,7 +1036,7 @@ class RunFile:
                         h[prefix + k] = d
                         names.append(prefix + k)
             self._timed = names
-        return [self._ds(n) for n in names]
+        return names
 
     def _ds(self, name: str):
         """A time-indexed dataset by path, through its one kept handle (HDF5 name lookups are slow under SWMR)."""
@@ -1502,10 +1511,7 @@ def _write_sealed(run: RunFile, tmp: Path, complete: bool, events: list[Event], 
         for name in src:                                                # a killed finish may have left them half
             if name not in fresh:
                 src.copy(src[name], dst, name=name)
-        timed = ["time", "bodies/position", "bodies/quaternion"]
-        timed += [f"channels/{c}" for c in dst["channels"]]
-        timed += [f"contacts/{pn}/{k}" for pn in dst["contacts"] for k in dst["contacts"][pn]]
-        for name in timed:
+        for name in run._timed_names():   # noqa: SLF001  (same module)
             dst[name].resize(n, axis=0)
         if "state" in dst:   # keep the snapshots of frames that were kept
             keep = int(np.searchsorted(dst["state/frame"][:], n, side="left"))
@@ -1516,7 +1522,7 @@ def _write_sealed(run: RunFile, tmp: Path, complete: bool, events: list[Event], 
         events.sort(key=lambda e: e.time)
         ev = dst.create_dataset("events", shape=(len(events),), maxshape=(None,), dtype=EVENT_DTYPE, chunks=(256,))
         if events:
-            ev[:] = np.array([(e.time, e.kind, e.pair, e.text) for e in events], dtype=EVENT_DTYPE)
+            ev[:] = _event_array(events)
         dst.attrs["complete"] = complete
         dst.attrs["t_final"] = t_final
         dst.attrs["t_capture"] = run.meta.t_capture   # (a killed writer stored it on /time only)
