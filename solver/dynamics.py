@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from solver.contact.kernels import ROLLER
-from solver.contact.pairset import PAR_K, STEP_DV, STEP_SKIP_MAX, pairs_step, steps_within
+from solver.contact.pairset import PAR_K, PAR_MU, STEP_DV, STEP_SKIP_MAX, pairs_step, steps_within
 from solver.vec3 import (add, col, cross, dot, mat_to_quat, mm, mtv, mv, norm, quat_to_mat, rot_inertia, rot_x,
                          rot_y, rot_z, scl, sub)
 
@@ -23,7 +23,9 @@ S_RA, S_QA, S_VA, S_WA = 13, 16, 20, 23       # active craft, same layout
 S_Q, S_U = 26, 31                              # joints: housing theta1 (y), theta2 (z), bend b1 (y), b2 (z), torsion
 S_PHI, S_DPHI, S_EDISS = 36, 37, 38            # nut angle, nut rate, dissipated energy (continuous part)
 S_DRV, S_WDRV, S_XL, S_DXL = 39, 40, 41, 42    # drive output angle (nut units), drive work, movable limiter slide
-NS = 43
+N_FT = 32                                      # contact pairs with a friction bristle state (at most)
+S_FT = 43                                      # per pair k: bristle stretch u (3, passive-craft frame) at S_FT + 3 k
+NS = S_FT + 3 * N_FT
 ND = 11                                        # active-subsystem generalized velocities
 
 # discrete state
@@ -45,8 +47,9 @@ i_nut i_nut_tot k_nutfr i_fr k_tr t_pre k_spring spring_max t_in t_out c_d i_mb 
 lh_k lh_f0 lh_mu c_lat psi_max k_crank_stop
 latch_x latch_rr latch_re latch_rt latch_k latch_psi0 x_mouth x_stop r_bore r_floor tan_cone slot_hs slot_hf slot_len lim_x
 drv_delay drv_speed drv_stall t1_in t1_out s1_max pu_n pu_r pu_stroke pu_f0 pu_k pu_kc pu_c hook_gap
-lim_mov lim_m lim_f0 lim_k lim_stroke lim_kstop lim_c pi_head_cone pi_head_socket pi_bottom cam_n
-""".split() + [f"cam_x{i}" for i in range(24)] + [f"cam_y{i}" for i in range(24)]
+lim_mov lim_m lim_f0 lim_k lim_stroke lim_kstop lim_c pi_head_cone pi_head_socket pi_bottom cam_n ft_law
+""".split() + [f"cam_x{i}" for i in range(24)] + [f"cam_y{i}" for i in range(24)] + \
+    [f"ft_k{i}" for i in range(32)] + [f"ft_c{i}" for i in range(32)]   # friction bristle k_t, c_t per contact pair
 for _i, _n in enumerate(_P_NAMES):
     globals()["P_" + _n.upper()] = _i
 NP = len(_P_NAMES)
@@ -418,6 +421,49 @@ def _body(pos, rot, vel, om, b, o, R, v, w):
             rot[b, i, j] = R[3 * i + j]
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _bristle(s, ds, Z, P, k, full, RP, n, vt, fn, mu):
+    """Elasto-plastic friction bristle of contact pair k: a tangential spring k_t and damper c_t on the stretch u
+    (state, passive-craft frame, du/dt = v_t), force capped at mu F_n. On a step's first stage (full) u is
+    return-mapped first (normal part dropped, length capped at mu F_n / k_t; the energy that frees goes to
+    Z[Z_EDISS]). Returns the tangential force on the active body, the stored 0.5 k_t |u|^2 and k_t u . v_t."""
+    kt = P[P_FT_K0 + k]
+    j = S_FT + 3 * k
+    u = mv(RP, (s[j], s[j + 1], s[j + 2]))
+    if full:
+        ut = sub(u, scl(n, dot(u, n)))
+        a = norm(ut)
+        lim = mu * fn / kt
+        if a > lim:
+            ut = scl(ut, lim / a)
+        Z[Z_EDISS] += 0.5 * kt * (dot(u, u) - dot(ut, ut))
+        u = ut
+        ul = mtv(RP, u)
+        for i in range(3):
+            s[j + i] = ul[i]
+    ut = sub(u, scl(n, dot(u, n)))
+    ft = sub(scl(ut, -kt), scl(vt, P[P_FT_C0 + k]))
+    f = norm(ft)
+    cap = mu * fn
+    if f > cap:
+        ft = scl(ft, cap / f)
+    du = mtv(RP, vt)
+    for i in range(3):
+        ds[j + i] = du[i]
+    return ft, 0.5 * kt * dot(u, u), kt * dot(u, vt)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _bristle_open(s, Z, P, k):
+    """Contact pair k is open: its bristle relaxes (u = 0, the stored energy is lost)."""
+    j = S_FT + 3 * k
+    e = s[j] * s[j] + s[j + 1] * s[j + 1] + s[j + 2] * s[j + 2]
+    if e > 0.0:
+        Z[Z_EDISS] += 0.5 * P[P_FT_K0 + k] * e
+        for i in range(3):
+            s[j + i] = 0.0
+
+
 @njit(cache=True, error_model="numpy")
 def _latch_energy(k, c, cmax):
     """Latch spring energy at radial interference c; the force stays k*cmax once the latch is fully in."""
@@ -658,9 +704,14 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     dmax = 0.0
     f_lim = 0.0
     q_roll = 0.0
+    bristle = P[P_FT_LAW] > 0.5                # friction law: elasto-plastic bristle (1) or the library's ramp (0)
+    for i in range(S_FT, NS):
+        ds[i] = 0.0
     for k in range(gpairs.shape[0]):
         c_vn[k] = 0.0
         if c_act[k] == 0:
+            if full and bristle:
+                _bristle_open(s, Z, P, k)
             continue
         ba = gpint[gpairs[k, 0], 1]
         bb = gpint[gpairs[k, 1], 1]
@@ -672,21 +723,32 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
         vb = add((cvel[bb, 0], cvel[bb, 1], cvel[bb, 2]),
                  cross((cw[bb, 0], cw[bb, 1], cw[bb, 2]), sub(p, (cpos[bb, 0], cpos[bb, 1], cpos[bb, 2]))))
         ia = gpairs[k, 0]
-        if gpint[ia, 0] == ROLLER:
+        roller = gpint[ia, 0] == ROLLER
+        dpdphi = (0.0, 0.0, 0.0)
+        if roller:
             # the cam swings the lever with the nut: the roller's reaction loads the nut (generalized force
             # F . dp/dphi) and the lever's motion enters the contact's relative velocity
             dpdphi = mv(RH, roller_dp(gprim, ia, cst[1], cam_slope(P, phi)))
-            q_roll += dot(F, dpdphi)
             va = add(va, scl(dpdphi, dphi))
         vr = sub(va, vb)
         vn = dot(vr, n)
         fn = dot(F, n)
+        vt = sub(vr, scl(n, vn))
+        if bristle:                                # the bristle's tangential force replaces the library's ramp
+            Ft, e_t, p_t = _bristle(s, ds, Z, P, k, full, RP, n, vt, fn, gppar[k, PAR_MU])
+            F = add(scl(n, fn), Ft)
+            for i in range(3):
+                c_frc[k, i] = F[i]
+            pe += e_t
+            pdiss -= p_t                           # the stretch's stored power is not dissipated
+        if roller:
+            q_roll += dot(F, dpdphi)
         d = c_dep[k]
         kk = gppar[k, PAR_K]
         # stored 0.5 k d^2; dissipated = -(F . v_rel) - d/dt(stored), with d' = -v_n
         pe += 0.5 * kk * d * d
         Ft = sub(F, scl(n, fn))
-        pdiss += (kk * d - fn) * vn - dot(Ft, sub(vr, scl(n, vn)))
+        pdiss += (kk * d - fn) * vn - dot(Ft, vt)
         c_vn[k] = -vn
         if d > dmax:
             dmax = d

@@ -336,6 +336,19 @@ def load_model(scenario_path) -> Model:
         cgeo.prim[cgeo.prim_names.index(f"latch_{k + 1}"), 7] = 2 + k
     if np.any(cgeo.pint[cgeo.pairs[:, 1], 1] != 0):
         raise ScenarioError(gpath, "/", "every passive contact part must ride on passive_craft")
+    # friction law: elasto-plastic bristle per pair (k_t, c_t of its [contact.*] table) or the stick ramp (A/B)
+    GC = G.sub("contact")
+    law = GC.data.get("friction", "bristle")
+    if law not in FRICTION_LAWS:
+        raise ScenarioError(gpath, "contact.friction", f"{law!r}: must be one of {', '.join(map(repr, FRICTION_LAWS))}")
+    put("ft_law", 1.0 if law == "bristle" else 0.0)
+    if len(cgeo.pair_names) > D.N_FT:
+        raise ScenarioError(gpath, "contact", f"{len(cgeo.pair_names)} contact pairs: the solver keeps friction states "
+                            f"for at most {D.N_FT}")
+    for j, g in enumerate(cgeo.pair_groups):
+        ft = GC.sub(CONTACT_TABLE.get(g, g))
+        put(f"ft_k{j}", ft.pos("k_t", 1e9))
+        put(f"ft_c{j}", ft.num("c_t", 0.0, 1e6))
 
     hs = M.sub("housing")
     put("m_h", hs.pos("mass", 1000.0))
@@ -537,6 +550,12 @@ def load_model(scenario_path) -> Model:
                  geo, places, strokes, omega, decay)
 
 
+FRICTION_LAWS = ("bristle", "ramp")
+# contact-pair group -> its [contact.*] table in the geometry file (the others share the group's name)
+CONTACT_TABLE = {"latch_stop": "latch", "limiter_cone": "limiter", "load_pad_cone": "limiter", "roller_cone": "roller",
+                 "ring_ring": "ring"}
+
+
 def _geometry_changes(mpath, mt: dict, gpath, gt: dict):
     """Apply a mechanism's [geometry_changes] (table -> key = number) to the parsed geometry in place."""
     ch = mt.get("geometry_changes", {})
@@ -615,7 +634,7 @@ def _mode(k, c, m):
 
 def _step_rates(P, cgeo):
     """Highest damped contact/joint frequency (rad/s; RK4 accuracy needs it * step <= 1) and fastest decay rate
-    (1/s: contact damping and the latches' friction ramp on the probe torsion under the drive's pull; RK4 stability
+    (1/s: contact damping, friction bristles, or the latches' friction ramp on the probe torsion under the drive's pull; RK4 stability
     needs it * step <= 2, below RK4's real-axis limit 2.79, where its factor 1 - x + x^2/2 - x^3/6 + x^4/24 stays
     in (0, 1): a stick ramp then damps the slip without reversing it)."""
     I = D.P_INDEX
@@ -643,8 +662,19 @@ def _step_rates(P, cgeo):
           _mode(P[I["k_tors"]] + P[I["ht_k"]] + P[I["k_tors_stop"]], 0.0, P[I["i_prx"]])]
     if P[I["lim_mov"]] > 0.5:                      # movable limiter on its stops and on the cone (slide mass)
         md.append(_mode(P[I["lim_kstop"]] + k("limiter_cone", "load_pad_cone"), 0.0, P[I["lim_m"]]))
-    decay = max(max(d for _, d in md), ramp("latch_stop", "latch_slot") * f_latches / m_tip_torsion)
-    return max(w for w, _ in md), decay
+    if P[I["ft_law"]] < 0.5:
+        return max(w for w, _ in md), max(max(d for _, d in md),
+                                          ramp("latch_stop", "latch_slot") * f_latches / m_tip_torsion)
+
+    def bristles(m, n, *groups):                    # friction bristles (k_t, c_t) of n pairs of the groups in parallel
+        return [_mode(n * P[I[f"ft_k{j}"]], n * P[I[f"ft_c{j}"]], m) for j, g in enumerate(cgeo.pair_groups)
+                if g in groups]
+    # sticking tangential modes: the head on its wall (lateral mass), the four latch tips together on the probe
+    # torsion (tip torsional mass), the limiter, its pads and the rollers on the housing's swing
+    md += [*bristles(m_head_lat, 1, "head_cone", "head_socket"),
+           *bristles(m_tip_torsion, D.N_LATCH, "latch_stop", "latch_slot"),
+           *bristles(m_lim, 1, "limiter_cone", "load_pad_cone", "roller_cone")]
+    return max(w for w, _ in md), max(d for _, d in md)
 
 
 def _initial_state(P, mA, JA, cA, cP, v0, vlat, miss, ang, rate, hx0):
