@@ -498,9 +498,14 @@ def load_model(scenario_path) -> Model:
             put("drv_delay", O.num(k, 0.0, 1e4))
         elif k == "retraction_speed":            # test variants: a faster drive (probe m/s at no load)
             put("drv_speed", O.pos(k, 1.0) * i_nut)
+        elif k == "friction":                    # A/B of the friction law (the geometry's [contact] friction)
+            if ov[k] not in FRICTION_LAWS:
+                raise ScenarioError(spath, "overrides.friction",
+                                    f"{ov[k]!r}: must be one of {', '.join(map(repr, FRICTION_LAWS))}")
+            put("ft_law", 1.0 if ov[k] == "bristle" else 0.0)
         else:
             raise ScenarioError(spath, f"overrides.{k}", unknown(k, [*groups, "max_depth", "drive_delay",
-                                                                     "retraction_speed"], "override"))
+                                                                     "retraction_speed", "friction"], "override"))
 
     # solver settings
     so = S.sub("solver")

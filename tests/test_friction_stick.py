@@ -100,3 +100,29 @@ def test_energy_balance_and_branch_with_sticking_contacts(retraction, tmp_path):
     for name in STOPS:
         np.testing.assert_array_equal(b.contact_force(name), r.contact_force(name, k, k + n))
     np.testing.assert_array_equal(b.channel("total_energy"), r.channel("total_energy", k)[:n])
+
+
+def test_friction_law_override_and_refusals(tmp_path):
+    """`[overrides] friction` picks the law for A/B (the old ramp keeps no bristle state); a bad name is refused."""
+    from solver import dynamics as D
+    from solver.scenario import ScenarioError, load_model
+    base = variant(tmp_path, "central_impact_20t.toml", {})
+    assert load_model(base).P[D.P_INDEX["ft_law"]] == 1.0                    # default: the bristle
+    ramp = variant(tmp_path, "central_impact_20t.toml", {}, '[overrides]\nfriction = "ramp"\n')
+    assert load_model(ramp).P[D.P_INDEX["ft_law"]] == 0.0
+    bad = variant(tmp_path, "central_impact_20t.toml", {}, '[overrides]\nfriction = "sticky"\n')
+    with pytest.raises(ScenarioError, match=r"overrides\.friction: 'sticky': must be one of 'bristle', 'ramp'"):
+        load_model(bad)
+
+
+def test_branch_from_a_run_with_another_state_layout_is_refused(tmp_path):
+    """A run written by a solver with another state size (e.g. before the bristle states) cannot be branched."""
+    import h5py
+    sc = variant(tmp_path, "central_impact_20t.toml", {})
+    out = run_scenario(sc, tmp_path / "a.h5", t_end=0.05)
+    with h5py.File(out, "r+") as f:
+        s = f["state/s"][:, :43]
+        del f["state/s"]
+        f["state/s"] = s
+    with pytest.raises(ValueError, match=r"a\.h5: /state/s: 43 values, this solver's state has \d+"):
+        start_from_run(out, 10)
