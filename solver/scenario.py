@@ -639,9 +639,9 @@ def _mode(k, c, m):
 
 def _step_rates(P, cgeo):
     """Highest damped contact/joint frequency (rad/s; RK4 accuracy needs it * step <= 1) and fastest decay rate
-    (1/s: contact damping, friction bristles, or the latches' friction ramp on the probe torsion under the drive's pull; RK4 stability
-    needs it * step <= 2, below RK4's real-axis limit 2.79, where its factor 1 - x + x^2/2 - x^3/6 + x^4/24 stays
-    in (0, 1): a stick ramp then damps the slip without reversing it)."""
+    (1/s: contact damping, friction bristles, or with the old law the latches' friction ramp on the probe torsion
+    under the drive's pull; RK4 stability needs it * step <= 2, below RK4's real-axis limit 2.79, where its factor
+    1 - x + x^2/2 - x^3/6 + x^4/24 stays in (0, 1): a decay then damps without reversing sign)."""
     I = D.P_INDEX
     L0 = P[I["l0"]]
     m_head_lat = (P[I["i_prt"]] + P[I["m_pr"]] * (L0 - P[I["a_pr"]]) ** 2) / L0 ** 2
