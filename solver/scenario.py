@@ -579,22 +579,28 @@ def load_model(scenario_path) -> Model:
 
 
 def _geometry_changes(mpath, mt: dict, gpath, gt: dict):
-    """Apply a mechanism's [geometry_changes] (table -> key = number) to the parsed geometry in place."""
+    """Apply a mechanism's [geometry_changes] (table.key = number, tables nested as in the geometry file, e.g.
+    contact.ring.k) to the parsed geometry in place."""
     ch = mt.get("geometry_changes", {})
     if not isinstance(ch, dict):
         raise ScenarioError(mpath, "geometry_changes", "must be a table of geometry tables")
-    for tname in list(ch):
-        tab = ch[tname]
-        if not isinstance(tab, dict) or not isinstance(gt.get(tname), dict):
-            raise ScenarioError(mpath, f"geometry_changes.{tname}", f"no table [{tname}] in {Path(gpath).name}")
-        for k in list(tab):
-            v = tab[k]
-            old = gt[tname].get(k)
+    gname = Path(gpath).name
+
+    def apply(ch: dict, g: dict, pre: str):
+        for k in list(ch):
+            v, key = ch[k], pre + k
+            old = g.get(k)
+            if isinstance(v, dict) or not pre:
+                if not isinstance(v, dict) or not isinstance(old, dict):
+                    raise ScenarioError(mpath, f"geometry_changes.{key}", f"no table [{key}] in {gname}")
+                apply(v, old, key + ".")
+                continue
             if isinstance(old, bool) or not isinstance(old, (int, float)):
-                raise ScenarioError(mpath, f"geometry_changes.{tname}.{k}", f"no number {tname}.{k} in {Path(gpath).name}")
+                raise ScenarioError(mpath, f"geometry_changes.{key}", f"no number {key} in {gname}")
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                raise ScenarioError(mpath, f"geometry_changes.{tname}.{k}", f"must be a number, found {v!r}")
-            gt[tname][k] = float(v)
+                raise ScenarioError(mpath, f"geometry_changes.{key}", f"must be a number, found {v!r}")
+            g[k] = float(v)
+    apply(ch, gt, "")
 
 
 def _cyclogram(P, M: _Sec, i_nut: float, G: _Sec, movable: bool):

@@ -27,6 +27,7 @@ class Param:
     hi: float = math.inf
     lo_open: bool = False
     size: int = 0              # vector length (0: any length, e.g. a table)
+    components: tuple = ()     # names of a vector's components ("y", "z")
     choices: tuple = ()
     default: object = None     # None: required
     label: str = ""
@@ -43,6 +44,12 @@ class Param:
     @property
     def name(self) -> str:
         return self.key.rpartition(".")[2]
+
+    def component_label(self, index: int | None) -> str:
+        """The label of one component of a vector ("lateral miss z"), or the label."""
+        if index is None:
+            return self.label
+        return f"{self.label} {self.components[index] if index < len(self.components) else index + 1}"
 
     def range_text(self) -> str:
         """'[lo, hi]' / '(lo, hi]' for numbers, the choices for a choice, '' otherwise."""
@@ -176,10 +183,10 @@ def describe(file: str | None = None, mechanism_type: str = "probe_cone", markdo
         esc = [[c.replace("|", "\\|") for c in r] for r in rows]
         return "\n".join(["| " + " | ".join(head) + " |", "|" + "---|" * len(head),
                           *("| " + " | ".join(r) + " |" for r in esc)]) + "\n"
-    w = [max(len(h), *(len(r[i]) for r in rows)) if i < 6 else 0 for i, h in enumerate(head)]
+    w = [max(len(h), *(len(r[i]) for r in rows)) if i < 7 else 0 for i, h in enumerate(head)]
     out = []
     for r in [head, *rows]:
-        out.append("  ".join(c.ljust(w[i]) if i < 6 else c for i, c in enumerate(r[:7]))
+        out.append("  ".join(c.ljust(w[i]) for i, c in enumerate(r[:7]))
                    + (f"  {r[7]} [{r[8]}]" if r is not head else "  doc [source]"))
     return "\n".join(out) + "\n"
 
@@ -197,3 +204,20 @@ def unit_check() -> list[str]:
                 except Exception:                      # pint raises several kinds
                     bad.append(f"{p.key}: {p.unit}")
     return bad
+
+
+def reference(mechanism_type: str = "probe_cone") -> str:
+    """docs/parameters.md: the schema as Markdown tables, one per file kind (`python -m solver.schema`)."""
+    out = [f"# Parameter reference ({mechanism_type})\n",
+           "Generated from the parameter schema (solver/schema.py, solver/scenario_schema.py,",
+           f"solver/mechanisms/{mechanism_type}/schema.py) by `python -m solver.schema > docs/parameters.md`;",
+           "`dockmnemo run --describe` prints the same. A test keeps this file up to date. Ranges: `(` open, `[`",
+           "closed; `xN` a list of N numbers; a key with a default may be left out; \"optional\" keys are read only",
+           "where the doc says. A key not listed here is refused (`file: key: unknown key (did you mean ...)`).\n"]
+    for f in FILES:
+        out += [f"## {f} files\n", describe(f, mechanism_type, markdown=True)]
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    print(reference(), end="")

@@ -131,9 +131,9 @@ MECHANISM = (
     ]),
     *_t("mechanism", "lateral_damper", "Lateral damper", [
         ("spring_places_deg", "deg", "[-360, 360]", "spring mechanism places", "around the probe axis (y toward z)",
-         {"kind": "vector", "size": 2}),
+         {"kind": "vector", "size": 2, "components": ("1", "2")}),
         ("brake_places_deg", "deg", "[-360, 360]", "magnetic brake places", "around the probe axis (y toward z)",
-         {"kind": "vector", "size": 2}),
+         {"kind": "vector", "size": 2, "components": ("1", "2")}),
         ("coil_stroke", "m", "(0, 0.2]", "coil spring stroke", "to the coil's stop"),
         ("belleville_stroke", "m", "(0, 0.2]", "Belleville stroke", "then the mechanical stop"),
         ("coil_preload", "N", "[0, 1e5]", "coil spring preload", "soft coil spring preload"),
