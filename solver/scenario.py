@@ -13,7 +13,6 @@ from solver import contact as C
 from solver.contact.pairset import PAR_C, PAR_DMAX, PAR_K, PAR_MU, PAR_VSLIP
 from solver import schema
 from solver.errors import InputError, read_toml, unknown
-from solver.mechanisms.probe_cone.variants import VARIANTS  # noqa: F401  (re-exported)
 
 MTYPE = "probe_cone"           # the one mechanism type so far
 ROOT = Path(__file__).resolve().parent.parent
