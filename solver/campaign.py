@@ -295,6 +295,7 @@ def load_campaign(path, base_path=None, check_scenarios: bool = True, criteria_p
         raise CampaignError(path, "fixed", "must be a table of \"dotted.scenario.key\" = value")
     for k, v in fixed.items():
         _check_key(path, f"fixed.{k!r}", k, base)
+        _declared(path, f"fixed.{k!r}", k, numbers_only=False)
     plist = cfg.get("parameter")
     if not isinstance(plist, list) or not plist or not all(isinstance(p, dict) for p in plist):
         raise CampaignError(path, "parameter", "missing: add [[parameter]] tables (name, key, min, max, ...)")
@@ -363,13 +364,14 @@ def _check_key(path, where, key, base):
             raise CampaignError(path, where, f"{key!r} is {v!r} in the base scenario, not a number")
 
 
-def _declared(path, where: str, key: str) -> schema.Param:
-    """The schema's Param of a varied scenario key; CampaignError if the schema does not declare it as a number."""
+def _declared(path, where: str, key: str, numbers_only: bool = True) -> schema.Param:
+    """The schema's Param of a varied (a number) or fixed scenario key; CampaignError if the schema does not declare
+    it so."""
     try:
         p = schema.lookup(key, file="scenario")
     except schema.UnknownKey as exc:
         raise CampaignError(path, where, f"{exc} among the scenario keys (docs/parameters.md)") from None
-    if p.kind not in ("number", "int", "vector"):
+    if numbers_only and p.kind not in ("number", "int", "vector"):
         raise CampaignError(path, where, f"{key!r} is a {p.kind}, not a number a campaign can vary")
     return p
 

@@ -151,6 +151,11 @@ def test_campaign_units_and_labels_come_from_the_schema(tmp_path):
     with pytest.raises(CampaignError) as ei:
         load_campaign(camp)
     assert "closing_sped" in str(ei.value) and "did you mean" in str(ei.value)
+    camp.write_text(base + '[fixed]\n"overrides.head_frction" = 0.1\n[[parameter]]\nname = "v"\n'
+                    'key = "initial.closing_speed"\nmin = 0.1\nmax = 0.2\n')
+    with pytest.raises(CampaignError) as ei:
+        load_campaign(camp)
+    assert "fixed" in ei.value.key and "did you mean overrides.head_friction?" in str(ei.value)
 
 
 @pytest.mark.gui
