@@ -195,3 +195,22 @@ def test_dialog_shows_every_schema_key_of_a_scenario(qtbot):
             assert got == v or float(text) == pytest.approx(v), (name, text, v)
             shown += 1
     assert shown > 200
+
+
+@pytest.mark.gui
+def test_dialog_saves_a_geometry_edit_as_the_mechanisms_geometry_change(qtbot, tmp_path):
+    """A geometry value edited in the dialog goes to the saved mechanism's [geometry_changes] (the shared geometry
+    file stays as it is), and the loader applies it."""
+    from app.scenario_dialog import ScenarioDialog
+    dlg = ScenarioDialog(scenario_path=SCEN / "central_impact_20t.toml")
+    qtbot.addWidget(dlg)
+    edit = dlg.field("contact.ring", "mu")
+    assert edit.text() == "0.2" and dlg.group_boxes["Contact law"].isVisibleTo(dlg)
+    edit.setText("0.35")
+    path = dlg.save_as(tmp_path / "edited.toml")
+    assert path is not None, dlg.message.text()
+    mech = tomllib.loads((tmp_path / "edited.mechanism.toml").read_text())
+    assert mech["geometry_changes"] == {"contact": {"ring": {"mu": 0.35}}}
+    m = scenario.load_model(path)
+    from solver.contact.pairset import PAR_MU
+    assert {m.cgeo.ppar[j, PAR_MU] for j, g in enumerate(m.cgeo.pair_groups) if g == "ring_ring"} == {0.35}
