@@ -266,13 +266,15 @@ GEOMETRY = (
         ("inner_radius", "m", "(0, 5]", "ring inner radius", "docking ring"),
         ("outer_radius", "m", "(0, 5]", "ring outer radius", "docking ring"),
     ]),
-    *(p for g in ("head_cone", "head_socket", "latch", "latch_slot", "limiter", "roller", "ring")
+    *(p for g, w in (("head_cone", "head on cone"), ("head_socket", "head in socket"), ("latch", "latch on stop"),
+                     ("latch_slot", "latch in slot"), ("limiter", "limiter on cone"), ("roller", "roller on cone"),
+                     ("ring", "ring on ring"))
       for p in _t("geometry", f"contact.{g}", "Contact law", [
-          ("k", "N/m", "(0, 1e10]", f"{g} stiffness", f"normal stiffness of the {g} pairs"),
-          ("c", "N*s/m", "[0, 1e8]", f"{g} damping", f"normal damping of the {g} pairs"),
-          ("mu", "", "[0, 2]", f"{g} friction", f"Coulomb friction of the {g} pairs"),
-          ("slip_speed", "m/s", "(0, 10]", f"{g} slip speed", "stick ramp below it (numerical)"),
-          ("depth_max", "m", "(0, 1]", f"{g} depth max", "a deeper contact aborts the run (seed 003 premise 5)"),
+          ("k", "N/m", "(0, 1e10]", f"{w}: stiffness", f"normal stiffness of the {g} pairs"),
+          ("c", "N*s/m", "[0, 1e8]", f"{w}: damping", f"normal damping of the {g} pairs"),
+          ("mu", "", "[0, 2]", f"{w}: friction", f"Coulomb friction of the {g} pairs"),
+          ("slip_speed", "m/s", "(0, 10]", f"{w}: slip speed", "stick ramp below it (numerical)"),
+          ("depth_max", "m", "(0, 1]", f"{w}: depth max", "a deeper contact aborts the run (seed 003 premise 5)"),
       ])),
 )
 
