@@ -261,7 +261,7 @@ def _craft(sec: _Sec, fixed_allowed: bool):
     if fixed:
         sec.unused(["mass", "inertia", "com"], "the craft is fixed (fixed = true)")
         return fixed, 1.0, np.eye(3), np.zeros(3)
-    return fixed, sec.get("mass"), sec.inertia("inertia"), sec.get("com")
+    return fixed, sec.get("mass"), sec.get("inertia"), sec.get("com")
 
 
 def load_model(scenario_path) -> Model:

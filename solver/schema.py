@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from solver.errors import unknown
+
 FILES = ("scenario", "mechanism", "geometry")
 KINDS = ("number", "int", "vector", "table", "inertia", "string", "choice", "bool", "changes")
 MECHANISM_TYPES = ("probe_cone",)
@@ -164,9 +166,7 @@ def undeclared(data: dict, file: str, mechanism_type: str = "probe_cone", prefix
                 return r
             continue
         here = {x[len(prefix):].split(".")[0] for x in (*decl, *tables) if x.startswith(prefix)}
-        what = "section" if isinstance(v, dict) else "key"
-        from solver.errors import unknown
-        return full, unknown(k, here, what)
+        return full, unknown(k, here, "section" if isinstance(v, dict) else "key")
     return None
 
 
