@@ -372,7 +372,7 @@ def _declared(path, where: str, key: str, numbers_only: bool = True) -> schema.P
     except schema.UnknownKey as exc:
         raise CampaignError(path, where, f"{exc} among the scenario keys (docs/parameters.md)") from None
     if numbers_only and p.kind not in ("number", "int", "vector"):
-        raise CampaignError(path, where, f"{key!r} is a {p.kind}, not a number a campaign can vary")
+        raise CampaignError(path, where, f"{key!r} is not a number a campaign can vary (its kind: {p.kind})")
     return p
 
 
