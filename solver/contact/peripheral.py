@@ -302,7 +302,7 @@ def _ring_candidate(w, ia, ib, curve, th):
     c, s = math.cos(th), math.sin(th)
     nx, ny, nz = w[ib, 3], w[ib, 4], w[ib, 5]
     ax, ay, az = w[ia, 3], w[ia, 4], w[ia, 5]
-    tol = 1e-12
+    tol = 1e-13                                       # the curves' own radius counts as on the ring
     if curve < 2:
         rho = w[ia, 10] if curve == 0 else w[ia, 9]
         e2x, e2y, e2z = ay * w[ia, 8] - az * w[ia, 7], az * w[ia, 6] - ax * w[ia, 8], ax * w[ia, 7] - ay * w[ia, 6]
