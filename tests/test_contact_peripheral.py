@@ -86,7 +86,7 @@ def dense_segment_face(a, b, r, n=DENSE):
         inside &= e[0] * (c[:, 1] - p[1]) - e[1] * (c[:, 0] - p[0]) >= 0.0
         t = np.clip(((c - p) @ e) / (e @ e), 0.0, 1.0)
         border = np.minimum(border, np.linalg.norm(c - p - t[:, None] * e, axis=1))
-    phi = np.where(inside, d, np.where(d > 0.0, border, np.inf))
+    phi = np.where(inside, d, np.where(d >= 0.0, border, np.inf))   # in the plane beside the face: free side
     return r - phi.min()
 
 
@@ -291,8 +291,8 @@ def test_offset_ring_deepest_where_the_rims_cross():
     # the active plane: points p with (p - shift) . (rot @ -x) = 0, over (0, RO, 0) along x
     a = rot @ -EX
     x = shift[0] - (RO - shift[1]) * a[1] / a[0]
-    assert out[0] == pytest.approx(-x, abs=1e-14)
-    np.testing.assert_allclose(out[1:4], [0, RO, 0], atol=1e-7)            # flat maximum along the rim
+    assert out[0] == pytest.approx(-x, abs=1e-15)
+    np.testing.assert_allclose(out[1:4], [0, RO, 0], atol=1e-15)
 
 
 def test_ring_faces_apart_or_not_overlapping():

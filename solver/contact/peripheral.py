@@ -11,7 +11,8 @@ mechanism type will dispatch to `peripheral_pair_eval` (see docs/peripheral.md).
   `kernels.sphere_circle`. Complements 003 pair 5 (`kernels.segment_circle_pts`), which measures a segment that
   already crosses the edge's plane outside the circle.
 - `annulus_annulus`: active ring face against the passive ring face: the deepest point of the active annulus
-  whose projection lies on the passive annulus (`kernels.sphere_annulus` for every point of the face).
+  whose projection lies on the passive annulus (`kernels.sphere_annulus` for every point of the face); closed
+  forms on the outer rims, bisection to the overlap's corners.
 - `segment_segment`: capsule against capsule (latch hook edge against a striker pin).
 """
 from __future__ import annotations
@@ -23,9 +24,9 @@ from numba import njit
 from .kernels import ANNULUS, CIRCLE, FACE, NO, NONE, SEGMENT
 
 SEG_SAMPLES = 32          # samples along a segment before the golden-section refinement (segment / torus)
-RING_SAMPLES = 96         # samples along each boundary curve of the ring faces' overlap (annulus / annulus)
+RING_SAMPLES = 96         # samples along each outer rim of the ring faces' overlap (annulus / annulus)
 GOLDEN_STEPS = 64         # golden-section steps: the bracket shrinks by 0.618^64 ~ 4e-14
-EDGE_BISECT = 52          # bisection steps to a corner of the overlap (feasibility change): 2^-52 of a sample gap
+EDGE_BISECT = 46          # bisection steps to a corner of the overlap: 2^-46 of a sample gap (~1e-15 m)
 _GR = 0.5 * (math.sqrt(5.0) - 1.0)
 
 
@@ -86,8 +87,8 @@ def segment_face(w, ia, ib):
     """Active segment row ia (radius r) against one-sided convex quad row ib (guide-petal face, latch face).
 
     The deepest of the spheres swept along the segment: behind the plane and over the face, the plane depth;
-    on the free side, the distance to the face (its interior or border, which covers 003's edge-edge case);
-    behind the plane and beside the face, nothing.
+    on the free side (in the plane beside the face too), the distance to the face: its interior or its border,
+    which covers 003's edge-edge case; behind the plane and beside the face, nothing.
     """
     x0, y0, z0, x1, y1, z1, r = w[ia, 0], w[ia, 1], w[ia, 2], w[ia, 3], w[ia, 4], w[ia, 5], w[ia, 6]
     nx, ny, nz = w[ib, 12], w[ib, 13], w[ib, 14]
@@ -296,21 +297,21 @@ def segment_torus(w, ia, ib):
 
 @njit(cache=True)
 def _ring_candidate(w, ia, ib, curve, th):
-    """Point of the active face on one boundary curve of the overlap at angle th, its depth below the passive
-    plane and whether it lies on both annuli. Curves: 0, 1 active outer, inner rim; 2, 3 the points of the
-    active plane over the passive outer, inner rim (along the passive normal)."""
+    """Point of the active face on an outer boundary curve of the overlap at angle th, its depth behind the
+    passive plane and whether it lies on both annuli. Curve 0: the active outer rim; curve 2: the points of the
+    active plane over the passive outer rim (along the passive normal)."""
     c, s = math.cos(th), math.sin(th)
     nx, ny, nz = w[ib, 3], w[ib, 4], w[ib, 5]
     ax, ay, az = w[ia, 3], w[ia, 4], w[ia, 5]
     tol = 1e-13                                       # the curves' own radius counts as on the ring
-    if curve < 2:
-        rho = w[ia, 10] if curve == 0 else w[ia, 9]
+    if curve == 0:
+        rho = w[ia, 10]
         e2x, e2y, e2z = ay * w[ia, 8] - az * w[ia, 7], az * w[ia, 6] - ax * w[ia, 8], ax * w[ia, 7] - ay * w[ia, 6]
         px = w[ia, 0] + rho * (c * w[ia, 6] + s * e2x)
         py = w[ia, 1] + rho * (c * w[ia, 7] + s * e2y)
         pz = w[ia, 2] + rho * (c * w[ia, 8] + s * e2z)
     else:
-        rho = w[ib, 10] if curve == 2 else w[ib, 9]
+        rho = w[ib, 10]
         e2x, e2y, e2z = ny * w[ib, 8] - nz * w[ib, 7], nz * w[ib, 6] - nx * w[ib, 8], nx * w[ib, 7] - ny * w[ib, 6]
         bx = w[ib, 0] + rho * (c * w[ib, 6] + s * e2x)
         by = w[ib, 1] + rho * (c * w[ib, 7] + s * e2y)
@@ -337,9 +338,11 @@ def annulus_annulus(w, ia, ib):
     """Active ring face (annulus row ia) against the passive ring face (annulus row ib, facing the active one).
 
     The depth of a face point is its distance behind the passive plane, counted where its projection lies on
-    the passive annulus. It is linear over the face: the deepest rim point in closed form when it projects onto
-    the passive annulus, else the maximum over the boundary of the overlap (RING_SAMPLES samples per curve,
-    golden-section refinement, bisection to the corners). Parallel faces: a point of the overlap is reported.
+    the passive annulus: linear over the overlap F of the two annuli, so its maximum is on F's boundary. Along
+    either outer rim (the active one, or the passive one seen on the active plane) the depth is a sinusoid with
+    one maximum, in closed form; the inner rims bound holes, where a maximum cannot lie except at a corner on an
+    outer rim. So: the two closed-form maxima if they lie on F, and F's corners on the outer rims (RING_SAMPLES
+    samples each, bisection where the samples enter or leave F). Parallel faces: a point of F is reported.
     """
     nx, ny, nz = w[ib, 3], w[ib, 4], w[ib, 5]
     ax, ay, az = w[ia, 3], w[ia, 4], w[ia, 5]
@@ -354,51 +357,39 @@ def annulus_annulus(w, ia, ib):
     px, py, pz, f, ok = _ring_candidate(w, ia, ib, 0, thd)
     if not ok:
         f = NO
-        for curve in range(4):
-            if (curve == 1 and w[ia, 9] <= 0.0) or (curve == 3 and w[ib, 9] <= 0.0):
-                continue
-            m = RING_SAMPLES
-            dth = 2.0 * math.pi / m
-            _, _, _, fl, okl = _ring_candidate(w, ia, ib, curve, -dth)
-            _, _, _, fc, okc = _ring_candidate(w, ia, ib, curve, 0.0)
+        # the passive outer rim on the active plane: depth = c0 + c1 cos(phi) + c2 sin(phi)
+        qe2x = ny * w[ib, 8] - nz * w[ib, 7]
+        qe2y = nz * w[ib, 6] - nx * w[ib, 8]
+        qe2z = nx * w[ib, 7] - ny * w[ib, 6]
+        c1 = w[ib, 6] * ax + w[ib, 7] * ay + w[ib, 8] * az
+        c2 = qe2x * ax + qe2y * ay + qe2z * az
+        if abs(nx * ax + ny * ay + nz * az) > 1e-9:
+            den = nx * ax + ny * ay + nz * az
+            phd = math.atan2(c2 / den, c1 / den) if c1 * c1 + c2 * c2 > 1e-28 else 0.0
+            qx, qy, qz, fk, okk = _ring_candidate(w, ia, ib, 2, phd)
+            if okk and fk > f:
+                px, py, pz, f = qx, qy, qz, fk
+        m = RING_SAMPLES
+        dth = 2.0 * math.pi / m
+        for curve in (0, 2):
+            okc = _ring_candidate(w, ia, ib, curve, 0.0)[4]
             for i in range(m):
                 th = i * dth
-                _, _, _, fr, okr = _ring_candidate(w, ia, ib, curve, th + dth)
-                if okc and fc > f:
-                    px, py, pz, f, _ = _ring_candidate(w, ia, ib, curve, th)
-                # a corner of the overlap between this sample and a neighbour: bisect the feasibility change
-                if okc != okr:
+                okr = _ring_candidate(w, ia, ib, curve, th + dth)[4]
+                if okc != okr:                        # a corner of F between this sample and the next
                     a, b = th, th + dth
                     for _ in range(EDGE_BISECT):
                         mid = 0.5 * (a + b)
-                        _, _, _, _, okm = _ring_candidate(w, ia, ib, curve, mid)
-                        if okm == okc:
+                        if _ring_candidate(w, ia, ib, curve, mid)[4] == okc:
                             a = mid
                         else:
                             b = mid
-                    tk = a if okc else b
-                    qx, qy, qz, fk, okk = _ring_candidate(w, ia, ib, curve, tk)
+                    qx, qy, qz, fk, okk = _ring_candidate(w, ia, ib, curve, a if okc else b)
                     if okk and fk > f:
                         px, py, pz, f = qx, qy, qz, fk
-                # a local maximum along the curve between feasible neighbours: golden section
-                if okc and okl and okr and fc >= fl and fc >= fr:
-                    a, b = th - dth, th + dth
-                    c, d = b - _GR * (b - a), a + _GR * (b - a)
-                    _, _, _, gc, okg = _ring_candidate(w, ia, ib, curve, c)
-                    _, _, _, gd, okh = _ring_candidate(w, ia, ib, curve, d)
-                    for _ in range(GOLDEN_STEPS):
-                        if gc >= gd:
-                            b, d, gd = d, c, gc
-                            c = b - _GR * (b - a)
-                            _, _, _, gc, okg = _ring_candidate(w, ia, ib, curve, c)
-                        else:
-                            a, c, gc = c, d, gd
-                            d = a + _GR * (b - a)
-                            _, _, _, gd, okh = _ring_candidate(w, ia, ib, curve, d)
-                    qx, qy, qz, fk, okk = _ring_candidate(w, ia, ib, curve, 0.5 * (a + b))
-                    if okk and fk > f:
-                        px, py, pz, f = qx, qy, qz, fk
-                fl, okl, fc, okc = fc, okc, fr, okr
+                elif okc and slope <= 1e-14 and f == NO:   # parallel faces: any point of F
+                    px, py, pz, f, _ = _ring_candidate(w, ia, ib, curve, th)
+                okc = okr
     if f <= 0.0:
         return NONE
     return f, px + f * nx, py + f * ny, pz + f * nz, nx, ny, nz
