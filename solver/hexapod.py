@@ -150,14 +150,36 @@ class Hexapod:
         return forward_kinematics(self.base, self.ring, np.asarray(lengths, float), p0, r0)
 
 
-def hexapod_layout(cfg: dict) -> Hexapod:
+def _number(h, key, source, low, low_open=True):
+    """h[key] as a float above `low` (or at least `low`), else a ValueError naming the file and the key."""
+    v = h.get(key)
+    if v is None:
+        raise ValueError(f"{source}: hexapod.{key}: missing")
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise ValueError(f"{source}: hexapod.{key}: must be a finite number, not {v!r}")
+    if v < low or (low_open and v == low):
+        raise ValueError(f"{source}: hexapod.{key}: must be {'>' if low_open else '>='} {low:g} (got {v:g})")
+    return float(v)
+
+
+def hexapod_layout(cfg: dict, source: str = "peripheral geometry") -> Hexapod:
     """The 6-6 layout of a [hexapod] table: base pairs at 0/120/240 deg, ring pairs between them; axis +x.
 
     Leg 2k runs from base point 120k + half_base to ring point 120k + 60 - half_ring, leg 2k + 1 from base point
-    120(k + 1) - half_base to ring point 120k + 60 + half_ring (angles about +x from +y)."""
-    h = cfg["hexapod"]
-    rb, rr, hb, hr = h["base_radius"], h["ring_radius"], h["base_half_angle"], h["ring_half_angle"]
-    x0 = h["neutral_height"]
+    120(k + 1) - half_base to ring point 120k + 60 + half_ring (angles about +x from +y). Bad values raise
+    ValueError('source: hexapod.key: problem')."""
+    h = cfg.get("hexapod")
+    if not isinstance(h, dict):
+        raise ValueError(f"{source}: hexapod: missing table [hexapod]")
+    rb, rr = _number(h, "base_radius", source, 0.0), _number(h, "ring_radius", source, 0.0)
+    hb = _number(h, "base_half_angle", source, 0.0, low_open=False)
+    hr = _number(h, "ring_half_angle", source, 0.0, low_open=False)
+    if hb + hr >= 60.0:
+        raise ValueError(f"{source}: hexapod.base_half_angle, ring_half_angle: their sum must be < 60 deg (got "
+                         f"{hb + hr:g}): the legs would stand parallel to the axis or cross")
+    x0 = _number(h, "neutral_height", source, 0.0)
+    retract = _number(h, "stroke_retract", source, 0.0, low_open=False)
+    extend = _number(h, "stroke_extend", source, 0.0, low_open=False)
     base, ring = [], []
     for k in range(3):
         for s in (1.0, -1.0):
@@ -168,6 +190,7 @@ def hexapod_layout(cfg: dict) -> Hexapod:
     base, ring = np.array(base), np.array(ring)
     home_pos, home_rot = np.array([x0, 0.0, 0.0]), np.eye(3)
     L0 = inverse_kinematics(base, ring, home_pos, home_rot)[0]
-    lo = L0 - h["stroke_retract"]
-    hi = L0 + h["stroke_extend"]
-    return Hexapod(base, ring, lo, hi, home_pos, home_rot)
+    if retract >= L0[0]:
+        raise ValueError(f"{source}: hexapod.stroke_retract: must be shorter than the neutral leg length "
+                         f"{L0[0]:.4g} m (got {retract:g})")
+    return Hexapod(base, ring, L0 - retract, L0 + extend, home_pos, home_rot)

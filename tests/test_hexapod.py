@@ -16,7 +16,7 @@ from solver import hexapod as H
 
 TOML = Path(__file__).resolve().parents[1] / "resources" / "geometry" / "peripheral_idss.toml"
 CFG = tomllib.loads(TOML.read_text())
-HEX = H.hexapod_layout(CFG)
+HEX = H.hexapod_layout(CFG, TOML.name)
 
 
 def independent_pose(lengths, x0):
@@ -133,3 +133,25 @@ def test_unreachable_leg_lengths_are_reported_not_raised():
 def test_rotvec_matrix_against_scipy():
     for v in ([0.0, 0.0, 0.0], [1e-7, -2e-7, 3e-8], [0.3, -0.2, 0.9], [2.0, 1.0, -1.5]):
         np.testing.assert_allclose(H.rotvec_matrix(*v), Rotation.from_rotvec(v).as_matrix(), atol=1e-15)
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("base_radius", 0.0, "hexapod.base_radius: must be > 0 (got 0)"),
+    ("ring_radius", "0.5", "hexapod.ring_radius: must be a finite number, not '0.5'"),
+    ("neutral_height", float("nan"), "hexapod.neutral_height: must be a finite number, not nan"),
+    ("stroke_extend", -0.01, "hexapod.stroke_extend: must be >= 0 (got -0.01)"),
+    ("ring_half_angle", 50.0, "their sum must be < 60 deg (got 60)"),
+    ("stroke_retract", 0.6, "hexapod.stroke_retract: must be shorter than the neutral leg length 0.5044 m"),
+    ("base_radius", None, "hexapod.base_radius: missing"),
+])
+def test_bad_hexapod_values_are_refused_with_file_and_key(key, value, message):
+    h = dict(CFG["hexapod"])
+    if value is None:
+        del h[key]
+    else:
+        h[key] = value
+    with pytest.raises(ValueError) as e:
+        H.hexapod_layout({"hexapod": h}, "peripheral_idss.toml")
+    assert str(e.value).startswith("peripheral_idss.toml: hexapod.") and message in str(e.value)
+    with pytest.raises(ValueError, match=r"^x\.toml: hexapod: missing table \[hexapod\]"):
+        H.hexapod_layout({}, "x.toml")
