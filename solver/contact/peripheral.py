@@ -209,8 +209,10 @@ def _seg_circle_slope(w, ia, ib, t):
 def segment_torus(w, ia, ib):
     """Active segment row ia (radius r) against edge circle / torus row ib, limited to the circle's wedge.
 
-    The distance from the segment to the circle has at most two local minima along the segment: SEG_SAMPLES
-    samples find the discrete ones, golden-section search refines each within its neighbours.
+    The distance from the segment to the circle has at most two interior local minima along the segment:
+    SEG_SAMPLES samples find the discrete ones, golden section and a Newton step on the slope refine each. When
+    the nearest point's direction from the circle lies outside the wedge, nothing is reported (as
+    `kernels.sphere_circle`): the adjoining faces' pairs own that region.
     """
     R, tube, r = w[ib, 9], w[ib, 10], w[ia, 6]
     # quick test: the segment's bounding sphere against the circle's
