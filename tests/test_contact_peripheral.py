@@ -236,7 +236,7 @@ def test_segment_torus_matches_dense_sampling(a, b, tube):
 
 # ---- annulus / annulus (ring faces) ------------------------------------------------------------------------
 
-RI, RO = 0.42, 0.60        # ring face of the IDSS-class unit (resources/geometry/peripheral_idss.toml)
+RI, RO = 0.42, 0.60        # ring face of the IDSS-class unit (resources/peripheral/peripheral_idss.toml)
 
 
 def active_face(ri=RI, ro=RO, e1=None):

@@ -1,6 +1,6 @@
 """Hexapod (Gough–Stewart platform) of the peripheral unit: forward kinematics against an independent solve
 (scipy least squares over position and Euler angles), IK(FK(L)) == L, the Jacobian and the ring wrench against
-finite differences and plain statics, on the layout of resources/geometry/peripheral_idss.toml."""
+finite differences and plain statics, on the layout of resources/peripheral/peripheral_idss.toml."""
 import math
 import tomllib
 from pathlib import Path
@@ -14,7 +14,7 @@ from scipy.spatial.transform import Rotation
 
 from solver import hexapod as H
 
-TOML = Path(__file__).resolve().parents[1] / "resources" / "geometry" / "peripheral_idss.toml"
+TOML = Path(__file__).resolve().parents[1] / "resources" / "peripheral" / "peripheral_idss.toml"
 CFG = tomllib.loads(TOML.read_text())
 HEX = H.hexapod_layout(CFG, TOML.name)
 

@@ -1,11 +1,11 @@
-"""resources/geometry/peripheral_idss.toml: every value names a public source or is marked assumed, and the
+"""resources/peripheral/peripheral_idss.toml: every value names a public source or is marked assumed, and the
 IDSS figures match the ones quoted in the project's sources (the interface definition document's envelope)."""
 import math
 import re
 import tomllib
 from pathlib import Path
 
-TOML = Path(__file__).resolve().parents[1] / "resources" / "geometry" / "peripheral_idss.toml"
+TOML = Path(__file__).resolve().parents[1] / "resources" / "peripheral" / "peripheral_idss.toml"
 SOURCES = ("[IDD]", "[NDS]", "[APAS]", "[001]", "[003]")
 
 
