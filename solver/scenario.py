@@ -12,8 +12,8 @@ from solver import dynamics as D
 from solver import contact as C
 from solver.contact.pairset import PAR_C, PAR_DMAX, PAR_K, PAR_MU, PAR_VSLIP
 from solver.errors import InputError, read_toml, unknown
+from solver.mechanisms.probe_cone.variants import VARIANTS
 
-VARIANTS = ("existing", "modified_dampers", "movable_limiter")
 ROOT = Path(__file__).resolve().parent.parent
 MECHANISMS = ROOT / "resources" / "mechanisms"
 GEOMETRY = ROOT / "resources" / "geometry"
