@@ -44,9 +44,10 @@ def type_name_for(declared: str, variant: str) -> str:
 
 
 def for_run(run) -> MechanismType:
-    """The mechanism type of an open RunFile (or anything with .meta.mechanism_type and .meta.variant)."""
+    """The mechanism type of an open RunFile (or anything with .meta.mechanism_type and .meta.variant); with no
+    run, the default type (the first registered: probe_cone), whose titles an empty window shows."""
     if run is None:
-        return GENERIC
+        return next(iter(_TYPES.values()))
     meta = run.meta
     return _TYPES[type_name_for(getattr(meta, "mechanism_type", ""), meta.variant)]
 

@@ -7,7 +7,7 @@ mechanism's channels, bodies or parts, they ask the run's type (`solver.mechanis
     schema                                 its parameter schema (a module; None until one exists)
     build_model(scenario_path)             scenario TOML -> the solver's model
     channels(model)                        channels with units, labels, groups and device ranges
-    part_colors                            scene: wireframe colour by part kind
+    part_colors, thin_kinds                scene: wireframe colour by part kind; kinds kept thin in contact
     scene                                  scene: plane Ld (title, the two bodies that span it), marker bodies
     device_layout(run)                     middle pane: sketch (Qt-free, see Sketch) and bar groups
     readouts_before, readouts_after        top pane's readout columns before and after capture
@@ -169,6 +169,7 @@ class MechanismType:
     model_builder: Callable[[Path], Any] | None = None
     channel_lister: Callable[[Any], list] | None = None
     part_colors: Mapping[str, RGB] = field(default_factory=dict)
+    thin_kinds: tuple[str, ...] = ()             # part kinds drawn 1 px even in contact (large surfaces)
     scene: SceneSpec = SceneSpec()
     layout: Callable[[Any], DeviceLayout] | DeviceLayout = DeviceLayout(None, ())
     readouts_before: Readouts = ACTIVE_REL_PASSIVE

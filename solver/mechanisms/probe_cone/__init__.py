@@ -50,6 +50,7 @@ PROBE_CONE = MechanismType(
     model_builder=_build_model,
     channel_lister=_channels,
     part_colors=PART_COLORS,
+    thin_kinds=("cone", "ring"),              # red in contact but 1 px: a bold cone would hide the probe
     scene=SceneSpec("plane Ld (cone axis, gimbal, probe joint)", ("housing", "probe"), ("housing", "probe")),
     layout=LAYOUT,
     readouts_before=Readouts("HEAD rel. CONE", ("head_x", "head_y", "head_z", "probe_pitch", "probe_yaw"),
