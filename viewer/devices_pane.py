@@ -153,6 +153,9 @@ class DevicesPane(QWidget):
         groups = run.groups()
         self.bars = {}
         for g in layout.groups:
+            if g.channels:
+                self.bars[g.group] = [n for n in g.channels if n in run.channels]
+                continue
             names = groups.get(g.group, [])
             if g.arrangement == "around":
                 self.bars[g.group] = sorted(names, key=lambda n: (run.channels[n].place if math.isfinite(

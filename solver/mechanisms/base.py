@@ -111,13 +111,15 @@ class Sketch:
 
 @dataclass(frozen=True)
 class BarGroup:
-    """A box of device bars (|value| / range, red +, blue -): the channels of run-file group `group`.
+    """A box of device bars (|value| / range, red +, blue -): the run's channels among `channels` (in that order),
+    or where `channels` is empty every channel of run-file group `group`.
 
-    arrangement "stack": one bar under another, ordered by the first of `order` a name contains (then by name);
-    "around": each bar placed on a 3x3 grid by its channel's `place` (deg around the mechanism axis, 0 left,
-    90 up), `axes` naming the up and left directions."""
-    group: str
+    arrangement "stack": one bar under another, a group's channels ordered by the first of `order` a name
+    contains (then by name); "around": each bar placed on a 3x3 grid by its channel's `place` (deg around the
+    mechanism axis, 0 left, 90 up), `axes` naming the up and left directions."""
+    group: str                                   # the box's key (and the run-file group its bars come from)
     titles: tuple[str, ...]                      # long to short
+    channels: tuple[str, ...] = ()
     arrangement: str = "stack"
     share: float | None = None                   # of the pane's width; None: what the others leave
     order: tuple[str, ...] = ()

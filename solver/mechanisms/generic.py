@@ -20,7 +20,7 @@ def device_layout(run) -> DeviceLayout:
     out = []
     for g, infos in groups.items():
         around = all(math.isfinite(i.place) for i in infos)
-        out.append(BarGroup(g, (g.replace("_", " "),), "around" if around else "stack"))
+        out.append(BarGroup(g, (g.replace("_", " "),), arrangement="around" if around else "stack"))
     return DeviceLayout(None, tuple(out))
 
 

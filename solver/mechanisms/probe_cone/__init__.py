@@ -24,10 +24,10 @@ PART_COLORS = {  # light wireframe colours, by part kind (docs/run-format.md: /g
 }
 
 LAYOUT = DeviceLayout(SKETCH, (
-    BarGroup("axial_damper", ("axial damper",), "stack", order=("spring", "friction", "magnetic", "xlimd", "lim"),
-             empty="no axial damper channels"),
-    BarGroup("lateral_damper", ("lateral damper (view from the probe head)", "lateral damper"), "around",
-             share=0.37, axes=("+z", "+y"), empty="no lateral damper channels"),
+    BarGroup("axial_damper", ("axial damper",), arrangement="stack",
+             order=("spring", "friction", "magnetic", "xlimd", "lim"), empty="no axial damper channels"),
+    BarGroup("lateral_damper", ("lateral damper (view from the probe head)", "lateral damper"),
+             arrangement="around", share=0.37, axes=("+z", "+y"), empty="no lateral damper channels"),
 ))
 
 
