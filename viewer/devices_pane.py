@@ -572,8 +572,7 @@ class DevicesPane(QWidget):
                                  int(Qt.AlignLeft | Qt.AlignTop), QRectF(self._area)))
             p.restore()
             return
-        values = {n: self.value(n) for n in sk.channels}
-        shapes = sk.draw(view.key, values, box, self.sketch_scale)
+        shapes = sk.draw(view.key, self.values, box, self.sketch_scale)   # (absent channels: NaN, see Sketch)
         self._shapes(p, shapes)
         p.setPen(TEXT)
         value_font = p.font()

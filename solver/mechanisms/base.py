@@ -24,7 +24,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 RGB = tuple[float, float, float]       # 0..1
 RGB8 = tuple[int, int, int]            # 0..255
@@ -44,23 +44,20 @@ class Pen:
     round_cap: bool = False
 
 
-@dataclass(frozen=True)
-class Polyline:
+class Polyline(NamedTuple):
     """Connected line segments in pane pixels, drawn with the sketch's pen `pen`."""
     points: tuple[Point, ...]
     pen: str
 
 
-@dataclass(frozen=True)
-class Mark:
+class Mark(NamedTuple):
     """A labelled point: a small ring (pen `pen`) with a one- or two-character label, e.g. a numbered joint."""
     at: Point
     label: str
     pen: str
 
 
-@dataclass(frozen=True)
-class Note:
+class Note(NamedTuple):
     """A value (with its unit) written at a point, its left end on the baseline; red if > 0, blue if < 0."""
     at: Point
     value: float
@@ -92,7 +89,8 @@ class Sketch:
     `prepare(facts, width, height)` -> a mapping of run-level scales, once per run and size (width, height: one
     view's drawing room). `background(view, box, scale)` -> shapes that change with the run only (drawn once);
     `draw(view, values, box, scale)` -> the frame's shapes; `box` = (left, top, width, height) of the view's band
-    in pane pixels; `values` maps each of `channels` to its value at the frame (NaN if absent).
+    in pane pixels; `values` maps channel names to their values at the frame (a channel the run lacks may be
+    absent: read with .get(name, nan)).
     `footnote(scale)` is written under the numbers, which are (label, channel) lines."""
     titles: tuple[str, ...]                      # long to short
     channels: tuple[str, ...]                    # read at each frame
