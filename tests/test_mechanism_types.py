@@ -211,6 +211,10 @@ def test_the_interface_is_qt_free_and_the_sketch_a_pure_function():
     assert m_up["2"][1] < 60.0                                   # the housing swung up (angle x gain)
     assert m_up["1"][0] - m_up["2"][0] < marks["1"][0] - marks["2"][0]   # full stroke: a shorter free probe
     assert sk.draw("y", {"housing_angle_y": 5.0, "probe_stroke": 0.4}, box, scale) == up   # no state
+    with pytest.raises(ValueError, match="bar group legs: arrangement 'grid': one of stack, around"):
+        BarGroup("legs", ("legs",), arrangement="grid")
+    with pytest.raises(ValueError, match="pen dash 'dash-dot'"):
+        Pen((0, 0, 0), 1.0, "dash-dot")
 
 
 def _probe_cone_names() -> set[str]:

@@ -20,7 +20,6 @@ Everything is data or a pure function, as PlotJuggler's state-publisher plug-in:
 from __future__ import annotations
 
 import math
-
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +41,10 @@ class Pen:
     width: float
     dash: str = "solid"
     round_cap: bool = False
+
+    def __post_init__(self):
+        if self.dash not in ("solid", "dot"):
+            raise ValueError(f"pen dash {self.dash!r}: one of solid, dot")
 
 
 class Polyline(NamedTuple):
@@ -123,6 +126,10 @@ class BarGroup:
     order: tuple[str, ...] = ()
     axes: tuple[str, str] = ("+z", "+y")
     empty: str = ""                              # shown when the run has none of the group's channels
+
+    def __post_init__(self):
+        if self.arrangement not in ("stack", "around"):
+            raise ValueError(f"bar group {self.group}: arrangement {self.arrangement!r}: one of stack, around")
 
 
 @dataclass(frozen=True)
