@@ -229,9 +229,8 @@ def _probe_cone_names() -> set[str]:
     return names
 
 
-# owned elsewhere until their rework merges: the plots pane (plots helper: DEFAULT_PLOTS goes to the type) and the
-# scenario dialog (schema helper: built from the parameter schema, naming no mechanism section)
-NOT_YET = {"viewer/plots_pane.py", "app/scenario_dialog.py"}
+# owned elsewhere until its rework merges: the plots pane (plots helper: DEFAULT_PLOTS goes to the type)
+NOT_YET = {"viewer/plots_pane.py"}
 
 
 def test_viewer_and_app_name_no_probe_cone_channel():
