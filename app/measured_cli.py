@@ -72,5 +72,41 @@ def cmd_validate(args) -> int:
     return 0
 
 
+def _metrics_lines(title: str, metrics) -> list[str]:
+    return [title, *(f"  {m.line()}" for m in metrics)]
+
+
 def cmd_calibrate(args) -> int:
-    raise NotImplementedError
+    from app.progress import StopOnSignal, TerminalProgress
+    from solver.measured import MeasuredError
+    from solver.measured.calibrate import CalibrationError, calibrate
+    from solver.scenario import ScenarioError
+    if args.workers is not None and args.workers < 1:
+        return fail(f"--workers: must be at least 1, found {args.workers}")
+    if args.max_runs < 2:
+        return fail(f"--max-runs: must be at least 2, found {args.max_runs}")
+    if args.offset is not None and not math.isfinite(args.offset):
+        return fail(f"--offset: must be a finite number of seconds, found {args.offset}")
+    keys = [k.strip() for k in args.fit.split(",") if k.strip()]
+    out = args.out or Path(f"{Path(args.scenario).stem}_fitted.toml")
+    stop = StopOnSignal()
+    bar = TerminalProgress(f"calibrate {Path(args.scenario).name}", args.max_runs, " runs")
+    try:
+        cal = calibrate(args.scenario, args.measured, args.map, keys, offset=args.offset, workers=args.workers,
+                        scheduler=args.scheduler, cache_dir=args.cache_dir, max_runs=args.max_runs,
+                        progress=lambda done, total: bar.update(done), cancel=stop, out_path=out)
+    except (CalibrationError, MeasuredError, ScenarioError) as exc:
+        return fail(exc)
+    except OSError as exc:   # scheduler unreachable, output not writable
+        return fail(f"{out}: {exc}")
+    finally:
+        stop.restore()
+    bar.close(bar.done, f"{cal.status}" if "cal" in dir() else "")
+    print(f"time offset: {cal.offset:.6f} s", flush=True)
+    print("\n".join(cal.lines()), flush=True)
+    print("\n".join(_metrics_lines("before:", cal.before) + _metrics_lines("after:", cal.after)), flush=True)
+    print(f"{cal.runs} runs in {cal.wall_time:.1f} s ({cal.status}); wrote {', '.join(str(p) for p in cal.written)}",
+          flush=True)
+    if cal.status == "cancelled":
+        return fail(f"calibration cancelled: the best point so far is written to {out}", 4)
+    return 0
