@@ -63,10 +63,13 @@ def _read_csv(path: Path) -> dict[str, np.ndarray]:
     if len(lines) < 2:
         raise MeasuredError(path, "/", "needs a header row and at least one row of numbers")
     try:
-        dialect = csv.Sniffer().sniff("\n".join(ln for _, ln in lines[:50]), delimiters=_DELIMITERS)
-    except csv.Error:
-        raise MeasuredError(path, "/", "cannot tell the delimiter (expected one of , ; tab | space)") from None
-    delim = dialect.delimiter
+        delim = csv.Sniffer().sniff("\n".join(ln for _, ln in lines[:50]), delimiters=_DELIMITERS).delimiter
+    except csv.Error:    # rows of uneven length: the delimiter the header uses most (the rows are checked below)
+        counts = {d: lines[0][1].strip().count(d) for d in _DELIMITERS}
+        delim = max(counts, key=counts.get)
+        if counts[delim] == 0:
+            raise MeasuredError(path, f"line {lines[0][0]}", "cannot tell the delimiter (expected one of , ; tab | "
+                                "space between the column names)") from None
     header = [h.strip() for h in next(csv.reader([lines[0][1]], delimiter=delim, skipinitialspace=True)) if
               h.strip() or delim != " "]
     if all(_is_number(h) for h in header):
@@ -139,6 +142,8 @@ def _read_hdf5(path: Path) -> dict[str, np.ndarray]:
 def _read_mat(path: Path) -> dict[str, np.ndarray]:
     """MATLAB v5 (scipy.io.loadmat) or v7.3 (an HDF5 file: h5py); every numeric vector variable."""
     import scipy.io
+    if h5py.is_hdf5(path):               # v7.3 is HDF5 behind a 512-byte MATLAB header
+        return _read_hdf5(path)
     try:
         data = scipy.io.loadmat(path, squeeze_me=True)
     except NotImplementedError:          # v7.3: scipy says "use HDF reader for matlab v7.3 files"
