@@ -214,12 +214,12 @@ class _Runs:
     def get(self, xs, t_end) -> list[dict]:
         """Results for parameter vectors xs (run in parallel those not cached)."""
         from distributed import wait
-        keys = [(tuple(np.round(np.asarray(x, float), 12)), t_end) for x in xs]
+        keys = [tuple(np.round(np.asarray(x, float), 12)) for x in xs]   # a run to a later t_end serves any earlier
         todo = list(dict.fromkeys(k for k in keys if k not in self.cache))
         if todo:
             if self.done + len(todo) > self.max_runs:
                 raise _Stopped("run budget reached")
-            futs = {self.client.submit(run_candidate, self.task(np.array(k[0]), t_end), pure=False): k for k in todo}
+            futs = {self.client.submit(run_candidate, self.task(np.array(k), t_end), pure=False): k for k in todo}
             pending = set(futs)
             while pending:
                 try:
@@ -292,6 +292,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         n = int(math.floor(t_end / out_step + 1e-9)) + 1
         t = nominal["time"][:n] if len(nominal["time"]) >= n else None
         if t is None:   # the record reaches past the first run: run the scenario again to the record's end
+            runs.cache.clear()
             nominal = runs.get([x0], t_end)[0]
             t = nominal["time"][:n]
         q = t + off
