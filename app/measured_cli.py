@@ -79,7 +79,7 @@ def _metrics_lines(title: str, metrics) -> list[str]:
 def cmd_calibrate(args) -> int:
     from app.progress import StopOnSignal, TerminalProgress
     from solver.measured import MeasuredError
-    from solver.measured.calibrate import CalibrationError, calibrate
+    from solver.measured.calibrate import CalibrationCancelled, CalibrationError, calibrate
     from solver.scenario import ScenarioError
     if args.workers is not None and args.workers < 1:
         return fail(f"--workers: must be at least 1, found {args.workers}")
@@ -97,11 +97,14 @@ def cmd_calibrate(args) -> int:
                         progress=lambda done, total: bar.update(done), cancel=stop, out_path=out)
     except (CalibrationError, MeasuredError, ScenarioError) as exc:
         return fail(exc)
+    except CalibrationCancelled as exc:
+        bar.close(bar.done, "cancelled")
+        return fail(exc, 4)
     except OSError as exc:   # scheduler unreachable, output not writable
         return fail(f"{out}: {exc}")
     finally:
         stop.restore()
-    bar.close(bar.done, f"{cal.status}" if "cal" in dir() else "")
+    bar.close(bar.done, cal.status)
     print(f"time offset: {cal.offset:.6f} s", flush=True)
     print("\n".join(cal.lines()), flush=True)
     print("\n".join(_metrics_lines("before:", cal.before) + _metrics_lines("after:", cal.after)), flush=True)

@@ -161,6 +161,10 @@ def run_candidate(task: dict) -> dict:
     return out
 
 
+class CalibrationCancelled(Exception):
+    """Stopped before there was any point to keep (during the scenario's own run)."""
+
+
 class _Stopped(Exception):
     """Ctrl+C (cancel) or the run budget: least_squares is left, the best point so far is kept."""
 
@@ -278,12 +282,29 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
     try:
         runs = _Runs(client, spath, sc, mt, mpath, fits, cmap.run_channels, cache_dir, cancel, progress, max_runs)
         parallel = sum(client.nthreads().values()) > 1
+        lo_u = np.array([f.lo for f in fits]) / scale
+        hi_u = np.array([f.hi for f in fits]) / scale
+        span = hi_u - lo_u
+        lo_u, hi_u = lo_u + 1e-9 * np.minimum(span, 1.0), hi_u - 1e-9 * np.minimum(span, 1.0)
+
+        def steps(u):
+            return [FD_STEP if u[i] + FD_STEP <= hi_u[i] else -FD_STEP for i in range(len(u))]
+
+        def probes(u):
+            return [u + h * np.eye(len(u))[i] for i, h in enumerate(steps(u))]
+        u0 = np.clip(x0 / scale, lo_u, hi_u)
+        best = {"u": u0, "cost": math.inf}
         # the scenario's own run: the alignment (kept for every candidate) and the metrics before
         off_guess = offset if offset is not None else cmap.align.offset
         out_step = model.output_step
         t_end0 = min(model.duration, sig.time[-1] - (off_guess if off_guess is not None else min(sig.time[0], 0.0))
                      + out_step)
-        nominal = runs.get([x0], t_end0)[0]
+        first = [u0 * scale] + ([p * scale for p in probes(u0)] if parallel else [])
+        try:   # with idle workers, the first Jacobian's runs start with it (each worker loads the kernels at once)
+            nominal = runs.get(first, t_end0)[0]
+        except _Stopped as exc:
+            raise CalibrationCancelled(f"calibration {exc} before the scenario's own run finished: nothing to keep") \
+                from None
         if nominal["status"] != "ok" and "time" not in nominal:
             raise CalibrationError(spath, "/", f"the scenario's own run failed: {nominal['message']}")
         before = compare_arrays(nominal["time"], nominal["values"], sig, cmap, offset, spath)
@@ -293,7 +314,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         t = nominal["time"][:n] if len(nominal["time"]) >= n else None
         if t is None:   # the record reaches past the first run: run the scenario again to the record's end
             runs.cache.clear()
-            nominal = runs.get([x0], t_end)[0]
+            nominal = runs.get([u0 * scale], t_end)[0]
             t = nominal["time"][:n]
         q = t + off
         inside = (q >= sig.time[0]) & (q <= sig.time[-1])
@@ -312,17 +333,6 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                 r = (run_v[inside] - meas[ch]) * norm[ch]
                 out.append(np.where(np.isfinite(r), r, 10.0))   # a failed or short candidate: a large residual
             return np.concatenate(out)
-        best = {"u": x0 / scale, "cost": math.inf}
-        lo_u = np.array([f.lo for f in fits]) / scale
-        hi_u = np.array([f.hi for f in fits]) / scale
-        span = hi_u - lo_u
-        lo_u, hi_u = lo_u + 1e-9 * np.minimum(span, 1.0), hi_u - 1e-9 * np.minimum(span, 1.0)
-
-        def steps(u):
-            return [FD_STEP if u[i] + FD_STEP <= hi_u[i] else -FD_STEP for i in range(len(u))]
-
-        def probes(u):
-            return [u + h * np.eye(len(u))[i] for i, h in enumerate(steps(u))]
 
         def fun(u):
             xs = [u] + (probes(u) if parallel else [])   # the Jacobian's runs alongside, when workers are idle
@@ -335,7 +345,6 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         def jac(u):
             rs = [residual(res) for res in runs.get([x * scale for x in [u, *probes(u)]], t_end)]
             return np.column_stack([(rs[i + 1] - rs[0]) / h for i, h in enumerate(steps(u))])
-        u0 = np.clip(x0 / scale, lo_u, hi_u)
         r0 = residual(runs.get([u0 * scale], t_end)[0])
         cost0 = 0.5 * float(r0 @ r0)
         status, J = "", None
