@@ -220,3 +220,25 @@ def test_threshold_never_reached_and_no_overlap_are_refused(tmp_path):
     assert p.returncode == 2 and "align.threshold: Fx never reaches 300" in p.stderr, p.stderr
     p = _validate(SAMPLE, meas, "--map", EXAMPLE_MAP, "--offset", "1000")
     assert p.returncode == 2 and "no overlap with the run" in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("fit, extra, key, problem", [
+    ("axial_damper.friction_brake_torq", [], "--fit axial_damper.friction_brake_torq",
+     "no such key in the scenario or its mechanism existing.toml (did you mean axial_damper.friction_brake_torque_in?)"),
+    ("name", [], "name", "is 'central_impact_20t', not a number to fit"),
+    ("initial.closing_speed,initial.closing_speed", [], "--fit", "a key is named twice"),
+    ("initial.closing_speed", ["--workers", "0"], None, "--workers: must be at least 1"),
+])
+def test_calibrate_refuses_bad_keys_before_any_run(tmp_path, fit, extra, key, problem):
+    """A key that is not in the scenario or its mechanism, not a number, named twice, or 0 workers: exit 2, no run."""
+    t, F, M, s = base_loads()
+    meas = write_csv(tmp_path / "stand.csv", stand_columns(t, F, M, s))
+    scenario = ROOT / "resources" / "scenarios" / "central_impact_20t.toml"
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["calibrate", str(scenario), str(meas), "--map", str(EXAMPLE_MAP), "--fit", fit,
+                     "-o", str(tmp_path / "fitted.toml"), *extra])
+    assert code == 2 and problem in err.getvalue(), err.getvalue()
+    if key is not None:
+        assert f": {key}: " in err.getvalue()
+    assert not (tmp_path / "fitted.toml").exists()
