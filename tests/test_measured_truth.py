@@ -118,3 +118,30 @@ def test_cancel_keeps_and_writes_the_best_point_so_far(stand, tmp_path):
     assert fitted == pytest.approx(cal.x[0]) and fitted != NOMINAL     # moved from the start towards the truth
     assert abs(fitted - TRUTH) < abs(NOMINAL - TRUTH)
     assert np.isfinite(cal.cost) and cal.cost < cal.cost0
+
+
+def test_ctrl_c_on_the_command_line_writes_the_best_point_and_exits_4(stand, tmp_path):
+    """Ctrl+C (SIGINT) while `dockmnemo calibrate` runs: it stops at the next finished run, writes the best point so
+    far (here the start, the only point fully evaluated when the signal comes) and exits 4."""
+    import signal
+    import subprocess
+    import sys
+    d, csv, _ = stand
+    out_toml = tmp_path / "best.toml"
+    p = subprocess.Popen([sys.executable, "-m", "app", "calibrate", str(SCENARIO), str(csv), "--map", str(EXAMPLE_MAP),
+                          "--fit", KEY, "--workers", "1", "-o", str(out_toml)], cwd=ROOT, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    lines = []
+    for line in p.stderr:                       # the first bar line comes when the scenario's own run is done
+        lines.append(line)
+        if "1.0/40.0 runs" in line:
+            p.send_signal(signal.SIGINT)
+            break
+    out, err = p.communicate(timeout=120)
+    err = "".join(lines) + err
+    assert p.returncode == 4, err
+    assert "calibration cancelled: the best point so far is written to" in err
+    assert re.search(rf"^{re.escape(KEY)} = 2\.55 ", out, re.M) and "(cancelled)" in out
+    mech = tomllib.loads((tmp_path / "existing_fitted.toml").read_text())
+    assert mech["axial_damper"]["friction_brake_torque_in"] == pytest.approx(NOMINAL)
+    assert tomllib.loads(out_toml.read_text())["mechanism"] == "existing_fitted.toml"

@@ -188,8 +188,8 @@ class Calibration:
     written: list[Path] = field(default_factory=list)
 
     def lines(self) -> list[str]:
-        return [f"{k.key} = {x:.6g} ± {s:.2g} {k.unit}".rstrip() + f"  (was {k.value:.6g})"
-                for k, x, s in zip(self.keys, self.x, self.sigma)]
+        return [f"{k.key} = {x:.6g} ± {f'{s:.2g}' if math.isfinite(s) else 'n/a'} {k.unit}".rstrip()
+                + f"  (was {k.value:.6g})" for k, x, s in zip(self.keys, self.x, self.sigma)]
 
 
 class _Runs:
