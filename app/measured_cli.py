@@ -108,7 +108,7 @@ def cmd_calibrate(args) -> int:
     print(f"time offset: {cal.offset:.6f} s", flush=True)
     print("\n".join(cal.lines()), flush=True)
     print("\n".join(_metrics_lines("before:", cal.before) + _metrics_lines("after:", cal.after)), flush=True)
-    print(f"{cal.runs} runs in {cal.wall_time:.1f} s ({cal.status}); wrote {', '.join(str(p) for p in cal.written)}",
+    print(f"{cal.runs} runs in {cal.rounds} rounds, {cal.wall_time:.1f} s ({cal.status}); wrote {', '.join(str(p) for p in cal.written)}",
           flush=True)
     if cal.status == "cancelled":
         return fail(f"calibration cancelled: the best point so far is written to {out}", 4)

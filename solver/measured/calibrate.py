@@ -185,6 +185,7 @@ class Calibration:
     status: str              # "converged", "cancelled", "run budget reached", or least_squares' message
     cost0: float = math.nan
     cost: float = math.nan
+    rounds: int = 0
     written: list[Path] = field(default_factory=list)
 
     def lines(self) -> list[str]:
@@ -201,6 +202,7 @@ class _Runs:
         self.cancel, self.progress, self.max_runs = cancel, progress, max_runs
         self.cache: dict[tuple, dict] = {}
         self.done = 0
+        self.rounds = 0          # batches of runs started together (the wall time on enough workers)
 
     def task(self, x, t_end) -> dict:
         with tempfile.TemporaryDirectory(prefix="dockmnemo-fit-") as td:
@@ -223,6 +225,7 @@ class _Runs:
         if todo:
             if self.done + len(todo) > self.max_runs:
                 raise _Stopped("run budget reached")
+            self.rounds += 1
             futs = {self.client.submit(run_candidate, self.task(np.array(k), t_end), pure=False): k for k in todo}
             pending = set(futs)
             while pending:
@@ -376,7 +379,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         after = compare_arrays(best_res["time"], best_res["values"], sig, cmap, off, spath) \
             if "time" in best_res else before
         cal = Calibration(fits, x0, u_best * scale, sigma, off, before.metrics, after.metrics, runs.done,
-                          time.perf_counter() - t_wall, status, cost0, 0.5 * float(r_best @ r_best))
+                          time.perf_counter() - t_wall, status, cost0, 0.5 * float(r_best @ r_best), runs.rounds)
     finally:
         if own:
             cluster = getattr(client, "cluster", None)

@@ -283,7 +283,7 @@ def convert(cmap: ChannelMap, record: MeasuredRecord, run_units: dict[str, str])
     out, out_units = {}, {}
     for c in cmap.channels:
         ru = run_unit(c.run, f"{c.key}.run")
-        out[c.run] = c.sign * col(c.column, f"{c.key}.column") * unit_factor(p, f"{c.key}.unit", c.unit, ru)
+        out[c.run] = c.sign * col(c.column, f"{c.key}.column") * unit_factor(p, f"{c.key}.unit", c.unit or ru, ru)
         out_units[c.run] = ru
     for s in cmap.sensors:
         ru = [run_unit(ch, f"{s.key}.channels") for ch in s.channels]
