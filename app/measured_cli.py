@@ -96,12 +96,12 @@ def cmd_calibrate(args) -> int:
                         scheduler=args.scheduler, cache_dir=args.cache_dir, max_runs=args.max_runs,
                         progress=lambda done, total: bar.update(done), cancel=stop, out_path=out)
     except (CalibrationError, MeasuredError, ScenarioError) as exc:
+        if bar.done:
+            bar.close(bar.done, "stopped")
         return fail(exc)
     except CalibrationCancelled as exc:
         bar.close(bar.done, "cancelled")
         return fail(exc, 4)
-    except OSError as exc:   # scheduler unreachable, output not writable
-        return fail(f"{out}: {exc}")
     finally:
         stop.restore()
     bar.close(bar.done, cal.status)

@@ -42,7 +42,8 @@ def main(rounds: int = 1, t_end: float = 3.0):
                 t0 = time.perf_counter()
                 cal = calibrate(SCENARIO, csv, EXAMPLE_MAP, [KEY], workers=workers)
                 walls[workers] = time.perf_counter() - t0
-                print(f"round {r + 1} workers {workers}: {walls[workers]:.1f} s wall, {cal.runs} runs in {cal.rounds} rounds, {cal.status}, "
+                print(f"round {r + 1} workers {workers}: {walls[workers]:.1f} s wall, {cal.runs} runs in {cal.rounds} rounds "
+                      f"(the first back after {cal.startup:.1f} s), {cal.status}, "
                       f"{KEY} = {cal.x[0]:.5f} ± {cal.sigma[0]:.2g}; load average {os.getloadavg()[0]:.1f}",
                       flush=True)
             print(f"round {r + 1} speed-up 2 vs 1 workers: {walls[1] / walls[2]:.2f}x", flush=True)

@@ -228,9 +228,11 @@ def test_threshold_never_reached_and_no_overlap_are_refused(tmp_path):
     ("name", [], "name", "is 'central_impact_20t', not a number to fit"),
     ("initial.closing_speed,initial.closing_speed", [], "--fit", "a key is named twice"),
     ("initial.closing_speed", ["--workers", "0"], None, "--workers: must be at least 1"),
+    ("initial.closing_speed", ["-o", "/proc/no/fitted.toml"], "/", "cannot be written"),
 ])
 def test_calibrate_refuses_bad_keys_before_any_run(tmp_path, fit, extra, key, problem):
-    """A key that is not in the scenario or its mechanism, not a number, named twice, or 0 workers: exit 2, no run."""
+    """A key that is not in the scenario or its mechanism, not a number, named twice, 0 workers, an output that cannot
+    be written: exit 2 before any run."""
     t, F, M, s = base_loads()
     meas = write_csv(tmp_path / "stand.csv", stand_columns(t, F, M, s))
     scenario = ROOT / "resources" / "scenarios" / "central_impact_20t.toml"

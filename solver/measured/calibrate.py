@@ -186,6 +186,7 @@ class Calibration:
     cost0: float = math.nan
     cost: float = math.nan
     rounds: int = 0
+    startup: float = math.nan    # s until the scenario's own run was back (cluster start, kernels loaded, first run)
     written: list[Path] = field(default_factory=list)
 
     def lines(self) -> list[str]:
@@ -272,6 +273,13 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
     fitted_channels = [ch for ch in cmap.run_channels if weights.get(ch, 1.0) > 0]
     if not fitted_channels:
         raise CalibrationError(cmap.path, "weight", "every channel has weight 0: nothing to fit")
+    if out_path is not None:   # before any run: a fit whose result cannot be written is not started
+        try:
+            Path(out_path).parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CalibrationError(out_path, "/", f"cannot be written ({exc.strerror or exc})") from None
+        if Path(out_path).is_dir():
+            raise CalibrationError(out_path, "/", "is a directory; name the fitted scenario TOML to write")
     x0 = np.array([f.value for f in fits])
     scale = np.array([abs(f.value) if f.value != 0 else (f.hi - f.lo if math.isfinite(f.hi - f.lo) else 1.0)
                       for f in fits])
@@ -279,7 +287,10 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
     if own:
         if scheduler:
             from distributed import Client
-            client = Client(scheduler)
+            try:
+                client = Client(scheduler, timeout=10)
+            except (OSError, TimeoutError) as exc:
+                raise CalibrationError(scheduler, "--scheduler", f"cannot connect ({exc})") from None
         else:
             client = local_client(workers, cache_dir)
     try:
@@ -308,6 +319,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         except _Stopped as exc:
             raise CalibrationCancelled(f"calibration {exc} before the scenario's own run finished: nothing to keep") \
                 from None
+        startup = time.perf_counter() - t_wall
         if nominal["status"] != "ok" and "time" not in nominal:
             raise CalibrationError(spath, "/", f"the scenario's own run failed: {nominal['message']}")
         before = compare_arrays(nominal["time"], nominal["values"], sig, cmap, offset, spath)
@@ -353,7 +365,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         status, J = "", None
         try:
             sol = least_squares(fun, u0, jac=jac, bounds=(lo_u, hi_u), method="trf", x_scale=1.0,
-                                xtol=1e-5, ftol=1e-8, gtol=1e-10, max_nfev=max_runs)
+                                xtol=1e-4, ftol=1e-8, gtol=1e-10, max_nfev=max_runs)
             status = "converged" if sol.status > 0 else sol.message
             if sol.cost <= best["cost"]:
                 best.update(u=sol.x, cost=float(sol.cost))
@@ -379,7 +391,8 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         after = compare_arrays(best_res["time"], best_res["values"], sig, cmap, off, spath) \
             if "time" in best_res else before
         cal = Calibration(fits, x0, u_best * scale, sigma, off, before.metrics, after.metrics, runs.done,
-                          time.perf_counter() - t_wall, status, cost0, 0.5 * float(r_best @ r_best), runs.rounds)
+                          time.perf_counter() - t_wall, status, cost0, 0.5 * float(r_best @ r_best), runs.rounds,
+                          startup)
     finally:
         if own:
             cluster = getattr(client, "cluster", None)
@@ -387,7 +400,10 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
             if cluster is not None and not scheduler:
                 cluster.close()
     if out_path is not None:
-        cal.written = write_fitted(spath, cal, out_path, measured_path)
+        try:
+            cal.written = write_fitted(spath, cal, out_path, measured_path)
+        except OSError as exc:
+            raise CalibrationError(out_path, "/", f"cannot be written ({exc.strerror or exc})") from None
     return cal
 
 
