@@ -13,7 +13,7 @@ import pytest
 import scipy.io
 
 from app.cli import main
-from solver.measured import (MeasuredError, compare_arrays, convert, find_offset, load_map, read_record)
+from solver.measured import MeasuredRecord, compare_arrays, convert, find_offset, load_map, read_record
 from tests.measured_truth import EXAMPLE_MAP, LBF, LBF_IN, sensor_frame
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,9 +108,7 @@ sign = -1
 """)
     cols = {"t": np.array([0.0, 1.0]), "a": np.array([1.0, 2.0]), "b": np.zeros(2), "c": np.zeros(2),
             "d": np.zeros(2), "e": np.zeros(2), "f": np.array([1000.0, 0.0])}
-    sig = convert(load_map(tmp_path / "m.toml"), type("R", (), {"columns": cols, "path": tmp_path / "x.csv",
-                                                                 "column": read_record.__globals__["MeasuredRecord"]
-                                                                 .column})(), RUN_UNITS)
+    sig = convert(load_map(tmp_path / "m.toml"), MeasuredRecord(tmp_path / "x.csv", cols), RUN_UNITS)
     # F_s = (1 kN, 0, 0) -> base (0, 1000, 0) N, times sign -1; M = -(R M_s + r x F) = -((0, 0, 1) + (-500, 0, 0))
     np.testing.assert_allclose([sig.values[n][0] for n in ("Fx", "Fy", "Fz")], [0.0, -1000.0, 0.0], atol=1e-9)
     np.testing.assert_allclose([sig.values[n][0] for n in ("Mx", "My", "Mz")], [500.0, 0.0, -1.0], atol=1e-9)
