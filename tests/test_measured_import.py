@@ -133,6 +133,8 @@ def test_alignment_finds_a_sub_sample_shift_and_metrics_are_exact():
     m = c.metrics[0]
     assert m.peak == pytest.approx(50.0, rel=1e-4) and m.t_peak == pytest.approx(2.0, abs=1.5e-3)
     assert m.rms == pytest.approx(50.0 * np.sqrt(box.sum() / m.samples), rel=2e-2) and m.r > 0.999
+    np.testing.assert_allclose(c.record_time, tm - shift)          # the record at its own rate, in run time
+    np.testing.assert_array_equal(c.record["Fx"], meas_fx)
     assert c.report().splitlines()[0] == f"time offset: {shift:.6f} s"
     assert c.report().splitlines()[1].startswith("Fx rms ")
 

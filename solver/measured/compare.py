@@ -29,7 +29,8 @@ class ChannelMetrics:
 
 @dataclass
 class Comparison:
-    """A run and a measured record on the run's time grid: run[ch], measured[ch] (NaN outside the record), metrics."""
+    """A run and a measured record on the run's time grid: run[ch], measured[ch] (NaN outside the record), metrics;
+    and the record at its own samples (record_time, record[ch]) for drawing it at its full rate."""
     offset: float
     time: np.ndarray
     run: dict[str, np.ndarray]
@@ -37,6 +38,8 @@ class Comparison:
     units: dict[str, str]
     metrics: list[ChannelMetrics] = field(default_factory=list)
     auto: bool = True
+    record_time: np.ndarray | None = None     # the record's own samples in run time (t_measured - offset), s
+    record: dict[str, np.ndarray] = field(default_factory=dict)   # ... and its channels there, in run units
 
     def difference(self, channel: str) -> np.ndarray:
         """measured - run on the run's grid (NaN outside the record)."""
@@ -127,7 +130,8 @@ def compare_arrays(t_run, run: dict[str, np.ndarray], sig: MeasuredSignals, cmap
     meas = {ch: np.where(inside, np.interp(q, sig.time, v), np.nan) for ch, v in sig.values.items()}
     names = cmap.run_channels
     cmp_ = Comparison(float(offset), t_run, {ch: run[ch] for ch in names}, {ch: meas[ch] for ch in names},
-                      dict(sig.units), auto=auto)
+                      dict(sig.units), auto=auto, record_time=sig.time - offset,
+                      record={ch: sig.values[ch] for ch in names})
     cmp_.metrics = [metrics_of(ch, sig.units[ch], t_run, run[ch], meas[ch], float(offset)) for ch in names]
     return cmp_
 
