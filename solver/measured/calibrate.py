@@ -20,6 +20,7 @@ import numpy as np
 
 from solver.campaign import _get_key, _set_key, _split_key, dump_toml, local_client, use_cache_dir
 from solver.errors import InputError, read_toml
+from solver.measured.channel_map import MeasuredSignals
 from solver.measured.compare import ChannelMetrics, compare_arrays, load_measured
 
 _RANGE = re.compile(r"outside the allowed range ([\[(])(\S+), (\S+)\]|values must lie in \[(\S+), (\S+)\]")
@@ -249,6 +250,40 @@ class _Runs:
         return [self.cache[k] for k in keys]
 
 
+def _residual_of(sig: MeasuredSignals, channels: list[str], weights: dict[str, float], q: np.ndarray):
+    """residual(result) -> (run - measured) * weight / scale over the record's span, channels end to end. `q`: the
+    run's time grid in record time (t + offset). Channels of one unit share one scale, the largest RMS among them
+    (a channel holding only noise weighs little); a failed or short candidate gets a large residual."""
+    inside = (q >= sig.time[0]) & (q <= sig.time[-1])
+    n = len(q)
+    meas = {ch: np.interp(q[inside], sig.time, sig.values[ch]) for ch in channels}
+    unit_rms: dict[str, float] = {}
+    for ch in channels:
+        unit_rms[sig.units[ch]] = max(unit_rms.get(sig.units[ch], 0.0), float(np.sqrt(np.mean(meas[ch] ** 2))))
+    norm = {ch: weights.get(ch, 1.0) / max(unit_rms[sig.units[ch]], 1e-12) for ch in channels}
+
+    def residual(res: dict) -> np.ndarray:
+        out = []
+        for ch in channels:
+            v = res.get("values", {}).get(ch)
+            run_v = np.full(n, np.nan) if v is None else np.concatenate([v[:n], np.full(max(0, n - len(v)), np.nan)])
+            r = (run_v[inside] - meas[ch]) * norm[ch]
+            out.append(np.where(np.isfinite(r), r, 10.0))
+        return np.concatenate(out)
+    return residual
+
+
+def _sigma(J, r: np.ndarray, k: int) -> np.ndarray:
+    """1-sigma of the k fitted (scaled) values from the Jacobian at the solution: diag((J^T J)^-1) * sum(r^2)/(m - k);
+    NaN without a Jacobian or with a singular one."""
+    if J is None or len(r) <= k:
+        return np.full(k, math.nan)
+    try:
+        return np.sqrt(np.diag(np.linalg.inv(J.T @ J)) * float(r @ r) / (len(r) - k))
+    except np.linalg.LinAlgError:
+        return np.full(k, math.nan)
+
+
 def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: float | None = None,
               workers: int | None = None, scheduler: str | None = None, client=None, cache_dir=None,
               max_runs: int = 40, progress=None, cancel=None, out_path=None) -> Calibration:
@@ -270,8 +305,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
     run_units = {c.name: c.unit for c in channel_infos(model)}
     cmap, sig = load_measured(measured_path, map_path, run_units)
     weights = cmap.weights()
-    fitted_channels = [ch for ch in cmap.run_channels if weights.get(ch, 1.0) > 0]
-    if not fitted_channels:
+    if not any(weights.get(ch, 1.0) > 0 for ch in cmap.run_channels):
         raise CalibrationError(cmap.path, "weight", "every channel has weight 0: nothing to fit")
     if out_path is not None:   # before any run: a fit whose result cannot be written is not started
         try:
@@ -331,23 +365,10 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
             runs.cache.clear()
             nominal = runs.get([u0 * scale], t_end)[0]
             t = nominal["time"][:n]
-        q = t + off
-        inside = (q >= sig.time[0]) & (q <= sig.time[-1])
-        meas = {ch: np.interp(q[inside], sig.time, sig.values[ch]) for ch in fitted_channels}
-        rms = {ch: float(np.sqrt(np.mean(meas[ch] ** 2))) for ch in fitted_channels}
-        unit_rms = {}   # channels of one unit share one scale: the largest RMS among them (noise stays small)
-        for ch in fitted_channels:
-            unit_rms[sig.units[ch]] = max(unit_rms.get(sig.units[ch], 0.0), rms[ch])
-        norm = {ch: weights.get(ch, 1.0) / max(unit_rms[sig.units[ch]], 1e-12) for ch in fitted_channels}
-
-        def residual(res) -> np.ndarray:
-            out = []
-            for ch in fitted_channels:
-                v = res.get("values", {}).get(ch)
-                run_v = np.full(n, np.nan) if v is None else np.concatenate([v[:n], np.full(max(0, n - len(v)), np.nan)])
-                r = (run_v[inside] - meas[ch]) * norm[ch]
-                out.append(np.where(np.isfinite(r), r, 10.0))   # a failed or short candidate: a large residual
-            return np.concatenate(out)
+        if len(t) < n and nominal["status"] != "ok":
+            raise CalibrationError(spath, "/", f"the scenario's own run stops at {t[-1]:g} s, before the record's "
+                                   f"end (run time {t_end:g} s): {nominal['message']}")
+        residual = _residual_of(sig, [ch for ch in cmap.run_channels if weights.get(ch, 1.0) > 0], weights, t + off)
 
         def fun(u):
             xs = [u] + (probes(u) if parallel else [])   # the Jacobian's runs alongside, when workers are idle
@@ -380,13 +401,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                 J = jac(u_best)
             except _Stopped:
                 J = None
-        sigma = np.full(len(fits), math.nan)
-        if J is not None and len(r_best) > len(fits):
-            s2 = float(r_best @ r_best) / (len(r_best) - len(fits))
-            try:
-                sigma = np.sqrt(np.diag(np.linalg.inv(J.T @ J)) * s2) * scale
-            except np.linalg.LinAlgError:
-                pass
+        sigma = _sigma(J, r_best, len(fits)) * scale
         best_res = runs.get([u_best * scale], t_end)[0]
         after = compare_arrays(best_res["time"], best_res["values"], sig, cmap, off, spath) \
             if "time" in best_res else before
