@@ -23,7 +23,6 @@ from solver.errors import InputError, read_toml
 from solver.measured.channel_map import MeasuredSignals
 from solver.measured.compare import ChannelMetrics, compare_arrays, load_measured
 
-_RANGE = re.compile(r"outside the allowed range ([\[(])(\S+), (\S+)\]|values must lie in \[(\S+), (\S+)\]")
 FD_STEP = 0.01          # finite-difference step of the Jacobian, relative to the key's starting value
 
 
@@ -60,25 +59,10 @@ def _read(spath: Path) -> tuple[dict, Path, dict]:
     return sc, mpath, mt
 
 
-def _unit_from_comment(text: str, key: str) -> str:
-    """The unit a TOML line states first in its comment (`key = 2.55   # N*m, ...` -> "N*m"); "" if none."""
-    leaf = _split_key(key)[0][-1]
-    for line in text.splitlines():
-        m = re.match(rf"\s*{re.escape(leaf)}\s*=.*?#\s*([^,;(]+)", line)
-        if m:
-            u = m.group(1).strip()
-            if re.fullmatch(r"[A-Za-z*/^0-9.·]+", u) and not u.isdigit():
-                return u
-    return ""
-
-
 def fit_bounds(scenario_path, key: str) -> FitKey:
     """The fit key's file, unit, declared range and current value: THE one place the calibration asks for them.
 
-    For now the range is the one the scenario loader declares (it names the allowed range when a value is outside
-    it: the key is tried at +-1e300); the unit is the first word of the key's comment."""
-    from solver.campaign import KEY_UNITS
-    from solver.scenario import ScenarioError, load_model
+    The range and the unit are the parameter schema's (solver/schema.py); the value is the file's."""
     spath = Path(scenario_path)
     sc, mpath, mt = _read(spath)
     if not isinstance(key, str) or _split_key(key) is None:
@@ -96,21 +80,14 @@ def fit_bounds(scenario_path, key: str) -> FitKey:
                                ) from None
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise CalibrationError(mpath if in_mech else spath, key, f"is {v!r}, not a number to fit")
-    bounds = []
-    with tempfile.TemporaryDirectory(prefix="dockmnemo-bounds-") as td:
-        for probe in (1e300, -1e300):
-            sp = _write_candidate(Path(td), sc, mt, mpath, [(key, in_mech)], [probe], "probe")
-            try:
-                load_model(sp)
-                bounds.append(math.nan)
-            except ScenarioError as exc:
-                m = _RANGE.search(exc.problem) if exc.key == key.split("[")[0] else None
-                bounds.append(float(m.group(3) or m.group(5)) if probe > 0 and m else
-                              float(m.group(2) or m.group(4)) if m else math.nan)
-    lo, hi = bounds[1], bounds[0]
+    from solver import schema
+    try:
+        par = schema.lookup(key.split("[")[0], file="mechanism" if in_mech else "scenario")
+    except schema.UnknownKey as exc:
+        raise CalibrationError(mpath if in_mech else spath, key, f"not declared in the parameter schema ({exc})") from None
+    lo, hi, unit = par.lo, par.hi, par.unit
     if not (math.isfinite(lo) and math.isfinite(hi)):
         raise CalibrationError(mpath if in_mech else spath, key, "has no declared range to fit within")
-    unit = KEY_UNITS.get(key.split("[")[0]) or _unit_from_comment((mpath if in_mech else spath).read_text(), key)
     return FitKey(key, mpath if in_mech else spath, in_mech, unit, lo, hi, float(v))
 
 
