@@ -59,7 +59,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     if a.unchecked:
         import solver.scenario
-        solver.scenario._step_rates = lambda P, cgeo: (0.0, 0.0)
+        solver.scenario._step_rates = lambda P, cgeo, step: (0.0, 0.0, np.ones(len(cgeo.pair_groups)))
     rows = {}
     with tempfile.TemporaryDirectory() as d:
         d = Path(d)

@@ -175,10 +175,12 @@ P_CAM_Y0 = 145                                  # cam table lever extensions, N_
 P_FT_LAW = 169
 P_FT_K0 = 170                                   # bristle stiffness k_t of contact pair k at P_FT_K0 + k, N_FT values
 P_FT_C0 = 202                                   # bristle damping c_t of contact pair k at P_FT_C0 + k, N_FT values
-NP = 234
+P_SUB0 = 234                                    # substeps per step while contact pair k is closed, N_FT values
+NP = 266
 P_INDEX = {n[2:].lower(): i for n, i in list(globals().items()) if n.startswith("P_") and type(i) is int}
 P_INDEX.update({f"cam_{c}{k}": P_INDEX[f"cam_{c}0"] + k for c in "xy" for k in range(N_CAM)})
 P_INDEX.update({f"ft_{c}{k}": P_INDEX[f"ft_{c}0"] + k for c in "kc" for k in range(N_FT)})
+P_INDEX.update({f"sub{k}": P_SUB0 + k for k in range(N_FT)})
 
 # lateral-chain table LAT rows
 L_TYPE, L_ATT, L_BASE, L_RHO, L_ROD, L_EY, L_EZ, L_INERTIA, L_GEAR, L_REST = 0, 1, 4, 7, 8, 9, 10, 11, 12, 13
@@ -576,6 +578,15 @@ def _bristle(s, ds, Z, P, k, full, RP, n, vt, fn, mu):
     for i in range(3):
         ds[j + i] = du[i]
     return ft, 0.5 * kt * dot(u, u), kt * dot(u, vt)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _substeps(P, c_act, npair, m):
+    """The most substeps a closed contact pair needs (P_SUB0 + k), at least m."""
+    for p in range(npair):
+        if c_act[p] == 1 and P[P_SUB0 + p] > m:
+            m = int(P[P_SUB0 + p])
+    return m
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -1528,27 +1539,45 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
             if it == 0:
                 record(row, t, s, Z, P, obs, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, pose, out_t, out_ch, out_pos,
                        out_q, out_act, out_f, out_p, out_n, out_d, out_vn, LAT)
-            # classical RK4 (k1 above)
-            for i in range(NS):
-                st[i] = s[i] + 0.5 * h * k1[i]
-            evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
-                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k2, obs, pose, later)
-            for i in range(NS):
-                st[i] = s[i] + 0.5 * h * k2[i]
-            evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
-                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k3, obs, pose, later)
-            for i in range(NS):
-                st[i] = s[i] + h * k3[i]
-            evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
-                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k4, obs, pose, later)
-            if obs[O_CSTAT] != 0.0:
-                return ST_DEPTH, t, row
-            for i in range(NS):
-                s[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
-            for q0 in (S_QP, S_QA):
-                qn = math.sqrt(s[q0] ** 2 + s[q0 + 1] ** 2 + s[q0 + 2] ** 2 + s[q0 + 3] ** 2)
-                for i in range(4):
-                    s[q0 + i] /= qn
-            post_step(s, Z, P, LAT, TLS, TAX)
+            # classical RK4 (k1 above), in m equal substeps while a contact pair that needs them is closed (at the
+            # step start, or at a later stage: then the step is taken again from its start in substeps); a substep
+            # starts with a stage-2-4 evaluation (matrix factor, near pairs, bristle return map: the step start's)
+            m = _substeps(P, c_act, npair, 1)
+            sub = 0
+            while sub < m:
+                hs = h / m
+                if sub > 0:
+                    evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel,
+                             cw, cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose, later)
+                    if obs[O_CSTAT] != 0.0:
+                        return ST_DEPTH, t, row
+                for i in range(NS):
+                    st[i] = s[i] + 0.5 * hs * k1[i]
+                evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
+                         cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k2, obs, pose, later)
+                mm = _substeps(P, c_act, npair, m)
+                for i in range(NS):
+                    st[i] = s[i] + 0.5 * hs * k2[i]
+                evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
+                         cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k3, obs, pose, later)
+                mm = _substeps(P, c_act, npair, mm)
+                for i in range(NS):
+                    st[i] = s[i] + hs * k3[i]
+                evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
+                         cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k4, obs, pose, later)
+                mm = _substeps(P, c_act, npair, mm)
+                if obs[O_CSTAT] != 0.0:
+                    return ST_DEPTH, t, row
+                if sub == 0 and mm > m:              # closed within the step: again from its start (s, k1 as they were)
+                    m = mm
+                    continue
+                for i in range(NS):
+                    s[i] += hs / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
+                for q0 in (S_QP, S_QA):
+                    qn = math.sqrt(s[q0] ** 2 + s[q0 + 1] ** 2 + s[q0 + 2] ** 2 + s[q0 + 3] ** 2)
+                    for i in range(4):
+                        s[q0 + i] /= qn
+                post_step(s, Z, P, LAT, TLS, TAX)
+                sub += 1
             t = (k0 + row * spo + it + 1) * h
     return ST_OK, t, n_out
