@@ -14,7 +14,9 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from solver.contact_events import EventTable
 from viewer.ahead_image import AheadImages, sole_view, view_box_transform
-from viewer.plots_pane import AXIS_W, CursorLine, TimeCursor, plot_label
+from viewer.plots.axes import AXIS_W
+from viewer.plots.pg_internals import bar_drawing
+from viewer.plots.view import CursorLine, TimeCursor, plot_label
 from viewer.time_axis import TimeAxis
 
 CURSOR = "#ffd700"
@@ -66,12 +68,12 @@ class LaneBars(pg.BarGraphItem):
         pic = self._drawn.get(key)
         if pic is not None:
             return pic, False
-        rects = self._rectarray.instances()
+        rects, pens, brushes = bar_drawing(self)
         pic = QPicture()
         pp = QPainter(pic)
         for i in which:
-            pp.setPen(self._pens[i])
-            pp.setBrush(self._brushes[i])
+            pp.setPen(pens[i])
+            pp.setBrush(brushes[i])
             pp.drawRect(rects[i])
         pp.end()
         if len(self._drawn) >= 4:

@@ -21,7 +21,7 @@ from viewer.channel_blocks import ChannelBlocks
 from viewer.contact_lanes import ContactLanes
 from viewer.devices_pane import DevicesPane
 from viewer.playback import SPEEDS, Playback, speed_label
-from viewer.plots_pane import PlotsPane
+from viewer.plots.pane import PlotsPane
 from viewer.steady_label import SteadyLabel
 
 try:  # the VTK scene pane; a placeholder keeps the diagram usable where it cannot load
@@ -248,7 +248,7 @@ class MnemonicDiagram(QWidget):
         self.playback = Playback(self)
         self.scene = ScenePane() if (with_scene and ScenePane is not None) else ScenePlaceholder()
         self.devices = DevicesPane()
-        self.plots = PlotsPane()
+        self.plots = PlotsPane(self.playback)
         self.events: EventTable | None = None
         self.verdict: Verdict | None = None
         self._analysed_run: RunFile | None = None

@@ -12,6 +12,11 @@ def capture_text(run: RunFile) -> str:
     return run.capture_text()
 
 
+def t_final_text(run: RunFile) -> str:
+    """T Final as the facts show it: `12.345 s`, `(incomplete)` for a run that ended early."""
+    return f"{run.t_final:.3f} s" + ("" if run.meta.complete or run.live else " (incomplete)")
+
+
 class RunFactsPanel(QWidget):
     """Shows a run's root facts and its summary text."""
 
@@ -34,7 +39,7 @@ class RunFactsPanel(QWidget):
         v = {
             "Run file": str(run.path), "Variant": m.variant, "Comment": m.comment, "Run Date": m.run_date,
             "T capture": capture_text(run),
-            "T Final": f"{run.t_final:.3f} s" + ("" if m.complete or run.live else " (incomplete)"),
+            "T Final": t_final_text(run),
             "Frames": f"{run.n_frames} (step {m.output_step:g} s)",
         }
         for k, s in v.items():
