@@ -13,20 +13,21 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QFontMetricsF, QP
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from solver.runfile import RunFile
+from viewer import style
 from viewer.channel_blocks import ChannelBlocks
 
-BACKGROUND = QColor(12, 16, 28)
-FRAME = QColor(90, 100, 130)
-TEXT = QColor(225, 228, 235)
-DIM = QColor(140, 148, 170)
-POSITIVE = QColor(220, 40, 40)
-NEGATIVE = QColor(50, 110, 235)
-PROBE = QColor(230, 230, 120)
-HOUSING = QColor(120, 200, 230)
-BAR_BACKGROUND = QColor(30, 36, 54)
-FULL = QColor(255, 220, 0)          # outline of a bar at or beyond its full scale
+BACKGROUND = QColor(style.BACKGROUND)
+FRAME = QColor(style.FRAME)
+TEXT = QColor(style.TEXT)
+DIM = QColor(style.KEY_TEXT)
+POSITIVE = QColor(*style.POSITIVE)
+NEGATIVE = QColor(*style.NEGATIVE)
+PROBE = QColor(*style.PROBE)
+HOUSING = QColor(*style.HOUSING)
+BAR_BACKGROUND = QColor(*style.BAR_BACKGROUND)
+FULL = QColor(*style.FULL_SCALE)    # outline of a bar at or beyond its full scale
 NO_RANGE = "no range"               # on a bar whose channel has no range in the file: its value, never a fill
-NO_RANGE_HATCH = QColor(58, 66, 92)  # hatching of a bar without a range (its "no range" shows where the value leaves room)
+NO_RANGE_HATCH = QColor(*style.NO_RANGE_HATCH)  # hatching of a bar without a range (its "no range" shows where the value leaves room)
 ANGLE_GAINS = (10.0, 5.0, 2.0, 1.0)  # angles are drawn magnified by the largest gain that keeps the run in view
 PROBE_W = 300   # px the probe and housing box wants (its numbers take 178), up to 40 % of the pane
 AXIAL_BAR_MIN_W = 90   # px of an axial bar beside its name (its value: "+0.000 rpm")
@@ -112,7 +113,7 @@ class DevicesPane(QWidget):
         self.max_angle = 0.0   # deg, largest housing + bending angle in the run (sets the drawing gain)
         self.angle_gain = 1.0  # where each device bar was last painted (widget pixels)
         self._font = QFont(self.font())
-        self._font.setPointSizeF(9.0)
+        self._font.setPointSizeF(style.PANE_PT)
         self._bold = QFont(self._font)
         self._bold.setBold(True)
         self._value_font = QFont(self._font)   # the per-frame numbers (digits, signs, units) need no text shaping:

@@ -33,12 +33,9 @@ from viewer.steady_label import SteadyLabel  # noqa: E402
 from viewer.vtk_view import OffscreenVTKWidget  # noqa: E402
 
 # ---- look -------------------------------------------------------------------------------------
-BACKGROUND = (0.035, 0.045, 0.075)
-VIEW_BACKGROUND = (0.06, 0.075, 0.12)
-CONTACT_RED = (1.0, 0.16, 0.12)
-FORCE_COLOR = (1.0, 0.78, 0.15)
-TEXT_COLOR = (0.86, 0.90, 0.86)
-HEADER_COLOR = (1.0, 0.85, 0.35)
+from viewer.style import CONTACT_RED, FORCE_COLOR, VIEW_BACKGROUND  # noqa: E402
+from viewer.style import LABEL_FAMILY, SCENE_BACKGROUND as BACKGROUND, SCENE_HEADER as HEADER_COLOR  # noqa: E402
+from viewer.style import GHOST_COLOR, SCENE_TEXT as TEXT_COLOR, VIEW_TITLE  # noqa: E402
 KIND_COLORS = {  # light wireframe colours, by part kind
     "cone": (0.78, 0.84, 0.92),
     "slot": (0.70, 0.78, 1.00),
@@ -319,14 +316,14 @@ class ScenePane(QWidget):
         self._body_matrix: dict[str, vtkMatrix4x4] = {}
         self._pairs: list[str] = []
         self._arrows: list[dict] = []
-        self._label_font = QFont("Arial")              # force magnitude labels (see _paint_overlays)
+        self._label_font = QFont(LABEL_FAMILY)              # force magnitude labels (see _paint_overlays)
         self._label_font.setPixelSize(FONT)
         self._label_font.setBold(True)
         self._label_pen = QColor.fromRgbF(*FORCE_COLOR)
         self._label_box = QColor.fromRgbF(*BACKGROUND, 0.6)
-        self._title_font = QFont("Arial")              # the views' titles
+        self._title_font = QFont(LABEL_FAMILY)              # the views' titles
         self._title_font.setPixelSize(FONT)
-        self._title_pen = QColor.fromRgbF(0.55, 0.62, 0.72)
+        self._title_pen = QColor.fromRgbF(*VIEW_TITLE)
         self._texts_laid: dict = {}                    # (text, font, width) -> QStaticText (see _static_text)
         self._captions_laid = None                     # (size and ghost caption, laid-out captions) (see _captions)
         self.vtk_widget.overlay = self._paint_overlays
@@ -784,7 +781,7 @@ class ScenePane(QWidget):
         self._time.setText(f"T Current {t:8.3f} s  ({phase})")
 
     # ---- a second run as a ghost wireframe (comparison) ----------------------------------------
-    GHOST_COLOR = (0.62, 0.45, 1.0)
+    GHOST_COLOR = GHOST_COLOR
 
     def set_ghost(self, run_b: RunFile | None, offset: float = 0.0, label: str = ""):
         """Draw run B's parts as a violet, see-through wireframe at B's frame for t_A − offset (None removes it)."""

@@ -2,14 +2,13 @@
 T Current readout box with the plotted channels' values."""
 from __future__ import annotations
 
-import math
-
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QDoubleSpinBox, QFormLayout, QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from solver.runfile import RunFile
 from viewer import style
+from viewer.numbers import value_text
 from viewer.run_facts import capture_text, t_final_text
 from viewer.steady_label import SteadyLabel
 
@@ -17,15 +16,6 @@ PANEL_STYLE = (f"QWidget#facts {{ background: {style.BACKGROUND}; }} QLabel {{ c
                f"QLabel[role=key] {{ color: {style.KEY_TEXT}; }} QFrame#readout {{ border: 1px solid {style.FRAME}; }}")
 FACTS = ("Run Date", "Comment", "T capture", "T Final", "Verdict")
 PANEL_W = 270   # px
-
-
-def fmt(v: float, unit: str = "") -> str:
-    """A plotted value as the readout box prints it: 4 decimals under 10, 2 under 1000, 1 above; — for NaN."""
-    if not math.isfinite(v):
-        return "—"
-    a = abs(v)
-    s = f"{v:.1f}" if a >= 1000 else f"{v:.2f}" if a >= 10 else f"{v:.4f}"
-    return f"{s} {unit}".rstrip()
 
 
 def scroll_area(content: QWidget, background: str) -> QScrollArea:
@@ -130,7 +120,7 @@ class FactsPanel(QWidget):
         out = []
         for i, (n, v, unit) in enumerate(rows):
             col = style.TRACE_COLORS[i % len(style.TRACE_COLORS)]
-            name, value = (f"{n:<14}", f" {fmt(v, unit):>14}")   # (&nbsp; in texts, not tags)
+            name, value = (f"{n:<14}", f" {value_text(v, unit):>14}")   # (&nbsp; in texts, not tags)
             out.append(f"<span style='color:{col}'>{name.replace(' ', '&nbsp;')}</span>{value.replace(' ', '&nbsp;')}")
         self.readout.setText("<br>".join(out))
 
