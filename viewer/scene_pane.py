@@ -1088,12 +1088,5 @@ class ScenePane(QWidget):
         finally:
             p.restore()
 
-    def readout_text(self) -> str:
-        return "\n".join(s for s in (self._left_head.text(), self._left.text(),
-                                     self._right_head.text(), self._right.text()) if s)
-
-    def base_loads_text(self) -> str:
-        return self._loads.text()
-
     def time_text(self) -> str:
         return self._time.text()

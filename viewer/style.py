@@ -69,9 +69,3 @@ def mono_font(point_size: float, bold: bool = False):
     f.setBold(bold)
     return f
 
-
-def rgb_hex(rgb) -> str:
-    """`#rrggbb` of an RGB triple, ints 0..255 or floats 0..1."""
-    if all(isinstance(c, float) for c in rgb):
-        rgb = [round(255 * c) for c in rgb]
-    return "#{:02x}{:02x}{:02x}".format(*rgb)

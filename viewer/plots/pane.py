@@ -72,7 +72,8 @@ class PlotsPane(QWidget):
         self.loop_range_t: tuple[float, float] | None = None
         self._xrange: tuple[float, float] | None = None
         self._early: tuple[float, float] | None = None   # the x range still shown while the next scroll step's is
-        self.playing = False                             # applied a frame ahead (see _scroll_ahead)
+                                                         # applied a frame ahead (see _scroll_ahead)
+        self._playing = False                            # (without a playback model: set_playing)
         self._span: tuple[int, int] | None = None   # frames the curves hold (see _load_span)
         self.footer: pg.PlotItem | None = None   # e.g. the contact lanes: below the plots, same time axis
         self.footer_visible = True
@@ -367,11 +368,16 @@ class PlotsPane(QWidget):
             self._prepare_next()
             self._scroll_ahead()
 
+    @property
+    def playing(self) -> bool:
+        """Whether the playback model plays (while playing, a scroll step is applied a frame ahead)."""
+        return self.playback.playing if self.playback is not None else self._playing
+
     def set_playing(self, on: bool):
-        """Playing or not (while playing, a scroll step is applied a frame ahead); a pause shows the step's range
-        the paused frame belongs to."""
-        self.playing = bool(on)
-        if not self.playing:
+        """Playing started or stopped (the model's playingChanged); a pause shows the step's range the paused
+        frame belongs to."""
+        self._playing = bool(on)
+        if not on:
             self._drop_early()
 
     def _drop_early(self):
