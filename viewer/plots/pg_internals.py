@@ -4,8 +4,7 @@ Why: playing a 1 kHz run at 60 updates/s, the plots pane draws the next scroll s
 bars ahead, gives each curve its display data without pyqtgraph re-applying every style option on a scroll,
 and moves all x-linked views in one pass. pyqtgraph's public API (PlotDataItem with
 `setDownsampling(auto=True, method='peak')`, `setClipToView(True)`, `setXRange`) does the same work once per
-view and curve per scroll (measured in the note of issue 23: see docs/viewer.md "Plots pane"); the hooks below
-let that work be done ahead or once. Like pyvistaqt's `_no_base_plotter_init`, the hack lives here only:
+view and curve per scroll (measured: docs/plots-pane.md); the hooks below let that work be done ahead or once. Like pyvistaqt's `_no_base_plotter_init`, the hack lives here only:
 
 - every private name used is listed in `NEEDED` ((pyqtgraph class, attribute)); tests/test_pg_internals.py
   checks each on real pyqtgraph objects and fails naming the one that is gone;
