@@ -29,7 +29,7 @@ def _objects():
 def test_every_pyqtgraph_internal_the_plots_need_is_there(qtbot):
     from viewer.plots.pg_internals import NEEDED
     objects = _objects()
-    missing = [f"pyqtgraph {cls}.{attr}" for cls, attr in NEEDED if not hasattr(objects[cls], attr)]
+    missing = [f"{cls}.{attr}" for cls, attr in NEEDED if not hasattr(objects[cls], attr)]
     assert not missing, ("pyqtgraph no longer has " + ", ".join(missing) + ": viewer/plots/pg_internals.py needs it "
                          "(adapt that module, or pin the pyqtgraph it was tested with)")
 
