@@ -20,11 +20,12 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog
 from app.toml_edit import set_value
 from solver.errors import read_text
 from solver.scenario import MECHANISMS, ScenarioError, load_model
+from viewer import style
 
 SCENARIOS = MECHANISMS.parent / "scenarios"
-OK_STYLE = "color: #2e7d32;"
-ERR_STYLE = "color: #c62828; font-weight: bold;"
-BAD_FIELD = "QLineEdit { border: 2px solid #c62828; }"
+OK_STYLE = f"color: {style.OK_NOTE};"
+ERR_STYLE = f"color: {style.ERROR_FIELD}; font-weight: bold;"
+BAD_FIELD = f"QLineEdit {{ border: 2px solid {style.ERROR_FIELD}; }}"
 
 
 @dataclass(frozen=True)
@@ -213,7 +214,7 @@ class ScenarioDialog(QDialog):
                 form.addWidget(e, r, 1)
                 form.addWidget(QLabel(f.unit), r, 2)
                 rng = QLabel(f"[{f.lo:g}, {f.hi:g}]")
-                rng.setStyleSheet("color: #808080;")
+                rng.setStyleSheet(f"color: {style.DISABLED_NOTE};")
                 form.addWidget(rng, r, 3)
             rr, cc = col_of[g]
             grid.addWidget(box, rr, cc, 2 if g == IC else 1, 1)

@@ -517,8 +517,8 @@ class PlotsPane(QWidget):
             make()
 
     def _stride(self) -> int:
-        """Frames per shown frame while playing (the playback model's stride; 1 without a model)."""
-        return self.playback.stride if self.playback is not None else 1
+        """Frames per shown frame: the playback model's stride while playing, else 1 (a step)."""
+        return self.playback.stride if self.playback is not None and self.playing else 1
 
     def _next_frame(self) -> int | None:
         """The frame the playback model expects to show next (frame + 1 without a model)."""
