@@ -59,7 +59,11 @@ def build_parser() -> argparse.ArgumentParser:
                                    "file, marked incomplete; a killed run keeps its frames up to about two seconds "
                                    "before the kill (dockmnemo info seals it). Exit: 0 done, 2 bad input, "
                                    "3 diverged, 4 cancelled, 5 the run file could not be written (disk full).")
-    r.add_argument("scenario", type=Path, help="scenario TOML (resources/scenarios/*.toml or an edited copy)")
+    r.add_argument("scenario", type=Path, nargs="?",
+                   help="scenario TOML (resources/scenarios/*.toml or an edited copy)")
+    r.add_argument("--describe", action="store_true",
+                   help="print every scenario, mechanism and geometry key (unit, range, default, group, label, doc, "
+                        "source) from the parameter schema and exit; docs/parameters.md is the same table")
     r.add_argument("-o", "--out", type=Path, default=None, help="run file to write (default: <scenario>.h5 here)")
     r.add_argument("--t-end", type=float, default=None, help="end time, s (default: the scenario's duration)")
     r.add_argument("--output-step", type=float, default=None,
@@ -99,6 +103,12 @@ def cmd_run(args) -> int:
     from solver.scenario import ScenarioError, load_model
     from solver.simulate import RunCancelled, SolverDiverged, run_scenario, start_from_run, with_output_step
 
+    if args.describe:
+        from solver.schema import describe
+        print(describe(), end="")
+        return 0
+    if args.scenario is None:
+        return fail("run: a scenario TOML is needed (or --describe)")
     try:
         model = with_output_step(load_model(args.scenario), args.output_step, args.scenario)
     except ScenarioError as exc:

@@ -1,9 +1,11 @@
-"""A terminal progress bar (stderr) for long CLI commands: run, export, campaign; and their error line."""
+"""The terminal progress bar (stderr, tqdm) of long CLI commands: run, export, campaign; their error line and their
+SIGINT/SIGTERM flag."""
 from __future__ import annotations
 
 import signal
 import sys
-import time
+
+from tqdm import tqdm
 
 
 def fail(message, code: int = 2) -> int:
@@ -46,37 +48,46 @@ class StopOnSignal:
             signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
 
 
+class _Bar(tqdm):
+    """tqdm with one more field for its bar_format: `note` (the ETA, or how the command ended)."""
+    note = ""
+
+    @property
+    def format_dict(self):
+        return {**super().format_dict, "note": self.note}
+
+
 class TerminalProgress:
-    """Prints `label [#####.....]  42%  12.0/30.0 s  ETA 8 s` on one line, at most 10 times a second."""
+    """A tqdm bar on stderr: `label [#####.....]  42.0%  12.0/30.0 s  elapsed 3 s  ETA 8 s`, redrawn at most 10 times
+    a second on a terminal (every 5 s into a file or pipe); cancelling stays StopOnSignal's."""
+
+    FORMAT = "{desc} [{bar:%d}] {percentage:5.1f}%%  {n:.1f}/{total:.1f}{unit}  elapsed {elapsed_s:.0f} s  {note}"
 
     def __init__(self, label: str, total: float, unit: str = "", stream=None, width: int = 30):
-        self.label, self.total, self.unit = label, float(total), unit
+        self.total = float(total) if total > 0 else 1e-300
         self.stream = stream or sys.stderr
-        self.width = width
-        self.t0 = time.perf_counter()
-        self._last = 0.0
-        self.done = 0.0
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.done = 0.0
+        # delay: no line before the first update; ncols, nrows: never cut or hidden (a pty may say 0 x 0)
+        self.bar = _Bar(total=self.total, desc=label, unit=unit, file=self.stream, ascii=".#", leave=True,
+                        bar_format=self.FORMAT % width, mininterval=0.1 if self.tty else 5.0, miniters=0,
+                        delay=1e-6, ncols=1000, nrows=1000)
 
     def update(self, done: float, force: bool = False, note: str = ""):
-        """Redraw (at most every 0.1 s on a terminal, 5 s otherwise, unless `force`); `note` replaces the ETA."""
+        """Move to `done` (redrawn as tqdm's interval allows, or now with `force`); `note` replaces the ETA."""
         self.done = done
-        now = time.perf_counter()
-        if not force and now - self._last < (0.1 if self.tty else 5.0):
-            return
-        self._last = now
-        frac = min(max(done / self.total, 0.0), 1.0) if self.total > 0 else 1.0
-        fill = int(frac * self.width)
-        el = now - self.t0
-        eta = el * (1 - frac) / frac if frac > 0 else float("nan")
-        line = (f"{self.label} [{'#' * fill}{'.' * (self.width - fill)}] {frac * 100:5.1f}%  "
-                f"{done:.1f}/{self.total:.1f}{self.unit}  elapsed {el:.0f} s  {note or f'ETA {eta:.0f} s'}")
-        self.stream.write(("\r" if self.tty else "") + line + ("" if self.tty else "\n"))
-        self.stream.flush()
+        b = self.bar
+        frac = min(max(done / self.total, 0.0), 1.0)
+        el = b.format_dict["elapsed"]
+        b.note = note or f"ETA {el * (1 - frac) / frac if frac > 0 else float('nan'):.0f} s"
+        b.n = done
+        if force:
+            b.refresh()
+            b.last_print_n, b.last_print_t = b.n, b._time()   # drawn: close() then ends the line
+        else:
+            b.update(0)
 
     def close(self, done: float | None = None, note: str = ""):
         """The last line: at `done` (default: the total), with `note` (how it ended) in place of the ETA."""
         self.update(self.total if done is None else done, force=True, note=note)
-        if self.tty:
-            self.stream.write("\n")
-        self.stream.flush()
+        self.bar.close()
