@@ -19,6 +19,15 @@ def test_no_hex_colour_literal_outside_the_style_module():
     assert not found, "colour literals outside viewer/style.py (name them there):\n" + "\n".join(found)
 
 
+def test_no_rgb_colour_literal_outside_the_style_module():
+    rgb = re.compile(r"\b(QColor|mkColor|mkBrush|mkPen)\(\s*\d|QColor\.fromRgbF?\(\s*\d")
+    found = [f"{p.relative_to(ROOT)}:{n}: {line.strip()}"
+             for p in sorted(list((ROOT / "viewer").rglob("*.py")) + list((ROOT / "app").rglob("*.py")))
+             if p != ROOT / "viewer" / "style.py"
+             for n, line in enumerate(p.read_text().splitlines(), 1) if rgb.search(line)]
+    assert not found, "RGB colour literals outside viewer/style.py:\n" + "\n".join(found)
+
+
 def test_the_palette_names_each_colour_once():
     import viewer.style as style
     colours = [(k, v.lower()) for k, v in vars(style).items() if isinstance(v, str) and HEX.fullmatch(v)]

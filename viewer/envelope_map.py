@@ -71,7 +71,7 @@ def fmt_quantity(v: float, unit: str) -> str:
 def label_axis(axis, label: str, unit: str) -> None:
     """`label (kN)` with prefixed tick values for loads; `label (m/s)` with plain values for the rest."""
     axis.setLabel(label, units=unit_text(unit) or None, siPrefixEnableRanges=None if unit in SI_UNITS else (),
-                  color=style.TEXT, **{"font-size": "10pt"})
+                  color=style.TEXT, **{"font-size": style.MAP_TITLE_SIZE})
     axis.updateAutoSIPrefix()
 
 
@@ -457,16 +457,16 @@ class EnvelopeMap(QWidget):
         parts = []
         for code, (text, colour, _sym, glyph) in enumerate(OUTCOMES):
             col = style.AXIS_TEXT if neutral else colour
-            parts.append(f"<span style='color:{col}; font-size:12pt'>{glyph}</span>&nbsp;{text} "
+            parts.append(f"<span style='color:{col}; font-size:{style.MAP_GLYPH_PT}pt'>{glyph}</span>&nbsp;{text} "
                          f"<b>{int(np.count_nonzero(c == code))}</b>")
         if neutral:
             unit, label = self._unit_label(self.colour_by)
             missing = int(np.count_nonzero(~np.isfinite(self._columns[self.colour_by])))
             if missing:
-                parts.append(f"<span style='color:{NO_VALUE}; font-size:12pt'>\u25cf</span>&nbsp;no {label} "
+                parts.append(f"<span style='color:{NO_VALUE}; font-size:{style.MAP_GLYPH_PT}pt'>\u25cf</span>&nbsp;no {label} "
                              f"<b>{missing}</b>")
         else:
-            parts.append(f"<span style='color:{style.CAPTURE}; font-size:12pt'>\u25ef</span>&nbsp;white rim: full run kept "
+            parts.append(f"<span style='color:{style.CAPTURE}; font-size:{style.MAP_GLYPH_PT}pt'>\u25ef</span>&nbsp;white rim: full run kept "
                          f"<b>{int(np.count_nonzero(self._kept))}</b>")
         if self.n_unplaced:
             parts.append(f"not placed (no value on an axis) <b>{self.n_unplaced}</b>")

@@ -26,7 +26,7 @@ APPROX = "≈ "          # header prefix of statistics recomputed from the store
 SORT_ROLE = Qt.UserRole
 TABLE_PT = 8.5
 PAIR_CHARS = 14    # the pair column is at most this many characters wide
-CURRENT_BG = QColor(90, 76, 10)
+CURRENT_BG = QColor(*style.CURRENT_ROW)
 APPROX_COLOR = style.APPROX   # the note over statistics recomputed from frames
 _DISPLAY, _FONT, _BACKGROUND, _ALIGN, _TOOLTIP, _SORT = (int(r) for r in (  # data() compares plain ints
     Qt.DisplayRole, Qt.FontRole, Qt.BackgroundRole, Qt.TextAlignmentRole, Qt.ToolTipRole, SORT_ROLE))

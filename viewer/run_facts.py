@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QFormLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
 from solver.runfile import RunFile
+from viewer import style
 
 
 def capture_text(run: RunFile) -> str:
@@ -31,7 +32,7 @@ class RunFactsPanel(QWidget):
             form.addRow(f"{key}:", lab)
         lay.addLayout(form)
         self.text = QPlainTextEdit(readOnly=True)
-        self.text.setStyleSheet("font-family: monospace;")
+        self.text.setStyleSheet(f"font-family: {style.MONO};")
         lay.addWidget(self.text, 1)
 
     def set_run(self, run: RunFile):

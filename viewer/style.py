@@ -29,6 +29,16 @@ DISABLED_NOTE = "#808080"     # dialogs: a range hint
 OUTCOME_PASS, OUTCOME_FAIL, OUTCOME_MISSED, OUTCOME_ERROR = "#66bb6a", "#ffa726", "#ef5350", "#e040fb"
 ERROR_RIM = "#f3b6ff"         # envelope map: a run that ended in an error
 
+LOOP_RANGE_FILL, LOOP_RANGE_EDGE = (255, 255, 255, 22), (255, 255, 255, 60)   # the plots' loop range (RGBA)
+CURRENT_ROW = (90, 76, 10)    # events dock: the event at T Current
+
+# ---- clips (QColor RGB) ------------------------------------------------------------------------
+CARD_BACKGROUND = (12, 16, 24)
+CARD_TEXT = (235, 235, 235)
+CARD_ACCENT = (250, 210, 60)  # a title card's subtitle, the clip's burned-in time
+CARD_FOOTER = (150, 150, 150)
+CAPTION_BACKGROUND = (26, 32, 48)
+
 # ---- devices pane (QColor RGB) -------------------------------------------------------------------
 POSITIVE = (220, 40, 40)
 NEGATIVE = (50, 110, 235)
@@ -58,6 +68,10 @@ PANE_PT = 9.0                 # the devices pane's names and values
 SMALL_PT = 7.5                # contact lanes' names and legend
 PLOT_TITLE = "8pt"            # a plot's channel name (pyqtgraph label size)
 LEGEND_SIZE = "7pt"
+MAP_TITLE_SIZE = "10pt"       # the envelope map's title
+MAP_GLYPH_PT = 12             # its legend's outcome glyphs
+CARD_FAMILY = "DejaVu Sans"   # clips: title cards
+CAPTION_FAMILY = "DejaVu Sans Mono"   # clips: the burned-in caption
 
 
 def mono_font(point_size: float, bold: bool = False):

@@ -204,8 +204,8 @@ class PlotsPane(QWidget):
                 cap = CursorLine(run.t_capture, pg.mkPen(style.CAPTURE, width=1, style=Qt.DashLine))
                 plot.addItem(cap, ignoreBounds=True)
                 self.capture_lines.append(cap)
-            region = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(255, 255, 255, 22),
-                                         pen=pg.mkPen(255, 255, 255, 60))
+            region = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(*style.LOOP_RANGE_FILL),
+                                         pen=pg.mkPen(*style.LOOP_RANGE_EDGE))
             region.setZValue(-10)
             region.setVisible(False)
             plot.addItem(region, ignoreBounds=True)
