@@ -48,7 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("run", type=Path, help="run file (HDF5, format v1)")
     i.add_argument("--channels", action="store_true", help="also list every channel with unit and label")
     i.add_argument("--criteria", type=Path, default=None,
-                   help="capture verdict criteria (TOML); default: resources/capture_criteria.toml")
+                   help="capture verdict criteria (TOML); default: the run's mechanism type's "
+                   "(probe-cone: resources/capture_criteria.toml)")
     from app.export_cli import add_export_parser  # export subcommand (clips to MP4/GIF/PNG)
     add_export_parser(sub)
     from app.campaign_rerun_cli import add_campaign_rerun_parser  # one campaign run re-simulated (envelope map)
@@ -251,7 +252,7 @@ def cmd_info(args) -> int:
         args.table, args.failures, args.campaign = args.run, False, None
         return cmd_campaign(args)
     try:
-        criteria = load_criteria(args.criteria) if args.criteria else load_criteria()
+        criteria = load_criteria(args.criteria) if args.criteria else None   # None: the run's mechanism type's
     except CriteriaError as exc:
         return fail(exc)
     creating = Path(args.run).with_name(Path(args.run).name + ".creating")
@@ -274,7 +275,10 @@ def cmd_info(args) -> int:
             print(run.summary())
             if run.live:
                 print("note          still being written: INCOMPLETE so far")
-            print(evaluate(run, criteria).report())
+            try:
+                print(evaluate(run, criteria).report())
+            except CriteriaError as exc:
+                return fail(exc)
             if args.channels:
                 for g, names in run.groups().items():
                     print(f"[{g}]")

@@ -57,7 +57,7 @@ def test_head_actor_moves_to_the_runs_pose(pane, run):
         pane.show_frame(f)
         assert pane.current_frame == f
         pos, q = run.poses(f)
-        np.testing.assert_allclose(pane.probe_head_position(), pos[hi], atol=1e-12)
+        np.testing.assert_allclose(pane.part_matrix("probe_head")[:3, 3], pos[hi], atol=1e-12)
         np.testing.assert_allclose(pane.part_matrix("probe_head")[:3, :3], quat.to_matrix(q[hi]), atol=1e-12)
         li = run.bodies.index("limiter")
         np.testing.assert_allclose(pane.part_matrix("limiter")[:3, 3], pos[li], atol=1e-12)
@@ -251,7 +251,7 @@ def test_run_without_optional_channels_and_bodies(qtbot, tmp_path):
     qtbot.waitExposed(p)
     p.set_run(r)
     p.show_frame(3)
-    np.testing.assert_allclose(p.probe_head_position(), [0.2, 0, 0], atol=1e-12)
+    np.testing.assert_allclose(p.part_matrix("probe_head")[:3, 3], [0.2, 0, 0], atol=1e-12)
     text = "\n".join(label_texts(p))
     assert "head_x" in text and "head_vx" not in text and "probe_pitch" not in text
     assert base_loads_line(p) == "base: Fx 30.0 N"
@@ -288,7 +288,7 @@ def test_switching_runs_replaces_the_parts(pane, run, tmp_path):
     pane.set_run(r)
     assert sorted(pane.part_names()) == ["probe_head", "receiving_cone"]
     pane.show_frame(2)
-    np.testing.assert_allclose(pane.probe_head_position(), [0.3, 0, 0], atol=1e-12)
+    np.testing.assert_allclose(pane.part_matrix("probe_head")[:3, 3], [0.3, 0, 0], atol=1e-12)
     pane.set_run(run)
     assert sorted(pane.part_names()) == sorted(run.geometry)
     pd = pane._parts["receiving_cone"]["pd"]

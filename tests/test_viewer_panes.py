@@ -106,7 +106,7 @@ def test_devices_pane_reads_only_device_channels(qtbot, run):
     w.show_frame(f)
     assert set(w.values) == set(w.shown_channels())
     assert len(w.values) == 7 + 3 + 4 < len(run.channels)   # probe schematic, axial, lateral
-    assert w.axial == ["axial_spring", "friction_brake", "axial_magnetic_brake"]  # spring, friction, magnetic
+    assert w.bars["axial_damper"] == ["axial_spring", "friction_brake", "axial_magnetic_brake"]  # spring, friction, magnetic
     for n, v in w.values.items():
         assert v == pytest.approx(run.channel_at(n, f))
     img = w.grab().toImage()
@@ -294,8 +294,8 @@ def test_lateral_devices_never_overlap(qtbot, size):
     w = DevicesPane()
     qtbot.addWidget(w)
     w.set_run(run, ChannelBlocks(run))
-    items = w.lateral_layout(QRectF(0, 0, *size), QFontMetrics(w._font))
-    assert len(items) == len(w.lateral) >= 6
+    items = w.around_layout(w.bars["lateral_damper"], QRectF(0, 0, *size), QFontMetrics(w._font))
+    assert len(items) == len(w.bars["lateral_damper"]) >= 6
     rects = [r for _, _, label, _, box in items for r in (label, box)]
     for i, a in enumerate(rects):
         for b in rects[i + 1:]:

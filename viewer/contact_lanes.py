@@ -23,7 +23,7 @@ from viewer.time_axis import TimeAxis
 
 LANE_PX = 15          # height of one lane
 MAX_EMPTY_LANES = 8   # up to this many pairs every pair gets a lane; beyond it, only the pairs that touch,
-                      # and pairs numbered alike (latch_slot_1..4, load_pad_1..6, roller_1..3) share one lane
+                      # and pairs numbered alike (name_1, name_2, ...) share one lane
 AXIS_PX = 34          # the time axis under the lanes
 LABEL_CHARS = 20      # lane labels longer than this are cut (the left axis is AXIS_W px wide)
 FORCE_COLORS = style.FORCE_SCALE   # low .. high peak force
@@ -34,7 +34,7 @@ def force_colormap() -> pg.ColorMap:
 
 
 def lane_key(pair: str) -> str:
-    """The lane a pair shares with its numbered siblings: latch_slot_3 -> latch_slot."""
+    """The lane a pair shares with its numbered siblings: pad_3 -> pad."""
     return re.sub(r"_\d+$", "", pair)
 
 

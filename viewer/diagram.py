@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QAbstractSlider, QComboBox, QHBoxLayout, QLabel, 
 
 from solver.contact_events import EventTable, table_from_run
 from solver.runfile import RunFile, RunFileError
-from viewer.capture_verdict import DEFAULT_CRITERIA, CriteriaError, Verdict, evaluate, load_criteria
+from viewer.capture_verdict import CriteriaError, Verdict, evaluate, load_criteria
 from viewer.channel_blocks import ChannelBlocks
 from viewer.contact_lanes import ContactLanes
 from viewer.devices_pane import DevicesPane
@@ -62,7 +62,7 @@ def analyse_run(run: RunFile | None, criteria_path) -> tuple[EventTable | None, 
         except RunFileError as exc:
             error = f"contact events unavailable: {exc}"
         try:
-            verdict = evaluate(run, load_criteria(criteria_path))
+            verdict = evaluate(run, load_criteria(criteria_path) if criteria_path else None)
         except (CriteriaError, RunFileError) as exc:
             error = (error + "; " if error else "") + f"verdict unavailable: {exc}"
     return events, verdict, error
@@ -255,7 +255,7 @@ class MnemonicDiagram(QWidget):
         self._analysed_run: RunFile | None = None
         self._pending_analysis: RunFile | None = None   # analysed once a pane has painted its first frame
         self._analysis_jobs: dict[RunFile, _AnalysisJob] = {}
-        self.criteria_path = DEFAULT_CRITERIA
+        self.criteria_path = None   # None: the run's mechanism type's criteria (set_criteria chooses a file)
         self.compare_run: RunFile | None = None
         self.compare_align, self.compare_diff, self.compare_offset, self.compare_note = "t0", None, 0.0, ""
         self._live_job: _StepJob | None = None
@@ -772,7 +772,7 @@ class MnemonicDiagram(QWidget):
         self.criteria_path = path
         if self.run is not None:
             try:
-                self.verdict, self.analysis_error = evaluate(self.run, load_criteria(path)), ""
+                self.verdict, self.analysis_error = evaluate(self.run, load_criteria(path) if path else None), ""
             except (CriteriaError, RunFileError) as exc:
                 self.verdict, self.analysis_error = None, f"verdict unavailable: {exc}"
             self._show_verdict()

@@ -42,8 +42,6 @@ CAPTION_BACKGROUND = (26, 32, 48)
 # ---- devices pane (QColor RGB) -------------------------------------------------------------------
 POSITIVE = (220, 40, 40)
 NEGATIVE = (50, 110, 235)
-PROBE = (230, 230, 120)
-HOUSING = (120, 200, 230)
 BAR_BACKGROUND = (30, 36, 54)
 FULL_SCALE = (255, 220, 0)    # outline of a bar at or beyond its full scale
 NO_RANGE_HATCH = (58, 66, 92)
