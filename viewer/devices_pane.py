@@ -19,6 +19,7 @@ from solver.mechanisms.base import fill_fraction  # noqa: F401  (the bars' rule,
 from solver.runfile import RunFile
 from viewer import style
 from viewer.channel_blocks import ChannelBlocks
+from viewer.numbers import GAUGE, value_text
 
 BACKGROUND = QColor(style.BACKGROUND)
 FRAME = QColor(style.FRAME)
@@ -65,13 +66,10 @@ def range_text(full_scale: float, unit: str) -> str:
 
 
 def format_value(value: float, unit: str) -> str:
-    if not math.isfinite(value):
-        return "—"
-    if unit == "m":
+    """A bar's value: signed, lengths in mm with one decimal (viewer.numbers.GAUGE steps otherwise)."""
+    if unit == "m" and math.isfinite(value):
         return f"{value * 1000:+.1f} mm"
-    a = abs(value)
-    s = f"{value:+.0f}" if a >= 100 else f"{value:+.2f}" if a >= 1 else f"{value:+.3f}"
-    return f"{s} {unit}".rstrip()
+    return value_text(value, unit, GAUGE, signed=True)
 
 
 

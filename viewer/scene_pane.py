@@ -33,6 +33,7 @@ from solver import mechanisms  # noqa: E402
 from solver.runfile import TIME_CHUNK, RunFile, RunFileError  # noqa: E402
 from viewer.scene_geometry import arrow_elements, cross3, ld_plane, lateral_direction, pose_matrices  # noqa: E402
 from viewer.flow_row import FlowRow  # noqa: E402
+from viewer.numbers import force_text  # noqa: E402
 from viewer.steady_label import SteadyLabel  # noqa: E402
 from viewer.vtk_view import OffscreenVTKWidget  # noqa: E402
 
@@ -95,11 +96,6 @@ def _draw_on_top(actor: vtkActor):
     """Fragments at the near plane: the actor stays visible through every wireframe (no extra layer)."""
     actor.GetShaderProperty().AddFragmentShaderReplacement(
         "//VTK::Depth::Impl", True, "//VTK::Depth::Impl\n  gl_FragDepth = 0.0;\n", False)
-
-
-def _force_text(newtons: float) -> str:
-    """Magnitude label of a force arrow: 850 N, 1.23 kN."""
-    return f"{newtons / 1000:.2f} kN" if newtons >= 1000 else f"{newtons:.0f} N"
 
 
 def _fmt(name: str, value: float, unit: str, width: int) -> str:
@@ -713,7 +709,7 @@ class ScenePane(QWidget):
                 a["arrow"].DeepCopy(m)
                 x, y, z = point
                 a["dot"].DeepCopy((1.0, 0.0, 0.0, x, 0.0, 1.0, 0.0, y, 0.0, 0.0, 1.0, z, 0.0, 0.0, 0.0, 1.0))
-                a["text"] = _force_text(math.sqrt(force[0] * force[0] + force[1] * force[1] + force[2] * force[2]))
+                a["text"] = force_text(math.sqrt(force[0] * force[0] + force[1] * force[1] + force[2] * force[2]))
                 a["point"] = (x, y, z)
             vis = m is not None
             if vis != a["visible"]:
