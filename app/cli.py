@@ -31,10 +31,12 @@ def build_parser() -> argparse.ArgumentParser:
                "  dockmnemo info run.h5              print the run's facts, channels, pairs, events\n"
                "  xvfb-run -a dockmnemo export run.h5 --clip 0:12 --clip 177:180@0.25 --title \"Impact\" -o clip.mp4\n"
                "                                     render intervals of the diagram to MP4 (needs an X display)\n"
-                              "  dockmnemo run scenario.toml -o run.h5 --t-end 5    simulate a scenario into a run file\n"
+               "  dockmnemo run scenario.toml -o run.h5 --t-end 5    simulate a scenario into a run file\n"
                "  dockmnemo run edited.toml --from run.h5 --at 2.5   branch a run at 2.5 s with new parameters\n"
                "  dockmnemo campaign resources/campaigns/nominal_envelope.toml --out camp/   runs on Dask\n"
-               "  dockmnemo campaign --table camp/  (or dockmnemo info camp/)   the success/fail table\n",
+               "  dockmnemo campaign --table camp/  (or dockmnemo info camp/)   the success/fail table\n"
+               "  dockmnemo validate run.h5 stand.csv --map map.toml --report report.html   run vs measured\n"
+               "  dockmnemo calibrate scenario.toml stand.csv --map map.toml --fit initial.closing_speed\n",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     v = sub.add_parser("view", help="open a run file (or a campaign's envelope map) in the window",
@@ -54,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_export_parser(sub)
     from app.campaign_rerun_cli import add_campaign_rerun_parser  # one campaign run re-simulated (envelope map)
     add_campaign_rerun_parser(sub)
+    from app.measured_cli import add_measured_parsers  # validate and calibrate against a measured record
+    add_measured_parsers(sub)
     r = sub.add_parser("run", help="simulate a scenario into a run file (exit 2 on bad input, nothing written)",
                        description="Validate SCENARIO.toml (and the mechanism it names), then integrate and write "
                                    "a run file. Ctrl+C or SIGTERM stops after the current block and keeps the "

@@ -57,6 +57,13 @@ SCENE_HEADER = (1.0, 0.85, 0.35)
 VIEW_TITLE = (0.55, 0.62, 0.72)
 GHOST_COLOR = (0.62, 0.45, 1.0)
 
+# ---- the validation report (matplotlib and HTML, on white) ----------------------------------------
+REPORT_RUN = "#1f5fbf"
+REPORT_MEASURED = "#d0542c"
+REPORT_DIFFERENCE = "#555555"
+REPORT_RULE = "#bbb"
+REPORT_CODE_BACKGROUND = "#f4f4f4"
+
 # ---- fonts ---------------------------------------------------------------------------------------
 MONO = "monospace"            # readouts whose digits must not move
 LABEL_FAMILY = "Arial"        # the scene's titles and force labels
