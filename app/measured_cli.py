@@ -98,18 +98,22 @@ def cmd_calibrate(args) -> int:
     except (CalibrationError, MeasuredError, ScenarioError) as exc:
         if bar.done:
             bar.close(bar.done, "stopped")
+        stop.restore()
         return fail(exc)
     except CalibrationCancelled as exc:
         bar.close(bar.done, "cancelled")
-        return fail(exc, 4)
-    finally:
         stop.restore()
+        return fail(exc, 4)
+    except BaseException:
+        stop.restore()
+        raise
     bar.close(bar.done, cal.status)
     print(f"time offset: {cal.offset:.6f} s", flush=True)
     print("\n".join(cal.lines()), flush=True)
     print("\n".join(_metrics_lines("before:", cal.before) + _metrics_lines("after:", cal.after)), flush=True)
     print(f"{cal.runs} runs in {cal.rounds} rounds, {cal.wall_time:.1f} s ({cal.status}); wrote {', '.join(str(p) for p in cal.written)}",
           flush=True)
+    stop.restore()   # after the last line: a Ctrl+C while printing is no traceback
     if cal.status == "cancelled":
         return fail(f"calibration cancelled: the best point so far is written to {out}", 4)
     return 0
