@@ -1,7 +1,7 @@
 """The plots pane as a package (import what you need from its modules; this file imports nothing, so the Qt-free
 ahead_plan.py loads without Qt):
 
-- pane.py: `PlotsPane`, the widget; DEFAULT_PLOTS and default_plots
+- pane.py: `PlotsPane`, the widget; default_plots (the mechanism type's)
 - facts.py: the facts and T Current readout panel, the readout's number format
 - view.py: `PlotsView` (draws the yellow time cursors over a kept picture), `CursorLine`, `plot_label`
 - trace.py: `Trace` / `TraceCurve`, a channel's display data and line drawn ahead

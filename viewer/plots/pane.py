@@ -16,6 +16,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QWidget
 
+from solver import mechanisms
 from solver.runfile import TIME_CHUNK, RunFile
 from viewer import style
 from viewer.channel_blocks import ChannelBlocks
@@ -33,15 +34,14 @@ from viewer.plots.view import CursorLine, PlotsView, TimeCursor, plot_label
 from viewer.plots.yfit import YFits
 from viewer.time_axis import TimeAxis
 
-DEFAULT_PLOTS = ("Fx", "Fy", "Fz", "probe_stroke")
 DOWNSAMPLE_PER_PX = 2.0   # samples per pixel drawn (min and max of each half pixel; pyqtgraph's default: 5)
 MIN_PLOT_H = 36         # px of a plot's row at least: more plots than fit scroll (ticks and curve stay readable)
 TIME_AXIS_H = 40        # px of the labelled time axis under the last plot
 
 
 def default_plots(run: RunFile) -> list[str]:
-    """Base loads and probe stroke if the run has them, else its first four channels."""
-    chosen = [n for n in DEFAULT_PLOTS if n in run.channels]
+    """The run's mechanism type's default plots that it has, else its first four channels."""
+    chosen = [n for n in mechanisms.for_run(run).default_plots if n in run.channels]
     return chosen or list(run.channels)[:4]
 
 
@@ -130,7 +130,7 @@ class PlotsPane(QWidget):
 
     # ---- run and variables ----------------------------------------------------------------
     def set_run(self, run: RunFile | None, blocks: ChannelBlocks | None = None, names: list[str] | None = None):
-        """Attach a run and plot `names` (default: base loads and probe stroke)."""
+        """Attach a run and plot `names` (default: the mechanism type's default plots)."""
         self.run = run
         self.blocks = blocks or (ChannelBlocks(run) if run is not None else None)
         self.facts.set_run(run)
