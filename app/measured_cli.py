@@ -34,7 +34,7 @@ def add_measured_parsers(sub):
     c.add_argument("--map", dest="map", type=Path, required=True, help="channel map TOML")
     c.add_argument("--fit", required=True, metavar="KEY[,KEY...]",
                    help="keys to fit, section.key as in the scenario or mechanism TOML "
-                        "(e.g. initial.closing_speed, or a mechanism key: dockmnemo run --describe lists them)")
+                        "(e.g. initial.lateral_miss, or a mechanism key: dockmnemo run --describe lists them)")
     c.add_argument("--offset", type=float, default=None, metavar="S", help="fixed time offset, s (default: "
                                                                            "aligned on the scenario's own run)")
     c.add_argument("-o", "--out", type=Path, default=None,
