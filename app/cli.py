@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
                "  dockmnemo campaign resources/campaigns/nominal_envelope.toml --out camp/   runs on Dask\n"
                "  dockmnemo campaign --table camp/  (or dockmnemo info camp/)   the success/fail table\n"
                "  dockmnemo validate run.h5 stand.csv --map map.toml --report report.html   run vs measured\n"
-               "  dockmnemo calibrate scenario.toml stand.csv --map map.toml --fit initial.closing_speed\n",
+               "  dockmnemo calibrate scenario.toml stand.csv --map map.toml --fit initial.lateral_miss\n",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     v = sub.add_parser("view", help="open a run file (or a campaign's envelope map) in the window",

@@ -34,7 +34,7 @@ def add_measured_parsers(sub):
     c.add_argument("--map", dest="map", type=Path, required=True, help="channel map TOML")
     c.add_argument("--fit", required=True, metavar="KEY[,KEY...]",
                    help="keys to fit, section.key as in the scenario or mechanism TOML "
-                        "(e.g. initial.closing_speed, or a mechanism key: dockmnemo run --describe lists them)")
+                        "(e.g. initial.lateral_miss, or a mechanism key: dockmnemo run --describe lists them)")
     c.add_argument("--offset", type=float, default=None, metavar="S", help="fixed time offset, s (default: "
                                                                            "aligned on the scenario's own run)")
     c.add_argument("-o", "--out", type=Path, default=None,
@@ -98,18 +98,22 @@ def cmd_calibrate(args) -> int:
     except (CalibrationError, MeasuredError, ScenarioError) as exc:
         if bar.done:
             bar.close(bar.done, "stopped")
+        stop.restore()
         return fail(exc)
     except CalibrationCancelled as exc:
         bar.close(bar.done, "cancelled")
-        return fail(exc, 4)
-    finally:
         stop.restore()
+        return fail(exc, 4)
+    except BaseException:
+        stop.restore()
+        raise
     bar.close(bar.done, cal.status)
     print(f"time offset: {cal.offset:.6f} s", flush=True)
     print("\n".join(cal.lines()), flush=True)
     print("\n".join(_metrics_lines("before:", cal.before) + _metrics_lines("after:", cal.after)), flush=True)
     print(f"{cal.runs} runs in {cal.rounds} rounds, {cal.wall_time:.1f} s ({cal.status}); wrote {', '.join(str(p) for p in cal.written)}",
           flush=True)
+    stop.restore()   # after the last line: a Ctrl+C while printing is no traceback
     if cal.status == "cancelled":
         return fail(f"calibration cancelled: the best point so far is written to {out}", 4)
     return 0

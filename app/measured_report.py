@@ -8,9 +8,10 @@ import io
 from pathlib import Path
 
 from solver.measured import Comparison
+from viewer import style
 
-RUN_STYLE = dict(color="#1f5fbf", lw=1.2, label="run")
-MEASURED_STYLE = dict(color="#d0542c", lw=0.9, alpha=0.85, label="measured")
+RUN_STYLE = dict(color=style.REPORT_RUN, lw=1.2, label="run")
+MEASURED_STYLE = dict(color=style.REPORT_MEASURED, lw=0.9, alpha=0.85, label="measured")
 
 
 def channel_png(cmp_: Comparison, channel: str, dpi: int = 90) -> bytes:
@@ -26,7 +27,7 @@ def channel_png(cmp_: Comparison, channel: str, dpi: int = 90) -> bytes:
     ax.set_ylabel(f"{channel}, {unit}")
     ax.legend(loc="best", fontsize=8)
     ax.grid(alpha=0.3)
-    ad.plot(cmp_.time, cmp_.difference(channel), color="#555555", lw=0.8)
+    ad.plot(cmp_.time, cmp_.difference(channel), color=style.REPORT_DIFFERENCE, lw=0.8)
     ad.set_ylabel(f"meas. - run, {unit}")
     ad.set_xlabel("run time, s")
     ad.grid(alpha=0.3)
@@ -47,7 +48,7 @@ def write_report(path, cmp_: Comparison, run_path, measured_path, map_path, fact
     doc = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>dockmnemo validation: {e(Path(run_path).name)}</title>
 <style>body{{font-family:sans-serif;margin:2em;max-width:70em}} table{{border-collapse:collapse}}
-td,th{{border:1px solid #bbb;padding:0.2em 0.6em;text-align:right}} pre{{background:#f4f4f4;padding:0.6em;
+td,th{{border:1px solid {style.REPORT_RULE};padding:0.2em 0.6em;text-align:right}} pre{{background:{style.REPORT_CODE_BACKGROUND};padding:0.6em;
 overflow-x:auto;font-size:85%}} img{{max-width:100%}}</style></head><body>
 <h1>Validation of a run against measured data</h1>
 <p>run <code>{e(str(run_path))}</code><br>measured <code>{e(str(measured_path))}</code><br>

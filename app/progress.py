@@ -57,6 +57,21 @@ class _Bar(tqdm):
         return {**super().format_dict, "note": self.note}
 
 
+class _Lines:
+    """A file or pipe gets whole lines (a log, or a parent reading line by line), not tqdm's carriage returns."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, s: str):
+        s = s.replace("\r", "").rstrip(" ")
+        if s.strip():
+            self.stream.write(s if s.endswith("\n") else s + "\n")
+
+    def flush(self):
+        self.stream.flush()
+
+
 class TerminalProgress:
     """A tqdm bar on stderr: `label [#####.....]  42.0%  12.0/30.0 s  elapsed 3 s  ETA 8 s`, redrawn at most 10 times
     a second on a terminal (every 5 s into a file or pipe); cancelling stays StopOnSignal's."""
@@ -68,8 +83,9 @@ class TerminalProgress:
         self.stream = stream or sys.stderr
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.done = 0.0
+        self.drawn = False   # the first update is drawn at once (then as tqdm's interval allows)
         # delay: no line before the first update; ncols, nrows: never cut or hidden (a pty may say 0 x 0)
-        self.bar = _Bar(total=self.total, desc=label, unit=unit, file=self.stream, ascii=".#", leave=True,
+        self.bar = _Bar(total=self.total, desc=label, unit=unit, file=self.stream if self.tty else _Lines(self.stream), ascii=".#", leave=True,
                         bar_format=self.FORMAT % width, mininterval=0.1 if self.tty else 5.0, miniters=0,
                         delay=1e-6, ncols=1000, nrows=1000)
 
@@ -81,7 +97,8 @@ class TerminalProgress:
         el = b.format_dict["elapsed"]
         b.note = note or f"ETA {el * (1 - frac) / frac if frac > 0 else float('nan'):.0f} s"
         b.n = done
-        if force:
+        if force or not self.drawn:
+            self.drawn = True
             b.refresh()
             b.last_print_n, b.last_print_t = b.n, b._time()   # drawn: close() then ends the line
         else:
@@ -89,5 +106,6 @@ class TerminalProgress:
 
     def close(self, done: float | None = None, note: str = ""):
         """The last line: at `done` (default: the total), with `note` (how it ended) in place of the ETA."""
-        self.update(self.total if done is None else done, force=True, note=note)
-        self.bar.close()
+        self.done = self.total if done is None else done
+        self.bar.n, self.bar.note = self.done, note
+        self.bar.close()   # draws the last line once

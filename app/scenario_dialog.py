@@ -26,11 +26,12 @@ from solver import schema
 from solver.errors import read_text
 from solver.scenario import GEOMETRY, MECHANISMS, ScenarioError, load_model
 from solver.schema import Param
+from viewer import style
 
 SCENARIOS = MECHANISMS.parent / "scenarios"
-OK_STYLE = "color: #2e7d32;"
-ERR_STYLE = "color: #c62828; font-weight: bold;"
-BAD_FIELD = "QLineEdit { border: 2px solid #c62828; }"
+OK_STYLE = f"color: {style.OK_NOTE};"
+ERR_STYLE = f"color: {style.ERROR_FIELD}; font-weight: bold;"
+BAD_FIELD = f"QLineEdit {{ border: 2px solid {style.ERROR_FIELD}; }}"
 
 
 @dataclass(frozen=True)
@@ -275,7 +276,7 @@ class ScenarioDialog(QDialog):
                 form.addWidget(e, r, 1)
                 form.addWidget(QLabel(f.unit), r, 2)
                 rng = QLabel(f.range_text())
-                rng.setStyleSheet("color: #808080;")
+                rng.setStyleSheet(f"color: {style.DISABLED_NOTE};")
                 form.addWidget(rng, r, 3)
             form.setColumnStretch(4, 1)
             form.setRowStretch(len(fields), 1)

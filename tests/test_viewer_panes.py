@@ -11,7 +11,8 @@ from viewer.ahead_image import AheadImages  # noqa: E402
 from viewer.channel_blocks import ChannelBlocks  # noqa: E402
 from viewer.devices_pane import DevicesPane, fill_fraction, format_value  # noqa: E402
 from viewer.playback import Playback  # noqa: E402
-from viewer.plots_pane import PlotsPane, scroll_window  # noqa: E402
+from viewer.plots.ahead_plan import scroll_window  # noqa: E402
+from viewer.plots.pane import PlotsPane  # noqa: E402
 
 
 @pytest.fixture

@@ -17,18 +17,20 @@ from solver import mechanisms
 from solver.mechanisms.base import BarGroup, DeviceLayout, Mark, Note, Pen, Polyline, bar_order
 from solver.mechanisms.base import fill_fraction  # noqa: F401  (the bars' rule, shared with sketches)
 from solver.runfile import RunFile
+from viewer import style
 from viewer.channel_blocks import ChannelBlocks
+from viewer.numbers import GAUGE, value_text
 
-BACKGROUND = QColor(12, 16, 28)
-FRAME = QColor(90, 100, 130)
-TEXT = QColor(225, 228, 235)
-DIM = QColor(140, 148, 170)
-POSITIVE = QColor(220, 40, 40)
-NEGATIVE = QColor(50, 110, 235)
-BAR_BACKGROUND = QColor(30, 36, 54)
-FULL = QColor(255, 220, 0)          # outline of a bar at or beyond its full scale
+BACKGROUND = QColor(style.BACKGROUND)
+FRAME = QColor(style.FRAME)
+TEXT = QColor(style.TEXT)
+DIM = QColor(style.KEY_TEXT)
+POSITIVE = QColor(*style.POSITIVE)
+NEGATIVE = QColor(*style.NEGATIVE)
+BAR_BACKGROUND = QColor(*style.BAR_BACKGROUND)
+FULL = QColor(*style.FULL_SCALE)    # outline of a bar at or beyond its full scale
 NO_RANGE = "no range"               # on a bar whose channel has no range in the file: its value, never a fill
-NO_RANGE_HATCH = QColor(58, 66, 92)  # hatching of a bar without a range (its "no range" shows where the value leaves room)
+NO_RANGE_HATCH = QColor(*style.NO_RANGE_HATCH)  # hatching of a bar without a range (its "no range" shows where the value leaves room)
 STACK_BAR_MIN_W = 90   # px of a stacked bar beside its name (its value: "+0.000 rpm")
 NUMBER_LABEL_W = 104   # px of a sketch number's label (its value ends at the box's right)
 _MARK_R = 9   # px: half the size of a sketch mark's image (its ring has radius 7)
@@ -64,13 +66,10 @@ def range_text(full_scale: float, unit: str) -> str:
 
 
 def format_value(value: float, unit: str) -> str:
-    if not math.isfinite(value):
-        return "—"
-    if unit == "m":
+    """A bar's value: signed, lengths in mm with one decimal (viewer.numbers.GAUGE steps otherwise)."""
+    if unit == "m" and math.isfinite(value):
         return f"{value * 1000:+.1f} mm"
-    a = abs(value)
-    s = f"{value:+.0f}" if a >= 100 else f"{value:+.2f}" if a >= 1 else f"{value:+.3f}"
-    return f"{s} {unit}".rstrip()
+    return value_text(value, unit, GAUGE, signed=True)
 
 
 
@@ -117,7 +116,7 @@ class DevicesPane(QWidget):
         self.sketch_scale: dict = {}                 # the sketch's run-level scales at the painted size
         self._facts: _Facts | None = None
         self._font = QFont(self.font())
-        self._font.setPointSizeF(9.0)
+        self._font.setPointSizeF(style.PANE_PT)
         self._bold = QFont(self._font)
         self._bold.setBold(True)
         self._value_font = QFont(self._font)   # the per-frame numbers (digits, signs, units) need no text shaping:

@@ -21,7 +21,8 @@ from viewer.channel_blocks import ChannelBlocks
 from viewer.contact_lanes import ContactLanes
 from viewer.devices_pane import DevicesPane
 from viewer.playback import SPEEDS, Playback, speed_label
-from viewer.plots_pane import PlotsPane
+from viewer.plots.pane import PlotsPane
+from viewer import style
 from viewer.steady_label import SteadyLabel
 
 try:  # the VTK scene pane; a placeholder keeps the diagram usable where it cannot load
@@ -149,7 +150,7 @@ class ScenePlaceholder(QLabel):
     def __init__(self, parent=None):
         super().__init__(f"scene pane unavailable: {_SCENE_ERROR or 'not built'}", parent)
         self.setAlignment(Qt.AlignCenter)
-        self.setStyleSheet("background: #0c101c; color: #8c94aa;")
+        self.setStyleSheet(f"background: {style.BACKGROUND}; color: {style.KEY_TEXT};")
         self.current_frame = -1
 
     def set_run(self, run):
@@ -248,7 +249,7 @@ class MnemonicDiagram(QWidget):
         self.playback = Playback(self)
         self.scene = ScenePane() if (with_scene and ScenePane is not None) else ScenePlaceholder()
         self.devices = DevicesPane()
-        self.plots = PlotsPane()
+        self.plots = PlotsPane(self.playback)
         self.events: EventTable | None = None
         self.verdict: Verdict | None = None
         self._analysed_run: RunFile | None = None
@@ -264,7 +265,7 @@ class MnemonicDiagram(QWidget):
         self.splitter = QSplitter(Qt.Vertical)
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setHandleWidth(4)
-        self.splitter.setStyleSheet("QSplitter::handle { background: #2a3248; }")
+        self.splitter.setStyleSheet(f"QSplitter::handle {{ background: {style.SPLITTER}; }}")
         for w in (self.scene, self.devices, self.plots):
             self.splitter.addWidget(w)
         self.scene.raise_()   # painted after the other panes: the GL driver rasterizes the scene meanwhile
@@ -347,7 +348,7 @@ class MnemonicDiagram(QWidget):
     # ---- transport bar --------------------------------------------------------------------
     def _build_transport(self) -> QWidget:
         bar = QWidget(objectName="transport")
-        bar.setStyleSheet("QWidget#transport { background: #1a2030; } QLabel { color: #e1e4eb; }")
+        bar.setStyleSheet(f"QWidget#transport {{ background: {style.TRANSPORT_BACKGROUND}; }} QLabel {{ color: {style.TEXT}; }}")
         bar.setAttribute(Qt.WA_StyledBackground)
         h = QHBoxLayout(bar)
         h.setContentsMargins(6, 3, 6, 3)
@@ -391,7 +392,7 @@ class MnemonicDiagram(QWidget):
         self.loop_button.toggled.connect(lambda on: self.playback.set_loop(on))
         h.addWidget(self.loop_button)
         self.time_label = QLabel()
-        self.time_label.setStyleSheet("font-family: monospace; color: #ffd700;")
+        self.time_label.setStyleSheet(f"font-family: {style.MONO}; color: {style.CURSOR};")
         self.time_label.setMinimumWidth(330)
         self.time_label = SteadyLabel(self.time_label)   # new text each frame
         h.addWidget(self.time_label)

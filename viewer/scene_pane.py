@@ -33,16 +33,14 @@ from solver import mechanisms  # noqa: E402
 from solver.runfile import TIME_CHUNK, RunFile, RunFileError  # noqa: E402
 from viewer.scene_geometry import arrow_elements, cross3, ld_plane, lateral_direction, pose_matrices  # noqa: E402
 from viewer.flow_row import FlowRow  # noqa: E402
+from viewer.numbers import force_text  # noqa: E402
 from viewer.steady_label import SteadyLabel  # noqa: E402
 from viewer.vtk_view import OffscreenVTKWidget  # noqa: E402
 
 # ---- look -------------------------------------------------------------------------------------
-BACKGROUND = (0.035, 0.045, 0.075)
-VIEW_BACKGROUND = (0.06, 0.075, 0.12)
-CONTACT_RED = (1.0, 0.16, 0.12)
-FORCE_COLOR = (1.0, 0.78, 0.15)
-TEXT_COLOR = (0.86, 0.90, 0.86)
-HEADER_COLOR = (1.0, 0.85, 0.35)
+from viewer.style import CONTACT_RED, FORCE_COLOR, VIEW_BACKGROUND  # noqa: E402
+from viewer.style import LABEL_FAMILY, SCENE_BACKGROUND as BACKGROUND, SCENE_HEADER as HEADER_COLOR  # noqa: E402
+from viewer.style import GHOST_COLOR, SCENE_TEXT as TEXT_COLOR, VIEW_TITLE  # noqa: E402
 
 # ---- layout, px -------------------------------------------------------------------------------
 STRIP_W = 212      # readout columns (Qt labels) left and right of the VTK views
@@ -98,11 +96,6 @@ def _draw_on_top(actor: vtkActor):
     """Fragments at the near plane: the actor stays visible through every wireframe (no extra layer)."""
     actor.GetShaderProperty().AddFragmentShaderReplacement(
         "//VTK::Depth::Impl", True, "//VTK::Depth::Impl\n  gl_FragDepth = 0.0;\n", False)
-
-
-def _force_text(newtons: float) -> str:
-    """Magnitude label of a force arrow: 850 N, 1.23 kN."""
-    return f"{newtons / 1000:.2f} kN" if newtons >= 1000 else f"{newtons:.0f} N"
 
 
 def _fmt(name: str, value: float, unit: str, width: int) -> str:
@@ -306,14 +299,14 @@ class ScenePane(QWidget):
         self._body_matrix: dict[str, vtkMatrix4x4] = {}
         self._pairs: list[str] = []
         self._arrows: list[dict] = []
-        self._label_font = QFont("Arial")              # force magnitude labels (see _paint_overlays)
+        self._label_font = QFont(LABEL_FAMILY)              # force magnitude labels (see _paint_overlays)
         self._label_font.setPixelSize(FONT)
         self._label_font.setBold(True)
         self._label_pen = QColor.fromRgbF(*FORCE_COLOR)
         self._label_box = QColor.fromRgbF(*BACKGROUND, 0.6)
-        self._title_font = QFont("Arial")              # the views' titles
+        self._title_font = QFont(LABEL_FAMILY)              # the views' titles
         self._title_font.setPixelSize(FONT)
-        self._title_pen = QColor.fromRgbF(0.55, 0.62, 0.72)
+        self._title_pen = QColor.fromRgbF(*VIEW_TITLE)
         self._texts_laid: dict = {}                    # (text, font, width) -> QStaticText (see _static_text)
         self._captions_laid = None                     # (size and ghost caption, laid-out captions) (see _captions)
         self.vtk_widget.overlay = self._paint_overlays
@@ -716,7 +709,7 @@ class ScenePane(QWidget):
                 a["arrow"].DeepCopy(m)
                 x, y, z = point
                 a["dot"].DeepCopy((1.0, 0.0, 0.0, x, 0.0, 1.0, 0.0, y, 0.0, 0.0, 1.0, z, 0.0, 0.0, 0.0, 1.0))
-                a["text"] = _force_text(math.sqrt(force[0] * force[0] + force[1] * force[1] + force[2] * force[2]))
+                a["text"] = force_text(math.sqrt(force[0] * force[0] + force[1] * force[1] + force[2] * force[2]))
                 a["point"] = (x, y, z)
             vis = m is not None
             if vis != a["visible"]:
@@ -783,7 +776,7 @@ class ScenePane(QWidget):
         self._time.setText(f"T Current {t:8.3f} s  ({phase})")
 
     # ---- a second run as a ghost wireframe (comparison) ----------------------------------------
-    GHOST_COLOR = (0.62, 0.45, 1.0)
+    GHOST_COLOR = GHOST_COLOR
 
     def set_ghost(self, run_b: RunFile | None, offset: float = 0.0, label: str = ""):
         """Draw run B's parts as a violet, see-through wireframe at B's frame for t_A − offset (None removes it)."""
@@ -1086,13 +1079,6 @@ class ScenePane(QWidget):
                     p.drawStaticText(QPointF(left, bottom - size.height()), st)
         finally:
             p.restore()
-
-    def readout_text(self) -> str:
-        return "\n".join(s for s in (self._left_head.text(), self._left.text(),
-                                     self._right_head.text(), self._right.text()) if s)
-
-    def base_loads_text(self) -> str:
-        return self._loads.text()
 
     def time_text(self) -> str:
         return self._time.text()

@@ -202,6 +202,8 @@ class _Runs:
         keys = [tuple(np.round(np.asarray(x, float), 12)) for x in xs]   # a run to a later t_end serves any earlier
         todo = list(dict.fromkeys(k for k in keys if k not in self.cache))
         if todo:
+            if self.cancel is not None and self.cancel():   # also between rounds: a round may end within one wait
+                raise _Stopped("cancelled")
             if self.done + len(todo) > self.max_runs:
                 raise _Stopped("run budget reached")
             self.rounds += 1
