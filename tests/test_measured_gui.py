@@ -81,8 +81,14 @@ def test_open_measured_shows_dashed_traces_and_the_metrics_of_solver_measured(qt
     assert f"{truth.offset:.6f} s" in dock.offset_label.text()
     qtbot.wait(200)
     window.grab_image().save(str(artifacts / "measured_overlay_1600x1000.png"))
-    window.measured.close()                                            # File → Close measured data
+    truth_run = record.parent / "truth.h5"                             # another run: compared anew (in sync)
+    assert window.open_run(truth_run), window.last_error
+    again = compare_run(truth_run, record, EXAMPLE_MAP)
+    fx = next(r for r in dock.rows() if r[0] == "Fx")
+    assert fx[1] == f"{next(m.rms for m in again.metrics if m.channel == 'Fx'):.4g}" and float(fx[1]) < 20.0   # the truth against its own record
+    window.measured.act_close.trigger()                                # File → Close measured data
     assert pane.measured_values("Fx") is None and dock.rows() == [] and window.run is not None
+    assert not window.measured.act_close.isEnabled()
 
 
 def test_measured_difference_plots_toggle(qtbot, window, stand):
