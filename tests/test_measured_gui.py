@@ -220,6 +220,9 @@ def test_wheel_zooms_the_time_axis_and_the_way_back_restores_the_window(qtbot, w
     centre = pane.glw.mapFromScene(pane.plots[0].getViewBox().sceneBoundingRect().center())
     qtbot.mouseDClick(pane.glw.viewport(), Qt.LeftButton, pos=centre)
     assert pane.zoom is None and pane.x_range() == pane._range_at(pane.t_current)
+    wheel(pane, 0, 1)
+    window.diagram.act_scrolling.toggle()                          # W (whole run) ends a zoom too
+    assert pane.zoom is None and pane.x_range() == (0.0, T_END) and not window.measured.act_reset_zoom.isEnabled()
 
 
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=lambda s: f"{s[0]}x{s[1]}")

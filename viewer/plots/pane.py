@@ -400,8 +400,11 @@ class PlotsPane(QWidget):
         self._apply_xrange(force=True)
 
     def set_scrolling(self, on: bool):
-        """Scrolling window (True) or the whole run (False)."""
+        """Scrolling window (True) or the whole run (False); a wheel zoom ends."""
         self.scrolling = bool(on)
+        if self.zoom is not None:
+            self.zoom = None
+            self.zoomChanged.emit(None)
         self._apply_xrange(force=True)
 
     def set_window(self, seconds: float):
