@@ -246,3 +246,10 @@ def test_layout_with_measured_data(qtbot, tmp_path, stand, size, artifacts):
         for r in range(table.rowCount()):
             text = table.item(r, c).text()
             assert table.fontMetrics().horizontalAdvance(text) <= table.columnWidth(c), (text, table.columnWidth(c))
+
+
+def test_measured_data_without_a_run_is_refused_with_a_message(qtbot, tmp_path, stand):
+    w = main_window(qtbot, tmp_path / "settings.ini", activate=False)
+    assert not w.measured.open(stand[1], EXAMPLE_MAP)
+    assert w.last_error == f"{stand[1]}: open a run first: measured data is compared with the open run"
+    assert w.isVisible() and w.measured.dock.rows() == []
