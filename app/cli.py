@@ -28,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
                "  dockmnemo                          open the bundled sample run\n"
                "  dockmnemo view run.h5              open a run file\n"
                "  dockmnemo view campaign_dir/       open a campaign's envelope map\n"
+               "  dockmnemo view run.h5 --measured stand.csv --map map.toml   overlay a measured record\n"
                "  dockmnemo info run.h5              print the run's facts, channels, pairs, events\n"
                "  xvfb-run -a dockmnemo export run.h5 --clip 0:12 --clip 177:180@0.25 --title \"Impact\" -o clip.mp4\n"
                "                                     render intervals of the diagram to MP4 (needs an X display)\n"
@@ -44,6 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
                                    "directory, open its envelope map (click a point to open that run).")
     v.add_argument("run", type=Path, nargs="?",
                    help="run file (HDF5, format v1) or campaign directory; default: bundled sample")
+    v.add_argument("--measured", type=Path, default=None, metavar="RECORD",
+                   help="a measured record to overlay (CSV, HDF5, .mat; docs/measured-data.md)")
+    v.add_argument("--map", dest="map", type=Path, default=None, metavar="MAP.toml",
+                   help="its channel map (default: RECORD's stem + _map.toml next to it)")
     i = sub.add_parser("info", help="print a run file's summary and exit (exit 2 on a bad file)",
                        description="Print variant, comment, Run Date, duration, frames, T capture, T Final, "
                                    "channel groups, contact pairs and events of RUN.h5.")
@@ -298,7 +303,8 @@ def cmd_info(args) -> int:
 
 def cmd_view(args) -> int:
     from app.main_window import run_app
-    return run_app(args.run if getattr(args, "run", None) else default_run())
+    return run_app(args.run if getattr(args, "run", None) else default_run(),
+                   measured=getattr(args, "measured", None), map_path=getattr(args, "map", None))
 
 
 def main(argv=None) -> int:

@@ -35,6 +35,8 @@ KEYS_HELP = """<table>
 <tr><td><b>N / P</b></td><td>next / previous contact event start</td></tr>
 <tr><td><b>F</b></td><td>contact points and force vectors on / off</td></tr>
 <tr><td><b>click in a plot</b></td><td>go to that time</td></tr>
+<tr><td><b>mouse wheel in a plot</b></td><td>zoom the time axis; <b>double-click</b> or <b>Ctrl+0</b>: back</td></tr>
+<tr><td><b>right click in a plot</b></td><td>export it or all plots (PNG, SVG), the shown data (CSV)</td></tr>
 </table>"""
 
 
@@ -56,6 +58,8 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._build_events_ui()
         self._build_run_ui()
+        from app.measured_actions import MeasuredView   # measured data, its metrics dock; plot exports and zoom
+        self.measured = MeasuredView(self)
         self.resize(1600, 1000)
         self._restore_settings()
         self.playback.speedChanged.connect(lambda s: self.settings.setValue("speed", float(s)))
@@ -557,6 +561,8 @@ class MainWindow(QMainWindow):
         if old is not None and old is not run:
             old.close()
         self.setWindowTitle(title)
+        if getattr(self, "measured", None) is not None and old is not run:
+            self.measured.run_changed()
         return True
 
     def show_error(self, message: str, title: str = "Cannot open run file"):
@@ -643,9 +649,9 @@ class UnexpectedErrors:
             pass
 
 
-def start_app(path) -> tuple[MainWindow, UnexpectedErrors]:
-    """The shown window on `path` with the last-resort error hook installed; a file that cannot be opened leaves
-    the window empty with a dialog (never an exit)."""
+def start_app(path, measured=None, map_path=None) -> tuple[MainWindow, UnexpectedErrors]:
+    """The shown window on `path` (and a measured record over it) with the last-resort error hook installed; a file
+    that cannot be opened leaves the window empty (or without the record) with a dialog (never an exit)."""
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName(APP_NAME)
     logging.basicConfig(format="%(name)s: %(levelname)s: %(message)s")
@@ -653,15 +659,16 @@ def start_app(path) -> tuple[MainWindow, UnexpectedErrors]:
     errors = UnexpectedErrors(w).install()
     w.show()
     try:
-        w.open_path(path)
+        if w.open_path(path) and measured is not None:
+            w.measured.open(measured, map_path)
     except Exception:  # noqa: BLE001  (never an exit: the dialog says what happened)
         errors(*sys.exc_info())
     return w, errors
 
 
-def run_app(path) -> int:
+def run_app(path, measured=None, map_path=None) -> int:
     """`dockmnemo view`: the window until it is closed."""
-    w, errors = start_app(path)
+    w, errors = start_app(path, measured, map_path)
     try:
         return QApplication.instance().exec()
     finally:

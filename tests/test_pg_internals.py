@@ -57,6 +57,15 @@ def test_the_hooks_work_on_real_objects(qtbot):
     assert pgi.tick_settings(plot.getAxis("bottom")) == (None, 1.0)
 
 
+def test_the_svg_exporter_function_export_svg_replaces_is_there():
+    import sys
+
+    import pyqtgraph.exporters  # noqa: F401
+    from viewer.plots.pg_internals import SVG_MODULE_NEEDS
+    module = sys.modules["pyqtgraph.exporters.SVGExporter"]
+    assert [n for n in SVG_MODULE_NEEDS if not callable(getattr(module, n, None))] == []
+
+
 def test_no_other_module_touches_pyqtgraph_private_attributes():
     """In every module that imports pyqtgraph (but pg_internals.py): no use or override of a private name from
     NEEDED, unless the module sets that attribute on its own objects (`self._pens = ...` of a non-pyqtgraph widget)."""

@@ -17,6 +17,7 @@ LANE_TEXT = "#c8cede"         # contact lanes' pair names
 NO_VALUE = "#7a8194"          # envelope map: a run without a value
 CURSOR = "#ffd700"            # T Current: the yellow time line, its readout, the open run's ring
 CAPTURE = "#ffffff"           # the dashed capture line, difference curves, kept-run rims
+MEASURED = "#f472d0"          # a measured record's dashed trace and its measured − run difference plot
 TRACE_COLORS = ("#4fc3f7", "#81c784", "#ff8a65", "#ba68c8", "#f06292", "#aed581", "#ffb74d", "#90a4ae")
 """The plotted channels' colours, in plotting order (the readout box names them alike)."""
 PASS = "#66dd77"              # verdict PASS

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QDoubleSpinBox, QFormLayout, QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDoubleSpinBox, QFrame, QGridLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from solver.runfile import RunFile
 from viewer import style
@@ -40,9 +40,15 @@ class FactsPanel(QWidget):
         v = QVBoxLayout(self)
         v.setContentsMargins(8, 6, 8, 6)
         form_box = QWidget(objectName="facts")
-        form = QFormLayout(form_box)
+        form = QGridLayout(form_box)   # (a QFormLayout gives a wrapped value less height than it asks for)
         form.setContentsMargins(0, 0, 0, 0)
         form.setVerticalSpacing(2)
+        form.setColumnStretch(1, 1)
+
+        def add_row(name: QLabel, value: QWidget):
+            r = form.rowCount()
+            form.addWidget(name, r, 0, Qt.AlignLeft | Qt.AlignTop)
+            form.addWidget(value, r, 1)
         self.graph_step_box = QDoubleSpinBox(decimals=3, minimum=0.001, maximum=60.0, singleStep=0.05, suffix=" s")
         self.graph_step_box.setValue(graph_step)
         self.graph_step_box.setKeyboardTracking(False)
@@ -55,12 +61,13 @@ class FactsPanel(QWidget):
             lab.setProperty("role", "key")
             return lab
 
-        form.addRow(key("GraphStep"), self.graph_step_box)
+        add_row(key("GraphStep"), self.graph_step_box)
         for k in FACTS:
             lab = self.labels[k] = QLabel("—")
             lab.setWordWrap(True)
             lab.setTextInteractionFlags(Qt.TextSelectableByMouse)
-            form.addRow(key(k), lab)
+            add_row(key(k), lab)
+        form.setRowStretch(form.rowCount(), 1)
         v.addWidget(scroll_area(form_box, style.BACKGROUND), 1)   # a long comment or verdict scrolls; the box stays
         box = QFrame(objectName="readout")
         bl = QVBoxLayout(box)

@@ -1,4 +1,5 @@
-"""Comparison with a second run: run B's channels dashed over run A's plots, and the A − B difference plot."""
+"""Comparisons drawn over the plots: a second run's channels dashed and the A − B plot; a measured record's channels
+dashed and the measured − run plots."""
 from __future__ import annotations
 
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
@@ -33,13 +34,19 @@ def difference_plot(glw: pg.GraphicsLayoutWidget, row: int, run: RunFile, run_b:
                     blocks, labelled: bool) -> tuple[pg.PlotItem, pg.PlotDataItem, pg.LabelItem]:
     """The plot of A − B of channel `name` on A's frames, at `row` of `glw`: (plot, its curve, its title)."""
     info = run.channels[name]
+    d = difference(run, run_b, name, offset, a_values=blocks.full(name))
+    return difference_row(glw, row, f"Δ {name} (A − B) [{info.unit}]", run.time, d, style.CAPTURE, labelled)
+
+
+def difference_row(glw: pg.GraphicsLayoutWidget, row: int, text: str, t, d, color: str,
+                   labelled: bool) -> tuple[pg.PlotItem, pg.PlotDataItem, pg.LabelItem]:
+    """A difference plot (curve `d` over `t`, a zero line) titled `text` at `row` of `glw`: (plot, curve, title)."""
     plot = glw.addPlot(row=row, col=0, enableMenu=False)
     style_plot(plot)
-    title = plot_label(f"Δ {name} (A − B) [{info.unit}]", color=style.CAPTURE, size=style.PLOT_TITLE)
+    title = plot_label(text, color=color, size=style.PLOT_TITLE)
     title.setParentItem(plot.getViewBox())
     title.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(4, 0))
-    d = difference(run, run_b, name, offset, a_values=blocks.full(name))
-    curve = plot.plot(run.time, d, pen=pg.mkPen(style.CAPTURE, width=1), connect="finite")
+    curve = plot.plot(t, d, pen=pg.mkPen(color, width=1), connect="finite")
     curve.setDownsampling(auto=True, method="peak")
     curve.setClipToView(True)
     plot.addItem(pg.InfiniteLine(0.0, angle=0, movable=False, pen=pg.mkPen(style.FRAME, width=1)), ignoreBounds=True)
@@ -51,3 +58,18 @@ def difference_plot(glw: pg.GraphicsLayoutWidget, row: int, run: RunFile, run_b:
         plot.getAxis(ax).enableAutoSIPrefix(False)
     label_time(plot, labelled)
     return plot, curve, title
+
+
+def measured_curves(plots: list, names: list[str], comparison) -> dict[int, pg.PlotDataItem]:
+    """A measured record's channel dashed in its run channel's plot, at the record's own rate in run time: plot
+    index -> its curve (`comparison`: a solver.measured.Comparison)."""
+    out = {}
+    for i, (name, plot) in enumerate(zip(names, plots)):
+        if name not in comparison.record:
+            continue
+        pen = pg.mkPen(style.MEASURED, width=1.2, style=Qt.DashLine)
+        c = plot.plot(comparison.record_time, comparison.record[name], pen=pen, connect="finite")
+        c.setDownsampling(auto=True, method="peak")
+        c.setClipToView(True)
+        out[i] = c
+    return out

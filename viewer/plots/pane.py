@@ -13,7 +13,7 @@ import math
 import numpy as np
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, Qt, Signal
 from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QWidget
 
 from solver import mechanisms
@@ -25,7 +25,7 @@ from viewer.plots.ahead_plan import (COST_AXIS, COST_BARS, COST_DATA, COST_DRAWN
                                      DEFAULT_WINDOW, drawings_now, frames_in, plan_ahead, range_at, span_for)
 from viewer.plots.axes import ValueAxis, label_time, style_plot
 from viewer.plots.facts import FactsPanel, scroll_area
-from viewer.plots.ghosts import difference_plot, ghost_curves
+from viewer.plots.ghosts import difference_plot, difference_row, ghost_curves, measured_curves
 from viewer.plots.live import load_curves
 from viewer.plots.pg_internals import plain_follower, set_x_ranges
 from viewer.plots.seek import clicked_time
@@ -51,6 +51,8 @@ class PlotsPane(QWidget):
     seekRequested = Signal(float)       # run time the user clicked in a plot
     graphStepEdited = Signal(float)     # GraphStep typed in the facts panel
     plotsChanged = Signal(list)         # the plotted channel names
+    zoomChanged = Signal(object)        # the zoomed time range (t0, t1), or None: back to the playback's window
+    menuRequested = Signal(int, QPointF)   # a right click: the plot's index (-1: none) and the screen position
 
     def __init__(self, playback: Playback | None = None, parent=None):
         super().__init__(parent)
@@ -89,6 +91,11 @@ class PlotsPane(QWidget):
         self._direct = False                             # the last scroll set each view's range (_scroll_views)
         self.diff_plot: pg.PlotItem | None = None
         self.diff_curve: pg.PlotDataItem | None = None
+        self.measured = None                             # a solver.measured.Comparison drawn dashed (set_measured)
+        self.measured_diff = False                       # its measured − run plots shown
+        self._measured_of: dict[int, pg.PlotDataItem] = {}   # plot index -> the record's dashed curve in it
+        self.measured_diff_plots: dict[str, tuple[pg.PlotItem, pg.PlotDataItem]] = {}   # channel -> plot, curve
+        self.zoom: tuple[float, float] | None = None     # a wheel-zoomed time range (a view range, not playback)
 
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -102,6 +109,7 @@ class PlotsPane(QWidget):
         self.glw.setBackground(style.BACKGROUND)
         self.glw.ci.setSpacing(2)
         self.glw.scene().sigMouseClicked.connect(self._on_click)
+        self.glw.viewport().installEventFilter(self)     # the mouse wheel zooms the time axis
         self.plots_scroll = scroll_area(self.glw, style.BACKGROUND)   # plots keep MIN_PLOT_H; more scroll
         self.rows_scroll = True       # False (a video: nothing can scroll): the plots share the pane's height
         lay.addWidget(self.plots_scroll, 1)
@@ -111,7 +119,7 @@ class PlotsPane(QWidget):
         """Room for every plotted value in the readout box and for MIN_PLOT_H per plot (the plots scroll)."""
         lines = len(self.names)
         self.facts.fit_rows(lines)
-        rows = lines + (1 if self._diff_shown() else 0)
+        rows = lines + self._extra_rows()
         footer = self.glw.ci.layout.rowMinimumHeight(rows) if self._footer_shown() else 0
         self.glw.setMinimumHeight(rows * MIN_PLOT_H + max(footer, 0) + TIME_AXIS_H if rows and self.rows_scroll else 0)
 
@@ -139,6 +147,7 @@ class PlotsPane(QWidget):
             return
         self.frame = 0
         self.t_current = float(run.time[0])
+        self.zoom = None
         self.set_plotted(names if names is not None else default_plots(run))
 
     def set_plotted(self, names: list[str]):
@@ -156,6 +165,7 @@ class PlotsPane(QWidget):
         self.plots, self.curves, self.cursors, self.capture_lines, self.ranges = [], [], [], [], []
         self.titles = []
         self.ghost_curves, self.diff_plot, self.diff_curve = [], None, None
+        self._measured_of, self.measured_diff_plots = {}, {}
         self._ghost_of, self._yfit = {}, []
         self._yfits.clear()
         self._next, self._pending = None, []
@@ -184,7 +194,7 @@ class PlotsPane(QWidget):
             # keeps the y range: its text and grid are blitted (the time axes, curves change with every scroll)
             for ax in ("bottom", "top", "right"):   # no label re-layout on every scroll (hidden axes too)
                 plot.getAxis(ax).enableAutoSIPrefix(False)
-            label_time(plot, not (i < len(names) - 1 or self._footer_shown() or self._diff_shown()))
+            label_time(plot, not (i < len(names) - 1 or self._footer_shown() or self._extra_rows()))
             curve = Trace(pen=pg.mkPen(color, width=1))   # data: the frames around the x range (_load_span)
             plot.addItem(curve)
             curve.opts["autoDownsampleFactor"] = DOWNSAMPLE_PER_PX
@@ -218,6 +228,7 @@ class PlotsPane(QWidget):
             if isinstance(a, TimeAxis) and not a.style["showValues"]:
                 a.share_drawings(shared)
         first = self._add_compare(first)
+        first = self._add_measured(first)
         self._add_footer(first)
         footer_cursor = getattr(self.footer, "cursor", None) if self._footer_shown() else None
         self.glw.set_cursors(self.cursors + ([footer_cursor] if isinstance(footer_cursor, TimeCursor) else []))
@@ -252,7 +263,7 @@ class PlotsPane(QWidget):
             return
         f = self.footer
         f.setVisible(True)
-        row = len(self.names) + (1 if self._diff_shown() else 0)
+        row = len(self.names) + self._extra_rows()
         self.glw.addItem(f, row=row, col=0)
         self._size_footer()
         self.glw.ci.layout.setRowStretchFactor(row, 0)
@@ -264,7 +275,7 @@ class PlotsPane(QWidget):
         if not self._footer_shown():
             return
         want = self.footer.height_px() if hasattr(self.footer, "height_px") else 80
-        row = len(self.names) + (1 if self._diff_shown() else 0)
+        row = len(self.names) + self._extra_rows()
         visible = self.plots_scroll.height()
         height = min(want, visible // 2)
         if self.rows_scroll and row * MIN_PLOT_H + TIME_AXIS_H + height > visible:   # the pane scrolls anyway:
@@ -297,7 +308,8 @@ class PlotsPane(QWidget):
         if not self._diff_shown():
             return first
         plot, self.diff_curve, title = difference_plot(self.glw, len(self.names), self.run, b, self.diff_name,
-                                                       self.compare_offset, self.blocks, not self._footer_shown())
+                                                       self.compare_offset, self.blocks,
+                                                       not (self._footer_shown() or self._measured_diff_names()))
         self.diff_plot = plot
         self.titles.append(title)
         self.cursors.append(TimeCursor(self.t_current, pg.mkPen(style.CURSOR, width=1.5), plot))
@@ -305,6 +317,58 @@ class PlotsPane(QWidget):
             return plot
         plot.setXLink(first)
         return first
+
+    def _extra_rows(self) -> int:
+        """Rows under the plots before the footer: the A − B plot and the measured − run plots."""
+        return (1 if self._diff_shown() else 0) + len(self._measured_diff_names())
+
+    # ---- a measured record (dashed at its own rate, measured − run plots) -------------------
+    def set_measured(self, comparison, diff: bool | None = None):
+        """Draw a measured record (a solver.measured.Comparison, None: none) dashed over its run channels' plots;
+        `diff`: also a measured − run plot per plotted measured channel (None: as before)."""
+        self.measured = comparison
+        if diff is not None:
+            self.measured_diff = bool(diff)
+        self.set_plotted(self.names)
+
+    def _measured_diff_names(self) -> list[str]:
+        m = self.measured
+        if m is None or not self.measured_diff or self.run is None:
+            return []
+        return [n for n in self.names if n in m.measured]
+
+    def _add_measured(self, first):
+        """The record's dashed curves; its difference plots as the last rows. Returns the x master."""
+        m = self.measured
+        if m is None or self.run is None:
+            return first
+        self._measured_of = measured_curves(self.plots, self.names, m)
+        diff_names = self._measured_diff_names()
+        row = len(self.names) + (1 if self._diff_shown() else 0)
+        for k, name in enumerate(diff_names):
+            unit = m.units.get(name, "")
+            plot, curve, title = difference_row(self.glw, row + k, f"Δ {name} (measured − run) [{unit}]", m.time,
+                                                m.difference(name), style.MEASURED,
+                                                k == len(diff_names) - 1 and not self._footer_shown())
+            self.measured_diff_plots[name] = (plot, curve)
+            self.titles.append(title)
+            self.cursors.append(TimeCursor(self.t_current, pg.mkPen(style.CURSOR, width=1.5), plot))
+            if first is None:
+                first = plot
+            else:
+                plot.setXLink(first)
+        return first
+
+    def measured_values(self, name: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """The dashed measured curve of channel `name` as drawn (time, values); None if not drawn."""
+        i = self.names.index(name) if name in self.names else -1
+        c = self._measured_of.get(i)
+        return None if c is None else (np.asarray(c.xData), np.asarray(c.yData))
+
+    def measured_difference_values(self, name: str) -> np.ndarray | None:
+        """The measured − run plot's data of channel `name` (on the run's frames); None if not shown."""
+        pc = self.measured_diff_plots.get(name)
+        return None if pc is None else np.asarray(pc[1].yData)
 
     def difference_values(self) -> np.ndarray | None:
         """The difference curve's data (A − B on A's frames), None without one."""
@@ -336,8 +400,11 @@ class PlotsPane(QWidget):
         self._apply_xrange(force=True)
 
     def set_scrolling(self, on: bool):
-        """Scrolling window (True) or the whole run (False)."""
+        """Scrolling window (True) or the whole run (False); a wheel zoom ends."""
         self.scrolling = bool(on)
+        if self.zoom is not None:
+            self.zoom = None
+            self.zoomChanged.emit(None)
         self._apply_xrange(force=True)
 
     def set_window(self, seconds: float):
@@ -411,7 +478,8 @@ class PlotsPane(QWidget):
     def _x_master(self):
         if self.plots:
             return self.plots[0]
-        return self.diff_plot or (self.footer if self._footer_shown() else None)
+        return self.diff_plot or next((p for p, _ in self.measured_diff_plots.values()), None) or \
+            (self.footer if self._footer_shown() else None)
 
     def _apply_xrange(self, force: bool = False):
         if self.run is None or self._x_master() is None:
@@ -441,8 +509,12 @@ class PlotsPane(QWidget):
 
     def _x_views(self) -> list:
         """The view boxes on the shared time axis: the plots, the difference plot, the footer."""
-        return [p.getViewBox() for p in
-                self.plots + [p for p in (self.diff_plot, self.footer if self._footer_shown() else None) if p]]
+        return [p.getViewBox() for p in self._time_plots()]
+
+    def _time_plots(self) -> list:
+        """The plots on the shared time axis: the channels', the difference plots, the footer."""
+        return self.plots + [p for p in (self.diff_plot, *(p for p, _ in self.measured_diff_plots.values()),
+                                          self.footer if self._footer_shown() else None) if p]
 
     def _scroll_views(self, rng: tuple[float, float]) -> bool:
         """Give every x-linked view the x range `rng` in one pass, as their links would (same range, same
@@ -477,14 +549,14 @@ class PlotsPane(QWidget):
 
     def _y_range(self, i: int, xrange: tuple[float, float]) -> tuple[float, float] | None:
         """Plot i's fitted y range for this x range (None: no finite data in it)."""
-        curves = [c for c in (self.curves[i], self._ghost_of.get(i)) if c is not None]
+        curves = [c for c in (self.curves[i], self._ghost_of.get(i), self._measured_of.get(i)) if c is not None]
         return self._yfits.y_range(i, xrange, curves, self.plots[i].getViewBox())
 
     def _prepare_next(self):
         """While playing in a scrolling window, make the next GraphStep's drawings ahead, spread evenly (by their
         rough cost) over the frames left before that step: each line's display data and image, the lane bars, the
         value axes whose range the step changes, the time axes. The scroll then only shows them."""
-        if not self.scrolling or self._xrange is None or self.graph_step <= 0:
+        if not self.scrolling or self._xrange is None or self.graph_step <= 0 or self.zoom is not None:
             self._pending = []
             return
         plan = plan_ahead(self.run.time, self._xrange, self.window, self.graph_step, self.frame, self._stride(),
@@ -527,7 +599,9 @@ class PlotsPane(QWidget):
         return self.playback.next_frame
 
     def _range_at(self, t: float) -> tuple[float, float]:
-        """The x range at run time t: the scrolling window, or the whole run."""
+        """The x range at run time t: the wheel-zoomed range, the scrolling window, or the whole run."""
+        if self.zoom is not None:
+            return self.zoom
         return range_at(self.run.time, t, self.scrolling, self.window, self.graph_step)
 
     def _span_for(self, rng: tuple[float, float]) -> tuple[int, int]:
@@ -564,10 +638,58 @@ class PlotsPane(QWidget):
 
     # ---- seeking by click -----------------------------------------------------------------
     def _on_click(self, ev):
-        if ev.button() != Qt.LeftButton or self.run is None:
+        if self.run is None:
+            return
+        if ev.button() == Qt.RightButton:
+            ev.accept()
+            i = self._plot_at(ev.scenePos())
+            self.menuRequested.emit(i, QPointF(ev.screenPos()))
+            return
+        if ev.button() != Qt.LeftButton:
+            return
+        if ev.double():     # (the zoom's way back: eventFilter)
             return
         self._drop_early()   # (the view boxes map as the pixels show them)
         t = clicked_time(ev.scenePos(), self.plots + ([self.footer] if self._footer_shown() else []))
         if t is not None:
             ev.accept()
             self.seekRequested.emit(t)
+
+    def _plot_at(self, scene_pos) -> int:
+        """Index of the channel plot under a scene position, -1 if none."""
+        return next((i for i, p in enumerate(self.plots) if p.sceneBoundingRect().contains(scene_pos)), -1)
+
+    # ---- wheel zoom on the time axis (a view range; the playback model keeps time) ----------------
+    def eventFilter(self, obj, ev):
+        if obj is self.glw.viewport() and ev.type() == QEvent.Wheel and self.run is not None:
+            steps = ev.angleDelta().y() / 120.0
+            t = clicked_time(self.glw.mapToScene(ev.position().toPoint()), self._time_plots())
+            if steps and t is not None:
+                self.zoom_time(0.8 ** steps, t)
+                ev.accept()
+                return True
+        if (obj is self.glw.viewport() and ev.type() == QEvent.MouseButtonDblClick
+                and ev.button() == Qt.LeftButton):
+            self.reset_zoom()          # a double-click: back to the window following T Current
+        return super().eventFilter(obj, ev)
+
+    def zoom_time(self, factor: float, about: float):
+        """Scale the shown time range by `factor` (< 1: in) about run time `about`; it stays until reset_zoom."""
+        x0, x1 = self.x_range() or self._range_at(self.t_current)
+        t0, t1 = float(self.run.time[0]), float(self.run.time[-1])
+        x0, x1 = max(x0, t0), min(x1, t1)                  # (a window wider than the run: the run)
+        width = min(max((x1 - x0) * factor, 1e-3), t1 - t0)
+        a = about - (about - x0) * width / (x1 - x0)
+        a = min(max(a, t0), t1 - width)
+        self._drop_early()
+        self.zoom = (a, a + width)
+        self._apply_xrange(force=True)
+        self.zoomChanged.emit(self.zoom)
+
+    def reset_zoom(self):
+        """Back to the window that follows T Current (or the whole run)."""
+        if self.zoom is None:
+            return
+        self.zoom = None
+        self._apply_xrange(force=True)
+        self.zoomChanged.emit(None)

@@ -186,3 +186,33 @@ def tick_settings(axis: pg.AxisItem) -> tuple:
 def bar_drawing(bars: pg.BarGraphItem) -> tuple:
     """(QRectF per bar, pen per bar, brush per bar) as pyqtgraph draws them (after its drawPicture)."""
     return bars._rectarray.instances(), bars._pens, bars._brushes
+
+
+# ---- SVGExporter ---------------------------------------------------------------------------------------
+SVG_MODULE_NEEDS = ("correctCoordinates",)
+"""Functions of pyqtgraph.exporters.SVGExporter's module replaced for a moment by `export_svg`."""
+
+
+def export_svg(item, path) -> None:
+    """pyqtgraph's SVGExporter on `item`, with closed paths written open: Qt 6 writes a rectangle (every view box's
+    border rect) as `M… L… Z`, and pyqtgraph 0.14.0's `correctCoordinates` cannot read the `Z` (ValueError; pyqtgraph
+    issue #3495). The last `L` of such a path returns to its start, so the drawing is the same."""
+    import re
+    import sys
+
+    import pyqtgraph.exporters as pg_exporters
+    module = sys.modules["pyqtgraph.exporters.SVGExporter"]
+    original = module.correctCoordinates
+
+    def correct(node, defs, svg_item, options):
+        for p in node.getElementsByTagName("path"):
+            d = p.getAttribute("d")
+            if "Z" in d or "z" in d:
+                p.setAttribute("d", re.sub(r"\s*[Zz]\s*", " ", d).strip())
+        return original(node, defs, svg_item, options)
+
+    module.correctCoordinates = correct
+    try:
+        pg_exporters.SVGExporter(item).export(str(path))
+    finally:
+        module.correctCoordinates = original

@@ -1,0 +1,64 @@
+"""The measured-data dock: per channel the RMS and peak error, the time of the peak, the correlation r and the unit,
+with the time offset used (a solver.measured.Comparison's metrics)."""
+from __future__ import annotations
+
+import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QAbstractItemView, QDockWidget, QHeaderView, QLabel, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
+
+from viewer.numbers import NO_VALUE
+
+COLUMNS = ("channel", "RMS error", "peak error", "t peak [s]", "r", "unit")
+
+
+def _num(x: float, spec: str = ".4g") -> str:
+    """As `dockmnemo validate` prints it (4 significant digits); NO_VALUE for NaN."""
+    return format(x, spec) if x == x and abs(x) != float("inf") else NO_VALUE
+
+
+class MeasuredDock(QDockWidget):
+    """Metrics of the measured record shown in the plots (empty: none open)."""
+
+    def __init__(self, parent=None):
+        super().__init__("Measured data", parent)
+        self.setObjectName("measured_dock")
+        body = QWidget(self)
+        lay = QVBoxLayout(body)
+        lay.setContentsMargins(4, 4, 4, 4)
+        self.source = QLabel("no measured data open (File → Open measured data…)")
+        self.source.setWordWrap(True)
+        self.offset_label = QLabel("")
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        for w in (self.source, self.offset_label, self.table):
+            lay.addWidget(w)
+        self.setWidget(body)
+
+    def set_comparison(self, comparison, source: str = ""):
+        """Show a comparison's metrics (None: clear)."""
+        self.table.setRowCount(0)
+        if comparison is None:
+            self.source.setText("no measured data open (File → Open measured data…)")
+            self.offset_label.setText("")
+            return
+        self.source.setText(source)
+        how = "automatic alignment" if comparison.auto else "given offset"
+        self.offset_label.setText(f"time offset: {comparison.offset:.6f} s ({how}; t_measured = t_run + offset)")
+        self.table.setRowCount(len(comparison.metrics))
+        for row, m in enumerate(comparison.metrics):
+            cells = (m.channel, _num(m.rms), _num(m.peak), _num(m.t_peak, ".4f"), _num(m.r, ".4f"), m.unit)
+            for col, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if col in (1, 2, 3, 4):
+                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                self.table.setItem(row, col, item)
+
+    def rows(self) -> list[list[str]]:
+        """The table's texts, row by row (what a user reads)."""
+        t = self.table
+        return [[t.item(r, c).text() for c in range(t.columnCount())] for r in range(t.rowCount())]
