@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import signal
 import sys
-import time
+
+from tqdm import tqdm
 
 
 def fail(message, code: int = 2) -> int:
@@ -47,36 +48,32 @@ class StopOnSignal:
 
 
 class TerminalProgress:
-    """Prints `label [#####.....]  42%  12.0/30.0 s  ETA 8 s` on one line, at most 10 times a second."""
+    """tqdm's bar on stderr: `label  42.0%|####      | 12.0/30.0 s [00:04<00:05]`, redrawn at most 10 times a second on a
+    terminal (every 5 s in a log); `close(done, note)` ends it where the work stopped, with how it ended."""
 
-    def __init__(self, label: str, total: float, unit: str = "", stream=None, width: int = 30):
-        self.label, self.total, self.unit = label, float(total), unit
+    FORMAT = "{desc} {percentage:5.1f}%|{bar}| {n:.1f}/{total:.1f}{unit} [{elapsed}<{remaining}{postfix}]"
+
+    def __init__(self, label: str, total: float, unit: str = "", stream=None):
         self.stream = stream or sys.stderr
-        self.width = width
-        self.t0 = time.perf_counter()
-        self._last = 0.0
-        self.done = 0.0
-        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.bar = tqdm(total=float(total), desc=label, unit=unit, file=self.stream, bar_format=self.FORMAT,
+                        mininterval=0.1 if tty else 5.0, miniters=0, dynamic_ncols=tty, leave=True)
+
+    @property
+    def done(self) -> float:
+        return self.bar.n
 
     def update(self, done: float, force: bool = False, note: str = ""):
-        """Redraw (at most every 0.1 s on a terminal, 5 s otherwise, unless `force`); `note` replaces the ETA."""
-        self.done = done
-        now = time.perf_counter()
-        if not force and now - self._last < (0.1 if self.tty else 5.0):
-            return
-        self._last = now
-        frac = min(max(done / self.total, 0.0), 1.0) if self.total > 0 else 1.0
-        fill = int(frac * self.width)
-        el = now - self.t0
-        eta = el * (1 - frac) / frac if frac > 0 else float("nan")
-        line = (f"{self.label} [{'#' * fill}{'.' * (self.width - fill)}] {frac * 100:5.1f}%  "
-                f"{done:.1f}/{self.total:.1f}{self.unit}  elapsed {el:.0f} s  {note or f'ETA {eta:.0f} s'}")
-        self.stream.write(("\r" if self.tty else "") + line + ("" if self.tty else "\n"))
-        self.stream.flush()
+        """Move the bar to `done` (redrawn if due, or now with `force`); `note` is shown after the times."""
+        if note:
+            self.bar.set_postfix_str(note, refresh=False)
+        self.bar.update(done - self.bar.n)
+        if force:
+            self.bar.refresh()
 
     def close(self, done: float | None = None, note: str = ""):
-        """The last line: at `done` (default: the total), with `note` (how it ended) in place of the ETA."""
-        self.update(self.total if done is None else done, force=True, note=note)
-        if self.tty:
-            self.stream.write("\n")
-        self.stream.flush()
+        """The last line: at `done` (default: the total), with `note` (how it ended)."""
+        self.bar.n = self.bar.total if done is None else done
+        if note:
+            self.bar.set_postfix_str(note, refresh=False)
+        self.bar.close()   # draws the last line
