@@ -5,12 +5,12 @@ caller's), so the two compile independently, in two processes at once (solver/wa
 same machine call as a direct one to a function LLVM does not inline."""
 from __future__ import annotations
 
-from numba.core import cgutils, types
+from numba.core import cgutils, config, types
 from numba.extending import intrinsic
 
 
 @intrinsic
-def call_status_at(typingctx, addr, args):
+def _call_status_at(typingctx, addr, args):
     """`f(*args)` in compiled code for the compiled function f at `addr` (from `status_address`), returning its
     int64 status; an exception raised in f propagates as from a direct call."""
     if not isinstance(addr, types.Integer) or not isinstance(args, types.BaseTuple):
@@ -28,12 +28,19 @@ def call_status_at(typingctx, addr, args):
     return types.int64(addr, args), codegen
 
 
+def _call_python(f, args):
+    return f(*args)
+
+
+call_status_at = _call_python if config.DISABLE_JIT else _call_status_at   # NUMBA_DISABLE_JIT=1: plain Python
 _ADDRESSES: dict = {}
 
 
 def status_address(disp, argtypes: tuple) -> int:
     """The address of dispatcher disp's code for these numba argument types (loaded from the cache or compiled);
-    its return type must be int64, as `call_status_at` calls it."""
+    its return type must be int64, as `call_status_at` calls it. With NUMBA_DISABLE_JIT=1: the Python function."""
+    if config.DISABLE_JIT:
+        return disp
     key = (disp, tuple(argtypes))
     if key not in _ADDRESSES:
         disp.compile(tuple(argtypes))

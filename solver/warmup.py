@@ -130,45 +130,42 @@ def _compile_missing(units, progress, child) -> int:
     count = {"k": 0, "compiled": 0}
     lock = threading.Lock()
 
-    def start():   # a unit starts compiling in either process: "k of n"
+    def step(compiles: bool):   # a unit starts compiling (or is found in the cache) in either process: "k of n"
         with lock:
             count["k"] += 1
-            count["compiled"] += 1
-            if progress is not None:
-                progress(count["k"], n)
+            if compiles:
+                count["compiled"] += 1
+                if progress is not None:
+                    progress(count["k"], n)
 
-    def follow():   # the other process prints one line per unit it starts
+    said = set()
+
+    def follow():   # the other process prints one line per unit it comes to
         for line in child.stdout:
-            if line.startswith(b"unit"):
-                start()
+            kind, _, name = line.decode().partition(" ")
+            if kind in ("unit", "cached"):
+                said.add(name.strip())
+                step(kind == "unit")
     reader = None
     if child is not None:
         reader = threading.Thread(target=follow, daemon=True)
         reader.start()
     own = units[N_CHILD:] if child is not None else units
     for _, disp, sig in own:
-        if disp is own[-1][1] and reader is not None:     # the step loop links the other process's record, post_step
+        if disp is own[-1][1] and reader is not None:     # the step loop links the other process's `record`
             reader.join()
             child.wait()
             for _, d, s in units[:N_CHILD]:                # (on failure there, this process compiles what is missing)
-                _load_or_compile(d, s, start)
-        _load_or_compile(disp, sig, start)
+                if _unit_name(d) not in said:
+                    step(not _cached(d, s))
+                d.compile(s)
+        step(tuple(sig) not in disp.overloads and not _cached(disp, sig))
+        disp.compile(sig)
     return count["compiled"]
 
 
-def _load_or_compile(disp, sig, start) -> None:
-    """disp's code for sig from this process, the cache, or compiled now (calling `start()` first)."""
-    if tuple(sig) in disp.overloads:
-        return
-    if not _cached(disp, sig):
-        start()
-    disp.compile(sig)
-
-
-def _opts(disp) -> dict:
-    """The dispatcher's compile options that change typing or code (not its cache)."""
-    keep = ("error_model", "_nrt", "nogil", "fastmath", "boundscheck")
-    return {k: v for k, v in disp.targetoptions.items() if k in keep}
+def _unit_name(disp) -> str:
+    return f"{disp.py_func.__module__}.{disp.py_func.__name__}"
 
 
 def _start_compile_process(units):
@@ -191,7 +188,6 @@ def _compile_child():
     spec = pickle.loads(sys.stdin.buffer.read())
     for mod, name, sig in spec:
         disp = getattr(importlib.import_module(mod), name)
-        if not _cached(disp, sig):
-            sys.stdout.write(f"unit {mod}.{name}\n")
-            sys.stdout.flush()
+        sys.stdout.write(f"{'cached' if _cached(disp, sig) else 'unit'} {_unit_name(disp)}\n")
+        sys.stdout.flush()
         disp.compile(sig)
