@@ -31,10 +31,12 @@ def build_parser() -> argparse.ArgumentParser:
                "  dockmnemo info run.h5              print the run's facts, channels, pairs, events\n"
                "  xvfb-run -a dockmnemo export run.h5 --clip 0:12 --clip 177:180@0.25 --title \"Impact\" -o clip.mp4\n"
                "                                     render intervals of the diagram to MP4 (needs an X display)\n"
-                              "  dockmnemo run scenario.toml -o run.h5 --t-end 5    simulate a scenario into a run file\n"
+               "  dockmnemo run scenario.toml -o run.h5 --t-end 5    simulate a scenario into a run file\n"
                "  dockmnemo run edited.toml --from run.h5 --at 2.5   branch a run at 2.5 s with new parameters\n"
                "  dockmnemo campaign resources/campaigns/nominal_envelope.toml --out camp/   runs on Dask\n"
-               "  dockmnemo campaign --table camp/  (or dockmnemo info camp/)   the success/fail table\n",
+               "  dockmnemo campaign --table camp/  (or dockmnemo info camp/)   the success/fail table\n"
+               "  dockmnemo validate run.h5 stand.csv --map map.toml --report report.html   run vs measured\n"
+               "  dockmnemo calibrate scenario.toml stand.csv --map map.toml --fit initial.lateral_miss\n",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     v = sub.add_parser("view", help="open a run file (or a campaign's envelope map) in the window",
@@ -48,18 +50,25 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("run", type=Path, help="run file (HDF5, format v1)")
     i.add_argument("--channels", action="store_true", help="also list every channel with unit and label")
     i.add_argument("--criteria", type=Path, default=None,
-                   help="capture verdict criteria (TOML); default: resources/capture_criteria.toml")
+                   help="capture verdict criteria (TOML); default: the run's mechanism type's "
+                   "(probe-cone: resources/capture_criteria.toml)")
     from app.export_cli import add_export_parser  # export subcommand (clips to MP4/GIF/PNG)
     add_export_parser(sub)
     from app.campaign_rerun_cli import add_campaign_rerun_parser  # one campaign run re-simulated (envelope map)
     add_campaign_rerun_parser(sub)
+    from app.measured_cli import add_measured_parsers  # validate and calibrate against a measured record
+    add_measured_parsers(sub)
     r = sub.add_parser("run", help="simulate a scenario into a run file (exit 2 on bad input, nothing written)",
                        description="Validate SCENARIO.toml (and the mechanism it names), then integrate and write "
                                    "a run file. Ctrl+C or SIGTERM stops after the current block and keeps the "
                                    "file, marked incomplete; a killed run keeps its frames up to about two seconds "
                                    "before the kill (dockmnemo info seals it). Exit: 0 done, 2 bad input, "
                                    "3 diverged, 4 cancelled, 5 the run file could not be written (disk full).")
-    r.add_argument("scenario", type=Path, help="scenario TOML (resources/scenarios/*.toml or an edited copy)")
+    r.add_argument("scenario", type=Path, nargs="?",
+                   help="scenario TOML (resources/scenarios/*.toml or an edited copy)")
+    r.add_argument("--describe", action="store_true",
+                   help="print every scenario, mechanism and geometry key (unit, range, default, group, label, doc, "
+                        "source) from the parameter schema and exit; docs/parameters.md is the same table")
     r.add_argument("-o", "--out", type=Path, default=None, help="run file to write (default: <scenario>.h5 here)")
     r.add_argument("--t-end", type=float, default=None, help="end time, s (default: the scenario's duration)")
     r.add_argument("--output-step", type=float, default=None,
@@ -99,6 +108,12 @@ def cmd_run(args) -> int:
     from solver.scenario import ScenarioError, load_model
     from solver.simulate import RunCancelled, SolverDiverged, run_scenario, start_from_run, with_output_step
 
+    if args.describe:
+        from solver.schema import describe
+        print(describe(), end="")
+        return 0
+    if args.scenario is None:
+        return fail("run: a scenario TOML is needed (or --describe)")
     try:
         model = with_output_step(load_model(args.scenario), args.output_step, args.scenario)
     except ScenarioError as exc:
@@ -241,7 +256,7 @@ def cmd_info(args) -> int:
         args.table, args.failures, args.campaign = args.run, False, None
         return cmd_campaign(args)
     try:
-        criteria = load_criteria(args.criteria) if args.criteria else load_criteria()
+        criteria = load_criteria(args.criteria) if args.criteria else None   # None: the run's mechanism type's
     except CriteriaError as exc:
         return fail(exc)
     creating = Path(args.run).with_name(Path(args.run).name + ".creating")
@@ -264,7 +279,10 @@ def cmd_info(args) -> int:
             print(run.summary())
             if run.live:
                 print("note          still being written: INCOMPLETE so far")
-            print(evaluate(run, criteria).report())
+            try:
+                print(evaluate(run, criteria).report())
+            except CriteriaError as exc:
+                return fail(exc)
             if args.channels:
                 for g, names in run.groups().items():
                     print(f"[{g}]")

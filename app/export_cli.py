@@ -55,7 +55,7 @@ def add_export_parser(sub) -> argparse.ArgumentParser:
     e.add_argument("--size", default=None, help="720p (default), 1080p, 480p or WIDTHxHEIGHT (even numbers)")
     e.add_argument("--fps", type=int, default=None, help="frames per second of the video (default 30)")
     e.add_argument("--plots", default=None, metavar="CH1,CH2",
-                   help="channels plotted in the bottom pane (default: base loads and probe stroke)")
+                   help="channels plotted in the bottom pane (default: the run's mechanism type's default plots)")
     e.set_defaults(handler=cmd_export)
     return e
 

@@ -1,4 +1,5 @@
-"""A terminal progress bar (stderr) for long CLI commands: run, export, campaign; and their error line."""
+"""The terminal progress bar (stderr, tqdm) of long CLI commands: run, export, campaign; their error line and their
+SIGINT/SIGTERM flag."""
 from __future__ import annotations
 
 import signal
@@ -47,33 +48,64 @@ class StopOnSignal:
             signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
 
 
-class TerminalProgress:
-    """tqdm's bar on stderr: `label  42.0%|####      | 12.0/30.0 s [00:04<00:05]`, redrawn at most 10 times a second on a
-    terminal (every 5 s in a log); `close(done, note)` ends it where the work stopped, with how it ended."""
-
-    FORMAT = "{desc} {percentage:5.1f}%|{bar}| {n:.1f}/{total:.1f}{unit} [{elapsed}<{remaining}{postfix}]"
-
-    def __init__(self, label: str, total: float, unit: str = "", stream=None):
-        self.stream = stream or sys.stderr
-        tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.bar = tqdm(total=float(total), desc=label, unit=unit, file=self.stream, bar_format=self.FORMAT,
-                        mininterval=0.1 if tty else 5.0, miniters=0, dynamic_ncols=tty, leave=True)
+class _Bar(tqdm):
+    """tqdm with one more field for its bar_format: `note` (the ETA, or how the command ended)."""
+    note = ""
 
     @property
-    def done(self) -> float:
-        return self.bar.n
+    def format_dict(self):
+        return {**super().format_dict, "note": self.note}
+
+
+class _Lines:
+    """A file or pipe gets whole lines (a log, or a parent reading line by line), not tqdm's carriage returns."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, s: str):
+        s = s.replace("\r", "").rstrip(" ")
+        if s.strip():
+            self.stream.write(s if s.endswith("\n") else s + "\n")
+
+    def flush(self):
+        self.stream.flush()
+
+
+class TerminalProgress:
+    """A tqdm bar on stderr: `label [#####.....]  42.0%  12.0/30.0 s  elapsed 3 s  ETA 8 s`, redrawn at most 10 times
+    a second on a terminal (every 5 s into a file or pipe); cancelling stays StopOnSignal's."""
+
+    FORMAT = "{desc} [{bar:%d}] {percentage:5.1f}%%  {n:.1f}/{total:.1f}{unit}  elapsed {elapsed_s:.0f} s  {note}"
+
+    def __init__(self, label: str, total: float, unit: str = "", stream=None, width: int = 30):
+        self.total = float(total) if total > 0 else 1e-300
+        self.stream = stream or sys.stderr
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.done = 0.0
+        self.drawn = False   # the first update is drawn at once (then as tqdm's interval allows)
+        # delay: no line before the first update; ncols, nrows: never cut or hidden (a pty may say 0 x 0)
+        self.bar = _Bar(total=self.total, desc=label, unit=unit, file=self.stream if self.tty else _Lines(self.stream), ascii=".#", leave=True,
+                        bar_format=self.FORMAT % width, mininterval=0.1 if self.tty else 5.0, miniters=0,
+                        delay=1e-6, ncols=1000, nrows=1000)
 
     def update(self, done: float, force: bool = False, note: str = ""):
-        """Move the bar to `done` (redrawn if due, or now with `force`); `note` is shown after the times."""
-        if note:
-            self.bar.set_postfix_str(note, refresh=False)
-        self.bar.update(done - self.bar.n)
-        if force:
-            self.bar.refresh()
+        """Move to `done` (redrawn as tqdm's interval allows, or now with `force`); `note` replaces the ETA."""
+        self.done = done
+        b = self.bar
+        frac = min(max(done / self.total, 0.0), 1.0)
+        el = b.format_dict["elapsed"]
+        b.note = note or f"ETA {el * (1 - frac) / frac if frac > 0 else float('nan'):.0f} s"
+        b.n = done
+        if force or not self.drawn:
+            self.drawn = True
+            b.refresh()
+            b.last_print_n, b.last_print_t = b.n, b._time()   # drawn: close() then ends the line
+        else:
+            b.update(0)
 
     def close(self, done: float | None = None, note: str = ""):
-        """The last line: at `done` (default: the total), with `note` (how it ended)."""
-        self.bar.n = self.bar.total if done is None else done
-        if note:
-            self.bar.set_postfix_str(note, refresh=False)
-        self.bar.close()   # draws the last line
+        """The last line: at `done` (default: the total), with `note` (how it ended) in place of the ETA."""
+        self.done = self.total if done is None else done
+        self.bar.n, self.bar.note = self.done, note
+        self.bar.close()   # draws the last line once

@@ -1,4 +1,5 @@
-"""Scenario dialog: pick a scenario and mechanism variant, edit initial conditions and main parameters, save, run.
+"""Scenario dialog: pick a scenario and mechanism variant, edit any key of the scenario, its mechanism and its
+geometry (one page per schema group, built from the parameter schema: units, ranges, doc and source shown), save, run.
 
 Every check is the solver's own (`solver.scenario.load_model` on the edited files), so the dialog and
 `dockmnemo run` accept and refuse the same input; the dialog only adds "is this text a number".
@@ -10,86 +11,121 @@ import re
 import tempfile
 import tomllib
 from dataclasses import dataclass
+
+import tomlkit
 from pathlib import Path
 
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QGridLayout,
-                               QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout)
+                               QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton,
+                               QScrollArea, QStackedWidget, QVBoxLayout)
 
 from app.toml_edit import set_value
+from solver import schema
 from solver.errors import read_text
-from solver.scenario import MECHANISMS, ScenarioError, load_model
+from solver.scenario import GEOMETRY, MECHANISMS, ScenarioError, load_model
+from solver.schema import Param
+from viewer import style
 
 SCENARIOS = MECHANISMS.parent / "scenarios"
-OK_STYLE = "color: #2e7d32;"
-ERR_STYLE = "color: #c62828; font-weight: bold;"
-BAD_FIELD = "QLineEdit { border: 2px solid #c62828; }"
+OK_STYLE = f"color: {style.OK_NOTE};"
+ERR_STYLE = f"color: {style.ERROR_FIELD}; font-weight: bold;"
+BAD_FIELD = f"QLineEdit {{ border: 2px solid {style.ERROR_FIELD}; }}"
 
 
 @dataclass(frozen=True)
 class Field:
-    """One edited number: where it lives (file, table, key, vector index), how it is shown."""
-    file: str             # "scenario" or "mechanism"
-    table: str
-    key: str
-    index: int | None     # component of a vector value, None for a scalar
-    size: int             # vector length (1 for scalars)
-    label: str
-    unit: str
-    lo: float
-    hi: float
-    group: str
-    default: str = ""     # shown when the file leaves the key out
+    """One edited value: a schema Param (a vector's component when `index` is set), where it lives, how it is shown."""
+    param: Param
+    index: int | None = None     # component of a vector value, None for the whole value
+
+    @property
+    def file(self) -> str:
+        return self.param.file
+
+    @property
+    def table(self) -> str:
+        return self.param.section
+
+    @property
+    def key(self) -> str:
+        return self.param.name
+
+    @property
+    def label(self) -> str:
+        return self.param.component_label(self.index)
+
+    @property
+    def unit(self) -> str:
+        return self.param.unit.replace("*", "·")
+
+    @property
+    def group(self) -> str:
+        return self.param.group
+
+    @property
+    def size(self) -> int:
+        return self.param.size
+
+    @property
+    def literal(self) -> bool:
+        """Edited as a TOML value (a list, a table, a 3x3 tensor, true/false) rather than one number or a text."""
+        return self.param.kind in ("table", "inertia", "bool") or (self.param.kind == "vector" and self.index is None)
+
+    @property
+    def text_kind(self) -> bool:
+        return self.param.kind in ("string", "choice")
 
     @property
     def ident(self) -> tuple:
         return (self.file, self.table, self.key, self.index)
 
+    @property
+    def name(self) -> str:
+        return f"{self.param.key}" + (f"[{self.index}]" if self.index is not None else "")
+
     def range_text(self) -> str:
-        return f"range {self.lo:g} … {self.hi:g} {self.unit}".rstrip()
+        return self.param.range_text()
+
+    def placeholder(self) -> str:
+        if self.file == "geometry":
+            return "geometry file"
+        if self.param.default is None and not self.param.required:
+            return "mechanism value" if self.table == "overrides" else "left out"
+        d = self.param.default
+        if isinstance(d, list) and self.index is not None:
+            return f"{d[self.index]:g}"
+        return self.param.default_text() if d is not None else ""
+
+    def tooltip(self) -> str:
+        p = self.param
+        where = (f"{self.name} in the {self.file} file" if self.file != "geometry" else
+                 f"{self.name} in the geometry file; an edit goes to the mechanism's [geometry_changes]")
+        rng = self.range_text()
+        return "\n".join(x for x in (where, p.doc, f"range {rng} {p.unit}".rstrip() if rng else "",
+                                      f"check: {p.check}" if p.check else "", f"default: {p.default_text()}",
+                                      f"source: {p.source}") if x)
 
 
-def _vec(file, table, key, names, label, unit, lo, hi, group, default="0"):
-    return [Field(file, table, key, i, len(names), f"{label} {n}", unit, lo, hi, group, default)
-            for i, n in enumerate(names)]
+def schema_fields(mechanism_type: str = "probe_cone") -> list[Field]:
+    """Every key of a scenario, its mechanism and geometry as dialog fields (vectors of known length by component);
+    the scenario's `mechanism` is the mechanism combo box, [geometry_changes] the geometry fields."""
+    out = []
+    for p in schema.params(None, mechanism_type):
+        if p.key == "mechanism" and p.file == "scenario" or p.kind == "changes":
+            continue
+        if p.kind == "vector" and p.size:
+            out += [Field(p, i) for i in range(p.size)]
+        else:
+            out.append(Field(p))
+    return out
 
 
-IC, CRAFT, AXIAL, LATERAL, FRICTION = ("Initial conditions", "Spacecraft", "Axial damper", "Lateral damper",
-                                       "Contact friction")
-FIELDS: list[Field] = [
-    Field("scenario", "initial", "closing_speed", None, 1, "closing speed", "m/s", 0.0, 1.0, IC),
-    *_vec("scenario", "initial", "lateral_velocity", "yz", "lateral velocity", "m/s", -0.3, 0.3, IC),
-    *_vec("scenario", "initial", "lateral_miss", "yz", "lateral miss", "m", -0.5, 0.5, IC),
-    *_vec("scenario", "initial", "angular_miss_deg", ("roll", "pitch", "yaw"), "angular miss", "deg", -15, 15, IC),
-    *_vec("scenario", "initial", "angular_rate_deg_s", "xyz", "angular rate", "deg/s", -5.0, 5.0, IC),
-    Field("scenario", "active_craft", "mass", None, 1, "active craft mass", "kg", 0.0, 1e7, CRAFT),
-    Field("scenario", "passive_craft", "mass", None, 1, "passive craft mass", "kg", 0.0, 1e7, CRAFT),
-    Field("mechanism", "axial_damper", "friction_brake_torque_in", None, 1, "friction brake, stroking in",
-          "N·m", 0.0, 1e3, AXIAL),
-    Field("mechanism", "axial_damper", "friction_brake_torque_out", None, 1, "friction brake, pulled out",
-          "N·m", 0.0, 1e3, AXIAL),
-    Field("mechanism", "axial_damper", "structural_damping", None, 1, "structural damping c_D", "N·m·s/rad",
-          0.0, 1.0, AXIAL),
-    Field("mechanism", "axial_damper", "spring_stiffness", None, 1, "spiral spring stiffness", "N·m/rad",
-          0.0, 1e3, AXIAL),
-    Field("mechanism", "axial_damper", "magnetic_brake_ratio", None, 1, "magnetic brake ratio", "",
-          0.0, 1e3, AXIAL),
-    Field("mechanism", "lateral_damper", "spring_damping", None, 1, "spring mechanism damping", "N·s/m",
-          0.0, 1e6, LATERAL),
-    Field("mechanism", "lateral_damper", "coil_stiffness", None, 1, "coil spring stiffness", "N/m",
-          0.0, 1e8, LATERAL),
-    Field("mechanism", "lateral_damper", "hysteresis_force", None, 1, "hysteresis slip force", "N",
-          0.0, 1e5, LATERAL),
-    Field("mechanism", "lateral_damper", "brake_gear_ratio", None, 1, "magnetic brake gear ratio", "",
-          0.0, 1e3, LATERAL),
-    Field("scenario", "overrides", "head_friction", None, 1, "head on cone / socket", "", 0.0, 1.0, FRICTION,
-          "mechanism value"),
-    Field("scenario", "overrides", "latch_friction", None, 1, "latch on socket stop", "", 0.0, 1.0, FRICTION,
-          "mechanism value"),
-    Field("scenario", "overrides", "limiter_friction", None, 1, "limiter on cone", "", 0.0, 1.0, FRICTION,
-          "mechanism value"),
-]
+FIELDS: list[Field] = schema_fields()
+GROUPS: list[str] = list(dict.fromkeys(f.group for f in FIELDS))
+IC = "Initial conditions"
+
 
 _PART = re.compile(r"^# (scenario|mechanism|geometry) (\S+)\s*$")
 
@@ -116,15 +152,21 @@ def mechanism_names() -> list[str]:
 
 
 def _get(doc: dict, f: Field):
-    v = doc.get(f.table, {}) if f.table else doc
+    v = doc
+    for part in f.table.split(".") if f.table else []:
+        v = v.get(part, {}) if isinstance(v, dict) else {}
     v = v.get(f.key) if isinstance(v, dict) else None
     if f.index is not None:
         v = v[f.index] if isinstance(v, list) and len(v) > f.index else None
     return v
 
 
-def _fmt(v) -> str:
-    if v is None or isinstance(v, (list, dict)):
+def _fmt(v, literal: bool = False) -> str:
+    if v is None:
+        return ""
+    if literal:
+        return tomlkit.item(v).as_string() if not isinstance(v, float) else _fmt(v)
+    if isinstance(v, (list, dict)):
         return ""
     if isinstance(v, bool):
         return str(v).lower()
@@ -194,30 +236,62 @@ class ScenarioDialog(QDialog):
 
         self.edits: dict[tuple, QLineEdit] = {}
         self.group_boxes: dict[str, QGroupBox] = {}
-        grid = QGridLayout()
-        col_of = {IC: (0, 0), CRAFT: (0, 1), AXIAL: (1, 1), LATERAL: (2, 1), FRICTION: (2, 0)}   # IC: rows 0-1
-        for g in (IC, CRAFT, AXIAL, LATERAL, FRICTION):
+        self.group_list = QListWidget()
+        self.group_list.setObjectName("groups")
+        self.pages = QStackedWidget()
+        self._page_of: dict[str, int] = {}
+        file_of_group = {}
+        for f in FIELDS:
+            file_of_group.setdefault(f.group, f.file)
+        last_file = None
+        for g in GROUPS:
+            file = file_of_group[g]
+            if file != last_file:                      # a heading per file: scenario, mechanism, geometry
+                head = QListWidgetItem(f"{file} file")
+                head.setFlags(Qt.NoItemFlags)
+                font = head.font()
+                font.setBold(True)
+                head.setFont(font)
+                self.group_list.addItem(head)
+                last_file = file
+            item = QListWidgetItem("  " + g)
+            item.setData(Qt.UserRole, g)
+            self.group_list.addItem(item)
             box = self.group_boxes[g] = QGroupBox(g)
             form = QGridLayout(box)
             form.setVerticalSpacing(2)
-            for r, f in enumerate(x for x in FIELDS if x.group == g):
+            fields = [x for x in FIELDS if x.group == g]
+            for r, f in enumerate(fields):
                 e = QLineEdit()
-                e.setObjectName(f"{f.table}.{f.key}" + (f"[{f.index}]" if f.index is not None else ""))
-                e.setToolTip(f"{f.table}.{f.key}" + (f"[{f.index}]" if f.index is not None else "")
-                             + f" in the {f.file} file; {f.range_text()}")
-                e.setPlaceholderText(f.default)
-                e.setMaximumWidth(120)
+                e.setObjectName(f.name)
+                e.setToolTip(f.tooltip())
+                e.setPlaceholderText(f.placeholder())
+                e.setMinimumWidth(340 if f.literal or f.text_kind else 110)
+                e.setMaximumWidth(560 if f.literal or f.text_kind else 130)
                 e.textChanged.connect(self._edited)
                 self.edits[f.ident] = e
-                form.addWidget(QLabel(f.label), r, 0)
+                lab = QLabel(f.label)
+                lab.setToolTip(f.tooltip())
+                form.addWidget(lab, r, 0)
                 form.addWidget(e, r, 1)
                 form.addWidget(QLabel(f.unit), r, 2)
-                rng = QLabel(f"[{f.lo:g}, {f.hi:g}]")
-                rng.setStyleSheet("color: #808080;")
+                rng = QLabel(f.range_text())
+                rng.setStyleSheet(f"color: {style.DISABLED_NOTE};")
                 form.addWidget(rng, r, 3)
-            rr, cc = col_of[g]
-            grid.addWidget(box, rr, cc, 2 if g == IC else 1, 1)
-        lay.addLayout(grid)
+            form.setColumnStretch(4, 1)
+            form.setRowStretch(len(fields), 1)
+            scroll = QScrollArea()
+            scroll.setWidgetResizable(True)
+            scroll.setWidget(box)
+            self._page_of[g] = self.pages.addWidget(scroll)
+        self.group_list.setFixedWidth(self.group_list.sizeHintForColumn(0) + 2 * self.group_list.frameWidth() + 24)
+        self.group_list.currentItemChanged.connect(
+            lambda item, _=None: item is not None and item.data(Qt.UserRole) and self.show_group(item.data(Qt.UserRole)))
+        mid = QHBoxLayout()
+        mid.addWidget(self.group_list)
+        mid.addWidget(self.pages, 1)
+        lay.addLayout(mid, 1)
+        self.show_group(IC)
         if self.branch_time is not None:
             self.group_boxes[IC].setEnabled(False)
             self.group_boxes[IC].setTitle(f"Initial conditions: the run's state at t = {self.branch_time:.4f} s")
@@ -295,14 +369,35 @@ class ScenarioDialog(QDialog):
         except tomllib.TOMLDecodeError:
             return {}
 
+    def _geometry_doc(self, mdoc: dict) -> dict:
+        """The geometry the mechanism names, with the mechanism's [geometry_changes] applied (as the loader does)."""
+        name = mdoc.get("geometry")
+        path = GEOMETRY / f"{name}.toml" if isinstance(name, str) and name else None
+        gdoc = self._doc(path.read_text(encoding="utf-8")) if path is not None and path.is_file() else {}
+
+        def apply(ch, g):
+            for k, v in ch.items():
+                if isinstance(v, dict) and isinstance(g.get(k), dict):
+                    apply(v, g[k])
+                elif not isinstance(v, dict):
+                    g[k] = v
+        ch = mdoc.get("geometry_changes")
+        if isinstance(ch, dict):
+            apply(ch, gdoc)
+        return gdoc
+
+    def _fill_fields(self, files, docs: dict):
+        for f in FIELDS:
+            if f.file in files:
+                v = _get(docs[f.file], f)
+                self._loaded[f.ident] = v
+                self.edits[f.ident].setText(_fmt(v, f.literal))
+
     def _fill(self):
         self._filling = True
         sdoc, mdoc = self._doc(self.scenario_text), self._doc(self.mech_text)
         self._loaded = {}
-        for f in FIELDS:
-            v = _get(sdoc if f.file == "scenario" else mdoc, f)
-            self._loaded[f.ident] = v
-            self.edits[f.ident].setText(_fmt(v))
+        self._fill_fields(("scenario", "mechanism", "geometry"), {"scenario": sdoc, "mechanism": mdoc, "geometry": self._geometry_doc(mdoc)})
         dur = sdoc.get("solver", {}).get("duration") if isinstance(sdoc.get("solver"), dict) else None
         self.t_end_edit.setText(_fmt(dur))
         self.mechanism_combo.blockSignals(True)
@@ -321,11 +416,7 @@ class ScenarioDialog(QDialog):
             self.mech_name, self.mech_text, self.mech_embedded = name, p.read_text(), False
             self._filling = True
             mdoc = self._doc(self.mech_text)
-            for f in FIELDS:
-                if f.file == "mechanism":
-                    v = _get(mdoc, f)
-                    self._loaded[f.ident] = v
-                    self.edits[f.ident].setText(_fmt(v))
+            self._fill_fields(("mechanism", "geometry"), {"mechanism": mdoc, "geometry": self._geometry_doc(mdoc)})
             self.variant_label.setText(f"variant: {mdoc.get('variant', '?')}")
             self._filling = False
         else:
@@ -338,10 +429,20 @@ class ScenarioDialog(QDialog):
             self.load_scenario(path)
 
     # ---- composing and validating -----------------------------------------------------------
-    def field(self, table: str, key: str, index: int | None = None) -> QLineEdit:
-        """The edit box of one field (by table, key and vector index)."""
+    def show_group(self, group: str):
+        """Show one group's page and select it in the list."""
+        self.pages.setCurrentIndex(self._page_of[group])
+        for i in range(self.group_list.count()):
+            if self.group_list.item(i).data(Qt.UserRole) == group:
+                self.group_list.blockSignals(True)
+                self.group_list.setCurrentRow(i)
+                self.group_list.blockSignals(False)
+
+    def field(self, table: str, key: str, index: int | None = None, file: str | None = None) -> QLineEdit:
+        """The edit box of one field (by table, key and vector index; `file` where both have it), its page shown."""
         for f in FIELDS:
-            if (f.table, f.key, f.index) == (table, key, index):
+            if (f.table, f.key, f.index) == (table, key, index) and file in (None, f.file):
+                self.show_group(f.group)
                 return self.edits[f.ident]
         raise KeyError(f"{table}.{key}[{index}]")
 
@@ -356,10 +457,15 @@ class ScenarioDialog(QDialog):
         errors, bad = [], []
         for f in FIELDS:
             text = self.edits[f.ident].text().strip()
+            if not text or f.text_kind:
+                parsed[f.ident] = text or None
+                continue
             try:
-                parsed[f.ident] = float(text) if text else None
-            except ValueError:
-                errors.append(f"{f.label}: {text!r} is not a number ({f.unit or 'dimensionless'})")
+                parsed[f.ident] = tomllib.loads(f"v = {text}")["v"] if f.literal else float(text)
+            except (ValueError, tomllib.TOMLDecodeError):
+                what = "a TOML value (a list [..], true or false)" if f.literal else \
+                    f"a number ({f.unit or 'dimensionless'})"
+                errors.append(f"{f.label}: {text!r} is not {what}")
                 bad.append(f.ident)
         vals: dict[tuple, object] = {}
         keys = dict.fromkeys((f.file, f.table, f.key) for f in FIELDS)
@@ -408,8 +514,11 @@ class ScenarioDialog(QDialog):
             file, table, key = k
             if file == "scenario":
                 stext = set_value(stext, table, key, v)
-            else:
+            elif file == "mechanism":
                 mtext = set_value(mtext, table, key, v)
+                mech_changed = True
+            elif v is not None:             # a geometry value: the mechanism changes it ([geometry_changes])
+                mtext = set_value(mtext, f"geometry_changes.{table}", key, v)
                 mech_changed = True
         mech = self.mechanism_combo.currentText().strip()
         if (mech_changed or self.mech_embedded) and mtext and mech in (self.mech_name, Path(self.mech_name).stem):
@@ -448,8 +557,7 @@ class ScenarioDialog(QDialog):
                 self.model = load_model(spath)
             except ScenarioError as exc:
                 errors.append(self._friendly(exc, tmp))
-                bad += [f.ident for f in FIELDS if f"{f.table}.{f.key}" == exc.key
-                        and (Path(exc.path).name.endswith(".mechanism.toml") == (f.file == "mechanism"))]
+                bad += [f.ident for f in FIELDS if f.param.key == exc.key and f.file == self._file_of(exc, tmp)]
         if not errors:
             t = self.t_end()
             t0 = self.branch_time if self.branch_time is not None else 0.0
@@ -468,6 +576,14 @@ class ScenarioDialog(QDialog):
                               f"output every {m.output_step:g} s", True)
         self.run_button.setEnabled(not errors)
         return not errors
+
+    @staticmethod
+    def _file_of(exc: ScenarioError, tmp: Path) -> str:
+        """Which edited file a loader error names: scenario, mechanism or geometry."""
+        p = Path(exc.path)
+        if p.parent != tmp:
+            return "mechanism" if p.parent == MECHANISMS else "geometry" if p.parent == GEOMETRY else "scenario"
+        return "mechanism" if p.name.endswith(".mechanism.toml") else "scenario"
 
     def _friendly(self, exc: ScenarioError, tmp: Path) -> str:
         """The loader's message with the temporary file names replaced by what the user edits."""

@@ -102,7 +102,7 @@ class _PaneCost:
     """Per-update time of each pane's frameChanged slot and paintEvent (the slots are re-connected wrapped)."""
 
     def __init__(self, w):
-        import viewer.plots_pane  # noqa: F401
+        import viewer.plots.pane  # noqa: F401
         d = w.diagram
         self.keys = ("scene", "devices", "plots", "lanes", "transport")
         self.slot = {k: [] for k in self.keys}
@@ -165,7 +165,7 @@ def _time_paints():
     import importlib
     classes = []
     for mod, name, key in (("viewer.devices_pane", "DevicesPane", "devices"), ("pyqtgraph", "GraphicsView", "plots"),
-                           ("viewer.plots_pane", "PlotsView", "plots"),     # (its own paintEvent, not pyqtgraph's)
+                           ("viewer.plots.view", "PlotsView", "plots"),     # (its own paintEvent, not pyqtgraph's)
                            ("viewer.vtk_view", "OffscreenVTKWidget", "scene")):
         try:
             classes.append((getattr(importlib.import_module(mod), name), key))

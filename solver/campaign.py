@@ -23,9 +23,10 @@ from pathlib import Path
 
 import h5py
 import numpy as np
+import tomlkit
 
+from solver import schema
 from solver.errors import InputError, read_toml, unknown
-from solver.toml_text import toml_key, toml_value
 from solver.verdict import DEFAULT_CRITERIA, Criteria, CriteriaError, evaluate, load_criteria
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,10 +36,6 @@ SAMPLINGS = ("grid", "lhs", "random")
 KEEPS = ("summary", "failures", "failures_and_extremes", "all")
 DISTRIBUTIONS = ("uniform", "normal", "values")
 STATUSES = ("ok", "diverged", "error")
-# units of the scenario keys campaigns usually vary (a parameter may state its own `unit`)
-KEY_UNITS = {"initial.closing_speed": "m/s", "initial.lateral_velocity": "m/s", "initial.lateral_miss": "m",
-             "initial.angular_miss_deg": "deg", "initial.angular_rate_deg_s": "deg/s", "initial.head_start_x": "m",
-             "active_craft.mass": "kg", "passive_craft.mass": "kg", "solver.step": "s", "solver.output_step": "s"}
 _KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?:\[(\d+)\])?$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 SUMMARY_FILE, CAMPAIGN_FILE, MANIFEST_FILE = "summary.h5", "campaign.toml", "manifest.json"
@@ -164,25 +161,9 @@ class Campaign:
 
 # ---- TOML --------------------------------------------------------------------------------------------------
 
-def dump_toml(d: dict, _prefix: str = "") -> str:
-    """TOML text of a dict of scalars, lists and tables (enough for scenario files); round-trips floats exactly."""
-    lines, tables = [], []
-    for k, v in d.items():
-        if isinstance(v, dict):
-            tables.append((k, v))
-        elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
-            tables.append((k, v))
-        else:
-            lines.append(f"{toml_key(k)} = {toml_value(v)}")
-    out = "\n".join(lines) + ("\n" if lines else "")
-    for k, v in tables:
-        name = f"{_prefix}{toml_key(k)}"
-        if isinstance(v, dict):
-            out += f"\n[{name}]\n" + dump_toml(v, name + ".")
-        else:
-            for item in v:
-                out += f"\n[[{name}]]\n" + dump_toml(item, name + ".")
-    return out
+def dump_toml(d: dict) -> str:
+    """TOML text of a dict of scalars, lists and tables (a scenario file); round-trips floats exactly (tomlkit)."""
+    return tomlkit.dumps(d)
 
 
 def _split_key(key: str):
@@ -314,6 +295,7 @@ def load_campaign(path, base_path=None, check_scenarios: bool = True, criteria_p
         raise CampaignError(path, "fixed", "must be a table of \"dotted.scenario.key\" = value")
     for k, v in fixed.items():
         _check_key(path, f"fixed.{k!r}", k, base)
+        _declared(path, f"fixed.{k!r}", k, numbers_only=False)
     plist = cfg.get("parameter")
     if not isinstance(plist, list) or not plist or not all(isinstance(p, dict) for p in plist):
         raise CampaignError(path, "parameter", "missing: add [[parameter]] tables (name, key, min, max, ...)")
@@ -382,6 +364,18 @@ def _check_key(path, where, key, base):
             raise CampaignError(path, where, f"{key!r} is {v!r} in the base scenario, not a number")
 
 
+def _declared(path, where: str, key: str, numbers_only: bool = True) -> schema.Param:
+    """The schema's Param of a varied (a number) or fixed scenario key; CampaignError if the schema does not declare
+    it so."""
+    try:
+        p = schema.lookup(key, file="scenario")
+    except schema.UnknownKey as exc:
+        raise CampaignError(path, where, f"{exc} among the scenario keys (docs/parameters.md)") from None
+    if numbers_only and p.kind not in ("number", "int", "vector"):
+        raise CampaignError(path, where, f"{key!r} is not a number a campaign can vary (its kind: {p.kind})")
+    return p
+
+
 def _parameter(path, k, p: dict, base: dict, sampling: str) -> ParameterSpec:
     w = f"parameter[{k}]"
     known = {"name", "key", "unit", "label", "distribution", "min", "max", "mean", "sd", "values", "levels"}
@@ -396,8 +390,9 @@ def _parameter(path, k, p: dict, base: dict, sampling: str) -> ParameterSpec:
     w = f"parameter[{k}] ({name})"
     key = p.get("key")
     _check_key(path, f"{w}.key", key, base)
-    unit = p.get("unit", KEY_UNITS.get(key.split("[")[0], ""))
-    label = p.get("label", name.replace("_", " "))
+    decl = _declared(path, f"{w}.key", key)
+    unit = p.get("unit", decl.unit)                 # the schema's unit and label unless the campaign states its own
+    label = p.get("label", decl.component_label(_split_key(key)[1]))
     if not isinstance(unit, str) or not isinstance(label, str):
         raise CampaignError(path, f"{w}.unit", "unit and label must be strings")
     vp = VariedParameter(name, key, unit, label)

@@ -36,22 +36,143 @@ PH_APPROACH, PH_CAPTURED, PH_RETRACT, PH_HARD = 0.0, 1.0, 2.0, 3.0
 N_CAM = 24                                     # alignment-lever cam table points (nut angle -> lever extension)
 
 # ---------------------------------------------------------------- parameter vector
-_P_NAMES = """
-m_p fixed_p jp0 jp1 jp2 jp3 jp4 jp5 jp6 jp7 jp8 jpi0 jpi1 jpi2 jpi3 jpi4 jpi5 jpi6 jpi7 jpi8 cpx cpy cpz
-m_a ja0 ja1 ja2 ja3 ja4 ja5 ja6 ja7 ja8 cax cay caz
-g_off l_h l0 stroke_max r_head
-m_h d_h i_hx i_ht m_pr a_pr i_prx i_prt
-k_bend0 c_bend k_tors c_tors hb_k hb_lim ht_k ht_lim bend_max k_bend_stop tors_max k_tors_stop
-i_nut i_nut_tot k_nutfr i_fr k_tr t_pre k_spring spring_max t_in t_out c_d i_mb k_stroke_stop v_screw
-lh_k lh_f0 lh_mu c_lat psi_max k_crank_stop
-latch_x latch_rr latch_re latch_rt latch_k latch_psi0 x_mouth x_stop r_bore r_floor tan_cone slot_hs slot_hf slot_len lim_x
-drv_delay drv_speed drv_stall t1_in t1_out s1_max pu_n pu_r pu_stroke pu_f0 pu_k pu_kc pu_c hook_gap
-lim_mov lim_m lim_f0 lim_k lim_stroke lim_kstop lim_c pi_head_cone pi_head_socket pi_bottom cam_n
-""".split() + [f"cam_x{i}" for i in range(24)] + [f"cam_y{i}" for i in range(24)]
-for _i, _n in enumerate(_P_NAMES):
-    globals()["P_" + _n.upper()] = _i
-NP = len(_P_NAMES)
-P_INDEX = {n: i for i, n in enumerate(_P_NAMES)}
+# One index per name (generated once from the list of names; P_INDEX maps the names the loader uses).
+# passive craft: mass, fixed flag, inertia (9), inverse inertia (9), CoM (3)
+P_M_P = 0
+P_FIXED_P = 1
+P_JP0 = 2
+P_JP1 = 3
+P_JP2 = 4
+P_JP3 = 5
+P_JP4 = 6
+P_JP5 = 7
+P_JP6 = 8
+P_JP7 = 9
+P_JP8 = 10
+P_JPI0 = 11
+P_JPI1 = 12
+P_JPI2 = 13
+P_JPI3 = 14
+P_JPI4 = 15
+P_JPI5 = 16
+P_JPI6 = 17
+P_JPI7 = 18
+P_JPI8 = 19
+P_CPX = 20
+P_CPY = 21
+P_CPZ = 22
+# active craft: mass, inertia (9), CoM (3)
+P_M_A = 23
+P_JA0 = 24
+P_JA1 = 25
+P_JA2 = 26
+P_JA3 = 27
+P_JA4 = 28
+P_JA5 = 29
+P_JA6 = 30
+P_JA7 = 31
+P_JA8 = 32
+P_CAX = 33
+P_CAY = 34
+P_CAZ = 35
+# chain geometry
+P_G_OFF = 36
+P_L_H = 37
+P_L0 = 38
+P_STROKE_MAX = 39
+P_R_HEAD = 40
+# housing and probe masses and inertias
+P_M_H = 41
+P_D_H = 42
+P_I_HX = 43
+P_I_HT = 44
+P_M_PR = 45
+P_A_PR = 46
+P_I_PRX = 47
+P_I_PRT = 48
+# probe bending and torsion joints, hysteresis sliders, stops
+P_K_BEND0 = 49
+P_C_BEND = 50
+P_K_TORS = 51
+P_C_TORS = 52
+P_HB_K = 53
+P_HB_LIM = 54
+P_HT_K = 55
+P_HT_LIM = 56
+P_BEND_MAX = 57
+P_K_BEND_STOP = 58
+P_TORS_MAX = 59
+P_K_TORS_STOP = 60
+# axial damper
+P_I_NUT = 61
+P_I_NUT_TOT = 62
+P_K_NUTFR = 63
+P_I_FR = 64
+P_K_TR = 65
+P_T_PRE = 66
+P_K_SPRING = 67
+P_SPRING_MAX = 68
+P_T_IN = 69
+P_T_OUT = 70
+P_C_D = 71
+P_I_MB = 72
+P_K_STROKE_STOP = 73
+P_V_SCREW = 74
+# lateral damper
+P_LH_K = 75
+P_LH_F0 = 76
+P_LH_MU = 77
+P_C_LAT = 78
+P_PSI_MAX = 79
+P_K_CRANK_STOP = 80
+# latches, socket and slots, limiter position
+P_LATCH_X = 81
+P_LATCH_RR = 82
+P_LATCH_RE = 83
+P_LATCH_RT = 84
+P_LATCH_K = 85
+P_LATCH_PSI0 = 86
+P_X_MOUTH = 87
+P_X_STOP = 88
+P_R_BORE = 89
+P_R_FLOOR = 90
+P_TAN_CONE = 91
+P_SLOT_HS = 92
+P_SLOT_HF = 93
+P_SLOT_LEN = 94
+P_LIM_X = 95
+# cyclogram: drive, first friction brake, spring pushers, hooks
+P_DRV_DELAY = 96
+P_DRV_SPEED = 97
+P_DRV_STALL = 98
+P_T1_IN = 99
+P_T1_OUT = 100
+P_S1_MAX = 101
+P_PU_N = 102
+P_PU_R = 103
+P_PU_STROKE = 104
+P_PU_F0 = 105
+P_PU_K = 106
+P_PU_KC = 107
+P_PU_C = 108
+P_HOOK_GAP = 109
+# movable limiter, contact pair indices, alignment-lever cam table size
+P_LIM_MOV = 110
+P_LIM_M = 111
+P_LIM_F0 = 112
+P_LIM_K = 113
+P_LIM_STROKE = 114
+P_LIM_KSTOP = 115
+P_LIM_C = 116
+P_PI_HEAD_CONE = 117
+P_PI_HEAD_SOCKET = 118
+P_PI_BOTTOM = 119
+P_CAM_N = 120
+P_CAM_X0 = 121                                  # cam table nut angles, N_CAM values
+P_CAM_Y0 = 145                                  # cam table lever extensions, N_CAM values
+NP = 169
+P_INDEX = {n[2:].lower(): i for n, i in list(globals().items()) if n.startswith("P_") and type(i) is int}
+P_INDEX.update({f"cam_{c}{k}": P_INDEX[f"cam_{c}0"] + k for c in "xy" for k in range(N_CAM)})
 
 # lateral-chain table LAT rows
 L_TYPE, L_ATT, L_BASE, L_RHO, L_ROD, L_EY, L_EZ, L_INERTIA, L_GEAR, L_REST = 0, 1, 4, 7, 8, 9, 10, 11, 12, 13

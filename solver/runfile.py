@@ -21,7 +21,6 @@ import numpy as np
 FORMAT_NAME = "dockmnemo-run"
 FORMAT_VERSION = 1
 SUPPORTED_VERSIONS = (1,)
-VARIANTS = ("existing", "modified_dampers", "movable_limiter", "synthetic")
 CHANNEL_GROUPS = ("kinematics", "base_loads", "axial_damper", "lateral_damper", "contact_forces",
                   "energy", "mechanism", "spacecraft")
 EVENT_KINDS = ("first_contact", "contact_begin", "contact_end", "capture", "sensor", "phase",
@@ -107,6 +106,7 @@ class RunMeta:
     """Root attributes of a run (the run's facts shown in the bottom pane)."""
     comment: str = ""
     variant: str = "existing"
+    mechanism_type: str = ""    # e.g. "probe_cone" (solver.mechanisms); "" in files written before it was named
     run_date: str = ""
     solver_version: str = ""
     output_step: float = 1e-3
@@ -377,6 +377,8 @@ class RunWriter:
         a["run_date"] = meta.run_date
         a["comment"] = meta.comment
         a["variant"] = meta.variant
+        if meta.mechanism_type:
+            a["mechanism_type"] = meta.mechanism_type
         a["solver_version"] = meta.solver_version
         a["output_step"] = float(meta.output_step)
         a["t_capture"] = float(meta.t_capture)
@@ -866,6 +868,7 @@ class RunFile:
         self.meta = RunMeta(
             comment=self._str_attr(self._f, "/", "comment", ""),
             variant=self._str_attr(self._f, "/", "variant", ""),
+            mechanism_type=self._str_attr(self._f, "/", "mechanism_type", ""),
             run_date=self._str_attr(self._f, "/", "run_date", ""),
             solver_version=self._str_attr(self._f, "/", "solver_version", ""),
             output_step=self._float_attr(self._f, "/", "output_step", math.nan),
@@ -874,8 +877,11 @@ class RunFile:
             complete=bool(complete),
             scenario=self._str_attr(self._f, "/", "scenario", ""),
         )
-        if self.meta.variant not in VARIANTS:
-            raise self._err("/@variant", f"unknown mechanism variant {self.meta.variant!r}")
+        from solver import mechanisms   # (a file of an unknown type opens as the generic type)
+        mtype = mechanisms.for_run(self)
+        if mtype.run_variants and self.meta.variant not in mtype.run_variants:
+            raise self._err("/@variant", f"unknown mechanism variant {self.meta.variant!r} of mechanism type "
+                            f"{mtype.name} (one of {', '.join(mtype.run_variants)})")
         if not (self.meta.output_step > 0 and math.isfinite(self.meta.output_step)):
             raise self._err("/@output_step", f"must be a positive number, found {self.meta.output_step}")
 
@@ -1385,6 +1391,11 @@ class RunFile:
         t = self.meta.t_capture
         return f"{t:.3f} s" if math.isfinite(t) else "no capture yet" if self.live else "no capture"
 
+    def mechanism_type_name(self) -> str:
+        """The run's mechanism type (solver.mechanisms): as the file names it, inferred, or "generic"."""
+        from solver import mechanisms
+        return mechanisms.for_run(self).name
+
     def summary(self) -> str:
         m = self.meta
         cap = self.capture_text()
@@ -1392,6 +1403,7 @@ class RunFile:
             f"run file      {self.path}",
             f"format        {FORMAT_NAME} v{self.format_version}",
             f"variant       {m.variant}",
+            f"mechanism     {self.mechanism_type_name()}" + ("" if m.mechanism_type else " (inferred from the variant)"),
             f"comment       {m.comment}",
             f"Run Date      {m.run_date}",
             f"solver        {m.solver_version}",

@@ -11,9 +11,10 @@ import numpy as np
 from solver import dynamics as D
 from solver import contact as C
 from solver.contact.pairset import PAR_C, PAR_DMAX, PAR_K, PAR_MU, PAR_VSLIP
+from solver import schema
 from solver.errors import InputError, read_toml, unknown
 
-VARIANTS = ("existing", "modified_dampers", "movable_limiter")
+MTYPE = "probe_cone"           # the one mechanism type so far
 ROOT = Path(__file__).resolve().parent.parent
 MECHANISMS = ROOT / "resources" / "mechanisms"
 GEOMETRY = ROOT / "resources" / "geometry"
@@ -44,32 +45,27 @@ class _Read(dict):
 
 
 def _refuse_unread(path, t: _Read, prefix=""):
-    """ScenarioError for the first key or table of `t` the loader never asked for, with the nearest it did."""
+    """ScenarioError for the first declared key or table of `t` the loader never asked for (not used in this
+    configuration; an undeclared one is refused by the schema before)."""
     for k, v in dict.items(t):
         if k not in t.asked:
-            raise ScenarioError(path, prefix + k, unknown(k, t.asked, "section" if isinstance(v, dict) else "key"))
+            raise ScenarioError(path, prefix + k, "not used by this mechanism configuration")
         if isinstance(v, _Read):
             _refuse_unread(path, v, f"{prefix}{k}.")
 
 
-def _absent(path, t: _Read, k, prefix="") -> ScenarioError | None:
-    """The error of key `k` asked for and absent in a table of `t` (its typo, or missing); None if it is nowhere."""
-    if k in t.asked and not dict.__contains__(t, k):
-        return _Sec(path, t, prefix.rstrip(".")).missing(k)
-    for name, v in dict.items(t):
-        if isinstance(v, _Read) and (e := _absent(path, v, k, f"{prefix}{name}.")) is not None:
-            return e
-    return None
-
-
 class _Sec:
-    """Typed, range-checked access to one TOML table."""
+    """Typed, range-checked access to one TOML table of a `file` kind ("scenario", "mechanism", "geometry"): every
+    key is read through its schema Param (solver/schema.py)."""
 
-    def __init__(self, path, data: dict, prefix: str):
-        self.path, self.data, self.prefix = path, data, prefix
+    def __init__(self, path, data: dict, prefix: str, file: str = "scenario", mtype: str = "probe_cone"):
+        self.path, self.data, self.prefix, self.file, self.mtype = path, data, prefix, file, mtype
 
     def key(self, k):
         return f"{self.prefix}.{k}" if self.prefix else k
+
+    def param(self, k) -> schema.Param:
+        return schema.lookup(self.key(k), self.mtype, self.file)
 
     def missing(self, k, what="key", hint="") -> ScenarioError:
         """A required key is absent; a near key not read yet is named as a possible misspelling of it (it may also
@@ -91,7 +87,38 @@ class _Sec:
             raise self.missing(k, "section")
         if not isinstance(v, dict):
             raise ScenarioError(self.path, self.key(k), "must be a table")
-        return _Sec(self.path, v, self.key(k))
+        return _Sec(self.path, v, self.key(k), self.file, self.mtype)
+
+    def get(self, k, *, lo=None, hi=None, n=None):
+        """The value of key `k` checked as its Param says (kind, range, default); `lo`/`hi` tighten the range with a
+        bound that depends on another key (the Param's `check`), `n` gives a vector's length."""
+        p = self.param(k)
+        lo = p.lo if lo is None else lo
+        hi = p.hi if hi is None else hi
+        if p.kind in ("number", "int"):
+            v = self.num(k, lo, hi, p.default, p.lo_open)
+            if p.kind == "int" and not float(v).is_integer():
+                raise ScenarioError(self.path, self.key(k), f"must be a whole number, found {v:g}")
+            return v
+        if p.kind == "vector":
+            return self.vec(k, n or p.size, lo, hi, p.default)
+        if p.kind == "inertia":
+            return self.inertia(k)
+        if p.kind == "bool":
+            v = self.data.get(k, p.default)
+            if not isinstance(v, bool):
+                raise ScenarioError(self.path, self.key(k), "must be true or false")
+            return v
+        if p.kind in ("string", "choice"):
+            v = self.data.get(k, p.default)
+            if v is None:
+                raise self.missing(k)
+            if p.kind == "choice" and v not in p.choices:
+                raise ScenarioError(self.path, self.key(k), f"{v!r}: must be one of {', '.join(p.choices)}")
+            if not isinstance(v, str):
+                raise ScenarioError(self.path, self.key(k), f"must be a string, found {v!r}")
+            return v
+        raise TypeError(f"{self.key(k)}: a {p.kind} is read by its own code")
 
     def num(self, k, lo=-math.inf, hi=math.inf, default=None, lo_open=False):
         if k not in self.data:
@@ -109,9 +136,6 @@ class _Sec:
             raise ScenarioError(self.path, self.key(k), f"{v:g} is outside the allowed range {rng}")
         return v
 
-    def pos(self, k, hi=math.inf, default=None):
-        return self.num(k, 0.0, hi, default, lo_open=True)
-
     def vec(self, k, n, lo=-math.inf, hi=math.inf, default=None):
         if k not in self.data:
             if default is not None:
@@ -126,13 +150,15 @@ class _Sec:
         return a
 
     def table(self, kx, ky, increasing_y=True):
+        """A (x, y) table of two list keys of kind "table": same length >= 2, from (0, 0), x increasing."""
+        px, py = self.param(kx), self.param(ky)
         x = self.data.get(kx)
         if x is None:
             raise self.missing(kx)
         if not isinstance(x, list) or len(x) < 2:
             raise ScenarioError(self.path, self.key(kx), "must be a list of at least 2 numbers")
-        x = self.vec(kx, len(x), 0.0)
-        y = self.vec(ky, len(x), 0.0)
+        x = self.vec(kx, len(x), px.lo, px.hi)
+        y = self.vec(ky, len(x), py.lo, py.hi)
         if x[0] != 0.0 or y[0] != 0.0:
             raise ScenarioError(self.path, self.key(kx), "table must start at (0, 0)")
         if np.any(np.diff(x) <= 0):
@@ -156,6 +182,21 @@ class _Sec:
         if ev.max() > ev.min() + ev[1] + 1e-9 * ev.max():
             raise ScenarioError(self.path, self.key(k), "principal moments violate the triangle inequality")
         return a
+
+    def read_all(self):
+        """Check every declared key of this file kind under this table (a table-pair kind is read by its own code)."""
+        pre = self.prefix + "." if self.prefix else ""
+        subs = []
+        for p in schema.params(self.file, self.mtype):
+            rest = p.key[len(pre):] if p.key.startswith(pre) else None
+            if rest is None or p.kind in ("table", "changes"):
+                continue
+            if "." not in rest:
+                self.get(rest)
+            elif (s := rest.split(".")[0]) not in subs:
+                subs.append(s)
+        for s in subs:
+            self.sub(s).read_all()
 
 
 def _load(path, kind: str) -> tuple[str, _Read]:
@@ -216,20 +257,18 @@ class Model:
 def _craft(sec: _Sec, fixed_allowed: bool):
     if not fixed_allowed:
         sec.unused(["fixed"], "only the passive craft can be fixed (a test stand)")
-    fixed = bool(sec.data.get("fixed", False)) if fixed_allowed else False
-    if "fixed" in sec.data and not isinstance(sec.data["fixed"], bool):
-        raise ScenarioError(sec.path, sec.key("fixed"), "must be true or false")
+    fixed = sec.get("fixed") if fixed_allowed else False
     if fixed:
         sec.unused(["mass", "inertia", "com"], "the craft is fixed (fixed = true)")
         return fixed, 1.0, np.eye(3), np.zeros(3)
-    return fixed, sec.pos("mass", 1e7), sec.inertia("inertia"), sec.vec("com", 3, -100.0, 100.0)
+    return fixed, sec.get("mass"), sec.get("inertia"), sec.get("com")
 
 
 def load_model(scenario_path) -> Model:
     """Read, validate and pack a scenario and the mechanism it names."""
     spath = Path(scenario_path)
     stext, sc = _load(spath, "scenario file")
-    S = _Sec(spath, sc, "")
+    S = _Sec(spath, sc, "", "scenario", MTYPE)
     name = sc.get("name")
     if name is None:
         raise S.missing("name")
@@ -246,10 +285,10 @@ def load_model(scenario_path) -> Model:
     if not mpath.is_file():
         raise ScenarioError(spath, "mechanism", f"no mechanism file {mpath}")
     mtext, mt = _load(mpath, "mechanism file")
-    M = _Sec(mpath, mt, "")
+    M = _Sec(mpath, mt, "", "mechanism", MTYPE)
     variant = mt.get("variant")
-    if variant not in VARIANTS:
-        raise ScenarioError(mpath, "variant", f"{variant!r}: must be one of {', '.join(VARIANTS)}")
+    if variant not in M.param("variant").choices:
+        raise ScenarioError(mpath, "variant", f"{variant!r}: must be one of {', '.join(M.param('variant').choices)}")
     movable = variant == "movable_limiter"
 
     P = np.zeros(D.NP)
@@ -279,24 +318,24 @@ def load_model(scenario_path) -> Model:
         raise ScenarioError(mpath, "geometry", f"no geometry file {gpath}")
     gtext, gt = _load(gpath, "geometry file")
     _geometry_changes(mpath, mt, gpath, gt)
-    G = _Sec(gpath, gt, "")
+    G = _Sec(gpath, gt, "", "geometry", MTYPE)
     gc, gs, gsl, gla = G.sub("receiving_cone"), G.sub("socket"), G.sub("socket_slots"), G.sub("latches")
-    R0 = gc.pos("entrance_radius", 2.0)
-    Dp = gc.pos("depth", 2.0)
-    Rs = gs.pos("radius", R0)
-    Sd = gs.pos("depth", 1.0)
-    stop = gsl.pos("stop_below_mouth", Sd)
-    rh = G.sub("probe_head").pos("radius", Rs)
+    R0 = gc.get("entrance_radius")
+    Dp = gc.get("depth")
+    Rs = gs.get("radius", hi=R0)
+    Sd = gs.get("depth")
+    stop = gsl.get("stop_below_mouth", hi=Sd)
+    rh = G.sub("probe_head").get("radius", hi=Rs)
     if rh >= Rs:
         raise ScenarioError(gpath, "probe_head.radius", f"head must pass the socket bore (radius {Rs})")
-    if int(gla.num("count", 1, 16)) != D.N_LATCH or int(gsl.num("count", 1, 16)) != D.N_LATCH:
+    if int(gla.get("count")) != D.N_LATCH or int(gsl.get("count")) != D.N_LATCH:
         raise ScenarioError(gpath, "latches.count", f"the solver models {D.N_LATCH} latches in {D.N_LATCH} slots")
-    ltx = gla.num("tip_x", -0.5, 0.5)
-    lrr, lre = gla.pos("tip_radius_retracted", 1.0), gla.pos("tip_radius_extended", 1.0)
-    lrt = gla.num("tip_sphere_radius", 0.0, 0.1)
+    ltx = gla.get("tip_x")
+    lrr, lre = gla.get("tip_radius_retracted"), gla.get("tip_radius_extended")
+    lrt = gla.get("tip_sphere_radius")
     if lrr + lrt >= Rs:
         raise ScenarioError(gpath, "latches.tip_radius_retracted", f"retracted latches must pass the socket bore {Rs}")
-    if not (Rs < lre + lrt < Rs + gsl.pos("radial_depth", 1.0)):
+    if not (Rs < lre + lrt < Rs + gsl.get("radial_depth")):
         raise ScenarioError(gpath, "latches.tip_radius_extended", "extended latches must reach past the bore "
                             "onto the stops and stay inside the slots")
     x_stop = -Dp - stop
@@ -304,33 +343,32 @@ def load_model(scenario_path) -> Model:
         raise ScenarioError(gpath, "socket.depth", "too shallow: latches cannot pass the stops before the head "
                             "reaches the socket bottom")
     ghs, gpr = G.sub("housing"), G.sub("probe")
-    put("g_off", ghs.num("gimbal_offset", -1.0, 1.0))
-    put("l_h", ghs.pos("length", 2.0))
-    L0 = gpr.pos("length", 3.0)
+    put("g_off", ghs.get("gimbal_offset"))
+    put("l_h", ghs.get("length"))
+    L0 = gpr.get("length")
     put("l0", L0)
     put("r_head", rh)
     put("latch_x", ltx)
     put("latch_rr", lrr)
     put("latch_re", lre)
     put("latch_rt", lrt)
-    put("latch_psi0", math.radians(gla.num("first_angle", -360.0, 360.0)))
+    put("latch_psi0", math.radians(gla.get("first_angle")))
     put("x_mouth", -Dp)
     put("x_stop", x_stop)
     put("r_bore", Rs)
-    put("r_floor", Rs + gsl.pos("radial_depth", 1.0))
+    put("r_floor", Rs + gsl.get("radial_depth"))
     put("tan_cone", (R0 - Rs) / Dp)
-    put("slot_hs", 0.5 * gsl.pos("width_at_stop", 0.2))
-    put("slot_hf", 0.5 * gsl.pos("width_far", 0.2))
-    put("slot_len", gsl.pos("length", Sd))
-    if gsl.num("first_angle", -360.0, 360.0) != gla.num("first_angle", -360.0, 360.0):
+    put("slot_hs", 0.5 * gsl.get("width_at_stop"))
+    put("slot_hf", 0.5 * gsl.get("width_far"))
+    put("slot_len", gsl.get("length", hi=Sd))
+    if gsl.get("first_angle") != gla.get("first_angle"):
         raise ScenarioError(gpath, "socket_slots.first_angle", "must equal latches.first_angle (latch k in slot k)")
     gli = G.sub("limiter")
-    put("lim_x", gli.num("back_rim_x_in_housing", -2.0, 2.0))
+    put("lim_x", gli.get("back_rim_x_in_housing"))
+    G.read_all()                             # the keys only the contact library reads, checked by the schema
     try:
         cgeo = C.build_probe_cone(gt, movable_limiter=movable)
-    except KeyError as exc:                  # a key the contact library reads is absent (or misspelt)
-        raise _absent(gpath, gt, exc.args[0]) or ScenarioError(gpath, "/", f"no key {exc.args[0]!r}") from None
-    except (TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError) as exc:
         raise ScenarioError(gpath, "/", f"cannot build the contact geometry ({exc!r})") from None
     for k in range(D.N_LATCH):                          # each latch reads its own extension (state slot 2 + k)
         cgeo.prim[cgeo.prim_names.index(f"latch_{k + 1}"), 7] = 2 + k
@@ -338,62 +376,62 @@ def load_model(scenario_path) -> Model:
         raise ScenarioError(gpath, "/", "every passive contact part must ride on passive_craft")
 
     hs = M.sub("housing")
-    put("m_h", hs.pos("mass", 1000.0))
-    put("d_h", hs.num("com_distance", 0.0, 2.0))
-    put("i_hx", hs.pos("inertia_axial", 100.0))
-    put("i_ht", hs.pos("inertia_transverse", 100.0))
+    put("m_h", hs.get("mass"))
+    put("d_h", hs.get("com_distance"))
+    put("i_hx", hs.get("inertia_axial"))
+    put("i_ht", hs.get("inertia_transverse"))
     pr = M.sub("probe")
-    smax = pr.pos("stroke_max", L0)
+    smax = pr.get("stroke_max", hi=L0)
     if smax >= L0:
         raise ScenarioError(mpath, "probe.stroke_max", "must be less than free_length")
     put("stroke_max", smax)
-    put("m_pr", pr.pos("mass", 500.0))
-    put("a_pr", pr.num("com_from_head", 0.0, 3.0))
-    put("i_prx", pr.pos("inertia_axial", 10.0))
-    put("i_prt", pr.pos("inertia_transverse", 100.0))
-    put("k_bend0", pr.pos("bending_stiffness", 1e7))
-    put("c_bend", pr.num("bending_damping", 0.0, 1e5))
-    put("k_tors", pr.pos("torsion_stiffness", 1e7))
-    put("c_tors", pr.num("torsion_damping", 0.0, 1e4))
-    put("hb_k", pr.pos("bending_hysteresis_stiffness", 1e7))
-    put("hb_lim", pr.num("bending_hysteresis_moment", 0.0, 1e5))
-    put("ht_k", pr.pos("torsion_hysteresis_stiffness", 1e7))
-    put("ht_lim", pr.num("torsion_hysteresis_moment", 0.0, 1e5))
-    put("bend_max", math.radians(pr.pos("bending_limit_deg", 45.0)))
-    put("k_bend_stop", pr.pos("bending_stop_stiffness", 1e8))
-    put("tors_max", math.radians(pr.pos("torsion_limit_deg", 45.0)))
-    put("k_tors_stop", pr.pos("torsion_stop_stiffness", 1e8))
+    put("m_pr", pr.get("mass"))
+    put("a_pr", pr.get("com_from_head"))
+    put("i_prx", pr.get("inertia_axial"))
+    put("i_prt", pr.get("inertia_transverse"))
+    put("k_bend0", pr.get("bending_stiffness"))
+    put("c_bend", pr.get("bending_damping"))
+    put("k_tors", pr.get("torsion_stiffness"))
+    put("c_tors", pr.get("torsion_damping"))
+    put("hb_k", pr.get("bending_hysteresis_stiffness"))
+    put("hb_lim", pr.get("bending_hysteresis_moment"))
+    put("ht_k", pr.get("torsion_hysteresis_stiffness"))
+    put("ht_lim", pr.get("torsion_hysteresis_moment"))
+    put("bend_max", math.radians(pr.get("bending_limit_deg")))
+    put("k_bend_stop", pr.get("bending_stop_stiffness"))
+    put("tors_max", math.radians(pr.get("torsion_limit_deg")))
+    put("k_tors_stop", pr.get("torsion_stop_stiffness"))
 
-    put("latch_k", M.sub("latches").pos("spring_stiffness", 1e6))
+    put("latch_k", M.sub("latches").get("spring_stiffness"))
 
     ad = M.sub("axial_damper")
-    pitch = ad.pos("screw_pitch", 0.2)
+    pitch = ad.get("screw_pitch")
     i_nut = 2 * math.pi / pitch
     put("i_nut", i_nut)
-    put("i_nut_tot", ad.pos("nut_inertia_total", 1.0))
-    put("k_nutfr", ad.num("screw_friction", 0.0, 0.5))
-    put("v_screw", ad.pos("screw_friction_speed", 1.0))
-    i_fr = ad.pos("friction_chain_ratio", 100.0)
+    put("i_nut_tot", ad.get("nut_inertia_total"))
+    put("k_nutfr", ad.get("screw_friction"))
+    put("v_screw", ad.get("screw_friction_speed"))
+    i_fr = ad.get("friction_chain_ratio")
     put("i_fr", i_fr)
-    k_tr = ad.pos("transmission_stiffness", 1e6)
+    k_tr = ad.get("transmission_stiffness")
     put("k_tr", k_tr)
-    t_pre = ad.num("spring_preload_torque", 0.0, 1e3, default=0.0)
-    k_s = ad.pos("spring_stiffness", 1e3, default=1.0)
-    s_max = 2 * math.pi * ad.num("spring_stroke_turns", 0.0, 1e3)
+    t_pre = ad.get("spring_preload_torque")
+    k_s = ad.get("spring_stiffness")
+    s_max = 2 * math.pi * ad.get("spring_stroke_turns")
     put("t_pre", t_pre)
     put("k_spring", k_s)
     put("spring_max", s_max)
-    t_in = ad.pos("friction_brake_torque_in", 1e3)
-    t_out = ad.pos("friction_brake_torque_out", 1e3)
+    t_in = ad.get("friction_brake_torque_in")
+    t_out = ad.get("friction_brake_torque_out")
     if t_in <= t_pre + k_s * s_max:
         raise ScenarioError(mpath, "axial_damper.friction_brake_torque_in",
                             f"must exceed the fully wound spring torque {t_pre + k_s * s_max:.4g} N*m "
                             "(the brake slips after the spring stroke, seed 000 fig. 5a)")
     put("t_in", t_in)
     put("t_out", t_out)
-    put("c_d", ad.num("structural_damping", 0.0, 1.0))
-    put("i_mb", ad.pos("magnetic_brake_ratio", 1e3))
-    put("k_stroke_stop", ad.pos("stroke_stop_stiffness", 1e9))
+    put("c_d", ad.get("structural_damping"))
+    put("i_mb", ad.get("magnetic_brake_ratio"))
+    put("k_stroke_stop", ad.get("stroke_stop_stiffness"))
     x1 = t_pre / k_tr
     x2 = x1 + s_max + k_s * s_max / k_tr
     t2 = t_pre + k_s * s_max
@@ -402,11 +440,11 @@ def load_model(scenario_path) -> Model:
                      np.array([0.0, t_pre, t2, t2 + 10 * t_in]))
     else:                               # no spring mechanism (modified damper): the transmission alone
         TAX = _table(np.array([0.0, 10 * t_in / k_tr]), np.array([0.0, 10 * t_in]))
-    s1 = 2 * math.pi * ad.num("first_brake_stroke_turns", 0.0, 1e3, default=0.0)   # FrT1 (modified damper)
+    s1 = 2 * math.pi * ad.get("first_brake_stroke_turns")   # FrT1 (modified damper)
     put("s1_max", s1)
     if s1 > 0.0:
-        put("t1_in", ad.pos("first_brake_torque_in", t_in))
-        put("t1_out", ad.pos("first_brake_torque_out", t_out))
+        put("t1_in", ad.get("first_brake_torque_in", hi=t_in))
+        put("t1_out", ad.get("first_brake_torque_out", hi=t_out))
     else:
         ad.unused(["first_brake_torque_in", "first_brake_torque_out"],
                   "no first friction brake (first_brake_stroke_turns = 0)")
@@ -415,18 +453,18 @@ def load_model(scenario_path) -> Model:
     TMA = _table(mx * 2 * math.pi / 60.0, my)
 
     ld = M.sub("lateral_damper")
-    sp = ld.vec("spring_places_deg", 2, -360.0, 360.0)
-    bp = ld.vec("brake_places_deg", 2, -360.0, 360.0)
-    springs = [ld.pos("coil_stroke", 0.2), ld.pos("belleville_stroke", 0.2)]
-    TLS = _series_spring([ld.num("coil_preload", 0.0, 1e5), ld.num("belleville_preload", 0.0, 1e6)],
-                         [ld.pos("coil_stiffness", 1e8), ld.pos("belleville_stiffness", 1e9)], springs,
-                         ld.pos("spring_stop_stiffness", 1e10))
+    sp = ld.get("spring_places_deg")
+    bp = ld.get("brake_places_deg")
+    springs = [ld.get("coil_stroke"), ld.get("belleville_stroke")]
+    TLS = _series_spring([ld.get("coil_preload"), ld.get("belleville_preload")],
+                         [ld.get("coil_stiffness"), ld.get("belleville_stiffness")], springs,
+                         ld.get("spring_stop_stiffness"))
     LAT = np.zeros((D.N_LAT, D.LAT_W))
-    sd_, sr_, sb_ = ld.pos("spring_attach_distance", 2.0), ld.pos("spring_attach_radius", 1.0), ld.pos("spring_base_radius", 2.0)
+    sd_, sr_, sb_ = ld.get("spring_attach_distance"), ld.get("spring_attach_radius"), ld.get("spring_base_radius")
     if sb_ <= sr_:
         raise ScenarioError(mpath, "lateral_damper.spring_base_radius", "must exceed spring_attach_radius")
-    rod_mass = ld.pos("rod_mass", 100.0)
-    s_tilt = ld.num("spring_base_axial_offset", -1.0, 1.0, default=0.0)   # turned struts (modified damper)
+    rod_mass = ld.get("rod_mass")
+    s_tilt = ld.get("spring_base_axial_offset")   # turned struts (modified damper)
     for k in range(2):
         a = math.radians(sp[k])
         ey, ez = math.cos(a), math.sin(a)
@@ -436,11 +474,11 @@ def load_model(scenario_path) -> Model:
         LAT[k, D.L_EY], LAT[k, D.L_EZ] = ey, ez
         LAT[k, D.L_INERTIA] = rod_mass
         LAT[k, D.L_REST] = math.hypot(sb_ - sr_, s_tilt)
-    bd_, br_ = ld.pos("brake_attach_distance", 2.0), ld.pos("brake_attach_radius", 1.0)
-    rho, rod = ld.pos("crank_radius", 1.0), ld.pos("rod_length", 1.0)
-    g = ld.pos("brake_gear_ratio", 1e3)
-    Jb = ld.pos("crank_inertia", 10.0) + ld.pos("rotor_inertia", 1.0) * g * g
-    tilt = math.radians(ld.num("brake_rod_tilt_deg", -60.0, 60.0, default=0.0))   # rods turned (modified damper)
+    bd_, br_ = ld.get("brake_attach_distance"), ld.get("brake_attach_radius")
+    rho, rod = ld.get("crank_radius"), ld.get("rod_length")
+    g = ld.get("brake_gear_ratio")
+    Jb = ld.get("crank_inertia") + ld.get("rotor_inertia") * g * g
+    tilt = math.radians(ld.get("brake_rod_tilt_deg"))   # rods turned (modified damper)
     for k in range(2):
         a = math.radians(bp[k])
         e = np.array([0.0, math.cos(a), math.sin(a)])
@@ -455,13 +493,13 @@ def load_model(scenario_path) -> Model:
         LAT[r, D.L_EY], LAT[r, D.L_EZ] = e[1], e[2]
         LAT[r, D.L_INERTIA] = Jb
         LAT[r, D.L_GEAR] = g
-    put("lh_k", ld.pos("hysteresis_stiffness", 1e9))
-    put("lh_f0", ld.num("hysteresis_force", 0.0, 1e5))
-    put("lh_mu", ld.num("hysteresis_ratio", 0.0, 1.0))
-    put("c_lat", ld.num("spring_damping", 0.0, 1e6))
-    crank_max = ld.pos("crank_limit_deg", 90.0)
+    put("lh_k", ld.get("hysteresis_stiffness"))
+    put("lh_f0", ld.get("hysteresis_force"))
+    put("lh_mu", ld.get("hysteresis_ratio"))
+    put("c_lat", ld.get("spring_damping"))
+    crank_max = ld.get("crank_limit_deg")
     put("psi_max", math.radians(crank_max))
-    put("k_crank_stop", ld.pos("crank_stop_stiffness", 1e8))
+    put("k_crank_stop", ld.get("crank_stop_stiffness"))
     lx, lyv = ld.table("brake_rpm", "brake_torque")
     TML = _table(lx * 2 * math.pi / 60.0, lyv)
 
@@ -472,28 +510,28 @@ def load_model(scenario_path) -> Model:
     ov = sc.get("overrides", {})
     if not isinstance(ov, dict):
         raise ScenarioError(spath, "overrides", "must be a table")
-    O = _Sec(spath, ov, "overrides")
+    O = _Sec(spath, ov, "overrides", "scenario", MTYPE)
     for k in ov:
         if k in groups:
-            mu = O.num(k, 0.0, 1.0)
+            mu = O.get(k)
             for j, g in enumerate(cgeo.pair_groups):
                 if g in groups[k]:
                     cgeo.ppar[j, PAR_MU] = mu
         elif k == "max_depth":
-            cgeo.ppar[:, PAR_DMAX] = O.pos(k, rh)
+            cgeo.ppar[:, PAR_DMAX] = O.get(k, hi=rh)
         elif k == "drive_delay":                 # test variants: a shorter wait before retraction
-            put("drv_delay", O.num(k, 0.0, 1e4))
+            put("drv_delay", O.get(k))
         elif k == "retraction_speed":            # test variants: a faster drive (probe m/s at no load)
-            put("drv_speed", O.pos(k, 1.0) * i_nut)
+            put("drv_speed", O.get(k) * i_nut)
         else:
-            raise ScenarioError(spath, f"overrides.{k}", unknown(k, [*groups, "max_depth", "drive_delay",
-                                                                     "retraction_speed"], "override"))
+            raise ScenarioError(spath, f"overrides.{k}", unknown(k, [p.name for p in schema.params("scenario", MTYPE)
+                                                                     if p.section == "overrides"], "override"))
 
     # solver settings
     so = S.sub("solver")
-    step = so.pos("step", 0.01)
-    out = so.pos("output_step", 1.0, default=1e-3)
-    dur = so.pos("duration", 1e4)
+    step = so.get("step")
+    out = so.get("output_step")
+    dur = so.get("duration")
     spo = out / step
     if abs(spo - round(spo)) > 1e-6:
         raise ScenarioError(spath, "solver.step", f"{step:g} must divide output_step {out:g} exactly")
@@ -508,81 +546,89 @@ def load_model(scenario_path) -> Model:
 
     # initial conditions at the start of the run
     ini = S.sub("initial")
-    v0 = ini.num("closing_speed", 0.0, 1.0, lo_open=True)
-    vlat = ini.vec("lateral_velocity", 2, -0.3, 0.3, default=[0.0, 0.0])
-    miss = ini.vec("lateral_miss", 2, -0.5, 0.5, default=[0.0, 0.0])
-    ang = np.radians(ini.vec("angular_miss_deg", 3, -15.0, 15.0, default=[0.0, 0.0, 0.0]))
-    rate = np.radians(ini.vec("angular_rate_deg_s", 3, -5.0, 5.0, default=[0.0, 0.0, 0.0]))
-    hx0 = ini.num("head_start_x", -Dp - Sd + rh, 1.0)
+    v0 = ini.get("closing_speed")
+    vlat = ini.get("lateral_velocity")
+    miss = ini.get("lateral_miss")
+    ang = np.radians(ini.get("angular_miss_deg"))
+    rate = np.radians(ini.get("angular_rate_deg_s"))
+    hx0 = ini.get("head_start_x", lo=-Dp - Sd + rh)
     s0, Z0 = _initial_state(P, mA, JA, cA, cP, v0, vlat, miss, ang, rate, hx0)
     if movable:                          # limiter at rest on its front stop, springs preloaded
         s0[D.S_XL] = -P[I["lim_f0"]] / (P[I["lim_k"]] + P[I["lim_kstop"]])
     for nm, pair in (("pi_head_cone", "head_cone"), ("pi_head_socket", "head_socket"), ("pi_bottom", "head_socket_bottom")):
         put(nm, cgeo.pair_names.index(pair))
     geo = dict(rh=rh, L0=L0, goff=P[I["g_off"]], LAT=LAT.copy(), stroke_max=smax,
-               rod_radius=gpr.pos("radius", rh), path=gpath)
+               rod_radius=gpr.get("radius", hi=rh), path=gpath)
     # full scale of each device channel (its bar in the viewer): strokes to the stops and the rated rates and force
     # (a mechanism without a rating, e.g. one stored in an older run, gives its channel no range: NaN)
     strokes = dict(axial_spring=s_max / (i_fr * i_nut), friction_brake=smax - (s_max + s1) / (i_fr * i_nut),
                    friction_brake_1=s1 / (i_fr * i_nut), XLimD=float(P[I["lim_stroke"]]), lateral=sum(springs),
-                   rpm=ad.pos("magnetic_brake_rpm_max", 1e5, math.nan), lat_rpm=ld.pos("brake_rpm_max", 1e5, math.nan),
-                   nut_rpm=ad.pos("nut_rpm_max", 1e5, math.nan), head_force=ad.pos("head_force_max", 1e7, math.nan),
+                   rpm=ad.get("magnetic_brake_rpm_max"), lat_rpm=ld.get("brake_rpm_max"),
+                   nut_rpm=ad.get("nut_rpm_max"), head_force=ad.get("head_force_max"),
                    crank=crank_max, stroke=smax)
     places = dict(spring_mechanism_1=float(sp[0]), spring_mechanism_2=float(sp[1]),
                   magnetic_brake_1=float(bp[0]), magnetic_brake_2=float(bp[1]))
-    for path, t in ((spath, sc), (mpath, mt), (gpath, gt)):   # a key no one read is a typo: refuse it
-        _refuse_unread(path, t)
+    for path, t, file in ((spath, sc, "scenario"), (mpath, mt, "mechanism"), (gpath, gt, "geometry")):
+        if (bad := schema.undeclared(t, file, MTYPE)) is not None:     # a key the schema does not declare: a typo
+            raise ScenarioError(path, *bad)
+        _refuse_unread(path, t)                                         # declared, but not read in this configuration
     text = f"# scenario {spath.name}\n{stext}\n# mechanism {mpath.name}\n{mtext}\n# geometry {gpath.name}\n{gtext}"
     return Model(name, str(comment), variant, text, P, LAT, TLS, TAX, TMA, TML, cgeo, s0, Z0, step, out, dur,
                  geo, places, strokes, omega, decay)
 
 
 def _geometry_changes(mpath, mt: dict, gpath, gt: dict):
-    """Apply a mechanism's [geometry_changes] (table -> key = number) to the parsed geometry in place."""
+    """Apply a mechanism's [geometry_changes] (table.key = number, tables nested as in the geometry file, e.g.
+    contact.ring.k) to the parsed geometry in place."""
     ch = mt.get("geometry_changes", {})
     if not isinstance(ch, dict):
         raise ScenarioError(mpath, "geometry_changes", "must be a table of geometry tables")
-    for tname in list(ch):
-        tab = ch[tname]
-        if not isinstance(tab, dict) or not isinstance(gt.get(tname), dict):
-            raise ScenarioError(mpath, f"geometry_changes.{tname}", f"no table [{tname}] in {Path(gpath).name}")
-        for k in list(tab):
-            v = tab[k]
-            old = gt[tname].get(k)
+    gname = Path(gpath).name
+
+    def apply(ch: dict, g: dict, pre: str):
+        for k in list(ch):
+            v, key = ch[k], pre + k
+            old = g.get(k)
+            if isinstance(v, dict) or not pre:
+                if not isinstance(v, dict) or not isinstance(old, dict):
+                    raise ScenarioError(mpath, f"geometry_changes.{key}", f"no table [{key}] in {gname}")
+                apply(v, old, key + ".")
+                continue
             if isinstance(old, bool) or not isinstance(old, (int, float)):
-                raise ScenarioError(mpath, f"geometry_changes.{tname}.{k}", f"no number {tname}.{k} in {Path(gpath).name}")
+                raise ScenarioError(mpath, f"geometry_changes.{key}", f"no number {key} in {gname}")
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                raise ScenarioError(mpath, f"geometry_changes.{tname}.{k}", f"must be a number, found {v!r}")
-            gt[tname][k] = float(v)
+                raise ScenarioError(mpath, f"geometry_changes.{key}", f"must be a number, found {v!r}")
+            g[k] = float(v)
+    apply(ch, gt, "")
 
 
 def _cyclogram(P, M: _Sec, i_nut: float, G: _Sec, movable: bool):
     """Drive, alignment-lever cam, spring pushers, hooks and the movable limiter into P."""
     I = D.P_INDEX
     dr = M.sub("drive")
-    P[I["drv_delay"]] = dr.num("start_delay", 0.0, 1e4)
-    P[I["drv_speed"]] = dr.pos("retraction_speed", 1.0) * i_nut          # probe m/s -> nut rad/s
-    P[I["drv_stall"]] = dr.pos("stall_force", 1e6) / i_nut               # probe N -> nut N*m
+    P[I["drv_delay"]] = dr.get("start_delay")
+    P[I["drv_speed"]] = dr.get("retraction_speed") * i_nut          # probe m/s -> nut rad/s
+    P[I["drv_stall"]] = dr.get("stall_force") / i_nut               # probe N -> nut N*m
     pu = M.sub("spring_pushers")
-    P[I["pu_n"]] = int(pu.num("count", 0, 16))
-    P[I["pu_r"]] = pu.pos("radius", 3.0)
-    P[I["pu_stroke"]] = pu.pos("stroke", 0.5)
-    P[I["pu_f0"]] = pu.num("preload", 0.0, 1e5)
-    P[I["pu_k"]] = pu.num("stiffness", 0.0, 1e8)
-    P[I["pu_kc"]] = pu.pos("contact_stiffness", 1e9)
-    P[I["pu_c"]] = pu.num("damping", 0.0, 1e6, default=0.0)
+    P[I["pu_n"]] = int(pu.get("count"))
+    P[I["pu_r"]] = pu.get("radius")
+    P[I["pu_stroke"]] = pu.get("stroke")
+    P[I["pu_f0"]] = pu.get("preload")
+    P[I["pu_k"]] = pu.get("stiffness")
+    P[I["pu_kc"]] = pu.get("contact_stiffness")
+    P[I["pu_c"]] = pu.get("damping")
     if P[I["pu_kc"]] <= P[I["pu_k"]]:
         raise ScenarioError(M.path, "spring_pushers.contact_stiffness", "must exceed spring_pushers.stiffness")
-    P[I["hook_gap"]] = M.sub("hooks").pos("close_gap", 0.05)
+    P[I["hook_gap"]] = M.sub("hooks").get("close_gap")
     if "alignment_levers" in M.data:
         al = M.sub("alignment_levers")
         lv = G.sub("alignment_lever")
-        a_ret, a_ext = lv.num("angle_retracted", -90.0, 90.0), lv.num("angle_extended", -90.0, 90.0)
+        a_ret, a_ext = lv.get("angle_retracted"), lv.get("angle_extended")
         x = al.data.get("cam_nut_turns")
         if not isinstance(x, list) or not 2 <= len(x) <= D.N_CAM:
             raise ScenarioError(M.path, "alignment_levers.cam_nut_turns", f"must be a list of 2..{D.N_CAM} numbers")
-        x = al.vec("cam_nut_turns", len(x), 0.0, 1e4)
-        y = al.vec("cam_lever_angle_deg", len(x), a_ret, 80.0)   # may swing past angle_extended (extension > 1)
+        x = al.get("cam_nut_turns", n=len(x))
+        y = al.get("cam_lever_angle_deg", n=len(x), lo=a_ret)   # may swing past angle_extended (extension > 1)
         if np.any(np.diff(x) <= 0):
             raise ScenarioError(M.path, "alignment_levers.cam_nut_turns", "must be strictly increasing")
         n = len(x)
@@ -594,16 +640,16 @@ def _cyclogram(P, M: _Sec, i_nut: float, G: _Sec, movable: bool):
     if movable:
         ml = M.sub("movable_limiter")
         P[I["lim_mov"]] = 1.0
-        P[I["lim_m"]] = ml.pos("mass", 100.0)
-        f0, f1 = ml.num("spring_force_front", 0.0, 1e5), ml.num("spring_force_back", 0.0, 1e5)
-        st = ml.pos("stroke", 1.0)
+        P[I["lim_m"]] = ml.get("mass")
+        f0, f1 = ml.get("spring_force_front"), ml.get("spring_force_back")
+        st = ml.get("stroke")
         if f1 < f0:
             raise ScenarioError(M.path, "movable_limiter.spring_force_back", "must not be below spring_force_front")
         P[I["lim_f0"]] = f0
         P[I["lim_k"]] = (f1 - f0) / st
         P[I["lim_stroke"]] = st
-        P[I["lim_kstop"]] = ml.pos("stop_stiffness", 1e9)
-        P[I["lim_c"]] = ml.num("damping", 0.0, 1e5)
+        P[I["lim_kstop"]] = ml.get("stop_stiffness")
+        P[I["lim_c"]] = ml.get("damping")
 
 
 def _mode(k, c, m):

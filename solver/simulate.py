@@ -226,7 +226,7 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
     spo = int(round(m.output_step / m.step))
     n_total = int(math.floor((T - t0) / m.output_step + 1e-9)) + 1
     comment = m.comment if start is None else f"branch of {start.source} at t = {t0:.4f} s; {m.comment}"
-    meta = RunMeta(comment=comment, variant=m.variant,
+    meta = RunMeta(comment=comment, variant=m.variant, mechanism_type="probe_cone",
                    run_date=_dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
                    solver_version=SOLVER_VERSION, output_step=m.output_step, scenario=m.name)
     pairs = [*m.cgeo.pair_info, LATCH_NECK]

@@ -1,6 +1,6 @@
 """Capture verdict: configurable criteria (resources/capture_criteria.toml) evaluated on a run (no Qt).
 
-Used by the bottom pane's facts, `dockmnemo info` and campaign summaries (viewer.capture_verdict re-exports it).
+Each mechanism type names its criteria file (solver.mechanisms); used by the bottom pane's facts, `dockmnemo info` and campaign summaries (viewer.capture_verdict re-exports it).
 """
 from __future__ import annotations
 
@@ -208,8 +208,14 @@ def _check_latches(run, c: Criteria) -> Check:
                  [("latch release", "none", f"{name} stays >= {v0 - c.release_drop:g}", PASS)])
 
 
+def criteria_file_for(run) -> Path:
+    """The capture criteria of the run's mechanism type (DEFAULT_CRITERIA where the type names none)."""
+    from solver import mechanisms
+    return mechanisms.for_run(run).criteria_file or DEFAULT_CRITERIA
+
+
 def evaluate(run, criteria: Criteria | None = None) -> Verdict:
-    """Evaluate the criteria on a RunFile (default criteria file if None)."""
-    c = criteria if criteria is not None else load_criteria()
+    """Evaluate the criteria on a RunFile (None: its mechanism type's criteria file)."""
+    c = criteria if criteria is not None else load_criteria(criteria_file_for(run))
     checks = [_check_capture(run, c), _check_loads(run, c), _check_strokes(run, c), _check_latches(run, c)]
     return Verdict(checks, c.path)

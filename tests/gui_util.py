@@ -20,3 +20,14 @@ def main_window(qtbot, settings_path: Path, run=None, size=(1600, 1000), activat
         assert w.open_run(run), w.last_error
         qtbot.waitUntil(lambda: w.diagram.analysed, timeout=10000)   # contact events and verdict (worker thread)
     return w
+
+
+def label_texts(widget) -> list[str]:
+    """The texts of the labels a widget shows (what a user reads), in creation order; empty ones left out."""
+    from PySide6.QtWidgets import QLabel
+    return [lab.text() for lab in widget.findChildren(QLabel) if lab.text()]
+
+
+def base_loads_line(scene) -> str:
+    """The scene's base loads line ("base: Fx 30.0 N …")."""
+    return next((t for t in label_texts(scene) if t.startswith("base:")), "")

@@ -290,7 +290,7 @@ def make(path, duration: float | None = None, step: float | None = None, scenari
     ident = np.tile([1.0, 0, 0, 0], (n, 1))
     pos = np.stack([np.zeros((n, 3)), act_pos, gimbal, probe_origin, head, limiter_origin], 1)
     qs = np.stack([ident, act_q, q_h, q_p, q_p, q_h], 1)
-    meta = RunMeta(comment=cfg["comment"], variant="synthetic",
+    meta = RunMeta(comment=cfg["comment"], variant="synthetic", mechanism_type="probe_cone",
                    run_date=_dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
                    solver_version="synthetic-kinematics 1", output_step=dt, scenario=cfg["name"])
     w = RunWriter(path, meta, specs, BODIES, PAIRS, geometry(g), parameters_toml=text)

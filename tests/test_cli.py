@@ -60,7 +60,7 @@ def test_run_writes_a_run_file_with_progress(tmp_path):
     out = tmp_path / "ci.h5"
     p = _run("run", str(SCEN / "central_impact_20t.toml"), "--out", str(out), "--t-end", "0.3")
     assert p.returncode == 0, p.stderr
-    assert "run central_impact_20t.toml 100.0%|" in p.stderr and "| 0.3/0.3 s [" in p.stderr
+    assert "run central_impact_20t.toml [" in p.stderr and "100.0%" in p.stderr
     q = _run("info", str(out))
     assert q.returncode == 0 and "301 frames" in q.stdout and "latch_neck" in q.stdout
 

@@ -89,7 +89,7 @@ def test_bar_fill_is_value_over_the_device_range(qtbot, solver_runs, name):
         f = run.frame_at(t)
         w.show_frame(f)
         img = w.grab().toImage()
-        for n in w.axial + w.lateral:
+        for n in w.bar_names():
             v, r = run.channel_at(n, f), w.bar_rects[n]
             frac = min(abs(v) / rng[n], 1.0)
             assert _fill_px(img, r) == pytest.approx(frac * r.width(), abs=1.5), (t, n, v, frac)
@@ -123,5 +123,5 @@ def test_a_channel_without_a_range_shows_no_range_and_no_fill(qtbot, solver_runs
         assert len(grey) >= 5, n
     assert _fill_px(img, w.bar_rects["crank_angle_2"]) >= 0       # the others keep their ranges
     assert math.isfinite(w.scales["crank_angle_2"]) and math.isfinite(w.scales["head_axial_force"])
-    np.testing.assert_equal(sorted(w.axial), sorted(run.groups()["axial_damper"]))
+    np.testing.assert_equal(sorted(w.bars["axial_damper"]), sorted(run.groups()["axial_damper"]))
     run.close()

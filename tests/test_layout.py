@@ -73,7 +73,7 @@ def test_main_window_texts_fit_and_nothing_overlaps(qtbot, window, size, artifac
 def test_shortened_device_names_have_their_whole_name_as_tooltip(qtbot, window):
     dv = window.diagram.devices
     items = dv.label_rects()
-    for name in dv.lateral + dv.axial:             # each device is named (in full or shortened)
+    for name in dv.bar_names():             # each device is named (in full or shortened)
         assert any(full.split(" ")[0] == name for _, full, *_ in items), name
     for shown, full, rect, *_ in items:
         assert shown == full or dv.full_text_at(rect.center()) == full, (shown, full)

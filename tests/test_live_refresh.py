@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("PySide6")
 
 from solver.runfile import TIME_CHUNK, RunFile  # noqa: E402
-from tests.gui_util import main_window  # noqa: E402
+from tests.gui_util import label_texts, main_window  # noqa: E402
 from tests.synthetic_run import PAIRS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,7 +86,7 @@ def assert_shows_newest_frame(w):
         assert d.devices.value(name) == pytest.approx(run.channel(name, last, n)[0])
     pos, _ = run.poses(last)
     body = run.geometry["probe_head"].body
-    np.testing.assert_allclose(d.scene.probe_head_position(), pos[run.bodies.index(body)], atol=1e-12)
+    np.testing.assert_allclose(d.scene.part_matrix("probe_head")[:3, 3], pos[run.bodies.index(body)], atol=1e-12)
     assert f"{t:.4f}" in d.time_text()
 
 
@@ -184,7 +184,7 @@ def shown(w) -> dict:
         "devices": {n: d.devices.value(n) for n in d.devices.shown_channels()},
         "T Current box": d.plots.values(),
         "curves": {n: (np.array(c.xData), np.array(c.yData)) for n, c in zip(d.plots.names, d.plots.curves)},
-        "scene readouts": (s.readout_text(), s.base_loads_text(), s.time_text()),
+        "scene readouts": (label_texts(s), s.time_text()),
         "scene parts": {p: (s.part_matrix(p), s.part_is_red(p), s.part_visible(p)) for p in s.part_names()},
         "force labels": {p: (text, tuple(pt)) for p, (text, pt) in s.force_labels().items()},
         "T capture": d.plots.fact_labels["T capture"].text(),

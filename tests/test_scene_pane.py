@@ -15,6 +15,7 @@ from PySide6.QtTest import QTest  # noqa: E402
 from solver import quat  # noqa: E402
 from solver.runfile import ChannelInfo, PartGeometry, RunFile, RunMeta, RunWriter  # noqa: E402
 from viewer.scene_pane import CONTACT_RED, ScenePane  # noqa: E402
+from tests.gui_util import base_loads_line, label_texts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_runs" / "synthetic_approach.h5"
@@ -56,7 +57,7 @@ def test_head_actor_moves_to_the_runs_pose(pane, run):
         pane.show_frame(f)
         assert pane.current_frame == f
         pos, q = run.poses(f)
-        np.testing.assert_allclose(pane.probe_head_position(), pos[hi], atol=1e-12)
+        np.testing.assert_allclose(pane.part_matrix("probe_head")[:3, 3], pos[hi], atol=1e-12)
         np.testing.assert_allclose(pane.part_matrix("probe_head")[:3, :3], quat.to_matrix(q[hi]), atol=1e-12)
         li = run.bodies.index("limiter")
         np.testing.assert_allclose(pane.part_matrix("limiter")[:3, 3], pos[li], atol=1e-12)
@@ -103,7 +104,7 @@ def test_readouts_switch_at_t_capture(pane, run):
     fc = int(np.searchsorted(run.time, run.t_capture))  # first frame at or after T capture
     assert run.time[fc - 1] < run.t_capture <= run.time[fc]
     pane.show_frame(fc - 1)
-    before = pane.readout_text()
+    before = "\n".join(label_texts(pane))
     assert "HEAD rel. CONE" in before
     for name in ("head_x", "head_y", "head_z", "head_vx", "head_vy", "head_vz", "probe_pitch", "probe_yaw"):
         assert name in before
@@ -111,7 +112,7 @@ def test_readouts_switch_at_t_capture(pane, run):
     assert f"{run.channel_at('head_x', fc - 1):+9.4f}" in before
     assert "before capture" in pane.time_text()
     pane.show_frame(fc)
-    after = pane.readout_text()
+    after = "\n".join(label_texts(pane))
     assert "ACTIVE rel. PASSIVE" in after and "head_x" not in after
     for name in ("cm_vx", "cm_vy", "cm_vz", "rate_x", "rate_y", "rate_z", "att_roll", "att_pitch", "att_yaw"):
         assert name in after
@@ -123,7 +124,7 @@ def test_base_loads_line_shows_the_forces_and_moments(pane, run):
     fx = run.channel("Fx")
     for f in (int(np.argmax(np.abs(fx))), 400, 0, run.n_frames - 1):  # 0 and the end: other chunk blocks
         pane.show_frame(f)
-        line = pane.base_loads_text()
+        line = base_loads_line(pane)
         assert f"Fx {fx[f]:.1f} N" in line
         assert f"Mz {run.channel_at('Mz', f):.1f} N·m" in line
     assert abs(fx[int(np.argmax(np.abs(fx)))]) > 1000
@@ -250,10 +251,10 @@ def test_run_without_optional_channels_and_bodies(qtbot, tmp_path):
     qtbot.waitExposed(p)
     p.set_run(r)
     p.show_frame(3)
-    np.testing.assert_allclose(p.probe_head_position(), [0.2, 0, 0], atol=1e-12)
-    text = p.readout_text()
+    np.testing.assert_allclose(p.part_matrix("probe_head")[:3, 3], [0.2, 0, 0], atol=1e-12)
+    text = "\n".join(label_texts(p))
     assert "head_x" in text and "head_vx" not in text and "probe_pitch" not in text
-    assert p.base_loads_text() == "base: Fx 30.0 N"
+    assert base_loads_line(p) == "base: Fx 30.0 N"
     assert "no capture" in p.time_text()
     cam = p.views["ld"].camera  # no housing or probe body: plane Ld falls back to the x-z plane
     np.testing.assert_allclose(cam.GetDirectionOfProjection(), [0, 1, 0], atol=1e-12)
@@ -262,7 +263,7 @@ def test_run_without_optional_channels_and_bodies(qtbot, tmp_path):
     assert p.current_frame == 4
     assert p.grab_image().width() == p.width()
     p.set_run(None)
-    assert p.part_names() == [] and p.readout_text() == ""
+    assert p.part_names() == [] and not [t for t in label_texts(p) if "head_x" in t or "base:" in t]
     r.close()
 
 
@@ -287,7 +288,7 @@ def test_switching_runs_replaces_the_parts(pane, run, tmp_path):
     pane.set_run(r)
     assert sorted(pane.part_names()) == ["probe_head", "receiving_cone"]
     pane.show_frame(2)
-    np.testing.assert_allclose(pane.probe_head_position(), [0.3, 0, 0], atol=1e-12)
+    np.testing.assert_allclose(pane.part_matrix("probe_head")[:3, 3], [0.3, 0, 0], atol=1e-12)
     pane.set_run(run)
     assert sorted(pane.part_names()) == sorted(run.geometry)
     pd = pane._parts["receiving_cone"]["pd"]

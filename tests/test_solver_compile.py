@@ -62,7 +62,7 @@ def test_first_run_says_it_is_compiling_then_loads_from_the_cache(cold_run, tmp_
     assert said, p.stderr
     n = int(said[0].split()[-1])
     assert said == [f"{SAYS}{k} of {n}" for k in range(1, n + 1)], said
-    assert p.stderr.index(said[-1]) < p.stderr.index("run central_impact_20t.toml ")   # then the run's bar
+    assert p.stderr.index(said[-1]) < p.stderr.index("run central_impact_20t.toml [")   # then the run's bar
     # one compiled specialization per unit (a second one, e.g. for a literal argument, would double its time)
     for unit in ("dynamics._steps", "dynamics.evaluate", "pairset.pairs_step",
                  "pairset._pair_loop", "kernels.pair_eval", "dynamics.record",

@@ -26,8 +26,8 @@ def runs(tmp_path_factory):
 def test_modified_damper_bars_and_screenshot(runs, qtbot, tmp_path, artifacts):
     w = make_window(qtbot, tmp_path / "s.ini", runs["modified_dampers"])
     d = w.diagram
-    assert "friction_brake_1" in d.devices.axial and "friction_brake" in d.devices.axial
-    assert "axial_spring" not in d.devices.axial and "axial_magnetic_brake" not in d.devices.axial
+    assert "friction_brake_1" in d.devices.bars["axial_damper"] and "friction_brake" in d.devices.bars["axial_damper"]
+    assert "axial_spring" not in d.devices.bars["axial_damper"] and "axial_magnetic_brake" not in d.devices.bars["axial_damper"]
     r = RunFile(runs["modified_dampers"])
     f = int(np.argmax(r.channel("friction_brake_1") > 0.1))            # FrT1 slipping
     w.playback.seek_frame(f)
@@ -41,7 +41,7 @@ def test_modified_damper_bars_and_screenshot(runs, qtbot, tmp_path, artifacts):
 def test_movable_limiter_moves_in_the_scene(runs, qtbot, tmp_path, artifacts):
     w = make_window(qtbot, tmp_path / "s.ini", runs["movable_limiter"])
     d = w.diagram
-    assert "XLimD" in d.devices.axial
+    assert "XLimD" in d.devices.bars["axial_damper"]
     r = RunFile(runs["movable_limiter"])
     x = r.channel("XLimD")
     f = int(np.argmax(x))

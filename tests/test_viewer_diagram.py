@@ -49,13 +49,13 @@ def assert_panes_in_sync(w):
     assert d.slider.value() == f
     # middle pane
     assert d.devices.frame == f
-    for name in d.devices.axial + d.devices.lateral + ["probe_stroke"]:
+    for name in d.devices.bar_names() + ["probe_stroke"]:
         assert d.devices.value(name) == pytest.approx(run.channel_at(name, f), nan_ok=True)
     # top pane: the probe head actor sits where the run file puts the head at this frame
     scene = d.scene
     assert scene.current_frame == f
     pos, _ = run.poses(f)
-    np.testing.assert_allclose(scene.probe_head_position(), pos[head_index(run)], atol=1e-9)
+    np.testing.assert_allclose(scene.part_matrix("probe_head")[:3, 3], pos[head_index(run)], atol=1e-9)
     assert f"{t:8.3f}" in scene.time_text()
 
 
@@ -63,8 +63,8 @@ def test_open_shows_frame_zero_in_all_panes(window):
     d = window.diagram
     assert d.run is window.run and window.playback.frame == 0
     assert d.plots.names == ["Fx", "Fy", "Fz", "probe_stroke"]
-    assert set(d.devices.axial) == {"axial_spring", "friction_brake", "axial_magnetic_brake"}
-    assert d.devices.lateral[0] == "spring_mechanism_2"  # placed at 0 deg, first by placement
+    assert set(d.devices.bars["axial_damper"]) == {"axial_spring", "friction_brake", "axial_magnetic_brake"}
+    assert d.devices.bars["lateral_damper"][0] == "spring_mechanism_2"  # placed at 0 deg, first by placement
     assert_panes_in_sync(window)
 
 

@@ -11,7 +11,8 @@ from viewer.ahead_image import AheadImages  # noqa: E402
 from viewer.channel_blocks import ChannelBlocks  # noqa: E402
 from viewer.devices_pane import DevicesPane, fill_fraction, format_value  # noqa: E402
 from viewer.playback import Playback  # noqa: E402
-from viewer.plots_pane import PlotsPane, scroll_window  # noqa: E402
+from viewer.plots.ahead_plan import scroll_window  # noqa: E402
+from viewer.plots.pane import PlotsPane  # noqa: E402
 
 
 @pytest.fixture
@@ -105,7 +106,7 @@ def test_devices_pane_reads_only_device_channels(qtbot, run):
     w.show_frame(f)
     assert set(w.values) == set(w.shown_channels())
     assert len(w.values) == 7 + 3 + 4 < len(run.channels)   # probe schematic, axial, lateral
-    assert w.axial == ["axial_spring", "friction_brake", "axial_magnetic_brake"]  # spring, friction, magnetic
+    assert w.bars["axial_damper"] == ["axial_spring", "friction_brake", "axial_magnetic_brake"]  # spring, friction, magnetic
     for n, v in w.values.items():
         assert v == pytest.approx(run.channel_at(n, f))
     img = w.grab().toImage()
@@ -293,8 +294,8 @@ def test_lateral_devices_never_overlap(qtbot, size):
     w = DevicesPane()
     qtbot.addWidget(w)
     w.set_run(run, ChannelBlocks(run))
-    items = w.lateral_layout(QRectF(0, 0, *size), QFontMetrics(w._font))
-    assert len(items) == len(w.lateral) >= 6
+    items = w.around_layout(w.bars["lateral_damper"], QRectF(0, 0, *size), QFontMetrics(w._font))
+    assert len(items) == len(w.bars["lateral_damper"]) >= 6
     rects = [r for _, _, label, _, box in items for r in (label, box)]
     for i, a in enumerate(rects):
         for b in rects[i + 1:]:

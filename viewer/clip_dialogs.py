@@ -15,12 +15,13 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QComboBox, QDial
                                QVBoxLayout, QWidget)
 
 from solver.runfile import RunFile
+from viewer import style
 from viewer.clips import SIZES, Clip, ClipError, ClipList, sidecar_path
 from viewer.video_export import ExportCancelled, OutputError, check_output
 
 COLUMNS = ("start, s", "end, s", "speed, x", "title card text", "title, s")
-ERROR_STYLE = "color: #d84315;"
-OK_STYLE = "color: #2e7d32;"
+ERROR_STYLE = f"color: {style.ERROR_NOTE};"
+OK_STYLE = f"color: {style.OK_NOTE};"
 
 
 def load_clip_list(run_path) -> tuple[ClipList, str]:

@@ -19,12 +19,13 @@ from PySide6.QtGui import QColor, QFont, QImage, QPainter, QRegion
 from PySide6.QtWidgets import QApplication, QWidget
 
 from solver.runfile import RunFile
+from viewer import style
 from viewer.clips import ClipList
 from viewer.title_card import ACCENT, TEXT, title_card
 from viewer.video_export import ExportCancelled, FrameSink
 from viewer.vtk_view import settle_renders
 
-CAPTION_BG = QColor(26, 32, 48)
+CAPTION_BG = QColor(*style.CAPTION_BACKGROUND)
 
 
 def caption_height(height: int) -> int:
@@ -93,7 +94,7 @@ class DiagramRenderer:
         self.image = self.canvas if (lw, lh) == (w, h) else QImage(w, h, QImage.Format_RGB32)
         self.pixels = bgra_view(self.image)
         self._vtk = _VtkReadback(d.scene) if hasattr(d.scene, "render_window") else None
-        self._cap_font = QFont("DejaVu Sans Mono")
+        self._cap_font = QFont(style.CAPTION_FAMILY)
         self._cap_font.setPixelSize(max(10, int(self.caption_h * 0.62)))
         self.frame = -1
 

@@ -14,17 +14,19 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from solver.contact_events import EventTable
 from viewer.ahead_image import AheadImages, sole_view, view_box_transform
-from viewer.plots_pane import AXIS_W, CursorLine, TimeCursor, plot_label
+from viewer.plots.axes import AXIS_W
+from viewer.plots.pg_internals import bar_drawing
+from viewer.plots.view import CursorLine, TimeCursor, plot_label
+from viewer import style
+from viewer.numbers import force_text
 from viewer.time_axis import TimeAxis
 
-CURSOR = "#ffd700"
-CAPTURE = "#ffffff"
 LANE_PX = 15          # height of one lane
 MAX_EMPTY_LANES = 8   # up to this many pairs every pair gets a lane; beyond it, only the pairs that touch,
-                      # and pairs numbered alike (latch_slot_1..4, load_pad_1..6, roller_1..3) share one lane
+                      # and pairs numbered alike (name_1, name_2, ...) share one lane
 AXIS_PX = 34          # the time axis under the lanes
 LABEL_CHARS = 20      # lane labels longer than this are cut (the left axis is AXIS_W px wide)
-FORCE_COLORS = [(70, 140, 255), (60, 220, 170), (255, 215, 0), (255, 40, 30)]   # low .. high peak force
+FORCE_COLORS = style.FORCE_SCALE   # low .. high peak force
 
 
 def force_colormap() -> pg.ColorMap:
@@ -32,18 +34,14 @@ def force_colormap() -> pg.ColorMap:
 
 
 def lane_key(pair: str) -> str:
-    """The lane a pair shares with its numbered siblings: latch_slot_3 -> latch_slot."""
+    """The lane a pair shares with its numbered siblings: pad_3 -> pad."""
     return re.sub(r"_\d+$", "", pair)
 
 
 def _small_font() -> QFont:
     f = QFont()
-    f.setPointSizeF(7.5)
+    f.setPointSizeF(style.SMALL_PT)
     return f
-
-
-def _kn(v: float) -> str:
-    return f"{v / 1000:.2f} kN" if abs(v) >= 1000 else f"{v:.0f} N"
 
 
 class LaneBars(pg.BarGraphItem):
@@ -66,12 +64,12 @@ class LaneBars(pg.BarGraphItem):
         pic = self._drawn.get(key)
         if pic is not None:
             return pic, False
-        rects = self._rectarray.instances()
+        rects, pens, brushes = bar_drawing(self)
         pic = QPicture()
         pp = QPainter(pic)
         for i in which:
-            pp.setPen(self._pens[i])
-            pp.setBrush(self._brushes[i])
+            pp.setPen(pens[i])
+            pp.setBrush(brushes[i])
             pp.drawRect(rects[i])
         pp.end()
         if len(self._drawn) >= 4:
@@ -111,7 +109,7 @@ class ContactLanes(pg.PlotItem):
         left = self.getAxis("left")
         left.setWidth(AXIS_W)
         left.setStyle(tickLength=0, tickFont=_small_font())
-        left.setTextPen("#c8cede")
+        left.setTextPen(style.LANE_TEXT)
         left.setTicks([[]])
         for ax in ("left", "bottom", "top", "right"):   # hidden ones too: their label is re-laid out on every scroll
             self.getAxis(ax).enableAutoSIPrefix(False)
@@ -128,11 +126,11 @@ class ContactLanes(pg.PlotItem):
         self.max_force = 0.0
         self.cmap = force_colormap()
         self.bars: LaneBars | None = None
-        self.cursor = TimeCursor(0.0, pg.mkPen(CURSOR, width=1.5), self)   # drawn by the plots pane's view
-        self.capture = CursorLine(0.0, pg.mkPen(CAPTURE, width=1, style=Qt.DashLine))
+        self.cursor = TimeCursor(0.0, pg.mkPen(style.CURSOR, width=1.5), self)   # drawn by the plots pane's view
+        self.capture = CursorLine(0.0, pg.mkPen(style.CAPTURE, width=1, style=Qt.DashLine))
         self.capture.setVisible(False)
         self.addItem(self.capture, ignoreBounds=True)
-        self.force_legend = plot_label("", size="7pt", color="#8c94aa")
+        self.force_legend = plot_label("", size=style.LEGEND_SIZE, color=style.KEY_TEXT)
         self.force_legend.setParentItem(vb)
         self.force_legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-4, -2))
         self.time = np.zeros(1)
@@ -189,7 +187,7 @@ class ContactLanes(pg.PlotItem):
         approx = "≈ recomputed from frames: " if table.approximate else ""   # see EventTable.describe
         self.force_legend.setText(f"{approx}peak normal force <span style='color:{lo}'>0</span> "
                             f"<span style='color:{mid}'>&#9632;</span> "
-                            f"<span style='color:{hi}'>{_kn(self.max_force)}</span>")
+                            f"<span style='color:{hi}'>{force_text(self.max_force)}</span>")
 
     def colors(self) -> list[tuple[int, int, int]]:
         """RGB of each event's bar (by its peak normal force relative to the run's largest)."""

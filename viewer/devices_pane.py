@@ -1,7 +1,8 @@
 """Middle pane: the docking mechanism's devices drawn schematically at the current frame (QPainter).
 
-Left: probe and housing (points 1 head centre, 2 bending joint, 3 mechanism joint). Centre: axial damper
-bars. Right: lateral damper bars placed as seen from the probe head. Red = positive, blue = negative.
+What it shows is the run's mechanism type's device layout (solver.mechanisms): at the left the type's sketch
+(a Qt-free function of the frame's channel values, drawn here), then its bar groups, each bar filled by
+|value| / range. Red = positive, blue = negative. A run of the generic type shows its device bars, no sketch.
 """
 from __future__ import annotations
 
@@ -12,45 +13,51 @@ from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QFontMetricsF, QPainter, QPen, QPixmap, QStaticText, QTransform
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
+from solver import mechanisms
+from solver.mechanisms.base import BarGroup, DeviceLayout, Mark, Note, Pen, Polyline, bar_order
+from solver.mechanisms.base import fill_fraction  # noqa: F401  (the bars' rule, shared with sketches)
 from solver.runfile import RunFile
+from viewer import style
 from viewer.channel_blocks import ChannelBlocks
+from viewer.numbers import GAUGE, value_text
 
-BACKGROUND = QColor(12, 16, 28)
-FRAME = QColor(90, 100, 130)
-TEXT = QColor(225, 228, 235)
-DIM = QColor(140, 148, 170)
-POSITIVE = QColor(220, 40, 40)
-NEGATIVE = QColor(50, 110, 235)
-PROBE = QColor(230, 230, 120)
-HOUSING = QColor(120, 200, 230)
-BAR_BACKGROUND = QColor(30, 36, 54)
-FULL = QColor(255, 220, 0)          # outline of a bar at or beyond its full scale
+BACKGROUND = QColor(style.BACKGROUND)
+FRAME = QColor(style.FRAME)
+TEXT = QColor(style.TEXT)
+DIM = QColor(style.KEY_TEXT)
+POSITIVE = QColor(*style.POSITIVE)
+NEGATIVE = QColor(*style.NEGATIVE)
+BAR_BACKGROUND = QColor(*style.BAR_BACKGROUND)
+FULL = QColor(*style.FULL_SCALE)    # outline of a bar at or beyond its full scale
 NO_RANGE = "no range"               # on a bar whose channel has no range in the file: its value, never a fill
-NO_RANGE_HATCH = QColor(58, 66, 92)  # hatching of a bar without a range (its "no range" shows where the value leaves room)
-ANGLE_GAINS = (10.0, 5.0, 2.0, 1.0)  # angles are drawn magnified by the largest gain that keeps the run in view
-PROBE_W = 300   # px the probe and housing box wants (its numbers take 178), up to 40 % of the pane
-AXIAL_BAR_MIN_W = 90   # px of an axial bar beside its name (its value: "+0.000 rpm")
-_MARK_R = 9   # px: half the size of a numbered point's image (its ring has radius 7 and a 1.5 px pen)
-
-TITLES = (("probe and housing (1 head, 2 bending joint, 3 mechanism joint)", "probe and housing"),   # long to
-          ("axial damper",), ("lateral damper (view from the probe head)", "lateral damper"))       # short
-PROBE_CHANNELS = ("head_offset_y", "head_offset_z", "probe_bend_y", "probe_bend_z",
-                  "housing_angle_y", "housing_angle_z", "probe_stroke")
+NO_RANGE_HATCH = QColor(*style.NO_RANGE_HATCH)  # hatching of a bar without a range (its "no range" shows where the value leaves room)
+STACK_BAR_MIN_W = 90   # px of a stacked bar beside its name (its value: "+0.000 rpm")
+NUMBER_LABEL_W = 104   # px of a sketch number's label (its value ends at the box's right)
+_MARK_R = 9   # px: half the size of a sketch mark's image (its ring has radius 7)
 
 
-def _device_order(name: str) -> tuple[int, str]:
-    n = name.lower()
-    for rank, key in enumerate(("spring", "friction", "magnetic", "xlimd", "lim")):
-        if key in n:
-            return rank, n
-    return 9, n
+class _Facts:
+    """What a sketch may know of the whole run (solver.mechanisms.base.RunFacts), each read once per run."""
+
+    def __init__(self, run: RunFile, blocks: ChannelBlocks):
+        self.run, self.blocks = run, blocks
+        self._abs: dict[str, float] = {}
+
+    def has(self, name: str) -> bool:
+        return name in self.run.channels
+
+    def stroke(self, name: str) -> float:
+        return self.run.channels[name].stroke if name in self.run.channels else math.nan
+
+    def abs_max(self, name: str) -> float:
+        if name not in self._abs:
+            self._abs[name] = self.blocks.abs_max(name) if name in self.run.channels else math.nan
+        return self._abs[name]
 
 
-def fill_fraction(value: float, full_scale: float) -> float:
-    """Share of a bar to fill: |value| / full scale, clamped to [0, 1]; 0 for NaN."""
-    if not math.isfinite(value) or not (full_scale > 0):
-        return 0.0
-    return min(abs(value) / full_scale, 1.0)
+def _qpen(pen: Pen) -> QPen:
+    return QPen(QColor(*pen.color), pen.width, Qt.DotLine if pen.dash == "dot" else Qt.SolidLine,
+                Qt.RoundCap if pen.round_cap else Qt.SquareCap)
 
 
 def range_text(full_scale: float, unit: str) -> str:
@@ -59,13 +66,10 @@ def range_text(full_scale: float, unit: str) -> str:
 
 
 def format_value(value: float, unit: str) -> str:
-    if not math.isfinite(value):
-        return "—"
-    if unit == "m":
+    """A bar's value: signed, lengths in mm with one decimal (viewer.numbers.GAUGE steps otherwise)."""
+    if unit == "m" and math.isfinite(value):
         return f"{value * 1000:+.1f} mm"
-    a = abs(value)
-    s = f"{value:+.0f}" if a >= 100 else f"{value:+.2f}" if a >= 1 else f"{value:+.3f}"
-    return f"{s} {unit}".rstrip()
+    return value_text(value, unit, GAUGE, signed=True)
 
 
 
@@ -94,7 +98,7 @@ def _column_tops(heights: dict[int, float], top: float, bottom: float) -> dict[i
     return out
 
 class DevicesPane(QWidget):
-    """The state of the axial and lateral dampers, probe and housing at the shown frame."""
+    """The mechanism's devices at the shown frame, laid out as the run's mechanism type says."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -104,59 +108,73 @@ class DevicesPane(QWidget):
         self.run: RunFile | None = None
         self.blocks: ChannelBlocks | None = None
         self.frame = 0
-        self.axial: list[str] = []
-        self.lateral: list[str] = []
+        self.layout_spec = DeviceLayout(None, ())   # the run's mechanism type's device layout
+        self.bars: dict[str, list[str]] = {}         # bar group (run-file channel group) -> its channels, in order
         self.values: dict[str, float] = {}
         self.scales: dict[str, float] = {}
-        self.bar_rects: dict[str, QRectF] = {}
-        self.max_angle = 0.0   # deg, largest housing + bending angle in the run (sets the drawing gain)
-        self.angle_gain = 1.0  # where each device bar was last painted (widget pixels)
+        self.bar_rects: dict[str, QRectF] = {}       # where each device bar was last painted (widget pixels)
+        self.sketch_scale: dict = {}                 # the sketch's run-level scales at the painted size
+        self._facts: _Facts | None = None
         self._font = QFont(self.font())
-        self._font.setPointSizeF(9.0)
+        self._font.setPointSizeF(style.PANE_PT)
         self._bold = QFont(self._font)
         self._bold.setBold(True)
         self._value_font = QFont(self._font)   # the per-frame numbers (digits, signs, units) need no text shaping:
         self._value_font.setStyleStrategy(QFont.PreferNoShaping)   # the same pixels, drawn faster
         self._static: QPixmap | None = None   # frames, titles, names and scales: painted once per run and size
         self._static_key = None
-        self._layer = "static"             # what _paint_probe_view draws: "static" or "dynamic"
+        self._layer = "static"             # what _paint_view draws: "static" or "dynamic"
         # what the per-frame layer draws, laid out with the static layer (see _paint_dynamic)
         self._bar_items: list[tuple[str, QRectF, float, float, float, str]] = []  # name, rect, scale, right, base, unit
-        self._probe_texts: list[tuple[str, float, float, str]] = []   # channel, right edge, baseline, unit
-        self._probe_bands: list[tuple[QRectF, str]] = []
-        self._stroke_full = 1.0
+        self._number_texts: list[tuple[str, float, float, str]] = []   # channel, right edge, baseline, unit
+        self._sketch_bands: list[tuple[QRectF, object]] = []           # band, SketchView
         self._fm = QFontMetricsF(self._font)
         self._advance: dict[str, float] = {}       # text -> width (bounded; value texts repeat)
         self._static_texts: dict[str, QStaticText] = {}
-        self._marks: dict[tuple, QPixmap] = {}      # the probe view's numbered points (see _mark)
+        self._marks: dict[tuple, QPixmap] = {}      # the sketch's labelled points (see _mark)
         self._placed: list[tuple] = []              # static texts as laid out: shown, full, rect, font, flags, box
         self._area = QRectF()                       # the box of the part being painted
-        self._lateral_full: dict[str, str] = {}     # lateral device -> its whole label (name and place)
-        self._plane_labels: dict[str, str] = {}     # probe view axis -> its label, as short as its band needs
-        self._pens = dict(axis=QPen(FRAME, 1, Qt.DotLine), housing=QPen(HOUSING, 5, Qt.SolidLine, Qt.RoundCap),
-                          probe=QPen(PROBE, 2.5, Qt.SolidLine, Qt.RoundCap), ring_h=QPen(HOUSING, 1.5),
-                          ring_p=QPen(PROBE, 1.5), outline=QPen(TEXT, 1), full=QPen(FULL, 1))
+        self._around_full: dict[str, str] = {}      # placed device -> its whole label (name and place)
+        self._view_labels: dict[str, str] = {}      # sketch view -> its label, as short as its band needs
+        self._pens = dict(outline=QPen(TEXT, 1), full=QPen(FULL, 1))
+        self._sketch_pens: dict[str, QPen] = {}
 
     def set_run(self, run: RunFile | None, blocks: ChannelBlocks | None = None):
-        """Attach a run; finds its device channels and their full-scale ranges."""
+        """Attach a run; asks its mechanism type for the layout, finds the device channels and their ranges."""
         self.run = run
         self.blocks = blocks or (ChannelBlocks(run) if run is not None else None)
         self.values = {}
         if run is None:
-            self.axial, self.lateral, self.scales = [], [], {}
+            self.layout_spec, self.bars, self.scales, self._facts = DeviceLayout(None, ()), {}, {}, None
             self.update()
             return
+        self.layout_spec = layout = mechanisms.for_run(run).device_layout(run)
         groups = run.groups()
-        self.axial = sorted(groups.get("axial_damper", []), key=_device_order)
-        self.lateral = sorted(groups.get("lateral_damper", []),
-                              key=lambda n: (run.channels[n].place if math.isfinite(run.channels[n].place) else 1e9, n))
-        self.scales = {n: self.blocks.full_scale(n) for n in self.axial + self.lateral}   # NaN: no range
-        self.max_angle = max((sum(self.blocks.abs_max(f"{k}_{a}") for k in ("housing_angle", "probe_bend")
-                                  if f"{k}_{a}" in run.channels) for a in "yz"), default=0.0)
+        self.bars = {}
+        for g in layout.groups:
+            if g.channels:
+                self.bars[g.group] = [n for n in g.channels if n in run.channels]
+                continue
+            names = groups.get(g.group, [])
+            if g.arrangement == "around":
+                self.bars[g.group] = sorted(names, key=lambda n: (run.channels[n].place if math.isfinite(
+                    run.channels[n].place) else 1e9, n))
+            else:
+                self.bars[g.group] = sorted(names, key=bar_order(g.order))
+        self.scales = {n: self.blocks.full_scale(n) for n in self.bar_names()}   # NaN: no range
+        sk = layout.sketch
+        self._facts = _Facts(run, self.blocks)
+        self._sketch_pens = {k: _qpen(v) for k, v in sk.pens.items()} if sk is not None else {}
         self.show_frame(0)
 
+    def bar_names(self) -> list[str]:
+        """Every device bar's channel, group after group."""
+        return [n for names in self.bars.values() for n in names]
+
     def shown_channels(self) -> list[str]:
-        return [n for n in PROBE_CHANNELS if self.run and n in self.run.channels] + self.axial + self.lateral
+        sk = self.layout_spec.sketch
+        sketch = [n for n in sk.channels if n in self.run.channels] if sk is not None and self.run else []
+        return sketch + self.bar_names()
 
     def show_frame(self, frame: int):
         """Read the few device channels at this frame and repaint."""
@@ -179,12 +197,12 @@ class DevicesPane(QWidget):
             p.drawText(self.rect(), Qt.AlignCenter, "devices: no run open")
             return
         dpr = self.devicePixelRatioF()
-        key = (self.width(), self.height(), dpr, id(self.run), tuple(self.scales.items()), self.max_angle)
+        key = (self.width(), self.height(), dpr, id(self.run), tuple(self.scales.items()))
         if self._static is None or key != self._static_key:
             pix = QPixmap(round(self.width() * dpr), round(self.height() * dpr))
             pix.setDevicePixelRatio(dpr)
             self._static_key = key
-            self._bar_items, self._probe_texts, self._probe_bands = [], [], []
+            self._bar_items, self._number_texts, self._sketch_bands = [], [], []
             sp = QPainter(pix)
             self._paint_static(sp)
             sp.end()
@@ -194,15 +212,15 @@ class DevicesPane(QWidget):
         p.end()
 
     def _paint_dynamic(self, p: QPainter):
-        """Per frame: the probe views, the probe numbers, and the bars' fills, outlines and values."""
+        """Per frame: the sketch's views and numbers, and the bars' fills, outlines and values."""
         values, nan = self.values, math.nan
         self._layer = "dynamic"
         p.setFont(self._value_font)
         p.setRenderHint(QPainter.Antialiasing)
-        for band, axis in self._probe_bands:
-            self._paint_probe_view(p, band, axis)
+        for band, view in self._sketch_bands:
+            self._paint_view(p, band, view)
         p.setPen(TEXT)
-        for name, right, base, unit in self._probe_texts:
+        for name, right, base, unit in self._number_texts:
             self._text_left_of(p, right, base, format_value(values.get(name, nan), unit))
         p.setRenderHint(QPainter.Antialiasing, False)   # axis-aligned rectangles: no edge blending needed
         pos, neg, plain, full, texts, notes = [], [], [], [], [], []
@@ -248,12 +266,13 @@ class DevicesPane(QWidget):
             adv = self._advance[text] = self._fm.horizontalAdvance(text)
         return adv
 
-    def _mark(self, num: str) -> QPixmap:
-        """A numbered point (ring and number) drawn once (per device pixel ratio), painted each frame as an image."""
-        key = (num, self.devicePixelRatioF())
+    def _mark(self, num: str, pen: str) -> QPixmap:
+        """A labelled point (ring and label) drawn once (per pen and device pixel ratio), painted each frame as an
+        image."""
+        key = (num, pen, self.devicePixelRatioF())
         pix = self._marks.get(key)
         if pix is None:
-            dpr = key[1]
+            dpr = key[2]
             size = 2 * _MARK_R
             pix = QPixmap(round(size * dpr), round(size * dpr))
             pix.setDevicePixelRatio(dpr)
@@ -263,7 +282,7 @@ class DevicesPane(QWidget):
             q.setFont(self._font)
             c = QPointF(_MARK_R, _MARK_R)
             q.setBrush(BACKGROUND)
-            q.setPen(self._pens["ring_p" if num == "1" else "ring_h"])
+            q.setPen(self._sketch_pens[pen])
             q.drawEllipse(c, 7, 7)
             q.setPen(TEXT)
             q.drawText(QRectF(c.x() - 7, c.y() - 7, 14, 14), Qt.AlignCenter, num)
@@ -315,25 +334,41 @@ class DevicesPane(QWidget):
             st.prepare(QTransform(), self._font)
         return st
 
+    def _boxes(self, w: float) -> list[tuple[tuple[str, ...], object, float]]:
+        """(titles, sketch or bar group, share of the width) of each box, left to right."""
+        lay = self.layout_spec
+        out = []
+        if lay.sketch is not None:
+            sk = lay.sketch
+            out.append((sk.titles, sk, max(sk.share_min, min(sk.width_px / max(w, 1), sk.share_max))))
+        fixed = sum(g.share for g in lay.groups if g.share is not None)
+        free = [g for g in lay.groups if g.share is None]
+        rest = ((1.0 - fixed) - (out[0][2] if out else 0.0)) / max(len(free), 1)
+        out += [(g.titles, g, g.share if g.share is not None else rest) for g in lay.groups]
+        return out
+
     def _paint_static(self, p: QPainter):
         """What changes only with the run and the size: frames, titles, names, scales, bar backgrounds, the
-        craft's axes; it also lays out what _paint_dynamic draws each frame."""
+        sketch's background; it also lays out what _paint_dynamic draws each frame."""
         self._layer = "static"
         p.setRenderHint(QPainter.Antialiasing)
         p.setFont(self._font)
         w, h = self.width(), self.height()
-        probe = max(0.30, min(PROBE_W / max(w, 1), 0.40))   # the probe's numbers and drawing need PROBE_W px
-        parts = (probe, 0.63 - probe, 0.37)
+        boxes = self._boxes(w)
         x = 0.0
         rects = []
-        for f in parts:
+        for _, _, f in boxes:
             rects.append(QRectF(x + 4, 4, w * f - 8, h - 8))
             x += w * f
         p.fillRect(self.rect(), BACKGROUND)
         self._placed = []
+        if not boxes:
+            p.setPen(DIM)
+            p.drawText(self.rect(), Qt.AlignCenter, "devices: no device channels in this run")
+            return
         bold = QFontMetricsF(self._bold)
         titles = [next((t for t in variants if bold.horizontalAdvance(t) <= r.width() - 12), variants[-1])
-                  for r, variants in zip(rects, TITLES)]          # the longest title that fits on one line
+                  for r, (variants, _, _) in zip(rects, boxes)]   # the longest title that fits on one line
         wrap = Qt.AlignTop | Qt.AlignLeft | Qt.TextWordWrap    # (else the shortest, wrapped)
         title_h = max(bold.boundingRect(r.adjusted(6, 2, -6, 0), wrap, t).height() for r, t in zip(rects, titles))
         for r, title in zip(rects, titles):
@@ -344,10 +379,15 @@ class DevicesPane(QWidget):
             self._area = QRectF(r)
             self._fit_text(p, QRectF(r.left() + 6, r.top() + 2, r.width() - 12, title_h), wrap, title)
             p.setFont(self._font)
-        body = [r.adjusted(6, title_h + 5, -6, -4) for r in rects]
-        for r, paint, part in zip(rects, (self._paint_probe, self._paint_axial, self._paint_lateral), body):
+        for r, (_, part, _) in zip(rects, boxes):
             self._area = QRectF(r)      # the box a part's texts keep to (see label_rects)
-            paint(p, part)
+            body = r.adjusted(6, title_h + 5, -6, -4)
+            if not isinstance(part, BarGroup):
+                self._paint_sketch(p, body, part)
+            elif part.arrangement == "around":
+                self._paint_around(p, body, part)
+            else:
+                self._paint_stack(p, body, part)
 
     @property
     def _static_layer(self) -> bool:
@@ -376,19 +416,24 @@ class DevicesPane(QWidget):
     def _label(self, name: str) -> str:
         return name
 
-    def _paint_axial(self, p: QPainter, r: QRectF):
-        n = len(self.axial)
+    def _empty(self, p: QPainter, r: QRectF, group: BarGroup):
+        p.setPen(DIM)
+        p.drawText(r, Qt.AlignCenter, group.empty or f"no {group.titles[-1]} channels")
+
+    def _paint_stack(self, p: QPainter, r: QRectF, group: BarGroup):
+        """Bars one under another, each named (with its range) above it, or left of it where the pane is flat."""
+        names = self.bars.get(group.group, [])
+        n = len(names)
         if not n:
-            p.setPen(DIM)
-            p.drawText(r, Qt.AlignCenter, "no axial damper channels")
+            self._empty(p, r, group)
             return
         fm = QFontMetrics(self._font)
         slot = min(r.height() / n, 56.0)
         bar_h = min(22.0, slot - fm.height() - 4)
         one_line = bar_h < fm.height() + 2      # too flat for name over bar: the name left of its bar
-        texts = [f"{n}   ({range_text(self.scales.get(n, math.nan), self.run.channels[n].unit)})" for n in self.axial]
-        label_w = min(max(fm.horizontalAdvance(t) for t in texts) + 8, r.width() - AXIAL_BAR_MIN_W)
-        for i, (name, text) in enumerate(zip(self.axial, texts)):
+        texts = [f"{n}   ({range_text(self.scales.get(n, math.nan), self.run.channels[n].unit)})" for n in names]
+        label_w = min(max(fm.horizontalAdvance(t) for t in texts) + 8, r.width() - STACK_BAR_MIN_W)
+        for i, (name, text) in enumerate(zip(names, texts)):
             y = r.top() + i * slot
             p.setPen(DIM)
             if one_line:
@@ -400,32 +445,35 @@ class DevicesPane(QWidget):
             self._fit_text(p, QRectF(r.left(), y, r.width(), fm.height()), Qt.AlignLeft | Qt.AlignVCenter, text)
             self._bar(p, QRectF(r.left(), y + fm.height() + 2, r.width(), max(bar_h, 8.0)), name)
 
-    def _paint_lateral(self, p: QPainter, r: QRectF):
-        if not self.lateral:
-            p.setPen(DIM)
-            p.drawText(r, Qt.AlignCenter, "no lateral damper channels")
+    def _paint_around(self, p: QPainter, r: QRectF, group: BarGroup):
+        """Bars placed around the mechanism axis (seen along it) by their channels' place."""
+        names = self.bars.get(group.group, [])
+        if not names:
+            self._empty(p, r, group)
             return
         fm = QFontMetrics(self._font)
         c = r.center()
-        rad = 10.0   # probe axis seen from the head (looking along +x): +z up, +y to the left
+        rad = 10.0   # the mechanism axis seen along it: axes[0] up, axes[1] to the left
         p.setPen(QPen(FRAME, 1, Qt.DashLine))
         p.drawEllipse(c, rad, rad)
         p.drawLine(QPointF(c.x() - 10, c.y()), QPointF(c.x() + 10, c.y()))
         p.drawLine(QPointF(c.x(), c.y() - 10), QPointF(c.x(), c.y() + 10))
         p.setPen(DIM)
         fm_f = self._fm
-        for text, left, base in (("+z", c.x() + 4, c.y() - rad - 2), ("+y", c.x() - rad - 18, c.y() - 3)):
+        for text, left, base in ((group.axes[0], c.x() + 4, c.y() - rad - 2),
+                                 (group.axes[1], c.x() - rad - 18, c.y() - 3)):
             self._fit_text(p, QRectF(left, base - fm_f.ascent(), fm_f.horizontalAdvance(text) + 1, fm_f.height()),
                            Qt.AlignLeft | Qt.AlignTop, text)
-        for name, text, label, align, box in self.lateral_layout(r, fm):
+        for name, text, label, align, box in self.around_layout(names, r, fm):
             p.setPen(DIM)
-            self._fit_text(p, label, align | Qt.AlignBottom, self._lateral_full.get(name, text), shown=text)
+            self._fit_text(p, label, align | Qt.AlignBottom, self._around_full.get(name, text), shown=text)
             self._bar(p, box, name)
 
-    def lateral_layout(self, r: QRectF, fm: QFontMetrics) -> list[tuple[str, str, QRectF, object, QRectF]]:
-        """(name, label text, label rect, alignment, bar rect) of each lateral device: a 3x3 grid by place,
+    def around_layout(self, names: list[str], r: QRectF, fm: QFontMetrics) -> list[tuple[str, str, QRectF, object,
+                                                                                          QRectF]]:
+        """(name, label text, label rect, alignment, bar rect) of each placed device: a 3x3 grid by place,
         each column's labels kept to its third of the width."""
-        cells = self._lateral_cells()
+        cells = self._around_cells(names)
         c = r.center()
         bar_w = min(150.0, r.width() * 0.30)
         bar_h = 18.0
@@ -442,7 +490,7 @@ class DevicesPane(QWidget):
             for row, names in stacks.items():
                 for k, (name, place) in enumerate(names):
                     box = QRectF(cx - bar_w / 2, tops[row] + k * cell + fm.height() + 1, bar_w, bar_h)
-                    full = self._lateral_full[name] = f"{name} @{place:g}°"
+                    full = self._around_full[name] = f"{name} @{place:g}°"
                     text = _shortened(fm, (full, name), label_w)
                     label = QRectF(label_left, box.top() - fm.height() - 1, label_w, fm.height())
                     if text != full:
@@ -458,12 +506,12 @@ class DevicesPane(QWidget):
                 out[i] = (name, _shortened(fm, (full, name), rect.width()), rect, align, box)
         return out
 
-    def _lateral_cells(self) -> dict[tuple[int, int], list[tuple[str, float]]]:
-        """Lateral devices on a 3x3 grid by their place around the probe axis (0° left, 90° up; unplaced ones on
+    def _around_cells(self, names: list[str]) -> dict[tuple[int, int], list[tuple[str, float]]]:
+        """Devices on a 3x3 grid by their place around the mechanism axis (0° left, 90° up; unplaced ones on
         the diagonals): neighbours 45° apart never overlap, however flat the pane."""
         cells: dict[tuple[int, int], list[tuple[str, float]]] = {}
         unplaced = 0
-        for name in self.lateral:
+        for name in names:
             place = self.run.channels[name].place
             if not math.isfinite(place):
                 place = 45.0 + 90.0 * unplaced
@@ -473,89 +521,69 @@ class DevicesPane(QWidget):
             cells.setdefault(key, []).append((name, round(place, 3)))
         return cells
 
-    def _paint_probe(self, p: QPainter, r: QRectF):
+    def _paint_sketch(self, p: QPainter, r: QRectF, sk):
+        """The type's sketch: its views stacked at the left, its numbers and footnote at the right."""
         fm = QFontMetrics(self._font)
-        text_w = 178.0
+        text_w = sk.numbers_px
         draw = QRectF(r.left(), r.top(), r.width() - text_w, r.height())
-        half = draw.height() / 2
-        self.angle_gain = self._gain(draw.width() - 30, half / 2 - 10)
-        for k, axis in enumerate("yz"):
-            band = QRectF(draw.left(), draw.top() + k * half, draw.width(), half - 4)
-            self._paint_probe_view(p, band, axis)
-            self._probe_bands.append((band, axis))
-        # numbers
-        lines = [("1 head offset y", "head_offset_y"), ("1 head offset z", "head_offset_z"),
-                 ("2 bending y", "probe_bend_y"), ("2 bending z", "probe_bend_z"),
-                 ("3 housing y", "housing_angle_y"), ("3 housing z", "housing_angle_z"),
-                 ("probe stroke", "probe_stroke")]
+        n = max(len(sk.views), 1)
+        band_h = draw.height() / n
+        self.sketch_scale = sk.prepare(self._facts, draw.width(), band_h)
+        for k, view in enumerate(sk.views):
+            band = QRectF(draw.left(), draw.top() + k * band_h, draw.width(), band_h - 4)
+            self._paint_view(p, band, view)
+            self._sketch_bands.append((band, view))
         y = r.top()
-        for label, name in lines:
+        for label, name in sk.numbers:
             p.setPen(DIM)
-            self._fit_text(p, QRectF(r.right() - text_w, y, 104, fm.height()), Qt.AlignLeft, label)
+            self._fit_text(p, QRectF(r.right() - text_w, y, NUMBER_LABEL_W, fm.height()), Qt.AlignLeft, label)
             unit = self.run.channels[name].unit if name in self.run.channels else ""
-            self._probe_texts.append((name, r.right(), y + self._fm.ascent(), unit))
+            self._number_texts.append((name, r.right(), y + self._fm.ascent(), unit))
             y += fm.height() + 2
-        p.setPen(DIM)
-        self._fit_text(p, QRectF(r.right() - text_w, y + 2, text_w, fm.height()), Qt.AlignLeft,
-                       f"angles drawn x{self.angle_gain:g}")
+        note = sk.footnote(self.sketch_scale)
+        if note:
+            p.setPen(DIM)
+            self._fit_text(p, QRectF(r.right() - text_w, y + 2, text_w, fm.height()), Qt.AlignLeft, note)
 
-    def _gain(self, length: float, room: float) -> float:
-        """Largest magnification that keeps the probe's largest swing in the run inside its band."""
-        for g in ANGLE_GAINS:
-            if length * math.sin(math.radians(min(self.max_angle * g, 90.0))) <= room:
-                return g
-        return 1.0
+    def _shapes(self, p: QPainter, shapes):
+        """Draw a sketch's shapes: lines first, in order (the view's label is drawn after them, see _paint_view)."""
+        for s in shapes:
+            if isinstance(s, Polyline):
+                p.setPen(self._sketch_pens[s.pen])
+                if len(s.points) == 2:
+                    p.drawLine(QPointF(*s.points[0]), QPointF(*s.points[1]))
+                else:
+                    p.drawPolyline([QPointF(*q) for q in s.points])
 
-    def _paint_probe_view(self, p: QPainter, band: QRectF, axis: str):
-        """Side view in the x-<axis> plane: 3 at the left, housing to 2, free probe to 1 (head)."""
-        hous = self.value(f"housing_angle_{axis}")
-        bend = self.value(f"probe_bend_{axis}")
-        off = self.value(f"head_offset_{axis}")
-        stroke = self.value("probe_stroke")
-        if self._static_layer:   # the stroke's full scale changes with the run only
-            info = self.run.channels.get("probe_stroke")
-            self._stroke_full = info.stroke if info is not None and math.isfinite(info.stroke) else (
-                (self.blocks.abs_max("probe_stroke") or 1.0) if info else 1.0)   # (a drawing, not a bar)
-        full = self._stroke_full
-        hous = 0.0 if not math.isfinite(hous) else hous
-        bend = 0.0 if not math.isfinite(bend) else bend
-        length = band.width() - 30
-        l_h = 0.35 * length
-        l_p = 0.62 * length * (1.0 - 0.45 * fill_fraction(stroke, full))
+    def _paint_view(self, p: QPainter, band: QRectF, view):
+        """One view of the sketch: its background (static layer), or the frame's shapes, label, marks and notes."""
+        sk = self.layout_spec.sketch
+        box = (band.left(), band.top(), band.width(), band.height())
         p.save()
         p.setClipRect(band)
-        p3 = QPointF(band.left() + 14, band.center().y())
-        g = self.angle_gain
-        a_h = math.radians(hous * g)
-        p2 = QPointF(p3.x() + l_h * math.cos(a_h), p3.y() - l_h * math.sin(a_h))
-        a_p = math.radians((hous + bend) * g)
-        p1 = QPointF(p2.x() + l_p * math.cos(a_p), p2.y() - l_p * math.sin(a_p))
-        pens = self._pens
-        p.setPen(pens["axis"])
         if self._static_layer:
-            p.drawLine(p3, QPointF(band.right(), p3.y()))  # the craft's axis
-            full_label = f"plane x-{axis}"
-            label = full_label if self._fm.horizontalAdvance(full_label) <= band.width() else f"x-{axis}"
-            self._plane_labels[axis] = label
+            self._shapes(p, sk.background(view.key, box, self.sketch_scale))
+            full_label, short = view.label
+            label = full_label if self._fm.horizontalAdvance(full_label) <= band.width() else short
+            self._view_labels[view.key] = label
             self._placed.append((label, full_label, QRectF(band.left(), band.top() + 12 - self._fm.ascent(),
                                                            band.width(), self._fm.height()), self._font,
                                  int(Qt.AlignLeft | Qt.AlignTop), QRectF(self._area)))
             p.restore()
             return
-        p.drawLine(p2, QPointF(p2.x() + l_p * math.cos(a_h), p2.y() - l_p * math.sin(a_h)))  # housing axis on
-        p.setPen(pens["housing"])
-        p.drawLine(p3, p2)
-        p.setPen(pens["probe"])
-        p.drawLine(p2, p1)
+        shapes = sk.draw(view.key, self.values, box, self.sketch_scale)   # (absent channels: NaN, see Sketch)
+        self._shapes(p, shapes)
         p.setPen(TEXT)
         value_font = p.font()
         p.setFont(self._font)   # (shaped: "x-y" is kerned)
         p.drawStaticText(QPointF(band.left(), band.top() + 12 - self._fm.ascent()),
-                         self._static_text(self._plane_labels.get(axis, f"plane x-{axis}")))
+                         self._static_text(self._view_labels.get(view.key, view.label[0])))
         p.setFont(value_font)
-        for pt, num in ((p3, "3"), (p2, "2"), (p1, "1")):
-            p.drawPixmap(QPointF(pt.x() - _MARK_R, pt.y() - _MARK_R), self._mark(num))
-        if math.isfinite(off) and off:
-            p.setPen(POSITIVE if off > 0 else NEGATIVE)
-            p.drawText(QPointF(p1.x() - 40, p1.y() + 20), format_value(off, "m"))
+        for s in shapes:
+            if isinstance(s, Mark):
+                p.drawPixmap(QPointF(s.at[0] - _MARK_R, s.at[1] - _MARK_R), self._mark(s.label, s.pen))
+        for s in shapes:
+            if isinstance(s, Note):
+                p.setPen(POSITIVE if s.value > 0 else NEGATIVE)
+                p.drawText(QPointF(*s.at), format_value(s.value, s.unit))
         p.restore()

@@ -16,12 +16,13 @@ from PySide6.QtWidgets import (QAbstractSlider, QComboBox, QHBoxLayout, QLabel, 
 
 from solver.contact_events import EventTable, table_from_run
 from solver.runfile import RunFile, RunFileError
-from viewer.capture_verdict import DEFAULT_CRITERIA, CriteriaError, Verdict, evaluate, load_criteria
+from viewer.capture_verdict import CriteriaError, Verdict, evaluate, load_criteria
 from viewer.channel_blocks import ChannelBlocks
 from viewer.contact_lanes import ContactLanes
 from viewer.devices_pane import DevicesPane
 from viewer.playback import SPEEDS, Playback, speed_label
-from viewer.plots_pane import PlotsPane
+from viewer.plots.pane import PlotsPane
+from viewer import style
 from viewer.steady_label import SteadyLabel
 
 try:  # the VTK scene pane; a placeholder keeps the diagram usable where it cannot load
@@ -61,7 +62,7 @@ def analyse_run(run: RunFile | None, criteria_path) -> tuple[EventTable | None, 
         except RunFileError as exc:
             error = f"contact events unavailable: {exc}"
         try:
-            verdict = evaluate(run, load_criteria(criteria_path))
+            verdict = evaluate(run, load_criteria(criteria_path) if criteria_path else None)
         except (CriteriaError, RunFileError) as exc:
             error = (error + "; " if error else "") + f"verdict unavailable: {exc}"
     return events, verdict, error
@@ -149,7 +150,7 @@ class ScenePlaceholder(QLabel):
     def __init__(self, parent=None):
         super().__init__(f"scene pane unavailable: {_SCENE_ERROR or 'not built'}", parent)
         self.setAlignment(Qt.AlignCenter)
-        self.setStyleSheet("background: #0c101c; color: #8c94aa;")
+        self.setStyleSheet(f"background: {style.BACKGROUND}; color: {style.KEY_TEXT};")
         self.current_frame = -1
 
     def set_run(self, run):
@@ -248,13 +249,13 @@ class MnemonicDiagram(QWidget):
         self.playback = Playback(self)
         self.scene = ScenePane() if (with_scene and ScenePane is not None) else ScenePlaceholder()
         self.devices = DevicesPane()
-        self.plots = PlotsPane()
+        self.plots = PlotsPane(self.playback)
         self.events: EventTable | None = None
         self.verdict: Verdict | None = None
         self._analysed_run: RunFile | None = None
         self._pending_analysis: RunFile | None = None   # analysed once a pane has painted its first frame
         self._analysis_jobs: dict[RunFile, _AnalysisJob] = {}
-        self.criteria_path = DEFAULT_CRITERIA
+        self.criteria_path = None   # None: the run's mechanism type's criteria (set_criteria chooses a file)
         self.compare_run: RunFile | None = None
         self.compare_align, self.compare_diff, self.compare_offset, self.compare_note = "t0", None, 0.0, ""
         self._live_job: _StepJob | None = None
@@ -264,7 +265,7 @@ class MnemonicDiagram(QWidget):
         self.splitter = QSplitter(Qt.Vertical)
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setHandleWidth(4)
-        self.splitter.setStyleSheet("QSplitter::handle { background: #2a3248; }")
+        self.splitter.setStyleSheet(f"QSplitter::handle {{ background: {style.SPLITTER}; }}")
         for w in (self.scene, self.devices, self.plots):
             self.splitter.addWidget(w)
         self.scene.raise_()   # painted after the other panes: the GL driver rasterizes the scene meanwhile
@@ -347,7 +348,7 @@ class MnemonicDiagram(QWidget):
     # ---- transport bar --------------------------------------------------------------------
     def _build_transport(self) -> QWidget:
         bar = QWidget(objectName="transport")
-        bar.setStyleSheet("QWidget#transport { background: #1a2030; } QLabel { color: #e1e4eb; }")
+        bar.setStyleSheet(f"QWidget#transport {{ background: {style.TRANSPORT_BACKGROUND}; }} QLabel {{ color: {style.TEXT}; }}")
         bar.setAttribute(Qt.WA_StyledBackground)
         h = QHBoxLayout(bar)
         h.setContentsMargins(6, 3, 6, 3)
@@ -391,7 +392,7 @@ class MnemonicDiagram(QWidget):
         self.loop_button.toggled.connect(lambda on: self.playback.set_loop(on))
         h.addWidget(self.loop_button)
         self.time_label = QLabel()
-        self.time_label.setStyleSheet("font-family: monospace; color: #ffd700;")
+        self.time_label.setStyleSheet(f"font-family: {style.MONO}; color: {style.CURSOR};")
         self.time_label.setMinimumWidth(330)
         self.time_label = SteadyLabel(self.time_label)   # new text each frame
         h.addWidget(self.time_label)
@@ -771,7 +772,7 @@ class MnemonicDiagram(QWidget):
         self.criteria_path = path
         if self.run is not None:
             try:
-                self.verdict, self.analysis_error = evaluate(self.run, load_criteria(path)), ""
+                self.verdict, self.analysis_error = evaluate(self.run, load_criteria(path) if path else None), ""
             except (CriteriaError, RunFileError) as exc:
                 self.verdict, self.analysis_error = None, f"verdict unavailable: {exc}"
             self._show_verdict()

@@ -20,25 +20,27 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSizePolicy,
                                QVBoxLayout, QWidget)
 
+from viewer import style
+
 # outcome code -> (legend text, colour, pyqtgraph symbol, legend glyph); drawn in this order (later on top)
-OUTCOMES = (("captured, verdict PASS", "#66bb6a", "o", "\u25cf"),
-            ("captured, verdict FAIL", "#ffa726", "t1", "\u25b2"),
-            ("not captured", "#ef5350", "s", "\u25a0"),
-            ("diverged / error", "#e040fb", "x", "\u2715"))
+OUTCOMES = (("captured, verdict PASS", style.OUTCOME_PASS, "o", "\u25cf"),
+            ("captured, verdict FAIL", style.OUTCOME_FAIL, "t1", "\u25b2"),
+            ("not captured", style.OUTCOME_MISSED, "s", "\u25a0"),
+            ("diverged / error", style.OUTCOME_ERROR, "x", "\u2715"))
 PASS, FAIL, MISS, ERROR = range(4)
 OUTCOME = "outcome"          # the colour-by choice that colours by outcome
-NO_VALUE = "#7a8194"         # numeric colouring: runs without a value (e.g. T capture of a run not captured)
-MARK = "#ffd700"             # ring around the run open in the main window (the app's T Current yellow)
-KEPT_PEN = pg.mkPen("#ffffff", width=1.6)
-PLAIN_PEN = pg.mkPen("#0c101c", width=0.6)
-ERROR_PEN = pg.mkPen("#f3b6ff", width=0.8)
+NO_VALUE = style.NO_VALUE        # numeric colouring: runs without a value (e.g. T capture of a run not captured)
+MARK = style.CURSOR          # ring around the run open in the main window (the app's T Current yellow)
+KEPT_PEN = pg.mkPen(style.CAPTURE, width=1.6)
+PLAIN_PEN = pg.mkPen(style.BACKGROUND, width=0.6)
+ERROR_PEN = pg.mkPen(style.ERROR_RIM, width=0.8)
 TIP_WIDTH = 80               # characters per line of a hover's messages
 SIZE = 9
 REFRESH_MS = 2000
 SI_UNITS = {"N", "N*m", "N·m", "J", "W"}   # units shown with a k/M prefix (loads); the rest in the unit as given
-BACKGROUND = "#0c101c"
-STYLE = ("QWidget#envelope { background: #0c101c; } QLabel, QCheckBox { color: #e1e4eb; } "
-         "QLabel[role=key] { color: #8c94aa; }")
+BACKGROUND = style.BACKGROUND
+STYLE = (f"QWidget#envelope {{ background: {style.BACKGROUND}; }} QLabel, QCheckBox {{ color: {style.TEXT}; }} "
+         f"QLabel[role=key] {{ color: {style.KEY_TEXT}; }}")
 CMAP = "viridis"
 CMAP_FROM = 0.2              # skip viridis' darkest purples: they vanish on the dark background
 
@@ -69,7 +71,7 @@ def fmt_quantity(v: float, unit: str) -> str:
 def label_axis(axis, label: str, unit: str) -> None:
     """`label (kN)` with prefixed tick values for loads; `label (m/s)` with plain values for the rest."""
     axis.setLabel(label, units=unit_text(unit) or None, siPrefixEnableRanges=None if unit in SI_UNITS else (),
-                  color="#e1e4eb", **{"font-size": "10pt"})
+                  color=style.TEXT, **{"font-size": style.MAP_TITLE_SIZE})
     axis.updateAutoSIPrefix()
 
 
@@ -203,9 +205,9 @@ class EnvelopeMap(QWidget):
         self.view.addItem(self.colour_bar, row=0, col=1)
         self.colour_bar.setVisible(False)
         for ax in ("left", "bottom"):
-            self.plot.getAxis(ax).setTextPen("#c8cdd8")
-            self.plot.getAxis(ax).setPen("#5a6482")
-        self.colour_bar.axis.setTextPen("#c8cdd8")
+            self.plot.getAxis(ax).setTextPen(style.AXIS_TEXT)
+            self.plot.getAxis(ax).setPen(style.FRAME)
+        self.colour_bar.axis.setTextPen(style.AXIS_TEXT)
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
@@ -454,17 +456,17 @@ class EnvelopeMap(QWidget):
         neutral = self.colour_by != OUTCOME
         parts = []
         for code, (text, colour, _sym, glyph) in enumerate(OUTCOMES):
-            col = "#c8cdd8" if neutral else colour
-            parts.append(f"<span style='color:{col}; font-size:12pt'>{glyph}</span>&nbsp;{text} "
+            col = style.AXIS_TEXT if neutral else colour
+            parts.append(f"<span style='color:{col}; font-size:{style.MAP_GLYPH_PT}pt'>{glyph}</span>&nbsp;{text} "
                          f"<b>{int(np.count_nonzero(c == code))}</b>")
         if neutral:
             unit, label = self._unit_label(self.colour_by)
             missing = int(np.count_nonzero(~np.isfinite(self._columns[self.colour_by])))
             if missing:
-                parts.append(f"<span style='color:{NO_VALUE}; font-size:12pt'>\u25cf</span>&nbsp;no {label} "
+                parts.append(f"<span style='color:{NO_VALUE}; font-size:{style.MAP_GLYPH_PT}pt'>\u25cf</span>&nbsp;no {label} "
                              f"<b>{missing}</b>")
         else:
-            parts.append(f"<span style='color:#ffffff; font-size:12pt'>\u25ef</span>&nbsp;white rim: full run kept "
+            parts.append(f"<span style='color:{style.CAPTURE}; font-size:{style.MAP_GLYPH_PT}pt'>\u25ef</span>&nbsp;white rim: full run kept "
                          f"<b>{int(np.count_nonzero(self._kept))}</b>")
         if self.n_unplaced:
             parts.append(f"not placed (no value on an axis) <b>{self.n_unplaced}</b>")

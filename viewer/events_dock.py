@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDockWidget, QDoubl
                                QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableView, QVBoxLayout, QWidget)
 
 from solver.contact_events import EventTable, write_csv
+from viewer import style
 
 COLUMNS = ("pair", "start s", "end s", "dur. s", "peak N", "imp. N·s", "v m/s", "reb.")
 COLUMN_TIPS = ("contact pair", "start: first instant in contact", "end: first instant apart (or the run's end)",
@@ -25,8 +26,8 @@ APPROX = "≈ "          # header prefix of statistics recomputed from the store
 SORT_ROLE = Qt.UserRole
 TABLE_PT = 8.5
 PAIR_CHARS = 14    # the pair column is at most this many characters wide
-CURRENT_BG = QColor(90, 76, 10)
-APPROX_COLOR = "#ffb347"   # the note over statistics recomputed from frames
+CURRENT_BG = QColor(*style.CURRENT_ROW)
+APPROX_COLOR = style.APPROX   # the note over statistics recomputed from frames
 _DISPLAY, _FONT, _BACKGROUND, _ALIGN, _TOOLTIP, _SORT = (int(r) for r in (  # data() compares plain ints
     Qt.DisplayRole, Qt.FontRole, Qt.BackgroundRole, Qt.TextAlignmentRole, Qt.ToolTipRole, SORT_ROLE))
 _LEFT, _RIGHT = int(Qt.AlignLeft | Qt.AlignVCenter), int(Qt.AlignRight | Qt.AlignVCenter)

@@ -65,6 +65,16 @@ class Playback(QObject):
         return self.state.graph_step
 
     @property
+    def stride(self) -> int:
+        """Frames per play tick (`PlaybackState.stride`)."""
+        return self.state.stride
+
+    @property
+    def next_frame(self) -> int | None:
+        """The frame the next play tick is expected to show (`PlaybackState.next_frame`)."""
+        return self.state.next_frame
+
+    @property
     def n_frames(self) -> int:
         return self.state.n_frames
 

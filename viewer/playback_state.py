@@ -57,6 +57,10 @@ class PlaybackState:
         self.graph_step = 0.1
         self.play_time = 0.0  # continuous playhead time while playing; the frame is derived from it
         self.event_frames = np.zeros(0, np.int64)  # contact-event start frames, ascending (N / P)
+        self.stride = 1
+        """Frames the last play tick moved the playhead forward (1 in every-frame mode; at 1x on a 1 kHz run
+        and 60 ticks/s, about 17): the move expected of the next tick. Panes that draw ahead read it (and
+        `next_frame`) instead of inferring it from the frames they are shown."""
         if time is not None:
             self.set_time(time, output_step)
 
@@ -90,6 +94,15 @@ class PlaybackState:
     @property
     def t_current(self) -> float:
         return float(self.time[self.frame])
+
+    @property
+    def next_frame(self) -> int | None:
+        """The frame the next play tick is expected to show (frame + stride); None when paused or when that tick
+        would leave the play bounds (it wraps or stops there)."""
+        if not self.playing:
+            return None
+        nf = self.frame + max(self.stride, 1)
+        return nf if nf <= self.bounds()[1] else None
 
     def frame_at(self, t: float) -> int:
         """Last frame at or before t (1 ns tolerance for summed float time), clamped to the run."""
@@ -227,6 +240,7 @@ class PlaybackState:
         lo, hi = self.bounds()
         t_lo, t_hi = float(self.time[lo]), float(self.time[hi])
         if self.speed == EVERY_FRAME:
+            self.stride = 1
             nxt = self.frame + 1
             if nxt > hi:
                 if self.loop:
@@ -245,5 +259,8 @@ class PlaybackState:
                 self.seek_frame(hi)
                 self.playing = False
                 return
-        self.frame = min(max(self.frame_at(t), lo), hi)
+        frame = min(max(self.frame_at(t), lo), hi)
+        if frame > self.frame:
+            self.stride = frame - self.frame
+        self.frame = frame
         self.play_time = t

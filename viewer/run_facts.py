@@ -5,11 +5,17 @@ from __future__ import annotations
 from PySide6.QtWidgets import QFormLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
 from solver.runfile import RunFile
+from viewer import style
 
 
 def capture_text(run: RunFile) -> str:
     """T capture as the facts show it (`RunFile.capture_text`)."""
     return run.capture_text()
+
+
+def t_final_text(run: RunFile) -> str:
+    """T Final as the facts show it: `12.345 s`, `(incomplete)` for a run that ended early."""
+    return f"{run.t_final:.3f} s" + ("" if run.meta.complete or run.live else " (incomplete)")
 
 
 class RunFactsPanel(QWidget):
@@ -26,7 +32,7 @@ class RunFactsPanel(QWidget):
             form.addRow(f"{key}:", lab)
         lay.addLayout(form)
         self.text = QPlainTextEdit(readOnly=True)
-        self.text.setStyleSheet("font-family: monospace;")
+        self.text.setStyleSheet(f"font-family: {style.MONO};")
         lay.addWidget(self.text, 1)
 
     def set_run(self, run: RunFile):
@@ -34,7 +40,7 @@ class RunFactsPanel(QWidget):
         v = {
             "Run file": str(run.path), "Variant": m.variant, "Comment": m.comment, "Run Date": m.run_date,
             "T capture": capture_text(run),
-            "T Final": f"{run.t_final:.3f} s" + ("" if m.complete or run.live else " (incomplete)"),
+            "T Final": t_final_text(run),
             "Frames": f"{run.n_frames} (step {m.output_step:g} s)",
         }
         for k, s in v.items():

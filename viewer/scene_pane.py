@@ -1,4 +1,7 @@
-"""Top pane: wireframe scene in plane Ld, top view and a free 3D view, with readouts and base loads (VTK)."""
+"""Top pane: wireframe scene in plane Ld, top view and a free 3D view, with readouts and base loads (VTK).
+
+Part colours, plane Ld's bodies and title, the marked bodies and the readouts come from the run's mechanism type
+(solver.mechanisms)."""
 from __future__ import annotations
 
 import math
@@ -26,37 +29,18 @@ from vtkmodules.vtkRenderingCore import (vtkActor, vtkActor2D, vtkCoordinate,  #
                                          vtkPolyDataMapper, vtkPolyDataMapper2D, vtkProperty,
                                          vtkRenderer, vtkWindowToImageFilter)
 
+from solver import mechanisms  # noqa: E402
 from solver.runfile import TIME_CHUNK, RunFile, RunFileError  # noqa: E402
 from viewer.scene_geometry import arrow_elements, cross3, ld_plane, lateral_direction, pose_matrices  # noqa: E402
 from viewer.flow_row import FlowRow  # noqa: E402
+from viewer.numbers import force_text  # noqa: E402
 from viewer.steady_label import SteadyLabel  # noqa: E402
 from viewer.vtk_view import OffscreenVTKWidget  # noqa: E402
 
 # ---- look -------------------------------------------------------------------------------------
-BACKGROUND = (0.035, 0.045, 0.075)
-VIEW_BACKGROUND = (0.06, 0.075, 0.12)
-CONTACT_RED = (1.0, 0.16, 0.12)
-FORCE_COLOR = (1.0, 0.78, 0.15)
-TEXT_COLOR = (0.86, 0.90, 0.86)
-HEADER_COLOR = (1.0, 0.85, 0.35)
-KIND_COLORS = {  # light wireframe colours, by part kind
-    "cone": (0.78, 0.84, 0.92),
-    "slot": (0.70, 0.78, 1.00),
-    "ring": (0.52, 0.58, 0.66),
-    "mechanism": (0.84, 0.96, 0.84),
-    "latch": (0.98, 0.92, 0.66),
-    "roller": (0.90, 0.82, 1.00),
-    "limiter": (0.70, 0.95, 0.95),
-    "pad": (0.95, 0.85, 0.75),
-}
-DEFAULT_PART_COLOR = (0.85, 0.88, 0.90)
-
-# ---- readouts (only the channels present in a run are shown) -----------------------------------
-BEFORE_LEFT = ("head_x", "head_y", "head_z", "probe_pitch", "probe_yaw")
-BEFORE_RIGHT = ("head_vx", "head_vy", "head_vz")
-AFTER_LEFT = ("cm_vx", "cm_vy", "cm_vz")
-AFTER_RIGHT = ("rate_x", "rate_y", "rate_z", "att_roll", "att_pitch", "att_yaw")
-BASE_LOADS = ("Fx", "Fy", "Fz", "Mx", "My", "Mz")
+from viewer.style import CONTACT_RED, FORCE_COLOR, VIEW_BACKGROUND  # noqa: E402
+from viewer.style import LABEL_FAMILY, SCENE_BACKGROUND as BACKGROUND, SCENE_HEADER as HEADER_COLOR  # noqa: E402
+from viewer.style import GHOST_COLOR, SCENE_TEXT as TEXT_COLOR, VIEW_TITLE  # noqa: E402
 
 # ---- layout, px -------------------------------------------------------------------------------
 STRIP_W = 212      # readout columns (Qt labels) left and right of the VTK views
@@ -112,11 +96,6 @@ def _draw_on_top(actor: vtkActor):
     """Fragments at the near plane: the actor stays visible through every wireframe (no extra layer)."""
     actor.GetShaderProperty().AddFragmentShaderReplacement(
         "//VTK::Depth::Impl", True, "//VTK::Depth::Impl\n  gl_FragDepth = 0.0;\n", False)
-
-
-def _force_text(newtons: float) -> str:
-    """Magnitude label of a force arrow: 850 N, 1.23 kN."""
-    return f"{newtons / 1000:.2f} kN" if newtons >= 1000 else f"{newtons:.0f} N"
 
 
 def _fmt(name: str, value: float, unit: str, width: int) -> str:
@@ -269,6 +248,7 @@ class ScenePane(QWidget):
         self.show_forces = True
         self.force_scale = 2.0e-4      # m per N (1 kN draws 0.2 m)
         self.force_max_length = 0.40   # m
+        self.mtype = mechanisms.for_run(None)   # the shown run's mechanism type
         self.ld_up = np.array([0.0, 0.0, 1.0])
         self.ld_normal = np.array([0.0, -1.0, 0.0])
         self._ld_reference = np.array([0.0, 0.0, 1.0])
@@ -294,7 +274,7 @@ class ScenePane(QWidget):
         self.render_window.SetMultiSamples(0)
 
         self.views = {
-            "ld": _View("ld", "plane Ld (cone axis, gimbal, probe joint)", False),
+            "ld": _View("ld", self.mtype.scene.ld_title, False),
             "top": _View("top", "top view", False),
             "3d": _View("3d", "3D (drag to orbit, wheel to zoom)", True),
         }
@@ -319,14 +299,14 @@ class ScenePane(QWidget):
         self._body_matrix: dict[str, vtkMatrix4x4] = {}
         self._pairs: list[str] = []
         self._arrows: list[dict] = []
-        self._label_font = QFont("Arial")              # force magnitude labels (see _paint_overlays)
+        self._label_font = QFont(LABEL_FAMILY)              # force magnitude labels (see _paint_overlays)
         self._label_font.setPixelSize(FONT)
         self._label_font.setBold(True)
         self._label_pen = QColor.fromRgbF(*FORCE_COLOR)
         self._label_box = QColor.fromRgbF(*BACKGROUND, 0.6)
-        self._title_font = QFont("Arial")              # the views' titles
+        self._title_font = QFont(LABEL_FAMILY)              # the views' titles
         self._title_font.setPixelSize(FONT)
-        self._title_pen = QColor.fromRgbF(0.55, 0.62, 0.72)
+        self._title_pen = QColor.fromRgbF(*VIEW_TITLE)
         self._texts_laid: dict = {}                    # (text, font, width) -> QStaticText (see _static_text)
         self._captions_laid = None                     # (size and ghost caption, laid-out captions) (see _captions)
         self.vtk_widget.overlay = self._paint_overlays
@@ -423,6 +403,8 @@ class ScenePane(QWidget):
         self._clear()
         self.run = run
         self.current_frame = -1
+        self.mtype = mechanisms.for_run(run)
+        self.views["ld"].title = self.mtype.scene.ld_title
         if run is None:
             self._render()
             return
@@ -433,9 +415,8 @@ class ScenePane(QWidget):
         self._pairs = list(run.contact_pairs)
         self._add_markers(run)
         self._add_arrows()
-        readout = BEFORE_LEFT + BEFORE_RIGHT + AFTER_LEFT + AFTER_RIGHT + BASE_LOADS
         vis = tuple(g.visible_channel for g in run.geometry.values() if g.visible_channel)
-        self._cache = _BlockCache(run, dict.fromkeys(readout + vis), self._pairs)
+        self._cache = _BlockCache(run, dict.fromkeys(self.mtype.readout_channels() + vis), self._pairs)
         self._compute_extent(run)
         self._setup_cameras()
         self.show_frame(0)
@@ -463,12 +444,12 @@ class ScenePane(QWidget):
 
     def _add_part(self, name: str, g):
         pd = _wire_polydata(g.points, g.lines)
-        base = KIND_COLORS.get(g.kind, DEFAULT_PART_COLOR)
+        base = self.mtype.part_color(g.kind)
         self._parts[name] = dict(geometry=g, base=base, red=False, visible=True, pd=pd, body=g.body)
 
     def _add_bodies(self):
         """Each body's parts as one wireframe with a colour per point (cell colours cost a lookup per pixel; two actors per view: width 1, and
-        width 2 for red contact parts other than cones and rings); a frame sets the body's matrix, and
+        width 2 for red contact parts other than the type's thin kinds); a frame sets the body's matrix, and
         the lines are rebuilt only when a part turns red or appears (a dozen draws per view, not 40)."""
         for body in dict.fromkeys(p["body"] for p in self._parts.values()):
             names = [n for n, p in self._parts.items() if p["body"] == body]
@@ -533,7 +514,8 @@ class ScenePane(QWidget):
         """(point colours, per wireframe (line indices drawn, cells, any drawn)) for the parts' states."""
         visible = np.array([p["visible"] for p in parts])
         red = np.array([p["red"] for p in parts])
-        wide = red & np.array([p["geometry"].kind not in ("cone", "ring") for p in parts])
+        thin = self.mtype.thin_kinds
+        wide = red & np.array([p["geometry"].kind not in thin for p in parts])
         colors = rec["base"].copy()
         colors[red] = [round(255 * c) for c in CONTACT_RED]
         part_of = rec["part_of"]
@@ -550,11 +532,11 @@ class ScenePane(QWidget):
         return rgb, wires
 
     def _add_markers(self, run: RunFile):
-        """Cone axis line and dots at the gimbal (housing origin) and the probe bending joint."""
+        """The x axis line and a dot at each of the type's marker bodies' origins (e.g. gimbal, bending joint)."""
         axis = _wire_polydata(np.array([[-0.75, 0, 0], [1.0, 0, 0]]), np.array([[0, 1]]))
         self._static(axis, (0.30, 0.34, 0.42), run.bodies[0] if "passive_craft" not in run.bodies
                      else "passive_craft", point_size=0)
-        for body in ("housing", "probe"):
+        for body in self.mtype.scene.marker_bodies:
             if body in run.bodies:
                 self._static(_vertex_polydata([(0.0, 0.0, 0.0)]), (0.35, 0.9, 1.0), body, point_size=6)
 
@@ -633,8 +615,9 @@ class ScenePane(QWidget):
                 pos, _ = run.poses(fr)
             except RunFileError:
                 continue
-            if "housing" in run.bodies and "probe" in run.bodies:
-                ref = lateral_direction(pos[run.bodies.index("housing")], pos[run.bodies.index("probe")])
+            ld = self._ld_bodies()
+            if ld:
+                ref = lateral_direction(pos[ld[0]], pos[ld[1]])
             if ref is not None:
                 break
         self._ld_reference = ref if ref is not None else np.array([0.0, 0.0, 1.0])
@@ -708,8 +691,9 @@ class ScenePane(QWidget):
         for body in changed:
             self._set_body_lines(body)
         self._update_arrows(cache, k, active)
-        if "housing" in run.bodies and "probe" in run.bodies:
-            self._update_ld(pos[run.bodies.index("housing")], pos[run.bodies.index("probe")])
+        ld = self._ld_bodies()
+        if ld:
+            self._update_ld(pos[ld[0]], pos[ld[1]])
         self._update_text(i)
         self._show_ghost(float(run.time[i]))
         self._render()
@@ -725,13 +709,20 @@ class ScenePane(QWidget):
                 a["arrow"].DeepCopy(m)
                 x, y, z = point
                 a["dot"].DeepCopy((1.0, 0.0, 0.0, x, 0.0, 1.0, 0.0, y, 0.0, 0.0, 1.0, z, 0.0, 0.0, 0.0, 1.0))
-                a["text"] = _force_text(math.sqrt(force[0] * force[0] + force[1] * force[1] + force[2] * force[2]))
+                a["text"] = force_text(math.sqrt(force[0] * force[0] + force[1] * force[1] + force[2] * force[2]))
                 a["point"] = (x, y, z)
             vis = m is not None
             if vis != a["visible"]:
                 a["visible"] = vis
                 for _, actor in a["actors"]:
                     actor.SetVisibility(vis)
+
+    def _ld_bodies(self) -> tuple[int, int] | None:
+        """Indices of the two bodies whose origins (with the x axis) span plane Ld, if the run has both."""
+        names = self.mtype.scene.ld_bodies
+        if not names or not all(b in self.run.bodies for b in names):
+            return None
+        return self.run.bodies.index(names[0]), self.run.bodies.index(names[1])
 
     def _update_ld(self, gimbal, joint):
         up, normal = ld_plane(gimbal, joint, self._ld_reference)
@@ -748,12 +739,13 @@ class ScenePane(QWidget):
         got = self._text_layouts.get(after)
         if got is None:
             run = self.run
-            lh = rh = "ACTIVE rel. PASSIVE" if after else "HEAD rel. CONE"
-            ln = [(n, run.channels[n].unit) for n in (AFTER_LEFT if after else BEFORE_LEFT) if n in run.channels]
-            rn = [(n, run.channels[n].unit) for n in (AFTER_RIGHT if after else BEFORE_RIGHT) if n in run.channels]
+            ro = self.mtype.readouts(after)
+            lh = rh = ro.head
+            ln = [(n, run.channels[n].unit) for n in ro.left if n in run.channels]
+            rn = [(n, run.channels[n].unit) for n in ro.right if n in run.channels]
             lw = max((len(n) for n, _ in ln), default=0) + 1
             rw = max((len(n) for n, _ in rn), default=0) + 1
-            loads = [(n, run.channels[n].unit.replace("*", "·")) for n in BASE_LOADS if n in run.channels]
+            loads = [(n, run.channels[n].unit.replace("*", "·")) for n in self.mtype.base_loads if n in run.channels]
             got = self._text_layouts[after] = (lh, rh, ln, rn, lw, rw, loads)
         return got
 
@@ -784,7 +776,7 @@ class ScenePane(QWidget):
         self._time.setText(f"T Current {t:8.3f} s  ({phase})")
 
     # ---- a second run as a ghost wireframe (comparison) ----------------------------------------
-    GHOST_COLOR = (0.62, 0.45, 1.0)
+    GHOST_COLOR = GHOST_COLOR
 
     def set_ghost(self, run_b: RunFile | None, offset: float = 0.0, label: str = ""):
         """Draw run B's parts as a violet, see-through wireframe at B's frame for t_A − offset (None removes it)."""
@@ -990,9 +982,6 @@ class ScenePane(QWidget):
         m = self._bodies[self._parts[name]["body"]]["actors"][0][1].GetUserMatrix()
         return np.array([[m.GetElement(r, c) for c in range(4)] for r in range(4)])
 
-    def probe_head_position(self) -> np.ndarray:
-        return self.part_matrix("probe_head")[:3, 3]
-
     def force_arrows(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Visible arrows: pair -> (tail point, tip point), read back from the actors' matrices."""
         self.vtk_widget.settle()
@@ -1031,7 +1020,7 @@ class ScenePane(QWidget):
         w, h = self.render_window.GetSize()
         dpr = self.vtk_widget.devicePixelRatioF() or 1.0
         ghost = self._ghost["text"] if self._ghost is not None else ""
-        key = (w, h, dpr, ghost)
+        key = (w, h, dpr, ghost, self.views["ld"].title)
         if self._captions_laid is not None and self._captions_laid[0] == key:
             return self._captions_laid[1]
         out = []
@@ -1090,13 +1079,6 @@ class ScenePane(QWidget):
                     p.drawStaticText(QPointF(left, bottom - size.height()), st)
         finally:
             p.restore()
-
-    def readout_text(self) -> str:
-        return "\n".join(s for s in (self._left_head.text(), self._left.text(),
-                                     self._right_head.text(), self._right.text()) if s)
-
-    def base_loads_text(self) -> str:
-        return self._loads.text()
 
     def time_text(self) -> str:
         return self._time.text()

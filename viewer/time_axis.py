@@ -13,6 +13,7 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QPainter, QPicture
 
 from viewer.ahead_image import AheadImages, sole_view
+from viewer.plots.pg_internals import tick_settings
 
 KEEP = 64   # drawings kept per axis
 KEEP_IMAGES = 32   # of those, as images, for a time axis (~150 kB each: the ticks and grid lines over a view box):
@@ -27,7 +28,7 @@ class TimeAxis(pg.AxisItem):
     def __init__(self, orientation: str = "bottom", **kw):
         super().__init__(orientation, **kw)
         self._drawn: OrderedDict = OrderedDict()
-        self._bounds_key = self._bounds = None
+        self._box_key = self._box = None
         self._sizes_key = self._sizes_val = None
         self._levels_memo: dict = {}
         self.ahead = AheadImages(keep=KEEP_IMAGES if orientation in ("top", "bottom") else 4)   # drawings as
@@ -39,9 +40,9 @@ class TimeAxis(pg.AxisItem):
         view = self.linkedView()
         key = (self.geometry(), None if view is None else view.geometry(), self.grid,
                self.style["hideOverlappingLabels"], self.style["tickLength"])
-        if key != self._bounds_key:
-            self._bounds, self._bounds_key = super().boundingRect(), key
-        return self._bounds
+        if key != self._box_key:
+            self._box, self._box_key = super().boundingRect(), key
+        return self._box
 
     def _sizes(self):
         """(width, height of the axis, grid size or (-1, -1)), kept while the axis' and its view's geometry stay."""
@@ -57,7 +58,7 @@ class TimeAxis(pg.AxisItem):
 
     def _levels(self, r0: float, r1: float, length: float):
         """pyqtgraph's tickSpacing (it depends on the range's width and the axis length only), remembered."""
-        key = (r1 - r0, length, self._tickSpacing, self._tickDensity, self.style["maxTickLevel"])
+        key = (r1 - r0, length, *tick_settings(self), self.style["maxTickLevel"])
         hit = self._levels_memo.get(key)
         if hit is None:
             if len(self._levels_memo) > 64:

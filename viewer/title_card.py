@@ -5,9 +5,11 @@ import numpy as np
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QColor, QFont, QImage, QPainter
 
-BACKGROUND = QColor(12, 16, 24)
-TEXT = QColor(235, 235, 235)
-ACCENT = QColor(250, 210, 60)
+from viewer import style
+
+BACKGROUND = QColor(*style.CARD_BACKGROUND)
+TEXT = QColor(*style.CARD_TEXT)
+ACCENT = QColor(*style.CARD_ACCENT)
 
 
 def qimage_to_rgb(img: QImage) -> np.ndarray:
@@ -31,7 +33,7 @@ def title_card(size: tuple[int, int], title: str, subtitle: str = "", footer: st
     img.fill(BACKGROUND)
     p = QPainter(img)
     p.setRenderHint(QPainter.TextAntialiasing)
-    f = QFont("DejaVu Sans")
+    f = QFont(style.CARD_FAMILY)
     f.setPixelSize(max(12, h // 16))
     p.setFont(f)
     p.setPen(TEXT)
@@ -44,7 +46,7 @@ def title_card(size: tuple[int, int], title: str, subtitle: str = "", footer: st
     if footer:
         f.setPixelSize(max(9, h // 45))
         p.setFont(f)
-        p.setPen(QColor(150, 150, 150))
+        p.setPen(QColor(*style.CARD_FOOTER))
         p.drawText(QRect(0, h - h // 10, w, h // 12), Qt.AlignCenter, footer)
     p.end()
     return qimage_to_rgb(img)

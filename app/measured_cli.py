@@ -1,0 +1,119 @@
+"""`dockmnemo validate` (a run against a measured record) and `dockmnemo calibrate` (fit scenario or mechanism keys
+to a measured record on Dask)."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from app.progress import fail
+
+
+def add_measured_parsers(sub):
+    """Register `validate` and `calibrate` on the CLI's subparsers."""
+    v = sub.add_parser("validate", help="compare a run with a measured record: metrics and an HTML report",
+                       description="Align MEASURED (CSV, HDF5 or MATLAB .mat) with RUN.h5 through the channel map "
+                                   "(docs/measured-data.md), print the time offset and per channel the RMS and peak "
+                                   "error and the correlation; --report writes a self-contained HTML report. "
+                                   "Exit: 0 done, 2 bad input (file: key: problem).")
+    v.add_argument("run", type=Path, help="run file (HDF5, format v1)")
+    v.add_argument("measured", type=Path, help="measured record: .csv/.txt/.tsv, .h5/.hdf5, .mat (v5 or v7.3)")
+    v.add_argument("--map", dest="map", type=Path, required=True, help="channel map TOML")
+    v.add_argument("--offset", type=float, default=None, metavar="S",
+                   help="time offset, s (t_measured = t_run + S) instead of the automatic alignment")
+    v.add_argument("--report", type=Path, default=None, metavar="HTML", help="write the HTML report here")
+    v.set_defaults(handler=cmd_validate)
+    c = sub.add_parser("calibrate", help="fit scenario or mechanism keys to a measured record (least squares, Dask)",
+                       description="Fit KEYs of SCENARIO.toml (or of the mechanism it names) so that its runs match "
+                                   "MEASURED on the mapped channels over the measured time span: bounded least "
+                                   "squares (scipy), candidate runs in parallel on Dask. Prints each key with its "
+                                   "uncertainty and the metrics before and after; writes the fitted scenario (and "
+                                   "mechanism) TOML with its comments. Ctrl+C stops and writes the best point so "
+                                   "far. Exit: 0 done, 2 bad input, 3 fit failed, 4 cancelled (best point written).")
+    c.add_argument("scenario", type=Path, help="scenario TOML")
+    c.add_argument("measured", type=Path, help="measured record (as for validate)")
+    c.add_argument("--map", dest="map", type=Path, required=True, help="channel map TOML")
+    c.add_argument("--fit", required=True, metavar="KEY[,KEY...]",
+                   help="keys to fit, section.key as in the scenario or mechanism TOML "
+                        "(e.g. initial.lateral_miss, or a mechanism key: dockmnemo run --describe lists them)")
+    c.add_argument("--offset", type=float, default=None, metavar="S", help="fixed time offset, s (default: "
+                                                                           "aligned on the scenario's own run)")
+    c.add_argument("-o", "--out", type=Path, default=None,
+                   help="fitted scenario TOML to write (default: <scenario>_fitted.toml here; a fitted mechanism "
+                        "goes next to it as <mechanism>_fitted.toml)")
+    c.add_argument("--max-runs", type=int, default=40, help="most candidate runs (default 40)")
+    c.add_argument("--workers", type=int, default=None, help="local cluster worker processes (default: CPU count)")
+    c.add_argument("--scheduler", default=None, help="Dask scheduler address tcp://host:port (default: a local "
+                                                      "cluster)")
+    c.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
+                   help="numba kernel cache the workers share (as for dockmnemo campaign)")
+    c.set_defaults(handler=cmd_calibrate)
+
+
+def cmd_validate(args) -> int:
+    from solver.measured import MeasuredError, compare_run
+    from solver.runfile import RunFile, RunFileError
+    if args.offset is not None and not math.isfinite(args.offset):
+        return fail(f"--offset: must be a finite number of seconds, found {args.offset}")
+    try:
+        cmp_ = compare_run(args.run, args.measured, args.map, args.offset)
+    except (MeasuredError, RunFileError) as exc:
+        return fail(exc)
+    print(cmp_.report(), flush=True)
+    if args.report is not None:
+        from app.measured_report import write_report
+        with RunFile(args.run) as run:
+            facts, params = run.summary(), run.parameters_toml
+        try:
+            args.report.parent.mkdir(parents=True, exist_ok=True)
+            write_report(args.report, cmp_, args.run, args.measured, args.map, facts, params)
+        except OSError as exc:
+            return fail(f"{args.report}: /: cannot be written ({exc.strerror or exc})")
+        print(f"wrote {args.report}", flush=True)
+    return 0
+
+
+def _metrics_lines(title: str, metrics) -> list[str]:
+    return [title, *(f"  {m.line()}" for m in metrics)]
+
+
+def cmd_calibrate(args) -> int:
+    from app.progress import StopOnSignal, TerminalProgress
+    from solver.measured import MeasuredError
+    from solver.measured.calibrate import CalibrationCancelled, CalibrationError, calibrate
+    from solver.scenario import ScenarioError
+    if args.workers is not None and args.workers < 1:
+        return fail(f"--workers: must be at least 1, found {args.workers}")
+    if args.max_runs < 2:
+        return fail(f"--max-runs: must be at least 2, found {args.max_runs}")
+    if args.offset is not None and not math.isfinite(args.offset):
+        return fail(f"--offset: must be a finite number of seconds, found {args.offset}")
+    keys = [k.strip() for k in args.fit.split(",") if k.strip()]
+    out = args.out or Path(f"{Path(args.scenario).stem}_fitted.toml")
+    stop = StopOnSignal()
+    bar = TerminalProgress(f"calibrate {Path(args.scenario).name}", args.max_runs, " runs")
+    try:
+        cal = calibrate(args.scenario, args.measured, args.map, keys, offset=args.offset, workers=args.workers,
+                        scheduler=args.scheduler, cache_dir=args.cache_dir, max_runs=args.max_runs,
+                        progress=lambda done, total: bar.update(done), cancel=stop, out_path=out)
+    except (CalibrationError, MeasuredError, ScenarioError) as exc:
+        if bar.done:
+            bar.close(bar.done, "stopped")
+        stop.restore()
+        return fail(exc)
+    except CalibrationCancelled as exc:
+        bar.close(bar.done, "cancelled")
+        stop.restore()
+        return fail(exc, 4)
+    except BaseException:
+        stop.restore()
+        raise
+    bar.close(bar.done, cal.status)
+    print(f"time offset: {cal.offset:.6f} s", flush=True)
+    print("\n".join(cal.lines()), flush=True)
+    print("\n".join(_metrics_lines("before:", cal.before) + _metrics_lines("after:", cal.after)), flush=True)
+    print(f"{cal.runs} runs in {cal.rounds} rounds, {cal.wall_time:.1f} s ({cal.status}); wrote {', '.join(str(p) for p in cal.written)}",
+          flush=True)
+    stop.restore()   # after the last line: a Ctrl+C while printing is no traceback
+    if cal.status == "cancelled":
+        return fail(f"calibration cancelled: the best point so far is written to {out}", 4)
+    return 0

@@ -1,0 +1,61 @@
+"""The probe-cone docking mechanism (Soyuz, Progress): the first mechanism type, with its three variants.
+
+Its solver model is solver.scenario / solver.dynamics; this package tells the rest what a probe-cone run holds.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from solver.mechanisms.base import BarGroup, DeviceLayout, MechanismType, Readouts, SceneSpec
+from solver.mechanisms.probe_cone.sketch import SKETCH
+from solver.mechanisms.probe_cone.variants import VARIANTS
+
+RESOURCES = Path(__file__).resolve().parents[3] / "resources"
+
+PART_COLORS = {  # light wireframe colours, by part kind (docs/run-format.md: /geometry/<part> kind)
+    "cone": (0.78, 0.84, 0.92),
+    "slot": (0.70, 0.78, 1.00),
+    "ring": (0.52, 0.58, 0.66),
+    "mechanism": (0.84, 0.96, 0.84),
+    "latch": (0.98, 0.92, 0.66),
+    "roller": (0.90, 0.82, 1.00),
+    "limiter": (0.70, 0.95, 0.95),
+    "pad": (0.95, 0.85, 0.75),
+}
+
+LAYOUT = DeviceLayout(SKETCH, (
+    BarGroup("axial_damper", ("axial damper",), arrangement="stack",
+             order=("spring", "friction", "magnetic", "xlimd", "lim"), empty="no axial damper channels"),
+    BarGroup("lateral_damper", ("lateral damper (view from the probe head)", "lateral damper"),
+             arrangement="around", share=0.37, axes=("+z", "+y"), empty="no lateral damper channels"),
+))
+
+
+def _build_model(scenario_path: Path):
+    from solver.scenario import load_model
+    return load_model(scenario_path)
+
+
+def _channels(model) -> list:
+    from solver.simulate import channel_infos
+    return channel_infos(model)
+
+
+PROBE_CONE = MechanismType(
+    name="probe_cone",
+    title="probe-cone docking mechanism",
+    variants=VARIANTS,
+    run_variants=VARIANTS + ("synthetic",),   # synthetic: a hand-built kinematic run (tests/synthetic_run.py)
+    schema_module="solver.mechanisms.probe_cone.schema",
+    model_builder=_build_model,
+    channel_lister=_channels,
+    part_colors=PART_COLORS,
+    thin_kinds=("cone", "ring"),              # red in contact but 1 px: a bold cone would hide the probe
+    scene=SceneSpec("plane Ld (cone axis, gimbal, probe joint)", ("housing", "probe"), ("housing", "probe")),
+    layout=LAYOUT,
+    readouts_before=Readouts("HEAD rel. CONE", ("head_x", "head_y", "head_z", "probe_pitch", "probe_yaw"),
+                             ("head_vx", "head_vy", "head_vz")),
+    default_plots=("Fx", "Fy", "Fz", "probe_stroke"),
+    criteria_file=RESOURCES / "capture_criteria.toml",
+    scenarios_dir=RESOURCES / "scenarios",
+)

@@ -1,0 +1,129 @@
+"""The plots pane's left panel: the run's facts (GraphStep, Run Date, comment, T capture, T Final, verdict) and the
+T Current readout box with the plotted channels' values."""
+from __future__ import annotations
+
+import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QDoubleSpinBox, QFormLayout, QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+
+from solver.runfile import RunFile
+from viewer import style
+from viewer.numbers import value_text
+from viewer.run_facts import capture_text, t_final_text
+from viewer.steady_label import SteadyLabel
+
+PANEL_STYLE = (f"QWidget#facts {{ background: {style.BACKGROUND}; }} QLabel {{ color: {style.TEXT}; }} "
+               f"QLabel[role=key] {{ color: {style.KEY_TEXT}; }} QFrame#readout {{ border: 1px solid {style.FRAME}; }}")
+FACTS = ("Run Date", "Comment", "T capture", "T Final", "Verdict")
+PANEL_W = 270   # px
+
+
+def scroll_area(content: QWidget, background: str) -> QScrollArea:
+    """`content` filling a frameless vertical scroll area on `background` (a scroll bar only if it does not fit)."""
+    area = QScrollArea(widgetResizable=True, frameShape=QFrame.NoFrame)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+    area.setWidget(content)
+    area.setStyleSheet(f"QScrollArea, QScrollArea > QWidget {{ background: {background}; }}")
+    return area
+
+
+class FactsPanel(QWidget):
+    """Facts form above the readout box; GraphStep typed here is announced (`graphStepEdited`)."""
+
+    graphStepEdited = Signal(float)
+
+    def __init__(self, graph_step: float, parent=None):
+        super().__init__(parent, objectName="facts")
+        self.setAttribute(Qt.WA_StyledBackground)
+        self.setStyleSheet(PANEL_STYLE)
+        self.setFixedWidth(PANEL_W)
+        v = QVBoxLayout(self)
+        v.setContentsMargins(8, 6, 8, 6)
+        form_box = QWidget(objectName="facts")
+        form = QFormLayout(form_box)
+        form.setContentsMargins(0, 0, 0, 0)
+        form.setVerticalSpacing(2)
+        self.graph_step_box = QDoubleSpinBox(decimals=3, minimum=0.001, maximum=60.0, singleStep=0.05, suffix=" s")
+        self.graph_step_box.setValue(graph_step)
+        self.graph_step_box.setKeyboardTracking(False)
+        self.graph_step_box.setFocusPolicy(Qt.ClickFocus)
+        self.graph_step_box.valueChanged.connect(self.graphStepEdited.emit)
+        self.labels: dict[str, QLabel] = {}
+
+        def key(text):
+            lab = QLabel(text)
+            lab.setProperty("role", "key")
+            return lab
+
+        form.addRow(key("GraphStep"), self.graph_step_box)
+        for k in FACTS:
+            lab = self.labels[k] = QLabel("—")
+            lab.setWordWrap(True)
+            lab.setTextInteractionFlags(Qt.TextSelectableByMouse)
+            form.addRow(key(k), lab)
+        v.addWidget(scroll_area(form_box, style.BACKGROUND), 1)   # a long comment or verdict scrolls; the box stays
+        box = QFrame(objectName="readout")
+        bl = QVBoxLayout(box)
+        bl.setContentsMargins(6, 4, 6, 4)
+        self.t_label = QLabel("T Current  —")
+        self.t_label.setFont(style.mono_font(style.T_CURRENT_PT, bold=True))
+        self.t_label.setStyleSheet(f"color: {style.CURSOR};")
+        self.readout = QLabel("")
+        self.readout.setFont(style.mono_font(style.READOUT_PT))
+        self.readout.setTextFormat(Qt.RichText)
+        self.readout.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        self.readout.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Ignored)
+        self.t_label, self.readout = SteadyLabel(self.t_label), SteadyLabel(self.readout)   # new text each frame
+        bl.addWidget(self.t_label)
+        bl.addWidget(self.readout, 1)
+        v.addWidget(box)
+
+    def set_graph_step(self, seconds: float):
+        """Show GraphStep (not announced again)."""
+        if abs(self.graph_step_box.value() - seconds) > 1e-9:
+            self.graph_step_box.blockSignals(True)
+            self.graph_step_box.setValue(seconds)
+            self.graph_step_box.blockSignals(False)
+
+    def set_run(self, run: RunFile | None):
+        """The run's facts (— without a run)."""
+        if run is None:
+            for k in self.labels.values():
+                k.setText("—")
+            return
+        m = run.meta
+        self.labels["Run Date"].setText(m.run_date.replace("T", " ") or "—")
+        self.labels["Comment"].setText(m.comment or "—")
+        self.labels["T capture"].setText(capture_text(run))
+        self.labels["T Final"].setText(t_final_text(run))
+
+    def set_running(self, run: RunFile):
+        """A run still being written: its T Final so far and T capture once the solver has it."""
+        self.labels["T Final"].setText(f"{run.t_final:.3f} s (running)")
+        self.labels["T capture"].setText(capture_text(run))
+
+    def set_verdict(self, line: str, passed: bool | None, report: str = ""):
+        """The capture verdict line (PASS green, FAIL red; None: could not be evaluated)."""
+        lab = self.labels["Verdict"]
+        color = {True: style.PASS, False: style.FAIL, None: style.KEY_TEXT}[passed]
+        lab.setText(line or "—")
+        lab.setStyleSheet(f"color: {color};" + (" font-weight: bold;" if passed is False else ""))
+        lab.setToolTip(f"<pre>{report}</pre>" if report else "")
+
+    def show_values(self, t: float | None, rows: list[tuple[str, float, str]]):
+        """T Current and each plotted channel's (name, value, unit) in its trace colour; t None: no run."""
+        if t is None:
+            self.t_label.setText("T Current  —")
+            self.readout.setText("")
+            return
+        self.t_label.setText(f"T Current  {t:10.4f} s")
+        out = []
+        for i, (n, v, unit) in enumerate(rows):
+            col = style.TRACE_COLORS[i % len(style.TRACE_COLORS)]
+            name, value = (f"{n:<14}", f" {value_text(v, unit):>14}")   # (&nbsp; in texts, not tags)
+            out.append(f"<span style='color:{col}'>{name.replace(' ', '&nbsp;')}</span>{value.replace(' ', '&nbsp;')}")
+        self.readout.setText("<br>".join(out))
+
+    def fit_rows(self, lines: int):
+        """Room in the readout box for `lines` values."""
+        self.readout.setMinimumHeight(lines * self.readout.label.fontMetrics().lineSpacing() + 2 if lines else 0)

@@ -1,0 +1,90 @@
+"""The viewer's palette and fonts: every colour and font the panes, dialogs and the app draw with, named once.
+
+Qt colours are `#rrggbb` strings (stylesheets, pyqtgraph pens, `QColor(name)`); the VTK scene's are RGB floats
+0..1 as VTK takes them. A test (tests/test_style.py) refuses a hex colour literal in any other module.
+"""
+from __future__ import annotations
+
+# ---- panes (Qt, pyqtgraph) ---------------------------------------------------------------------
+BACKGROUND = "#0c101c"        # the panes' dark background (plots, devices, facts, envelope map)
+TRANSPORT_BACKGROUND = "#1a2030"
+SPLITTER = "#2a3248"          # the handles between the panes
+FRAME = "#5a6482"             # box outlines, the difference plot's zero line, axis lines
+TEXT = "#e1e4eb"              # values and plain labels
+KEY_TEXT = "#8c94aa"          # names of facts, legends, dim notes
+AXIS_TEXT = "#c8cdd8"         # envelope map's tick labels
+LANE_TEXT = "#c8cede"         # contact lanes' pair names
+NO_VALUE = "#7a8194"          # envelope map: a run without a value
+CURSOR = "#ffd700"            # T Current: the yellow time line, its readout, the open run's ring
+CAPTURE = "#ffffff"           # the dashed capture line, difference curves, kept-run rims
+TRACE_COLORS = ("#4fc3f7", "#81c784", "#ff8a65", "#ba68c8", "#f06292", "#aed581", "#ffb74d", "#90a4ae")
+"""The plotted channels' colours, in plotting order (the readout box names them alike)."""
+PASS = "#66dd77"              # verdict PASS
+FAIL = "#ff5a4a"              # verdict FAIL
+APPROX = "#ffb347"            # a note over statistics recomputed from frames
+OK_NOTE = "#2e7d32"           # dialogs: an input that is fine
+ERROR_NOTE = "#d84315"        # dialogs: what is wrong with an output
+ERROR_FIELD = "#c62828"       # dialogs: a refused field and its message
+DISABLED_NOTE = "#808080"     # dialogs: a range hint
+OUTCOME_PASS, OUTCOME_FAIL, OUTCOME_MISSED, OUTCOME_ERROR = "#66bb6a", "#ffa726", "#ef5350", "#e040fb"
+ERROR_RIM = "#f3b6ff"         # envelope map: a run that ended in an error
+
+LOOP_RANGE_FILL, LOOP_RANGE_EDGE = (255, 255, 255, 22), (255, 255, 255, 60)   # the plots' loop range (RGBA)
+CURRENT_ROW = (90, 76, 10)    # events dock: the event at T Current
+
+# ---- clips (QColor RGB) ------------------------------------------------------------------------
+CARD_BACKGROUND = (12, 16, 24)
+CARD_TEXT = (235, 235, 235)
+CARD_ACCENT = (250, 210, 60)  # a title card's subtitle, the clip's burned-in time
+CARD_FOOTER = (150, 150, 150)
+CAPTION_BACKGROUND = (26, 32, 48)
+
+# ---- devices pane (QColor RGB) -------------------------------------------------------------------
+POSITIVE = (220, 40, 40)
+NEGATIVE = (50, 110, 235)
+BAR_BACKGROUND = (30, 36, 54)
+FULL_SCALE = (255, 220, 0)    # outline of a bar at or beyond its full scale
+NO_RANGE_HATCH = (58, 66, 92)
+FORCE_SCALE = [(70, 140, 255), (60, 220, 170), (255, 215, 0), (255, 40, 30)]   # lanes: low .. high peak force
+
+# ---- scene (VTK, RGB 0..1) -----------------------------------------------------------------------
+SCENE_BACKGROUND = (0.035, 0.045, 0.075)
+VIEW_BACKGROUND = (0.06, 0.075, 0.12)
+CONTACT_RED = (1.0, 0.16, 0.12)
+FORCE_COLOR = (1.0, 0.78, 0.15)
+SCENE_TEXT = (0.86, 0.90, 0.86)
+SCENE_HEADER = (1.0, 0.85, 0.35)
+VIEW_TITLE = (0.55, 0.62, 0.72)
+GHOST_COLOR = (0.62, 0.45, 1.0)
+
+# ---- the validation report (matplotlib and HTML, on white) ----------------------------------------
+REPORT_RUN = "#1f5fbf"
+REPORT_MEASURED = "#d0542c"
+REPORT_DIFFERENCE = "#555555"
+REPORT_RULE = "#bbb"
+REPORT_CODE_BACKGROUND = "#f4f4f4"
+
+# ---- fonts ---------------------------------------------------------------------------------------
+MONO = "monospace"            # readouts whose digits must not move
+LABEL_FAMILY = "Arial"        # the scene's titles and force labels
+READOUT_PT = 9.0              # the plots' readout box
+T_CURRENT_PT = 10.0           # its T Current line (bold)
+PANE_PT = 9.0                 # the devices pane's names and values
+SMALL_PT = 7.5                # contact lanes' names and legend
+PLOT_TITLE = "8pt"            # a plot's channel name (pyqtgraph label size)
+LEGEND_SIZE = "7pt"
+MAP_TITLE_SIZE = "10pt"       # the envelope map's title
+MAP_GLYPH_PT = 12             # its legend's outcome glyphs
+CARD_FAMILY = "DejaVu Sans"   # clips: title cards
+CAPTION_FAMILY = "DejaVu Sans Mono"   # clips: the burned-in caption
+
+
+def mono_font(point_size: float, bold: bool = False):
+    """A fixed-width QFont of this size (the readouts)."""
+    from PySide6.QtGui import QFont
+    f = QFont(MONO)
+    f.setStyleHint(QFont.Monospace)
+    f.setPointSizeF(point_size)
+    f.setBold(bold)
+    return f
+
