@@ -2,7 +2,8 @@
 peak base force and moment, energy balance (|total - initial| / initial kinetic energy), capture and hard-dock time.
     python bench/step_study.py resources/scenarios/expert_existing.toml [--factors 2 1 0.5] [--t-end SECONDS]
         [--output-step S] [--keep DIR] [--unchecked]
---unchecked skips the loader's step check (study only: steps beyond omega*h <= 1 or decay*h <= 2).
+--unchecked skips the loader's step check and a stiff contact's substeps (study only: steps beyond omega*h <= 1 or
+decay*h <= 2, plain steps where a contact would take substeps).
 Also counts latch releases and contact begin/end events; a diverged run is reported with its diagnostic.
 """
 from __future__ import annotations
@@ -55,11 +56,11 @@ def main(argv=None):
     ap.add_argument("--t-end", type=float, default=None)
     ap.add_argument("--output-step", type=float, default=None, help="frame step (s) of the compared runs")
     ap.add_argument("--keep", type=Path, default=None, help="write the runs into this directory and keep them")
-    ap.add_argument("--unchecked", action="store_true", help="skip the loader's step check (study only)")
+    ap.add_argument("--unchecked", action="store_true", help="skip the loader's step check and substeps (study only)")
     a = ap.parse_args(argv)
     if a.unchecked:
         import solver.scenario
-        solver.scenario._step_rates = lambda P, cgeo: (0.0, 0.0)
+        solver.scenario._step_rates = lambda P, cgeo, step: (0.0, 0.0, np.ones(len(cgeo.pair_groups)))
     rows = {}
     with tempfile.TemporaryDirectory() as d:
         d = Path(d)

@@ -144,10 +144,10 @@ class Campaign:
             raise IndexError(f"{self.path}: run index {i} outside 0..{self.count - 1}")
         sc = copy.deepcopy(self.base)
         for k, v in self.fixed.items():
-            _set_key(sc, k, v)
+            set_key(sc, k, v)
         vals = self.values(i)
         for s in self.specs:
-            _set_key(sc, s.param.key, vals[s.param.name])
+            set_key(sc, s.param.key, vals[s.param.name])
         sc["name"] = f"{self.name}_{i:05d}"
         sc["comment"] = (f"campaign {self.name} run {i}: "
                          + ", ".join(f"{s.param.name} = {vals[s.param.name]:.6g} {s.param.unit}".rstrip()
@@ -166,16 +166,17 @@ def dump_toml(d: dict) -> str:
     return tomlkit.dumps(d)
 
 
-def _split_key(key: str):
+def split_key(key: str):
+    """("section.key[2]") -> (["section", "key"], 2); None if it is not a dotted key with an optional [index]."""
     m = _KEY.match(key)
     if not m:
         return None
     return m.group(1).split("."), (int(m.group(2)) if m.group(2) is not None else None)
 
 
-def _get_key(d: dict, key: str):
+def get_key(d: dict, key: str):
     """The number (or list) at a dotted key with an optional [index]; KeyError with the reason otherwise."""
-    parts, idx = _split_key(key)
+    parts, idx = split_key(key)
     cur = d
     for p in parts:
         if not isinstance(cur, dict) or p not in cur:
@@ -190,8 +191,9 @@ def _get_key(d: dict, key: str):
     return cur
 
 
-def _set_key(d: dict, key: str, value):
-    parts, idx = _split_key(key)
+def set_key(d: dict, key: str, value):
+    """Set the value at a dotted key with an optional [index], making the tables on the way."""
+    parts, idx = split_key(key)
     cur = d
     for p in parts[:-1]:
         cur = cur.setdefault(p, {})
@@ -329,7 +331,7 @@ def load_campaign(path, base_path=None, check_scenarios: bool = True, criteria_p
                 break
             sc = copy.deepcopy(base)
             for k, v in {**fixed, **setv}.items():
-                _set_key(sc, k, v)
+                set_key(sc, k, v)
             sp = Path(td) / f"{name}_{label}.toml"
             sp.write_text(dump_toml(sc))
             try:
@@ -351,12 +353,12 @@ def load_campaign(path, base_path=None, check_scenarios: bool = True, criteria_p
 
 
 def _check_key(path, where, key, base):
-    if not isinstance(key, str) or _split_key(key) is None:
+    if not isinstance(key, str) or split_key(key) is None:
         raise CampaignError(path, where, f"{key!r} is not a dotted scenario key like \"initial.lateral_miss[0]\"")
     if key.startswith("overrides.") and "[" not in key:   # load_model checks override names itself
         return
     try:
-        v = _get_key(base, key)
+        v = get_key(base, key)
     except KeyError as exc:
         raise CampaignError(path, where, f"{key!r}: {exc.args[0]} in the base scenario") from None
     if isinstance(v, bool) or not isinstance(v, (int, float)):
@@ -392,7 +394,7 @@ def _parameter(path, k, p: dict, base: dict, sampling: str) -> ParameterSpec:
     _check_key(path, f"{w}.key", key, base)
     decl = _declared(path, f"{w}.key", key)
     unit = p.get("unit", decl.unit)                 # the schema's unit and label unless the campaign states its own
-    label = p.get("label", decl.component_label(_split_key(key)[1]))
+    label = p.get("label", decl.component_label(split_key(key)[1]))
     if not isinstance(unit, str) or not isinstance(label, str):
         raise CampaignError(path, f"{w}.unit", "unit and label must be strings")
     vp = VariedParameter(name, key, unit, label)

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from solver.contact.kernels import ROLLER
-from solver.contact.pairset import PAR_K, STEP_DV, STEP_SKIP_MAX, pairs_step, steps_within
+from solver.contact.pairset import PAR_K, PAR_MU, STEP_DV, STEP_SKIP_MAX, pairs_step, steps_within
 from solver.pointer_call import call_status_at, status_address
 from solver.vec3 import (add, col, cross, dot, mat_to_quat, mm, mtv, mv, norm, quat_to_mat, rot_inertia, rot_x,
                          rot_y, rot_z, scl, sub)
@@ -24,7 +24,9 @@ S_RA, S_QA, S_VA, S_WA = 13, 16, 20, 23       # active craft, same layout
 S_Q, S_U = 26, 31                              # joints: housing theta1 (y), theta2 (z), bend b1 (y), b2 (z), torsion
 S_PHI, S_DPHI, S_EDISS = 36, 37, 38            # nut angle, nut rate, dissipated energy (continuous part)
 S_DRV, S_WDRV, S_XL, S_DXL = 39, 40, 41, 42    # drive output angle (nut units), drive work, movable limiter slide
-NS = 43
+N_FT = 32                                      # contact pairs with a friction bristle state (at most)
+S_FT = 43                                      # per pair k: bristle stretch u (3, passive-craft frame) at S_FT + 3 k
+NS = S_FT + 3 * N_FT
 ND = 11                                        # active-subsystem generalized velocities
 
 # discrete state
@@ -170,9 +172,16 @@ P_PI_BOTTOM = 119
 P_CAM_N = 120
 P_CAM_X0 = 121                                  # cam table nut angles, N_CAM values
 P_CAM_Y0 = 145                                  # cam table lever extensions, N_CAM values
-NP = 169
+# friction: law (1 elasto-plastic bristle, 0 the library's stick ramp), bristle k_t and c_t per contact pair
+P_FT_LAW = 169
+P_FT_K0 = 170                                   # bristle stiffness k_t of contact pair k at P_FT_K0 + k, N_FT values
+P_FT_C0 = 202                                   # bristle damping c_t of contact pair k at P_FT_C0 + k, N_FT values
+P_SUB0 = 234                                    # substeps per step while contact pair k is closed, N_FT values
+NP = 266
 P_INDEX = {n[2:].lower(): i for n, i in list(globals().items()) if n.startswith("P_") and type(i) is int}
 P_INDEX.update({f"cam_{c}{k}": P_INDEX[f"cam_{c}0"] + k for c in "xy" for k in range(N_CAM)})
+P_INDEX.update({f"ft_{c}{k}": P_INDEX[f"ft_{c}0"] + k for c in "kc" for k in range(N_FT)})
+P_INDEX.update({f"sub{k}": P_SUB0 + k for k in range(N_FT)})
 
 # lateral-chain table LAT rows
 L_TYPE, L_ATT, L_BASE, L_RHO, L_ROD, L_EY, L_EZ, L_INERTIA, L_GEAR, L_REST = 0, 1, 4, 7, 8, 9, 10, 11, 12, 13
@@ -540,6 +549,58 @@ def _body(pos, rot, vel, om, b, o, R, v, w):
             rot[b, i, j] = R[3 * i + j]
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _bristle(s, ds, Z, P, k, full, RP, n, vt, fn, mu):
+    """Elasto-plastic friction bristle of contact pair k: a tangential spring k_t and damper c_t on the stretch u
+    (state, passive-craft frame, du/dt = v_t), force capped at mu F_n. On a step's first stage (full) u is
+    return-mapped first (normal part dropped, length capped at mu F_n / k_t; the energy that frees goes to
+    Z[Z_EDISS]). Returns the tangential force on the active body, the stored 0.5 k_t |u|^2 and k_t u . v_t."""
+    kt = P[P_FT_K0 + k]
+    j = S_FT + 3 * k
+    u = mv(RP, (s[j], s[j + 1], s[j + 2]))
+    if full:
+        ut = sub(u, scl(n, dot(u, n)))
+        a = norm(ut)
+        lim = mu * fn / kt
+        if a > lim:
+            ut = scl(ut, lim / a)
+        Z[Z_EDISS] += 0.5 * kt * (dot(u, u) - dot(ut, ut))
+        u = ut
+        ul = mtv(RP, u)
+        for i in range(3):
+            s[j + i] = ul[i]
+    ut = sub(u, scl(n, dot(u, n)))
+    ft = sub(scl(ut, -kt), scl(vt, P[P_FT_C0 + k]))
+    f = norm(ft)
+    cap = mu * fn
+    if f > cap:
+        ft = scl(ft, cap / f)
+    du = mtv(RP, vt)
+    for i in range(3):
+        ds[j + i] = du[i]
+    return ft, 0.5 * kt * dot(u, u), kt * dot(u, vt)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _substeps(P, c_act, npair, m):
+    """The most substeps a closed contact pair needs (P_SUB0 + k), at least m."""
+    for p in range(npair):
+        if c_act[p] == 1 and P[P_SUB0 + p] > m:
+            m = int(P[P_SUB0 + p])
+    return m
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _bristle_open(s, Z, P, k):
+    """Contact pair k is open: its bristle relaxes (u = 0, the stored energy is lost)."""
+    j = S_FT + 3 * k
+    e = s[j] * s[j] + s[j + 1] * s[j + 1] + s[j + 2] * s[j + 2]
+    if e > 0.0:
+        Z[Z_EDISS] += 0.5 * P[P_FT_K0 + k] * e
+        for i in range(3):
+            s[j + i] = 0.0
+
+
 @njit(cache=True, error_model="numpy")
 def _latch_energy(k, c, cmax):
     """Latch spring energy at radial interference c; the force stays k*cmax once the latch is fully in."""
@@ -784,9 +845,14 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     dmax = 0.0
     f_lim = 0.0
     q_roll = 0.0
+    bristle = P[P_FT_LAW] > 0.5                # friction law: elasto-plastic bristle (1) or the library's ramp (0)
+    for i in range(S_FT, NS):
+        ds[i] = 0.0
     for k in range(gpairs.shape[0]):
         c_vn[k] = 0.0
         if c_act[k] == 0:
+            if full and bristle:
+                _bristle_open(s, Z, P, k)
             continue
         ba = gpint[gpairs[k, 0], 1]
         bb = gpint[gpairs[k, 1], 1]
@@ -798,21 +864,32 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
         vb = add((cvel[bb, 0], cvel[bb, 1], cvel[bb, 2]),
                  cross((cw[bb, 0], cw[bb, 1], cw[bb, 2]), sub(p, (cpos[bb, 0], cpos[bb, 1], cpos[bb, 2]))))
         ia = gpairs[k, 0]
-        if gpint[ia, 0] == ROLLER:
+        roller = gpint[ia, 0] == ROLLER
+        dpdphi = (0.0, 0.0, 0.0)
+        if roller:
             # the cam swings the lever with the nut: the roller's reaction loads the nut (generalized force
             # F . dp/dphi) and the lever's motion enters the contact's relative velocity
             dpdphi = mv(RH, roller_dp(gprim, ia, cst[1], cam_slope(P, phi)))
-            q_roll += dot(F, dpdphi)
             va = add(va, scl(dpdphi, dphi))
         vr = sub(va, vb)
         vn = dot(vr, n)
         fn = dot(F, n)
+        vt = sub(vr, scl(n, vn))
+        if bristle:                                # the bristle's tangential force replaces the library's ramp
+            Ft, e_t, p_t = _bristle(s, ds, Z, P, k, full, RP, n, vt, fn, gppar[k, PAR_MU])
+            F = add(scl(n, fn), Ft)
+            for i in range(3):
+                c_frc[k, i] = F[i]
+            pe += e_t
+            pdiss -= p_t                           # the stretch's stored power is not dissipated
+        if roller:
+            q_roll += dot(F, dpdphi)
         d = c_dep[k]
         kk = gppar[k, PAR_K]
         # stored 0.5 k d^2; dissipated = -(F . v_rel) - d/dt(stored), with d' = -v_n
         pe += 0.5 * kk * d * d
         Ft = sub(F, scl(n, fn))
-        pdiss += (kk * d - fn) * vn - dot(Ft, sub(vr, scl(n, vn)))
+        pdiss += (kk * d - fn) * vn - dot(Ft, vt)
         c_vn[k] = -vn
         if d > dmax:
             dmax = d
@@ -1458,7 +1535,8 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
                     Z[Z_TCAPT] = t
                     _event(ev, n_ev, t, EV_CAPTURE, -1)
                 evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
-                         cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose, pairs_at, first)
+                         cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose,
+                         pairs_at, first)
                 if obs[O_CSTAT] != 0.0:
                     return ST_DEPTH, t, row
             for p in range(npair + 1):
@@ -1476,30 +1554,49 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
             if it == 0:
                 record(row, t, s, Z, P, obs, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, pose, out_t, out_ch, out_pos,
                        out_q, out_act, out_f, out_p, out_n, out_d, out_vn, LAT)
-            # classical RK4 (k1 above)
-            for i in range(NS):
-                st[i] = s[i] + 0.5 * h * k1[i]
-            evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
-                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k2, obs, pose, pairs_at,
-                     later)
-            for i in range(NS):
-                st[i] = s[i] + 0.5 * h * k2[i]
-            evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
-                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k3, obs, pose, pairs_at,
-                     later)
-            for i in range(NS):
-                st[i] = s[i] + h * k3[i]
-            evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
-                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k4, obs, pose, pairs_at,
-                     later)
-            if obs[O_CSTAT] != 0.0:
-                return ST_DEPTH, t, row
-            for i in range(NS):
-                s[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
-            for q0 in (S_QP, S_QA):
-                qn = math.sqrt(s[q0] ** 2 + s[q0 + 1] ** 2 + s[q0 + 2] ** 2 + s[q0 + 3] ** 2)
-                for i in range(4):
-                    s[q0 + i] /= qn
-            post_step(s, Z, P, LAT, TLS, TAX)
+            # classical RK4 (k1 above), in m equal substeps while a contact pair that needs them is closed (at the
+            # step start, or at a later stage: then the step is taken again from its start in substeps); a substep
+            # starts with a stage-2-4 evaluation (matrix factor, near pairs, bristle return map: the step start's)
+            m = _substeps(P, c_act, npair, 1)
+            sub = 0
+            while sub < m:
+                hs = h / m
+                if sub > 0:
+                    evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel,
+                             cw, cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose,
+                             pairs_at, later)
+                    if obs[O_CSTAT] != 0.0:
+                        return ST_DEPTH, t, row
+                for i in range(NS):
+                    st[i] = s[i] + 0.5 * hs * k1[i]
+                evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
+                         cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k2, obs, pose,
+                         pairs_at, later)
+                mm = _substeps(P, c_act, npair, m)
+                for i in range(NS):
+                    st[i] = s[i] + 0.5 * hs * k2[i]
+                evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
+                         cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k3, obs, pose,
+                         pairs_at, later)
+                mm = _substeps(P, c_act, npair, mm)
+                for i in range(NS):
+                    st[i] = s[i] + hs * k3[i]
+                evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
+                         cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k4, obs, pose,
+                         pairs_at, later)
+                mm = _substeps(P, c_act, npair, mm)
+                if obs[O_CSTAT] != 0.0:
+                    return ST_DEPTH, t, row
+                if sub == 0 and mm > m:              # closed within the step: again from its start (s, k1 as they were)
+                    m = mm
+                    continue
+                for i in range(NS):
+                    s[i] += hs / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
+                for q0 in (S_QP, S_QA):
+                    qn = math.sqrt(s[q0] ** 2 + s[q0 + 1] ** 2 + s[q0 + 2] ** 2 + s[q0 + 3] ** 2)
+                    for i in range(4):
+                        s[q0 + i] /= qn
+                post_step(s, Z, P, LAT, TLS, TAX)
+                sub += 1
             t = (k0 + row * spo + it + 1) * h
     return ST_OK, t, n_out

@@ -374,6 +374,16 @@ def load_model(scenario_path) -> Model:
         cgeo.prim[cgeo.prim_names.index(f"latch_{k + 1}"), 7] = 2 + k
     if np.any(cgeo.pint[cgeo.pairs[:, 1], 1] != 0):
         raise ScenarioError(gpath, "/", "every passive contact part must ride on passive_craft")
+    # friction law: elasto-plastic bristle per pair (k_t, c_t of its [contact.*] table) or the stick ramp (A/B)
+    GC = G.sub("contact")
+    put("ft_law", 1.0 if GC.get("friction") == "bristle" else 0.0)
+    if len(cgeo.pair_names) > D.N_FT:
+        raise ScenarioError(gpath, "contact", f"{len(cgeo.pair_names)} contact pairs: the solver keeps friction states "
+                            f"for at most {D.N_FT}")
+    for j, g in enumerate(cgeo.pair_groups):
+        ft = GC.sub(CONTACT_TABLE.get(g, g))
+        put(f"ft_k{j}", ft.get("k_t"))
+        put(f"ft_c{j}", ft.get("c_t"))
 
     hs = M.sub("housing")
     put("m_h", hs.get("mass"))
@@ -523,6 +533,8 @@ def load_model(scenario_path) -> Model:
             put("drv_delay", O.get(k))
         elif k == "retraction_speed":            # test variants: a faster drive (probe m/s at no load)
             put("drv_speed", O.get(k) * i_nut)
+        elif k == "friction":                    # A/B of the friction law (the geometry's [contact] friction)
+            put("ft_law", 1.0 if O.get(k) == "bristle" else 0.0)
         else:
             raise ScenarioError(spath, f"overrides.{k}", unknown(k, [p.name for p in schema.params("scenario", MTYPE)
                                                                      if p.section == "overrides"], "override"))
@@ -535,7 +547,9 @@ def load_model(scenario_path) -> Model:
     spo = out / step
     if abs(spo - round(spo)) > 1e-6:
         raise ScenarioError(spath, "solver.step", f"{step:g} must divide output_step {out:g} exactly")
-    omega, decay = _step_rates(P, cgeo)
+    omega, decay, nsub = _step_rates(P, cgeo, step)
+    for j, n in enumerate(nsub):
+        put(f"sub{j}", n)
     if omega * step > 1.0:
         raise ScenarioError(spath, "solver.step", f"{step:g} s is too large for the stiffest contact "
                             f"(omega_max = {omega:.0f} rad/s; need omega*step <= 1, step <= {1.0 / omega:.2e} s, for RK4 accuracy)")
@@ -575,6 +589,11 @@ def load_model(scenario_path) -> Model:
     text = f"# scenario {spath.name}\n{stext}\n# mechanism {mpath.name}\n{mtext}\n# geometry {gpath.name}\n{gtext}"
     return Model(name, str(comment), variant, text, P, LAT, TLS, TAX, TMA, TML, cgeo, s0, Z0, step, out, dur,
                  geo, places, strokes, omega, decay)
+
+
+# contact-pair group -> its [contact.*] table in the geometry file (the others share the group's name)
+CONTACT_TABLE = {"latch_stop": "latch", "limiter_cone": "limiter", "load_pad_cone": "limiter", "roller_cone": "roller",
+                 "ring_ring": "ring"}
 
 
 def _geometry_changes(mpath, mt: dict, gpath, gt: dict):
@@ -659,21 +678,32 @@ def _mode(k, c, m):
     return (w * math.sqrt(1.0 - z * z), z * w) if z < 1.0 else (0.0, w * (z + math.sqrt(z * z - 1.0)))
 
 
-def _step_rates(P, cgeo):
+def _step_rates(P, cgeo, step):
     """Highest damped contact/joint frequency (rad/s; RK4 accuracy needs it * step <= 1) and fastest decay rate
-    (1/s: contact damping and the latches' friction ramp on the probe torsion under the drive's pull; RK4 stability
-    needs it * step <= 2, below RK4's real-axis limit 2.79, where its factor 1 - x + x^2/2 - x^3/6 + x^4/24 stays
-    in (0, 1): a stick ramp then damps the slip without reversing it)."""
+    (1/s: contact damping, friction bristles, or with the old law the latches' friction ramp on the probe torsion
+    under the drive's pull; RK4 stability needs it * step <= 2, below RK4's real-axis limit 2.79, where its factor
+    1 - x + x^2/2 - x^3/6 + x^4/24 stays in (0, 1): a decay then damps without reversing sign), and each contact
+    pair's substeps: a pair whose own normal mode needs a smaller step is integrated in n equal substeps while it
+    is closed (its mode then left out of the two rates)."""
     I = D.P_INDEX
     L0 = P[I["l0"]]
     m_head_lat = (P[I["i_prt"]] + P[I["m_pr"]] * (L0 - P[I["a_pr"]]) ** 2) / L0 ** 2
     m_axial = P[I["i_nut_tot"]] * P[I["i_nut"]] ** 2
     m_tip_torsion = P[I["i_prx"]] / P[I["latch_re"]] ** 2
     m_lim = (P[I["i_ht"]] + P[I["m_h"]] * P[I["d_h"]] ** 2) / P[I["lim_x"]] ** 2
-
-    def modes(m, *groups):                          # every pair of the groups: its (k, c) on mass m
-        return [_mode(cgeo.ppar[j, PAR_K], cgeo.ppar[j, PAR_C], m) for j, g in enumerate(cgeo.pair_groups)
-                if g in groups]
+    # the mass each pair group's normal contact moves: the head (lateral or axial), the latch tips on the stops
+    # (axial), on the slot walls (the tip's torsional mass in series with the head's lateral one), the limiter swing
+    m_pair = {"head_cone": min(m_head_lat, m_axial), "head_socket": min(m_head_lat, m_axial), "latch_stop": m_axial,
+              "latch_slot": 1.0 / (1.0 / m_tip_torsion + 1.0 / m_head_lat), "limiter_cone": m_lim,
+              "load_pad_cone": m_lim}
+    md = []
+    nsub = np.ones(len(cgeo.pair_groups))
+    for j, g in enumerate(cgeo.pair_groups):
+        if g in m_pair:
+            w, d = _mode(cgeo.ppar[j, PAR_K], cgeo.ppar[j, PAR_C], m_pair[g])
+            nsub[j] = max(1, math.ceil(w * step - 1e-9), math.ceil(d * step / 2.0 - 1e-9))
+            if nsub[j] == 1:
+                md.append((w, d))
 
     def k(*groups):
         return max(cgeo.ppar[j, PAR_K] for j, g in enumerate(cgeo.pair_groups) if g in groups)
@@ -683,14 +713,22 @@ def _step_rates(P, cgeo):
     # the latch tips on the stops carry the drive's pull (held by the stall force, or the brake's pull-out slip):
     # their friction ramps add up on the probe torsion, a damper mu*F/slip_speed on the tip's torsional mass
     f_latches = max(P[I["drv_stall"]], P[I["t_out"]] * P[I["i_fr"]]) * P[I["i_nut"]]
-    md = [*modes(min(m_head_lat, m_axial), "head_cone", "head_socket"), *modes(m_axial, "latch_stop"),
-          *modes(1.0 / (1.0 / m_tip_torsion + 1.0 / m_head_lat), "latch_slot"),
-          *modes(m_lim, "limiter_cone", "load_pad_cone"),
-          _mode(P[I["k_tors"]] + P[I["ht_k"]] + P[I["k_tors_stop"]], 0.0, P[I["i_prx"]])]
+    md.append(_mode(P[I["k_tors"]] + P[I["ht_k"]] + P[I["k_tors_stop"]], 0.0, P[I["i_prx"]]))
     if P[I["lim_mov"]] > 0.5:                      # movable limiter on its stops and on the cone (slide mass)
         md.append(_mode(P[I["lim_kstop"]] + k("limiter_cone", "load_pad_cone"), 0.0, P[I["lim_m"]]))
-    decay = max(max(d for _, d in md), ramp("latch_stop", "latch_slot") * f_latches / m_tip_torsion)
-    return max(w for w, _ in md), decay
+    if P[I["ft_law"]] < 0.5:
+        return max(w for w, _ in md), max(max(d for _, d in md),
+                                          ramp("latch_stop", "latch_slot") * f_latches / m_tip_torsion), nsub
+
+    def bristles(m, n, *groups):                    # friction bristles (k_t, c_t) of n pairs of the groups in parallel
+        return [_mode(n * P[I[f"ft_k{j}"]], n * P[I[f"ft_c{j}"]], m) for j, g in enumerate(cgeo.pair_groups)
+                if g in groups]
+    # sticking tangential modes: the head on its wall (lateral mass), the four latch tips together on the probe
+    # torsion (tip torsional mass), the limiter, its pads and the rollers on the housing's swing
+    md += [*bristles(m_head_lat, 1, "head_cone", "head_socket"),
+           *bristles(m_tip_torsion, D.N_LATCH, "latch_stop", "latch_slot"),
+           *bristles(m_lim, 1, "limiter_cone", "load_pad_cone", "roller_cone")]
+    return max(w for w, _ in md), max(d for _, d in md), nsub
 
 
 def _initial_state(P, mA, JA, cA, cP, v0, vlat, miss, ang, rate, hx0):

@@ -59,6 +59,10 @@ def start_from_run(run_path, frame: int) -> StartState:
         if snap is None or any(k not in snap[1] for k in STATE_ROWS):
             raise ValueError(f"{Path(run_path).name}: /state: run has no stored solver state to branch from")
         f0, st = snap
+        for k, n in (("s", D.NS), ("Z", D.NZ)):
+            if len(st[k]) != n:
+                raise ValueError(f"{Path(run_path).name}: /state/{k}: {len(st[k])} values, this solver's state has {n} "
+                                 f"(written by another solver version: run its scenario again to branch from it)")
         return StartState(float(r.time[frame]), st, f"{Path(run_path).name} frame {frame}", float(r.time[f0]),
                           frame - f0)
 

@@ -133,8 +133,8 @@ def test_p_vector_names_are_literal_constants():
     assert 'globals()["P_"' not in src
     lines = dict(re.findall(r"(?m)^(P_[A-Z0-9_]+) = (\d+)\b", src))
     for name, i in D.P_INDEX.items():
-        if re.fullmatch(r"cam_[xy]([1-9]|1\d|2\d)", name):
-            continue                               # the cam tables: P_CAM_X0 / P_CAM_Y0 + k
+        if re.fullmatch(r"cam_[xy]([1-9]|1\d|2\d)|(ft_[kc]|sub)([1-9]|[12]\d|3[01])", name):
+            continue                               # blocks: P_CAM_X0 / P_CAM_Y0, P_FT_K0 / P_FT_C0, P_SUB0 + k
         assert int(lines[f"P_{name.upper()}"]) == i, name
     assert D.NP == len(D.P_INDEX)
 

@@ -19,8 +19,8 @@ import pytest
 from solver.runfile import RunFile
 
 ROOT = Path(__file__).resolve().parent.parent
-EXPERT = ROOT / "resources" / "scenarios" / "expert_existing.toml"   # first contact 1.8 s, capture 10.05 s,
-                                                                       # hard dock ~340 s: ~10 s of wall time
+EXPERT = ROOT / "resources" / "scenarios" / "expert_existing.toml"   # first contact 1.8 s, capture 5.96 s,
+                                                                       # hard dock ~327 s: ~10 s of wall time
 MARGIN = 3.0   # s of wall time (2 x solver.runfile.FLUSH_INTERVAL + 1): frames shown this long before a kill are kept
 BAR_T = re.compile(r"\]\s+[\d.]+%\s+([\d.]+)/")
 
@@ -87,14 +87,14 @@ def info(path):
 @pytest.mark.parametrize("moment", ["file_appears", "mid_run", "near_the_end"])
 def test_a_killed_run_keeps_its_flushed_frames_and_events(tmp_path, moment):
     out = tmp_path / "k.h5"
-    run = BarRun(out, "--t-end", "330", one_core=moment == "mid_run")   # before the hard dock; mid_run: the
+    run = BarRun(out, "--t-end", "320", one_core=moment == "mid_run")   # before the hard dock; mid_run: the
                                           # whole run (~4 s on two free cores) outlasts 13 s + MARGIN
     if moment == "file_appears":          # put in place by its first flush (about 1 s into the run)
         run.wait_for(out.exists)
     elif moment == "mid_run":             # frames to 13 s (past capture) must be in the file
         run.wait_for(lambda: run.durable(time.monotonic()) >= 13.0)
     else:
-        run.wait_for(lambda: run.t_shown() >= 300.0)   # (30 s of 330 left: ~0.4 s; durable may be -1 if fast)
+        run.wait_for(lambda: run.t_shown() >= 300.0)   # (20 s of 320 left: ~0.3 s; durable may be -1 if fast)
     durable = run.kill()
     assert moment != "mid_run" or durable >= 13.0, run.shown
 
@@ -113,7 +113,7 @@ def test_a_killed_run_keeps_its_flushed_frames_and_events(tmp_path, moment):
     assert k.events[-1].kind == "diagnostic" and k.events[-1].text.endswith("its writer was killed")
     if moment != "file_appears":           # the events logged while it ran, contact intervals from its frames
         assert {"first_contact", "sensor", "capture", "contact_begin", "contact_end"} <= set(kinds)
-        assert k.t_capture == pytest.approx(10.051, abs=1e-3)
+        assert k.t_capture == pytest.approx(5.959, abs=1e-3)
         assert all(e.time <= k.t_final for e in k.events)
     assert info(out).returncode == 0       # a second look reads the sealed file as it is
     if moment == "mid_run":                # the frames are those of a run that was not killed
@@ -229,7 +229,7 @@ def test_a_run_killed_while_it_finishes(tmp_path, killed_in, complete):
     assert r.returncode == 0, r.stderr
     assert ("INCOMPLETE run" in r.stdout) != complete
     with RunFile(out) as k:
-        assert k.n_frames == 12001 and k.meta.complete == complete and k.t_capture == pytest.approx(10.051, abs=1e-3)
+        assert k.n_frames == 12001 and k.meta.complete == complete and k.t_capture == pytest.approx(5.959, abs=1e-3)
         kinds = [e.kind for e in k.events]
         assert {"first_contact", "capture", "contact_begin", "contact_end"} <= set(kinds)
         assert (kinds[-1] == "diagnostic") != complete

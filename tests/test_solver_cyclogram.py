@@ -53,7 +53,7 @@ def test_sequence_of_sensors_phases_and_hard_dock(docked):
     # hard dock is the terminal event: the run ends there, planes within the hook gap, pushers pressed
     assert r.events[-1].kind == "hard_dock" and r.time[-1] == pytest.approx(hard[0], abs=2e-3)
     gap, close = r.channel("dock_gap"), load_model(SCEN / "central_impact_20t.toml").P[D.P_INDEX["hook_gap"]]
-    assert close == pytest.approx(2.5e-3)                # hooks grip within their capture range (assumed)
+    assert close == pytest.approx(1.0e-3)                # hooks close over their catches, faces touching (argued)
     assert gap[-1] <= close < gap[-2]                    # and close as soon as the planes are within it
     assert r.channel("pusher_force")[-1] > 4 * 150.0
     assert r.channel("cyclogram_phase")[-1] == 3.0

@@ -58,16 +58,20 @@ def test_run_file_layout(tmp_path):
 
 
 def test_step_check_includes_the_latch_friction_ramp(tmp_path):
-    """The latches' stick ramp on the probe torsion scales with the drive's pull: a 4x stronger drive makes the
-    1 ms step too large for RK4 stability (decay rate * step > 2; the elastic contact rates do not depend on it)."""
+    """With the old friction ramp (`friction = "ramp"`), the latches' stick ramp on the probe torsion scales with the
+    drive's pull: a 4x stronger drive makes the 1 ms step too large for RK4 stability (decay rate * step > 2; the
+    elastic contact rates do not depend on it). The bristle law's sticking modes do not depend on it either."""
     from tests.test_solver_helpers import ROOT
-    base = load_model(SCEN / "expert_existing.toml")
+    ramp = '[overrides]\nfriction = "ramp"\n'
+    base = load_model(variant(tmp_path, "expert_existing.toml", {}, ramp))
     assert base.step == 1e-3 and base.omega_max * base.step <= 1.0 and 1.0 < base.decay_max * base.step <= 2.0
     mech = (ROOT / "resources" / "mechanisms" / "existing.toml").read_text()
     strong = mech.replace("stall_force = 5000.0 ", "stall_force = 20000.0 ")
     assert strong != mech
     (tmp_path / "strong.mechanism.toml").write_text(strong)
-    sc = variant(tmp_path, "expert_existing.toml", {"mechanism": "\"strong.mechanism.toml\""})
+    bristle = load_model(variant(tmp_path, "expert_existing.toml", {"mechanism": "\"strong.mechanism.toml\""}))
+    assert bristle.decay_max * bristle.step < 1.0
+    sc = variant(tmp_path, "expert_existing.toml", {"mechanism": "\"strong.mechanism.toml\""}, ramp)
     with pytest.raises(ScenarioError) as ei:
         load_model(sc)
     assert ei.value.key == "solver.step" and "too large for the fastest decay" in str(ei.value)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from solver.campaign import _get_key, _set_key, _split_key, dump_toml, local_client, use_cache_dir
+from solver.campaign import get_key, set_key, split_key, dump_toml, local_client, use_cache_dir
 from solver.errors import InputError, read_toml
 from solver.measured.channel_map import MeasuredSignals
 from solver.measured.compare import ChannelMetrics, compare_arrays, load_measured
@@ -65,12 +65,12 @@ def fit_bounds(scenario_path, key: str) -> FitKey:
     The range and the unit are the parameter schema's (solver/schema.py); the value is the file's."""
     spath = Path(scenario_path)
     sc, mpath, mt = _read(spath)
-    if not isinstance(key, str) or _split_key(key) is None:
+    if not isinstance(key, str) or split_key(key) is None:
         raise CalibrationError(spath, "--fit", f"{key!r} is not a key like \"axial_damper.friction_brake_torque_in\"")
-    in_mech = _split_key(key)[0][0] not in sc and _split_key(key)[0][0] in mt
+    in_mech = split_key(key)[0][0] not in sc and split_key(key)[0][0] in mt
     tables = mt if in_mech else sc
     try:
-        v = _get_key(tables, key)
+        v = get_key(tables, key)
     except KeyError:
         names = [f"{s}.{k}" for t in (sc, mt) for s, sub in t.items() if isinstance(sub, dict) for k in sub]
         near = difflib.get_close_matches(key, names, n=1)
@@ -97,9 +97,9 @@ def _write_candidate(d: Path, sc: dict, mt: dict, mpath: Path, keys, values, tag
     for (k, in_mech), v in zip(keys, values):
         if in_mech:
             m = m if m is not None else copy.deepcopy(mt)
-            _set_key(m, k, float(v))
+            set_key(m, k, float(v))
         else:
-            _set_key(s, k, float(v))
+            set_key(s, k, float(v))
     if m is not None:
         mp = d / f"{tag}_{mpath.stem}.toml"
         mp.write_text(dump_toml(m), encoding="utf-8")
@@ -402,7 +402,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
 
 
 def _set_in_doc(doc, key: str, value: float):
-    parts, idx = _split_key(key)
+    parts, idx = split_key(key)
     cur = doc
     for p in parts[:-1]:
         cur = cur[p]

@@ -7,6 +7,9 @@ from solver.mechanisms.probe_cone.variants import VARIANTS
 from solver.schema import param
 
 S000 = "seed 000 (structure; value assumed)"
+FRICTION_LAWS = ("bristle", "ramp")
+_BRISTLE = ("; numerical: stiff enough for a sub-mm stick stretch, soft enough for the sticking mode at the step "
+            "(no public source gives it)")
 
 
 def _t(file, section, group, rows):
@@ -185,6 +188,8 @@ OVERRIDES = tuple(_t("scenario", "overrides", "Overrides", [
     ("drive_delay", "s", "[0, 1e4]", "drive start delay", "test variants: drive.start_delay", {"required": False}),
     ("retraction_speed", "m/s", "(0, 1]", "retraction speed", "test variants: drive.retraction_speed",
      {"required": False}),
+    ("friction", "", "", "friction law", "A/B of the friction law: the geometry's [contact] friction for this run",
+     {"kind": "choice", "choices": FRICTION_LAWS, "required": False}),
 ]))
 
 GEOMETRY = (
@@ -266,6 +271,12 @@ GEOMETRY = (
         ("inner_radius", "m", "(0, 5]", "ring inner radius", "docking ring"),
         ("outer_radius", "m", "(0, 5]", "ring outer radius", "docking ring"),
     ]),
+    *_t("geometry", "contact", "Contact law", [
+        ("friction", "", "", "friction law", '"bristle": elasto-plastic bristle per pair, sticks (docs/solver.md '
+         'Friction); "ramp": Coulomb with a linear ramp below slip_speed, creeps (the old law, for A/B). A numerical '
+         'choice: the bristle holds a part still below mu N, the ramp cannot',
+         {"kind": "choice", "choices": FRICTION_LAWS, "default": "bristle"}),
+    ]),
     *(p for g, w in (("head_cone", "head on cone"), ("head_socket", "head in socket"), ("latch", "latch on stop"),
                      ("latch_slot", "latch in slot"), ("limiter", "limiter on cone"), ("roller", "roller on cone"),
                      ("ring", "ring on ring"))
@@ -273,7 +284,11 @@ GEOMETRY = (
           ("k", "N/m", "(0, 1e10]", f"{w}: stiffness", f"normal stiffness of the {g} pairs"),
           ("c", "N*s/m", "[0, 1e8]", f"{w}: damping", f"normal damping of the {g} pairs"),
           ("mu", "", "[0, 2]", f"{w}: friction", f"Coulomb friction of the {g} pairs"),
-          ("slip_speed", "m/s", "(0, 10]", f"{w}: slip speed", "stick ramp below it (numerical)"),
+          ("slip_speed", "m/s", "(0, 10]", f"{w}: slip speed", 'stick ramp below it (numerical; friction = "ramp")'),
+          ("k_t", "N/m", "(0, 1e9]", f"{w}: bristle stiffness", "tangential stiffness of the friction bristle: the "
+           "stick stretch is mu F_n / k_t" + _BRISTLE, {"check": "its sticking mode in solver.step's check"}),
+          ("c_t", "N*s/m", "[0, 1e6]", f"{w}: bristle damping", "tangential damping of the friction bristle "
+           "(damps the sticking mode)" + _BRISTLE, {"check": "its sticking mode in solver.step's check"}),
           ("depth_max", "m", "(0, 1]", f"{w}: depth max", "a deeper contact aborts the run (seed 003 premise 5)"),
       ])),
 )
