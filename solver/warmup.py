@@ -102,7 +102,7 @@ def _compile_lock(disp):
 def compile_kernels(m, progress=None) -> int:
     """Load or compile the kernels a run of model m calls; `progress(k, n)` before compiling unit k of n.
 
-    Returns the number of units compiled here (0: all from the cache)."""
+    Returns the number of units compiled, by this process or its second one (0: all from the cache)."""
     if os.environ.get("NUMBA_DISABLE_JIT") == "1":
         return 0
     units = kernel_units(m)
