@@ -2,8 +2,8 @@
 
     python bench/compile_profile.py [--t-end 0.01] [--json out.json]
 
-Sets NUMBA_CACHE_DIR to a new temporary directory (unless given), records numba's "numba:compile" events and
-prints, per compiled unit: CPU seconds in all (with the units it compiles inside it) and its own; then the totals."""
+Sets NUMBA_CACHE_DIR to a new temporary directory (unless given), compiles every unit in this process (no second
+process, unlike a run), records numba's "numba:compile" events and prints, per compiled unit: CPU seconds in all (with the units it compiles inside it) and its own; then the totals."""
 from __future__ import annotations
 
 import argparse
@@ -46,7 +46,9 @@ def profile(t_end: float):
     t0 = time.perf_counter()
     with ev.install_listener("numba:compile", rec.listener):
         sys.path.insert(0, str(ROOT))
+        from solver import warmup
         from solver.simulate import run_scenario
+        warmup._start_compile_process = lambda units: None   # every unit in this process, to time each one
         scen = ROOT / "resources" / "scenarios" / "central_impact_20t.toml"
         with tempfile.TemporaryDirectory() as d:
             run_scenario(scen, Path(d) / "run.h5", t_end=t_end)

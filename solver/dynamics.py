@@ -14,6 +14,7 @@ from numba import njit
 
 from solver.contact.kernels import ROLLER
 from solver.contact.pairset import PAR_K, PAR_MU, STEP_DV, STEP_SKIP_MAX, pairs_step, steps_within
+from solver.pointer_call import call_status_at, status_address
 from solver.vec3 import (add, col, cross, dot, mat_to_quat, mm, mtv, mv, norm, quat_to_mat, rot_inertia, rot_x,
                          rot_y, rot_z, scl, sub)
 
@@ -660,8 +661,11 @@ def trig_table(P, W):
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
-             c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, ds, obs, pose, full=True):
+             c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, ds, obs, pose, pairs_at, full=True):
     """State derivative ds of the whole system; also fills obs (loads, energies), the contact arrays c_*, pose.
+
+    pairs_at: the address of the compiled `pairs_step` (`pairs_step_address`), called through it, not linked:
+    `evaluate` compiles while the pair set compiles in another process (solver/warmup.py).
 
     W is scratch whose rows W_TRIG.. hold `trig_table(P, W)`. full=True is a step's first RK4 stage: it also sets
     the contact pairs near within the step (W[W_NEAR]). With full=False (stages 2-4) only ds, the contact flags and
@@ -831,8 +835,9 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     cst[1] = cam_extension(P, phi)                          # alignment levers: cam driven by the nut angle
     obs[O_LEVER] = cst[1]
     hold = lever_hold_steps(P, phi, dphi, W[W_STEP, 0]) if full else 0   # rollers: bounds and skip while the cam holds
-    status = pairs_step(gprim, gpint, gpairs, gppar, cpos, crot, cvel, cw, cst, gwork, c_act, c_dep, c_pnt, c_nrm,
-                        c_frc, c_diag, W[W_NEAR], full, W[W_STEP, 0], W[W_SKIP], float(hold))
+    status = call_status_at(pairs_at, (gprim, gpint, gpairs, gppar, cpos, crot, cvel, cw, cst, gwork, c_act, c_dep,
+                                       c_pnt, c_nrm, c_frc, c_diag, W[W_NEAR], full, W[W_STEP, 0], W[W_SKIP],
+                                       float(hold)))   # pairs_step(...)
     if status != 0 and obs[O_CSTAT] == 0.0:
         obs[O_CSTAT] = 1.0
         obs[O_CPAIR] = c_diag[0]
@@ -1471,13 +1476,22 @@ def run_block(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint,
     return _steps(s, Z, float(t0), float(h), int(n_out), int(spo), P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs,
                   gppar, gwork, c_diag, prev_act, ev, n_ev, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n,
                   out_d, out_vn, W, JV, JW, cpos, crot, cvel, cw, cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, obs,
-                  pose, k1, k2, k3, k4, st)
+                  pose, k1, k2, k3, k4, st,
+                  pairs_step_address(gprim, gpint, gpairs, gppar, cpos, crot, cvel, cw, cst, gwork, c_act, c_dep, c_pnt,
+                                     c_nrm, c_frc, c_diag, W[W_NEAR], True, float(h), W[W_SKIP], 0.0))
+
+
+def pairs_step_address(*args) -> int:
+    """The address of `pairs_step` compiled for these arguments (those `evaluate` passes it: its `pairs_at`)."""
+    import numba
+    return status_address(pairs_step, tuple(numba.typeof(a) for a in args))
 
 
 @njit(cache=True, error_model="numpy", _nrt=False, nogil=True)   # nogil: the run-file writer thread works meanwhile
 def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, c_diag,
            prev_act, ev, n_ev, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n, out_d, out_vn,
-           W, JV, JW, cpos, crot, cvel, cw, cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, obs, pose, k1, k2, k3, k4, st):
+           W, JV, JW, cpos, crot, cvel, cw, cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, obs, pose, k1, k2, k3, k4, st,
+           pairs_at):
     """The step loop of `run_block` over its scratch arrays, without reference counting (no allocation here)."""
     npair = gpairs.shape[0]
     t = t0
@@ -1490,7 +1504,7 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
             later = not first
             obs[O_CSTAT] = 0.0
             evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
-                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose, first)
+                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose, pairs_at, first)
             ok = True
             for i in range(NS):
                 if not math.isfinite(s[i]) or not math.isfinite(k1[i]):
@@ -1521,7 +1535,8 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
                     Z[Z_TCAPT] = t
                     _event(ev, n_ev, t, EV_CAPTURE, -1)
                 evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
-                         cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose, first)
+                         cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose,
+                         pairs_at, first)
                 if obs[O_CSTAT] != 0.0:
                     return ST_DEPTH, t, row
             for p in range(npair + 1):
@@ -1548,23 +1563,27 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
                 hs = h / m
                 if sub > 0:
                     evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel,
-                             cw, cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose, later)
+                             cw, cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose,
+                             pairs_at, later)
                     if obs[O_CSTAT] != 0.0:
                         return ST_DEPTH, t, row
                 for i in range(NS):
                     st[i] = s[i] + 0.5 * hs * k1[i]
                 evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
-                         cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k2, obs, pose, later)
+                         cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k2, obs, pose,
+                         pairs_at, later)
                 mm = _substeps(P, c_act, npair, m)
                 for i in range(NS):
                     st[i] = s[i] + 0.5 * hs * k2[i]
                 evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
-                         cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k3, obs, pose, later)
+                         cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k3, obs, pose,
+                         pairs_at, later)
                 mm = _substeps(P, c_act, npair, mm)
                 for i in range(NS):
                     st[i] = s[i] + hs * k3[i]
                 evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
-                         cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k4, obs, pose, later)
+                         cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k4, obs, pose,
+                         pairs_at, later)
                 mm = _substeps(P, c_act, npair, mm)
                 if obs[O_CSTAT] != 0.0:
                     return ST_DEPTH, t, row

@@ -1,9 +1,10 @@
 """Compile the solver kernels before a run, one unit at a time with progress (first run only; cached after).
 
-`compile_kernels(model, progress)` loads the step loop `_steps` from numba's cache, or compiles its units bottom-up
-(narrow phase, pair set, force evaluation, ..., step loop), calling `progress(k, n)` before each unit the cache
-lacks. numba compiles one unit at a time in a process, so a second Python process compiles the contact chain
-(pair_eval, _pair_loop, pairs_step) into the same cache meanwhile; `evaluate` then loads it from there.
+`compile_kernels(model, progress)` loads the kernels from numba's cache, or compiles the units it lacks, callees
+first, calling `progress(k, n)` before each. numba compiles one unit at a time in a process, so a second Python
+process compiles the contact chain (pair_eval, _pair_loop, pairs_step) and `record` into the same cache meanwhile,
+while this one compiles post_step, cyclogram, trig_table and `evaluate` (which calls pairs_step through its
+address, so needs none of its code: solver/pointer_call.py); then the step loop `_steps`.
 One process at a time compiles into a cache directory (a file lock there): a second process, e.g. another
 Dask worker on the same cache, waits and loads what the first compiled.
 """
@@ -15,13 +16,15 @@ import os
 import pickle
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
 
 COMPILING = "compiling solver kernels, first run only"
 LOCK_NAME = "dockmnemo-compile.lock"
-N_CONTACT = 3   # kernel_units' first units, the contact chain (pair_eval .. pairs_step): a second process compiles them
+N_CHILD = 4     # kernel_units' first units (the contact chain pair_eval .. pairs_step, and record): a second process
+                # compiles them while this one compiles post_step, cyclogram, trig_table and `evaluate`
 
 
 def _arg_types(m) -> dict:
@@ -43,7 +46,7 @@ def _arg_types(m) -> dict:
          "out_act": u2, "out_f": f3, "out_p": f3, "out_n": f3, "out_d": f2, "out_vn": f2,
          "W": f2, "JV": f3, "JW": f3, "cpos": f2, "crot": f3, "cvel": f2, "cw": f2, "cst": f1, "c_act": u1,
          "c_dep": f1, "c_pnt": f2, "c_nrm": f2, "c_frc": f2, "c_vn": f1, "obs": f1, "pose": f2,
-         "k1": f1, "k2": f1, "k3": f1, "k4": f1, "st": f1, "ds": f1, "full": types.boolean}
+         "k1": f1, "k2": f1, "k3": f1, "k4": f1, "st": f1, "ds": f1, "full": types.boolean, "pairs_at": types.int64}
     # the pair set's names for the same arrays (`evaluate` passes its own scratch rows as near and skip)
     t.update(prim=gprim, pint=gpint, pairs=gpairs, ppar=gppar, work=gwork, pos=f2, rot=f3, vel=f2, omega=f2,
              state=f1, active=u1, depth=f1, point=f2, normal=f2, force=f2, diag=f1, near=f1, first=types.boolean,
@@ -59,8 +62,8 @@ def kernel_units(m) -> list[tuple[str, object, tuple]]:
     t = _arg_types(m)
     out = []
     from solver.contact.kernels import pair_eval
-    for disp in (pair_eval, PS._pair_loop, PS.pairs_step,                     # the contact chain (N_CONTACT)
-                 D.record, D.post_step, D.cyclogram, D.trig_table, D.evaluate, D._steps):
+    for disp in (pair_eval, PS._pair_loop, PS.pairs_step, D.record,                  # N_CHILD: the second process
+                 D.post_step, D.cyclogram, D.trig_table, D.evaluate, D._steps):
         names = list(inspect.signature(disp.py_func).parameters)
         out.append((disp.py_func.__name__, disp, tuple(t[n] for n in names)))
     return out
@@ -99,21 +102,19 @@ def _compile_lock(disp):
 def compile_kernels(m, progress=None) -> int:
     """Load or compile the kernels a run of model m calls; `progress(k, n)` before compiling unit k of n.
 
-    Returns the number of units compiled here (0: all from the cache)."""
+    Returns the number of units compiled, by this process or its second one (0: all from the cache)."""
     if os.environ.get("NUMBA_DISABLE_JIT") == "1":
         return 0
     units = kernel_units(m)
-    _, top, sig = units[-1]
-    if _cached(top, sig):
-        top.compile(sig)
+    if all(_cached(d, s) for _, d, s in units):
+        for _, d, s in units:
+            d.compile(s)
         return 0
+    _, top, sig = units[-1]
     with _compile_lock(top):
-        if _cached(top, sig):                 # another process compiled it while this one waited
-            top.compile(sig)
-            return 0
         child = None
-        if sum(not _cached(d, s) for _, d, s in units[:N_CONTACT]) > 1:
-            child = _start_contact_compile(units[:N_CONTACT])
+        if sum(not _cached(d, s) for _, d, s in units[:N_CHILD]) > 1:
+            child = _start_compile_process(units[:N_CHILD])
         try:
             return _compile_missing(units, progress, child)
         finally:
@@ -123,76 +124,51 @@ def compile_kernels(m, progress=None) -> int:
 
 
 def _compile_missing(units, progress, child) -> int:
-    """Compile the units the cache lacks, callees first; with `child` (a second process compiling the contact chain
-    into the same cache: numba compiles one unit at a time in a process) the others meanwhile, then load its units."""
-    n, k, compiled = len(units), 0, 0
-    say = progress or (lambda k, n: None)
-    own = units[N_CONTACT:] if child is not None else units
-    for i, (_, disp, sig) in enumerate(own):
-        if child is not None and disp is units[-2][1]:     # evaluate calls the pair set: wait for the chain first
-            if not _cached(disp, sig):                      # meanwhile its other callees
-                _compile_callees(disp, sig, {"pairs_step": _pairs_step_stand_in()})
-            for line in child.stdout:                       # one line per unit the other process starts
-                if line.startswith(b"unit"):
-                    k, compiled = k + 1, compiled + 1
-                    say(k, n)
-            child.wait()                                    # on failure this process compiles what is missing
-            for _, d, s in units[:N_CONTACT]:
-                if not _cached(d, s):
-                    k, compiled = k + 1, compiled + 1
-                    say(k, n)
-                    d.compile(s)
-            k = max(k, N_CONTACT + i)
-        k += 1
-        if tuple(sig) in disp.overloads:
-            continue
-        if not _cached(disp, sig):
-            say(k, n)
-            compiled += 1
+    """Compile the units the cache lacks, callees first; with `child` (a second process compiling units[:N_CHILD]
+    into the same cache: numba compiles one unit at a time in a process) the others meanwhile, the step loop last."""
+    n = len(units)
+    count = {"k": 0, "compiled": 0}
+    lock = threading.Lock()
+
+    def step(compiles: bool):   # a unit starts compiling (or is found in the cache) in either process: "k of n"
+        with lock:
+            count["k"] += 1
+            if compiles:
+                count["compiled"] += 1
+                if progress is not None:
+                    progress(count["k"], n)
+
+    said = set()
+
+    def follow():   # the other process prints one line per unit it comes to
+        for line in child.stdout:
+            kind, _, name = line.decode().partition(" ")
+            if kind in ("unit", "cached"):
+                said.add(name.strip())
+                step(kind == "unit")
+    reader = None
+    if child is not None:
+        reader = threading.Thread(target=follow, daemon=True)
+        reader.start()
+    own = units[N_CHILD:] if child is not None else units
+    for _, disp, sig in own:
+        if disp is own[-1][1] and reader is not None:     # the step loop links the other process's `record`
+            reader.join()
+            child.wait()
+            for _, d, s in units[:N_CHILD]:                # (on failure there, this process compiles what is missing)
+                if _unit_name(d) not in said:
+                    step(not _cached(d, s))
+                d.compile(s)
+        step(tuple(sig) not in disp.overloads and not _cached(disp, sig))
         disp.compile(sig)
-    return compiled
+    return count["compiled"]
 
 
-def _compile_callees(disp, sig, stand_ins: dict) -> None:
-    """Type disp's function for sig with `stand_ins` (name: njit function) for some of its globals, no code: numba
-    compiles, and caches, the callees it types on the way (evaluate's own, while the pair set compiles elsewhere)."""
-    import types as pytypes
-
-    from numba import njit
-    from numba.core.compiler import CompilerBase, DefaultPassBuilder
-    from numba.core.typed_passes import NopythonTypeInference
-
-    class TypeOnly(CompilerBase):
-        def define_pipelines(self):
-            pm = DefaultPassBuilder.define_untyped_pipeline(self.state)
-            pm.add_pass(NopythonTypeInference, "nopython frontend")
-            pm.finalize()
-            return [pm]
-    f = disp.py_func
-    g = pytypes.FunctionType(f.__code__, dict(f.__globals__, **stand_ins), f.__name__, f.__defaults__, f.__closure__)
-    try:
-        njit(g, pipeline_class=TypeOnly, **_opts(disp)).compile(sig)
-    except Exception:   # noqa: BLE001  (typing stops without code; the callees it met are compiled)
-        pass
+def _unit_name(disp) -> str:
+    return f"{disp.py_func.__module__}.{disp.py_func.__name__}"
 
 
-def _pairs_step_stand_in():
-    """An uncached njit function typed like `pairs_step` (any arguments, an int status), for `_compile_callees`."""
-    from numba import njit
-
-    @njit(_nrt=False)
-    def pairs_step(*args):
-        return 0
-    return pairs_step
-
-
-def _opts(disp) -> dict:
-    """The dispatcher's compile options that change typing or code (not its cache)."""
-    keep = ("error_model", "_nrt", "nogil", "fastmath", "boundscheck")
-    return {k: v for k, v in disp.targetoptions.items() if k in keep}
-
-
-def _start_contact_compile(units):
+def _start_compile_process(units):
     """A Python process compiling these units into the same numba cache (None if it cannot start)."""
     spec = [(disp.py_func.__module__, disp.py_func.__name__, tuple(sig)) for _, disp, sig in units]
     try:
@@ -212,7 +188,6 @@ def _compile_child():
     spec = pickle.loads(sys.stdin.buffer.read())
     for mod, name, sig in spec:
         disp = getattr(importlib.import_module(mod), name)
-        if not _cached(disp, sig):
-            sys.stdout.write(f"unit {mod}.{name}\n")
-            sys.stdout.flush()
+        sys.stdout.write(f"{'cached' if _cached(disp, sig) else 'unit'} {_unit_name(disp)}\n")
+        sys.stdout.flush()
         disp.compile(sig)

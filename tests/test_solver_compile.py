@@ -118,3 +118,19 @@ def test_campaign_workers_sharing_a_cache_compile_once(cold_run, tmp_path):
     assert len(set(s.worker)) == 2                      # both workers ran something
     assert sum(1 for j in s.jit_compiled if j > 0) == 1, list(zip(s.worker, s.jit_compiled))
     assert any((tmp_path / "numba_cache").rglob("dynamics._steps-*.nbi"))
+
+
+@pytest.mark.slow
+def test_evaluate_compiles_without_the_pair_set(tmp_path):
+    """`evaluate` calls pairs_step through its address: compiling it compiles none of the contact chain, so a second
+    process compiles that chain at the same time (fails where `evaluate` links the pair set's code)."""
+    cache = tmp_path / "numba_cache"
+    code = ("from solver.scenario import load_model; from solver.warmup import kernel_units\n"
+            f"units = {{n: (d, s) for n, d, s in kernel_units(load_model(r'{SCEN}'))}}\n"
+            "disp, sig = units['evaluate']\ndisp.compile(sig)\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(cache), cwd=ROOT,
+                       timeout=900)
+    assert p.returncode == 0, p.stderr
+    assert _cached_signatures(cache, "dynamics.evaluate") == 1
+    for unit in ("pairset.pairs_step", "pairset._pair_loop", "kernels.pair_eval"):
+        assert _cached_signatures(cache, unit) == 0, unit
