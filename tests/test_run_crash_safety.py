@@ -18,6 +18,8 @@ import pytest
 
 from solver.runfile import RunFile
 
+EXPERT_CAPTURE = 5.982   # s, expert_existing's T capture (dockmnemo info of a whole run of today's model)
+
 ROOT = Path(__file__).resolve().parent.parent
 EXPERT = ROOT / "resources" / "scenarios" / "expert_existing.toml"   # first contact 1.8 s, capture 5.96 s,
                                                                        # hard dock ~327 s: ~10 s of wall time
@@ -113,7 +115,7 @@ def test_a_killed_run_keeps_its_flushed_frames_and_events(tmp_path, moment):
     assert k.events[-1].kind == "diagnostic" and k.events[-1].text.endswith("its writer was killed")
     if moment != "file_appears":           # the events logged while it ran, contact intervals from its frames
         assert {"first_contact", "sensor", "capture", "contact_begin", "contact_end"} <= set(kinds)
-        assert k.t_capture == pytest.approx(5.959, abs=1e-3)
+        assert k.t_capture == pytest.approx(EXPERT_CAPTURE, abs=1e-3)
         assert all(e.time <= k.t_final for e in k.events)
     assert info(out).returncode == 0       # a second look reads the sealed file as it is
     if moment == "mid_run":                # the frames are those of a run that was not killed
@@ -229,7 +231,7 @@ def test_a_run_killed_while_it_finishes(tmp_path, killed_in, complete):
     assert r.returncode == 0, r.stderr
     assert ("INCOMPLETE run" in r.stdout) != complete
     with RunFile(out) as k:
-        assert k.n_frames == 12001 and k.meta.complete == complete and k.t_capture == pytest.approx(5.959, abs=1e-3)
+        assert k.n_frames == 12001 and k.meta.complete == complete and k.t_capture == pytest.approx(EXPERT_CAPTURE, abs=1e-3)
         kinds = [e.kind for e in k.events]
         assert {"first_contact", "capture", "contact_begin", "contact_end"} <= set(kinds)
         assert (kinds[-1] == "diagnostic") != complete
