@@ -42,7 +42,8 @@ def stats(path) -> dict:
         E, KE = r.channel("total_energy"), r.channel("kinetic_energy")
         ev = {e.kind: e.time for e in r.events if e.kind in ("capture", "hard_dock")}
         pre = r.channel("cyclogram_phase") < 2 if "cyclogram_phase" in r.channels else np.ones(len(F), bool)
-        releases = sum(1 for e in r.events if "released" in e.text)
+        # latch releases are sensor events (the drive's phase event says "stop clutches released")
+        releases = sum(1 for e in r.events if e.kind == "sensor" and "released" in e.text)
         contacts = sum(1 for e in r.events if e.kind.startswith("contact"))
         return dict(releases=releases, contacts=contacts, F=float(F.max()), t_F=float(r.time[int(F.argmax())]),
                     F_pre=float(F[pre].max()), t_F_pre=float(r.time[pre][int(F[pre].argmax())]), M=float(M.max()),
