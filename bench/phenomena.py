@@ -3,7 +3,7 @@
 RUN_DIR (and DIR) hold NAME.h5 for central_impact_20t, central_impact_20t_modified_dampers, expert_existing,
 expert_modified_dampers and expert_movable_limiter (e.g. `make_sample_runs.py --keep-full RUN_DIR`).
 Prints the numbers docs/phenomena.md quotes; `--before` adds the same numbers from older runs; `--campaign` tabulates
-the limiter's first strike in the kept runs of resources/campaigns/phenomena_limiter_yaw_rate*.toml.
+the limiter's first strike in the kept runs of bench/campaigns/phenomena_limiter_yaw_rate*.toml.
 """
 from __future__ import annotations
 
