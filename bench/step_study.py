@@ -1,5 +1,5 @@
 """Step-halving study of a scenario: the same run at the scenario's step and at other factors of it, compared by
-peak base force and moment, energy balance (|total - initial| / initial kinetic energy), capture and hard-dock time.
+peak base force (whole run and before the drive starts) and moment, energy balance (|total - initial| / initial kinetic energy), capture and hard-dock time.
     python bench/step_study.py resources/scenarios/expert_existing.toml [--factors 2 1 0.5] [--t-end SECONDS]
         [--output-step S] [--keep DIR] [--unchecked]
 --unchecked skips the loader's step check and a stiff contact's substeps (study only: steps beyond omega*h <= 1 or
@@ -41,9 +41,12 @@ def stats(path) -> dict:
         M = np.sqrt(sum(r.channel(c) ** 2 for c in ("Mx", "My", "Mz")))
         E, KE = r.channel("total_energy"), r.channel("kinetic_energy")
         ev = {e.kind: e.time for e in r.events if e.kind in ("capture", "hard_dock")}
-        releases = sum(1 for e in r.events if "released" in e.text)
+        pre = r.channel("cyclogram_phase") < 2 if "cyclogram_phase" in r.channels else np.ones(len(F), bool)
+        # latch releases are sensor events (the drive's phase event says "stop clutches released")
+        releases = sum(1 for e in r.events if e.kind == "sensor" and "released" in e.text)
         contacts = sum(1 for e in r.events if e.kind.startswith("contact"))
-        return dict(releases=releases, contacts=contacts, F=float(F.max()), t_F=float(r.time[int(F.argmax())]), M=float(M.max()),
+        return dict(releases=releases, contacts=contacts, F=float(F.max()), t_F=float(r.time[int(F.argmax())]),
+                    F_pre=float(F[pre].max()), t_F_pre=float(r.time[pre][int(F[pre].argmax())]), M=float(M.max()),
                     E=float(np.abs(E - E[0]).max() / KE[0]), capture=ev.get("capture", np.nan),
                     hard_dock=ev.get("hard_dock", np.nan), t_end=float(r.time[-1]))
 
@@ -86,7 +89,8 @@ def main(argv=None):
     print(f"{a.scenario.name}: step study (differences relative to the scenario's own step)")
     for f, (h, s, w) in rows.items():
         print(f"  step {h * 1e3:7.4f} ms: peak |F| {s['F']:9.1f} N at {s['t_F']:7.3f} s ({(s['F'] / ref['F'] - 1) * 100:+6.2f} %)"
-              f", peak |M| {s['M']:7.1f} N*m ({(s['M'] / ref['M'] - 1) * 100:+6.2f} %), energy balance {s['E'] * 100:5.2f} %"
+              f", before the drive {s['F_pre']:9.1f} N at {s['t_F_pre']:7.3f} s ({(s['F_pre'] / ref['F_pre'] - 1) * 100:+6.2f} %)"
+              f", peak |M| {s['M']:7.1f} N*m ({(s['M'] / ref['M'] - 1) * 100:+6.2f} %), energy balance {s['E'] * 100:.4f} %"
               f" of KE0, capture {s['capture']:.4f} s, hard dock {s['hard_dock']:.2f} s, end {s['t_end']:.2f} s"
               f", {s['releases']} latch releases, {s['contacts']} contact events"
               f" ({w:.0f} s wall)")
