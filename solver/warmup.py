@@ -100,8 +100,8 @@ def compile_kernels(m, progress=None) -> int:
     """Load or compile the kernels a run of model m calls; `progress(k, n)` before compiling unit k of n.
 
     Returns the number of units compiled here (0: all from the cache)."""
-    if os.environ.get("NUMBA_DISABLE_JIT") == "1":
-        return 0
+    if os.environ.get("NUMBA_DISABLE_JIT") == "1" or getattr(m, "mechanism_type", "probe_cone") != "probe_cone":
+        return 0        # another mechanism type's kernels load or compile on their first call
     units = kernel_units(m)
     _, top, sig = units[-1]
     if _cached(top, sig):

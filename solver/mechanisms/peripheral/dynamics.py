@@ -20,8 +20,8 @@ S_DISS, S_WORK = 13 * NB, 13 * NB + 1
 # parameters P
 (P_FIXED, P_RIN, P_ROUT, P_BORE_DEPTH, P_K_LEG, P_C_LEG, P_BRAKE, P_BRAKE_VS, P_K_STOP, P_RETRACT, P_EXTEND,
  P_V_RETRACT, P_DELAY, P_DL_RETRACT, P_K_RR, P_C_RR, P_MU_RR, P_VS_RR, P_K_PR, P_C_PR, P_MU_PR, P_VS_PR,
- P_K_LATCH, P_C_LATCH, P_CAPTURE_TOL, P_HOOK_GAP, P_TOL_R) = range(27)
-NP = 27
+ P_K_LATCH, P_C_LATCH, P_CAPTURE_TOL, P_HOOK_GAP, P_TOL_R, P_CAPTURE_GAP) = range(28)
+NP = 28
 
 # discrete state Z
 Z_CAPT, Z_TCAPT, Z_RETRACT, Z_TRETRACT, Z_HOOKS, Z_THOOKS, Z_ANCHOR, Z_FIRST = 0, 1, 2, 3, 4, 5, 6, 15
@@ -30,6 +30,8 @@ NZ = 16
 # contact pairs: ring/ring, active petal k on the passive ring, passive petal k on the active ring, latches
 NPAIR = 8
 PAIR_RR, PAIR_AP, PAIR_PP, PAIR_LATCH = 0, 1, 4, 7
+
+DAMP_RAMP = 1e-4   # m: contact damping ramped in over this depth (a touching point adds no force step)
 
 # events
 EV_FIRST, EV_CAPTURE, EV_RETRACT, EV_HOOKS = 0, 1, 2, 3
@@ -82,6 +84,14 @@ def _point(s, R, COM, b, local):
 
 
 @njit(cache=True)
+def _relative(s, R, COM, a, b):
+    """M, c with body b's docking-frame coordinates of a point p of body a's docking frame = M p + c."""
+    M = R[b].T @ R[a]
+    c = R[b].T @ (s[13 * a:13 * a + 3] - R[a] @ COM[a] - s[13 * b:13 * b + 3]) + COM[b]
+    return M, c
+
+
+@njit(cache=True)
 def _apply(F, T, s, COM, R, b, x, f):
     """Add force f (world) acting at world point x to body b's force and torque (world)."""
     o = 13 * b
@@ -91,14 +101,14 @@ def _apply(F, T, s, COM, R, b, x, f):
 
 @njit(cache=True)
 def _contact(s, R, COM, F, T, a, xa, b, n, d, k, c, mu, vs, rec, j, out):
-    """Penalty contact of a point of body a at xa, depth d along unit n (from body b into body a): k d + c d',
-    never pulling, Coulomb with a linear ramp below vs. Returns (potential, dissipation rate); accumulates the
+    """Penalty contact of a point of body a at xa, depth d along unit n (from body b into body a): k d + c d'
+    (c ramped in over DAMP_RAMP of depth), never pulling, Coulomb with a linear ramp below vs. Returns (potential, dissipation rate); accumulates the
     pair's record row j of `rec` (force on a, force-weighted point, deepest normal, depth, normal speed)."""
     va = _point(s, R, COM, a, R[a].T @ (xa - s[13 * a:13 * a + 3]) + COM[a])[1]
     vb = _point(s, R, COM, b, R[b].T @ (xa - s[13 * b:13 * b + 3]) + COM[b])[1]
     vr = va - vb
     vn = vr[0] * n[0] + vr[1] * n[1] + vr[2] * n[2]
-    fn = k * d - c * vn
+    fn = k * d - c * min(1.0, d / DAMP_RAMP) * vn    # damping grows over the first DAMP_RAMP of depth: no jump
     if fn < 0.0:
         fn = 0.0
     vt = vr - vn * n
@@ -128,14 +138,20 @@ def _bore(s, R, COM, F, T, P, a, b, pts, sign, k, c, mu, vs, rec, j0, pid, out):
     a point inside the ring's solid corner is pushed out the shorter way (along the face normal or to the axis)."""
     pe = 0.0
     pd = 0.0
-    ob = 13 * b
+    M, c0 = _relative(s, R, COM, a, b)
     for i in range(pts.shape[0]):
-        xa = _point(s, R, COM, a, pts[i])[0]
-        loc = R[b].T @ (xa - s[ob:ob + 3]) + COM[b]
-        depth_face = -sign * loc[0]
-        r = math.sqrt(loc[1] ** 2 + loc[2] ** 2)
-        if depth_face <= 0.0 or depth_face > P[P_BORE_DEPTH] or r <= P[P_RIN] or r >= P[P_ROUT]:
+        p0, p1, p2 = pts[i, 0], pts[i, 1], pts[i, 2]
+        lx = M[0, 0] * p0 + M[0, 1] * p1 + M[0, 2] * p2 + c0[0]
+        depth_face = -sign * lx
+        if depth_face <= 0.0 or depth_face > P[P_BORE_DEPTH]:
             continue
+        ly = M[1, 0] * p0 + M[1, 1] * p1 + M[1, 2] * p2 + c0[1]
+        lz = M[2, 0] * p0 + M[2, 1] * p1 + M[2, 2] * p2 + c0[2]
+        r = math.sqrt(ly * ly + lz * lz)
+        if r <= P[P_RIN] or r >= P[P_ROUT]:
+            continue
+        xa = _point(s, R, COM, a, pts[i])[0]
+        loc = np.array([lx, ly, lz])
         depth_bore = r - P[P_RIN]
         if depth_face <= depth_bore:
             nl = np.array([sign, 0.0, 0.0])
@@ -205,11 +221,18 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
     # ring face on ring face: rim points of the active face against the passive annulus
     kr = P[P_K_RR] / RIM.shape[0]
     cr = P[P_C_RR] / RIM.shape[0]
+    M, c0 = _relative(s, R, COM, 2, 0)
     for i in range(RIM.shape[0]):
-        xa = _point(s, R, COM, 2, RIM[i])[0]
-        loc = R[0].T @ (xa - s[0:3]) + COM[0]
-        r = math.sqrt(loc[1] ** 2 + loc[2] ** 2)
-        if loc[0] < 0.0 and r >= P[P_RIN] - P[P_TOL_R] and r <= P[P_ROUT] + P[P_TOL_R]:
+        p0, p1, p2 = RIM[i, 0], RIM[i, 1], RIM[i, 2]
+        lx = M[0, 0] * p0 + M[0, 1] * p1 + M[0, 2] * p2 + c0[0]
+        if lx >= 0.0:
+            continue
+        ly = M[1, 0] * p0 + M[1, 1] * p1 + M[1, 2] * p2 + c0[1]
+        lz = M[2, 0] * p0 + M[2, 1] * p1 + M[2, 2] * p2 + c0[2]
+        r = math.sqrt(ly * ly + lz * lz)
+        if r >= P[P_RIN] - P[P_TOL_R] and r <= P[P_ROUT] + P[P_TOL_R]:
+            xa = _point(s, R, COM, 2, RIM[i])[0]
+            loc = np.array([lx, ly, lz])
             e, q = _contact(s, R, COM, F, T, 2, xa, 0, R[0][:, 0].copy(), -loc[0], kr, cr, P[P_MU_RR], P[P_VS_RR],
                             rec, PAIR_RR, out)
             pe += e
@@ -321,7 +344,8 @@ def hook_gap(s, R, COM, HOOK):
 
 @njit(cache=True)
 def _discrete(s, Z, t, P, COM, LATCH, STRIKER, HOOK, ev, n_ev):
-    """Capture (every latch point within the capture tolerance of its striker), retraction start, hooks closed."""
+    """Capture (every latch point within the capture tolerance of its striker across the axis and the rings within
+    the capture gap along it), retraction start, hooks closed."""
     R = np.zeros((NB, 3, 3))
     for b in range(NB):
         quat_matrix(s, 13 * b + 3, R[b])
@@ -330,9 +354,8 @@ def _discrete(s, Z, t, P, COM, LATCH, STRIKER, HOOK, ev, n_ev):
         ok = True
         for i in range(3):
             xl = _point(s, R, COM, 2, LATCH[i])[0]
-            xs = _point(s, R, COM, 0, STRIKER[i])[0]
-            d = xl - xs
-            if math.sqrt(d @ d) > P[P_CAPTURE_TOL]:
+            d = R[0].T @ (xl - s[0:3]) + COM[0] - STRIKER[i]      # passive frame
+            if d[0] > P[P_CAPTURE_GAP] or math.sqrt(d[1] ** 2 + d[2] ** 2) > P[P_CAPTURE_TOL]:
                 ok = False
         if ok:
             Z[Z_CAPT] = 1.0

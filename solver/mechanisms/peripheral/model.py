@@ -42,24 +42,6 @@ class PeripheralModel:
     variant: str = "idss"
 
 
-def mechanism_file(scenario_path) -> tuple[Path, dict] | None:
-    """The mechanism file a scenario names and its tables, or None when the scenario cannot say (the probe-cone
-    loader then reports the problem)."""
-    import tomllib
-    spath = Path(scenario_path)
-    try:
-        mech = tomllib.loads(spath.read_text(encoding="utf-8")).get("mechanism")
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return None
-    if not isinstance(mech, str) or not mech.endswith(".toml"):
-        return None
-    mpath = spath.parent / mech
-    try:
-        return mpath, tomllib.loads(mpath.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return None
-
-
 def _refuse_undeclared(path, data, file):
     bad = schema.undeclared(data, file, MTYPE)
     if bad:
@@ -111,7 +93,7 @@ def load_peripheral(scenario_path) -> PeripheralModel:
          ("interface", "mass", "guide_ring", "guide_petals", "hexapod", "legs", "latches", "hooks", "limits")}
     g["interface"]["offset"] = M.sub("interface").get("offset")
     g["guide_ring"]["bore_depth"] = M.sub("guide_ring").get("bore_depth")
-    for s, k in (("legs", "brake_slip_speed"), ("legs", "retraction_delay"), ("latches", "radius"), ("hooks", "gap")):
+    for s, k in (("legs", "brake_slip_speed"), ("legs", "retraction_delay"), ("latches", "radius"), ("latches", "capture_gap"), ("hooks", "gap")):
         g[s][k] = M.sub(s).get(k)
     R, GP, H, LG = g["guide_ring"], g["guide_petals"], g["hexapod"], g["legs"]
     if R["face_outer_radius"] <= R["face_inner_radius"]:
@@ -172,8 +154,8 @@ def load_peripheral(scenario_path) -> PeripheralModel:
         H["stroke_retract"], H["stroke_extend"], LG["retraction_speed"], LG["retraction_delay"], dl)
     P[[D.P_K_RR, D.P_C_RR, D.P_MU_RR, D.P_VS_RR]] = cr["k"], cr["c"], cr["mu"], cr["slip_speed"]
     P[[D.P_K_PR, D.P_C_PR, D.P_MU_PR, D.P_VS_PR]] = cp["k"], cp["c"], cp["mu"], cp["slip_speed"]
-    P[[D.P_K_LATCH, D.P_C_LATCH, D.P_CAPTURE_TOL, D.P_HOOK_GAP, D.P_TOL_R]] = (
-        cl["k"], cl["c"], g["latches"]["engage_travel"], g["hooks"]["gap"], 1e-3)
+    P[[D.P_K_LATCH, D.P_C_LATCH, D.P_CAPTURE_TOL, D.P_HOOK_GAP, D.P_TOL_R, D.P_CAPTURE_GAP]] = (
+        cl["k"], cl["c"], g["latches"]["engage_travel"], g["hooks"]["gap"], 1e-3, g["latches"]["capture_gap"])
     # initial state: passive at rest at the origin; active frame at face gap + neutral height, missed and turned
     s0 = np.zeros(D.NS)
     s0[0:3] = cP

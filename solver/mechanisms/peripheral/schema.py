@@ -93,7 +93,11 @@ MECHANISM = (
         ("striker_axial", "m", "[0, 0.3]", "striker axial", "pin ahead of its ring face"),
         ("hook_edge_radius", "m", "(0, 0.05]", "latch edge radius", "latch hook edge as a capsule"),
         ("engage_travel", "m", "(0, 0.1]", "capture tolerance",
-         "soft capture: every latch point within this distance of its striker; then the latches hold the ring"),
+         "soft capture: every latch point within this distance of its striker across the axis; then the latches "
+         "hold the ring"),
+        ("capture_gap", "m", "[0, 0.05]", "capture gap", "soft capture also needs the ring faces within this "
+         "gap at every latch (0: touching; the strikers pass the latch hooks only with the rings in contact)",
+         {"default": 0.0}),
         ("radius", "m", "(0, 1.5]", "latch radius", "latch and striker points' radius on the ring face",
          {"default": 0.51}),
     ]),

@@ -171,12 +171,7 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
             last = done + k == n_total
             status, t, rows = D.run_block(s, Z, t, m.step, k, spo, m.P, *m.arrays, ev, n_ev, prev,
                                           *outs) if not last else _last_block(s, Z, t, m, k, spo, ev, n_ev, prev, outs)
-            if rows:
-                lp, lq = leg_poses(buf["pos"][:rows], buf["q"][:rows], m)
-                pos = np.concatenate([buf["pos"][:rows], lp], 1)
-                q = np.concatenate([buf["q"][:rows], lq], 1)
-                w.append(buf["t"][:rows], buf["ch"][:rows], pos, q, *[a[:rows] for a in outs[4:]])
-                acc.append(buf["t"][:rows], buf["act"][:rows], buf["f"][:rows], buf["n"][:rows], buf["vn"][:rows])
+            _write(w, acc, buf, outs, rows, m)
             done += rows
             if Z[D.Z_CAPT] > 0.5:
                 w.set_capture(float(Z[D.Z_TCAPT]))
@@ -186,6 +181,8 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
             w.flush_due()
             if progress is not None:
                 progress(t, T)
+            if status == D.ST_DONE:        # hooks closed: the run's last frame is the state at that moment
+                _write(w, acc, buf, outs, D.run_block(s, Z, t, m.step, 1, 0, m.P, *m.arrays, ev, n_ev, prev, *outs)[2], m)
             if status != D.ST_OK:
                 break
             if cancel is not None and done < n_total and cancel():
@@ -211,6 +208,16 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
         w.abort()
         raise
     return out_path
+
+
+def _write(w: RunWriter, acc: EventAccumulator, buf: dict, outs: list, rows: int, m: PeripheralModel):
+    """Append the block's first `rows` frames, the legs' poses added, to the file and the contact intervals."""
+    if not rows:
+        return
+    lp, lq = leg_poses(buf["pos"][:rows], buf["q"][:rows], m)
+    w.append(buf["t"][:rows], buf["ch"][:rows], np.concatenate([buf["pos"][:rows], lp], 1),
+             np.concatenate([buf["q"][:rows], lq], 1), *[a[:rows] for a in outs[4:]])
+    acc.append(buf["t"][:rows], buf["act"][:rows], buf["f"][:rows], buf["n"][:rows], buf["vn"][:rows])
 
 
 def _last_block(s, Z, t, m, k, spo, ev, n_ev, prev, outs):
