@@ -145,6 +145,7 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
     T = float(t_end) if t_end is not None else m.duration
     if not (T > 0 and math.isfinite(T)):
         raise ScenarioError(scenario_path, "t_end", f"must be a positive number of seconds, found {t_end!r}")
+    _refuse_overlap(m, scenario_path)
     out_path = Path(out_path)
     spo = int(round(m.output_step / m.step))
     n_total = int(math.floor(T / m.output_step + 1e-9)) + 1
@@ -208,6 +209,18 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
         w.abort()
         raise
     return out_path
+
+
+def _refuse_overlap(m: PeripheralModel, scenario_path):
+    """ScenarioError when the two halves touch at the start (a contact force before the run begins)."""
+    from solver.scenario import ScenarioError
+    rec = np.zeros((D.NPAIR, 14))
+    D.evaluate(m.s0.copy(), m.Z0.copy(), 0.0, m.P, *m.arrays, np.zeros(D.NS), np.zeros(D.NCH), rec, True)
+    touching = [(PAIRS[j].name, rec[j, 10]) for j in range(D.NPAIR) if rec[j, 0] > 0.5]
+    if touching:
+        name, depth = max(touching, key=lambda x: x[1])
+        raise ScenarioError(scenario_path, "initial.face_gap", f"the two halves touch at the start ({name}, "
+                            f"{depth * 1e3:.3g} mm deep): increase it")
 
 
 def _write(w: RunWriter, acc: EventAccumulator, buf: dict, outs: list, rows: int, m: PeripheralModel):
