@@ -91,6 +91,20 @@ def test_the_type_names_what_its_model_writes():
     assert type(load_model(ROOT / "resources" / "scenarios" / "central_impact_20t.toml")).__name__ == "Model"
 
 
+def test_a_mechanism_file_without_a_type_is_a_probe_cone_one(tmp_path):
+    """The one dispatch: a file naming no mechanism_type goes to the probe-cone loader, which names what it lacks;
+    one naming an unknown type is refused naming the known ones."""
+    path = _edited(tmp_path, mechanism_edit=lambda t: t.replace('mechanism_type = "peripheral"', ""))
+    with pytest.raises(ScenarioError, match="mech.toml: variant: None: must be one of existing"):
+        load_model(path)
+    path = _edited(tmp_path, mechanism_edit=lambda t: t.replace('mechanism_type = "peripheral"',
+                                                                'mechanism_type = "apas"'))
+    with pytest.raises(ScenarioError) as ei:
+        load_model(path)
+    assert str(ei.value) == (f"{path}: mechanism: its mechanism_type: unknown mechanism type 'apas' "
+                             f"(known: probe_cone, peripheral)")
+
+
 def _edited(tmp_path, scenario_edit=None, mechanism_edit=None) -> Path:
     mech = (PERIPHERAL / "peripheral_idss.toml").read_text()
     if mechanism_edit:
@@ -117,14 +131,8 @@ def _edited(tmp_path, scenario_edit=None, mechanism_edit=None) -> Path:
      "outside the allowed range"),
     ("scenario", lambda t: t.replace("face_gap = 0.005", "head_start_x = -0.4"), "initial.head_start_x",
      "not used by the peripheral mechanism type"),
-    ("scenario", lambda t: t.replace('mechanism_type = "peripheral"', ""), "", ""),
 ])
 def test_bad_input_is_refused_naming_file_and_key(tmp_path, where, edit, key, problem):
-    if not key:     # a mechanism file without mechanism_type is a probe-cone one: its loader says what is missing
-        path = _edited(tmp_path, mechanism_edit=lambda t: t.replace('mechanism_type = "peripheral"', ""))
-        with pytest.raises(ScenarioError, match="mech.toml: variant"):
-            load_model(path)
-        return
     path = _edited(tmp_path, **{f"{where}_edit": edit})
     with pytest.raises(ScenarioError) as ei:
         load_model(path)
