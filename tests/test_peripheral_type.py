@@ -49,6 +49,18 @@ def test_central_impact_balances_energy_and_gives_no_lateral_loads(central_run):
 
 
 @pytest.mark.slow
+def test_step_halving_changes_the_peak_base_force_by_less_than_2_percent(central_run, tmp_path):
+    from solver.simulate import run_scenario
+    text = CENTRAL.read_text().replace('"../peripheral_idss.toml"', f'"{PERIPHERAL / "peripheral_idss.toml"}"')
+    half = tmp_path / "half.toml"
+    half.write_text(text.replace("step = 5.0e-4", "step = 2.5e-4"))
+    out = run_scenario(half, tmp_path / "half.h5", t_end=1.0)
+    with RunFile(central_run) as a, RunFile(out) as b:
+        fa, fb = np.abs(a.channel("Fx")).max(), np.abs(b.channel("Fx")).max()
+    assert abs(fa - fb) < 0.02 * fa
+
+
+@pytest.mark.slow
 def test_central_impact_captures_retracts_and_closes_the_hooks(central_run):
     with RunFile(central_run) as r:
         assert r.meta.mechanism_type == "peripheral" and mechanisms.for_run(r).name == "peripheral"

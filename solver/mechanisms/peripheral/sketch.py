@@ -62,7 +62,7 @@ def draw(view: str, values, box, scale) -> list:
         ends.append((ye, xe, k))
     ends.sort()
     out.append(Polyline(tuple((x, y) for y, x, _ in ends), "ring"))
-    out += [Mark((x + 12, y), str(k + 1), "mark") for y, x, k in ends]
+    out += [Mark((x + 12 + 16 * (i % 2), y), str(k + 1), "mark") for i, (y, x, k) in enumerate(ends)]  # pairs apart
     off = values.get(f"ring_{view}", math.nan)
     if math.isfinite(off) and off:
         out.append(Note((x0 + neutral + 20, box[1] + box[3] - 4), off, "m"))
@@ -75,4 +75,5 @@ SKETCH = Sketch(
               "hooks_closed"),
     numbers=NUMBERS,
     views=(SketchView("y", ("plane x-y", "x-y")), SketchView("z", ("plane x-z", "x-z"))),
-    pens=PENS, prepare=prepare, background=background, draw=draw, footnote=footnote)
+    pens=PENS, prepare=prepare, background=background, draw=draw, footnote=footnote,
+    width_px=400.0, share_max=0.42, numbers_px=150.0)
