@@ -141,6 +141,8 @@ def _edited(tmp_path, scenario_edit=None, mechanism_edit=None) -> Path:
      "outside the allowed range"),
     ("scenario", lambda t: t.replace("face_gap = 0.005", "face_gap = -1.0"), "initial.face_gap",
      "outside the allowed range"),
+    ("scenario", lambda t: t.replace("step = 5.0e-4", "step = 1.0e-3"), "solver.step",
+     "too large for the guide ring: omega*step = 1.08 (<= 1), decay*step = 2.89 (<= 2); at most 0.000693 s"),
     ("scenario", lambda t: t.replace("face_gap = 0.005", "head_start_x = -0.4"), "initial.head_start_x",
      "not used by the peripheral mechanism type"),
 ])

@@ -68,6 +68,19 @@ def _petal_points(G, sign):
     return np.array(pts), np.array(idx, np.int64)
 
 
+def _check_step(spath, step, g, contact):
+    """RK4 on the guide ring: omega*step <= 1 (ring face, latches, stops in parallel) and decay*step <= 2 (leg dampers
+    and brake ramps, ring-face damping); a larger step gives no error, only a wrong run (energy off by KE0 times)."""
+    m, lg = g["mass"]["guide_ring"], g["legs"]
+    k = contact["ring_ring"]["k"] + 3 * contact["latch_striker"]["k"] + 6 * lg["stop_stiffness"]
+    c = 6 * (lg["damping"] + lg["brake_force"] / lg["brake_slip_speed"]) + contact["ring_ring"]["c"]
+    omega, decay = math.sqrt(k / m), c / m
+    if omega * step > 1.0 or decay * step > 2.0:
+        hmax = min(1.0 / omega, 2.0 / decay)
+        raise ScenarioError(spath, "solver.step", f"{step:g} s is too large for the guide ring: omega*step = "
+                            f"{omega * step:.3g} (<= 1), decay*step = {decay * step:.3g} (<= 2); at most {hmax:.3g} s")
+
+
 def _circle(r, x, n):
     a = np.linspace(0, 2 * np.pi, n, endpoint=False)
     return np.stack([np.full(n, x), r * np.cos(a), r * np.sin(a)], 1)
@@ -118,6 +131,7 @@ def load_peripheral(scenario_path) -> PeripheralModel:
         raise ScenarioError(spath, "solver.output_step", f"{out_step:g} must be a multiple of the step {step:g} s")
     for path, t in ((spath, sc), (mpath, mt)):
         _refuse_unread(path, t)
+    _check_step(spath, step, g, contact)
     # geometry: active frame = leg base plane, ring face ahead at -neutral_height; legs from hexapod_layout
     h0 = H["neutral_height"]
     base = hexa.base.copy()                       # (0, y, z) in the active frame
