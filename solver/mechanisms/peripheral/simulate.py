@@ -110,6 +110,7 @@ def geometry(m: PeripheralModel) -> list[PartGeometry]:
             w.polyline([p + [0, 0, -0.03], p + [0, 0, 0.03]])
             w.polyline([p + [0, -0.03, 0], p + [0, 0.03, 0]])
         add(name, body, w, "latch")
+    add("leg_base", "active_craft", Wire().circle(0.0, float(np.hypot(*g["base"][0, 1:]))), "leg")
     half = 0.6 * float(g["LN"][0])
     for k in range(6):
         add(f"leg_{k + 1}_cylinder", f"leg_{k + 1}_lower", Wire().polyline([(0, 0, 0), (half, 0, 0)]), "leg")
