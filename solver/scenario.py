@@ -264,9 +264,31 @@ def _craft(sec: _Sec, fixed_allowed: bool):
     return fixed, sec.get("mass"), sec.get("inertia"), sec.get("com")
 
 
-def load_model(scenario_path) -> Model:
-    """Read, validate and pack a scenario and the mechanism it names."""
+def mechanism_type_of(scenario_path) -> str:
+    """The mechanism type of a scenario: its mechanism file's `mechanism_type` (probe_cone when the file declares
+    none or cannot be read: the probe-cone loader then names the problem)."""
+    import tomllib
     spath = Path(scenario_path)
+    try:
+        mech = tomllib.loads(spath.read_text(encoding="utf-8")).get("mechanism")
+        mpath = spath.parent / mech if mech.endswith(".toml") else MECHANISMS / f"{mech}.toml"
+        declared = tomllib.loads(mpath.read_text(encoding="utf-8")).get("mechanism_type", MTYPE)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, AttributeError, TypeError):
+        return MTYPE
+    return declared if isinstance(declared, str) else MTYPE
+
+
+def load_model(scenario_path) -> Model:
+    """Read, validate and pack a scenario and the mechanism it names; a mechanism file of another type is loaded by
+    that type (`mechanism_type` in it: the one place the solver dispatches on the type)."""
+    spath = Path(scenario_path)
+    mtype = mechanism_type_of(spath)
+    if mtype != MTYPE:
+        from solver import mechanisms
+        try:
+            return mechanisms.mechanism_type(mtype).build_model(spath)
+        except KeyError as exc:
+            raise ScenarioError(spath, "mechanism", f"its mechanism_type: {exc.args[0]}") from None
     stext, sc = _load(spath, "scenario file")
     S = _Sec(spath, sc, "", "scenario", MTYPE)
     name = sc.get("name")

@@ -15,7 +15,7 @@ from solver.errors import unknown
 
 FILES = ("scenario", "mechanism", "geometry")
 KINDS = ("number", "int", "vector", "table", "inertia", "string", "choice", "bool", "changes")
-MECHANISM_TYPES = ("probe_cone",)
+MECHANISM_TYPES = ("probe_cone", "peripheral")
 
 
 @dataclass(frozen=True)

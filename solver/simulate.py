@@ -213,6 +213,13 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
     frames are recorded (long runs: 0.01 s writes a tenth of the 1 ms file in a fraction of the time); it must not
     exceed the run's length. The last frame is the last output step at or before t_end: nothing is simulated past it."""
     m = with_output_step(load_model(scenario_path), output_step, scenario_path)
+    mtype = getattr(m, "mechanism_type", "probe_cone")
+    if mtype != "probe_cone":                # another type's model runs its own kernels (solver.mechanisms)
+        if start is not None:
+            raise ScenarioError(scenario_path, "start", f"branch runs are not available for the {mtype} type yet")
+        from solver import mechanisms
+        return mechanisms.mechanism_type(mtype).run(m, scenario_path, out_path, progress=progress, t_end=t_end,
+                                                    cancel=cancel, live=live)
     if start is not None and output_step is not None:
         raise ScenarioError(scenario_path, "output_step", "a branch run keeps the scenario's output step")
     T = float(t_end) if t_end is not None else m.duration

@@ -28,6 +28,7 @@ class Criteria:
     strokes: dict[str, tuple[float, float]] = field(default_factory=dict)  # channel -> (min, max)
     latch_channel: str = ""
     release_drop: float = 0.5
+    final: dict[str, float] = field(default_factory=dict)              # channel -> least value at the run's end
     path: str = ""
 
 
@@ -41,7 +42,7 @@ def load_criteria(path=DEFAULT_CRITERIA) -> Criteria:
     """Read and check a criteria TOML; raises CriteriaError with the file and key on bad input."""
     path = Path(path)
     _, cfg = read_toml(path, CriteriaError, "criteria file")
-    known = {"capture", "base_loads", "damper_strokes", "latches"}
+    known = {"capture", "base_loads", "damper_strokes", "latches", "final"}
     for k, v in cfg.items():
         if k not in known:
             raise CriteriaError(path, k, f"unknown section (expected {', '.join(sorted(known))})")
@@ -66,6 +67,8 @@ def load_criteria(path=DEFAULT_CRITERIA) -> Criteria:
         if lo >= hi:
             raise CriteriaError(path, key, f"min {lo} is not below max {hi}")
         c.strokes[name] = (lo, hi)
+    for name, v in cfg.get("final", {}).items():
+        c.final[name] = _number(path, f"final.{name}", v)
     lat = cfg.get("latches", {})
     ch = lat.get("channel", "")
     if not isinstance(ch, str):
@@ -208,6 +211,21 @@ def _check_latches(run, c: Criteria) -> Check:
                  [("latch release", "none", f"{name} stays >= {v0 - c.release_drop:g}", PASS)])
 
 
+def _check_final(run, c: Criteria) -> Check:
+    """Channels that must end at or above a value (e.g. the hooks closed at the end of the run)."""
+    items, fails = [], []
+    for name, least in c.final.items():
+        if name not in run.channels:
+            items.append((f"{name} at the end", "no channel", f">= {least:g}", NA))
+            continue
+        v = float(run.channel(name)[-1])
+        ok = v >= least
+        items.append((f"{name} at the end", f"{v:g}", f">= {least:g}", PASS if ok else FAIL))
+        if not ok:
+            fails.append(f"{name} {v:g} < {least:g} at the end")
+    return _summarise("final", items, fails, "final state n/a", "final state reached")
+
+
 def criteria_file_for(run) -> Path:
     """The capture criteria of the run's mechanism type (DEFAULT_CRITERIA where the type names none)."""
     from solver import mechanisms
@@ -218,4 +236,6 @@ def evaluate(run, criteria: Criteria | None = None) -> Verdict:
     """Evaluate the criteria on a RunFile (None: its mechanism type's criteria file)."""
     c = criteria if criteria is not None else load_criteria(criteria_file_for(run))
     checks = [_check_capture(run, c), _check_loads(run, c), _check_strokes(run, c), _check_latches(run, c)]
+    if c.final:
+        checks.append(_check_final(run, c))
     return Verdict(checks, c.path)

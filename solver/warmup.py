@@ -103,8 +103,8 @@ def compile_kernels(m, progress=None) -> int:
     """Load or compile the kernels a run of model m calls; `progress(k, n)` before compiling unit k of n.
 
     Returns the number of units compiled, by this process or its second one (0: all from the cache)."""
-    if os.environ.get("NUMBA_DISABLE_JIT") == "1":
-        return 0
+    if os.environ.get("NUMBA_DISABLE_JIT") == "1" or getattr(m, "mechanism_type", "probe_cone") != "probe_cone":
+        return 0        # another mechanism type's kernels load or compile on their first call
     units = kernel_units(m)
     if all(_cached(d, s) for _, d, s in units):
         for _, d, s in units:

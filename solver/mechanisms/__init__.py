@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from solver.mechanisms.base import MechanismType
 from solver.mechanisms.generic import GENERIC
+from solver.mechanisms.peripheral import PERIPHERAL
 from solver.mechanisms.probe_cone import PROBE_CONE
 
 _TYPES: dict[str, MechanismType] = {}
@@ -53,4 +54,5 @@ def for_run(run) -> MechanismType:
 
 
 register(PROBE_CONE)
+register(PERIPHERAL)
 register(GENERIC)

@@ -6,6 +6,7 @@ mechanism's channels, bodies or parts, they ask the run's type (`solver.mechanis
     name, title, variants, run_variants   what a scenario and a run file call it
     schema                                 its parameter schema (a module; None until one exists)
     build_model(scenario_path)             scenario TOML -> the solver's model
+    run(model, scenario_path, out_path)    simulate into a run file (None: solver.simulate's probe-cone loop)
     channels(model)                        channels with units, labels, groups and device ranges
     part_colors, thin_kinds                scene: wireframe colour by part kind; kinds kept thin in contact
     scene                                  scene: plane Ld (title, the two bodies that span it), marker bodies
@@ -175,6 +176,7 @@ class MechanismType:
     schema_module: str = ""                      # imported on first use of `schema`
     model_builder: Callable[[Path], Any] | None = None
     channel_lister: Callable[[Any], list] | None = None
+    runner: Callable[..., Path] | None = None    # (model, scenario_path, out_path, **run options) -> out_path
     part_colors: Mapping[str, RGB] = field(default_factory=dict)
     thin_kinds: tuple[str, ...] = ()             # part kinds drawn 1 px even in contact (large surfaces)
     scene: SceneSpec = SceneSpec()
@@ -202,6 +204,12 @@ class MechanismType:
         if self.model_builder is None:
             raise NotImplementedError(f"mechanism type {self.name!r} has no solver model")
         return self.model_builder(Path(scenario_path))
+
+    def run(self, model, scenario_path, out_path, **options) -> Path:
+        """Simulate `model` into a run file (progress, t_end, cancel, live as solver.simulate.run_scenario)."""
+        if self.runner is None:
+            raise NotImplementedError(f"mechanism type {self.name!r} has no runner of its own")
+        return self.runner(model, scenario_path, out_path, **options)
 
     def channels(self, model) -> list:
         """ChannelInfo of every channel a run of `model` writes (units, labels, groups, device ranges)."""

@@ -1,0 +1,63 @@
+"""The peripheral (androgynous, IDSS-class) docking mechanism: the second mechanism type (issue 26).
+
+Its solver model is solver/mechanisms/peripheral/model.py (scenario -> arrays), dynamics.py (numba kernels) and
+simulate.py (run file); this module tells the rest what a peripheral run holds."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from solver.mechanisms.base import BarGroup, DeviceLayout, MechanismType, Readouts, SceneSpec
+from solver.mechanisms.peripheral.sketch import LEGS, SKETCH
+
+RESOURCES = Path(__file__).resolve().parents[3] / "resources" / "peripheral"
+
+PART_COLORS = {
+    "ring": (0.52, 0.58, 0.66),
+    "petal": (0.78, 0.84, 0.92),
+    "latch": (0.98, 0.92, 0.66),
+    "leg": (0.84, 0.96, 0.84),
+}
+
+LAYOUT = DeviceLayout(SKETCH, (
+    BarGroup("legs", ("six legs (stroke, range +-0.12 m)", "six legs"), channels=LEGS),
+    BarGroup("leg_forces", ("leg forces",), channels=tuple(f"{n}_force" for n in LEGS), share=0.22),
+    BarGroup("capture", ("latches and hooks", "capture"), channels=("latches_engaged", "hooks_closed"), share=0.16),
+))
+RING_POSE = Readouts("RING rel. PASSIVE RING", ("ring_x", "ring_y", "ring_z", "ring_vx", "ring_vy", "ring_vz"),
+                     ("ring_roll", "ring_pitch", "ring_yaw", "latches_engaged", "hooks_closed"))
+
+
+def _build_model(scenario_path: Path):
+    from solver.mechanisms.peripheral.model import load_peripheral
+    return load_peripheral(scenario_path)
+
+
+def _run(model, scenario_path, out_path, **options):
+    from solver.mechanisms.peripheral.simulate import run_peripheral
+    return run_peripheral(model, scenario_path, out_path, **options)
+
+
+def _channels(model) -> list:
+    from solver.mechanisms.peripheral.simulate import channel_infos
+    return channel_infos(model)
+
+
+PERIPHERAL = MechanismType(
+    name="peripheral",
+    title="peripheral (androgynous, IDSS-class) docking mechanism",
+    variants=("idss",),
+    run_variants=("idss",),
+    schema_module="solver.mechanisms.peripheral.schema",
+    model_builder=_build_model,
+    channel_lister=_channels,
+    runner=_run,
+    part_colors=PART_COLORS,
+    thin_kinds=("ring",),
+    scene=SceneSpec("plane Ld (docking axis, guide ring)", ("passive_craft", "ring"), ("passive_craft", "ring")),
+    layout=LAYOUT,
+    readouts_before=RING_POSE,
+    readouts_after=RING_POSE,
+    default_plots=("Fx", "Fy", "Fz", "leg_1"),
+    criteria_file=RESOURCES / "criteria.toml",
+    scenarios_dir=RESOURCES / "scenarios",
+)

@@ -1,0 +1,451 @@
+"""Numba kernels of the peripheral (IDSS-class) unit: three rigid bodies (passive craft, active craft, guide ring),
+six spring-damper-brake legs with stroke stops, ring/ring and petal/ring contacts, soft-capture latches,
+retraction by the legs and hooks closing; RK4 at a fixed step (docs/peripheral.md).
+
+State s: per body b (0 passive craft, 1 active craft, 2 ring) at 13 b: CoM position (world), quaternion (w, x, y,
+z, body to world), CoM velocity (world), angular velocity (body frame); then the dissipated energy and the drive
+work (integrated, for the energy balance). World frame: the passive docking frame at t = 0.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+NB = 3
+NS = 13 * NB + 2
+S_DISS, S_WORK = 13 * NB, 13 * NB + 1
+
+# parameters P
+(P_FIXED, P_RIN, P_ROUT, P_BORE_DEPTH, P_K_LEG, P_C_LEG, P_BRAKE, P_BRAKE_VS, P_K_STOP, P_RETRACT, P_EXTEND,
+ P_V_RETRACT, P_DELAY, P_DL_RETRACT, P_K_RR, P_C_RR, P_MU_RR, P_VS_RR, P_K_PR, P_C_PR, P_MU_PR, P_VS_PR,
+ P_K_LATCH, P_C_LATCH, P_CAPTURE_TOL, P_HOOK_GAP, P_TOL_R, P_CAPTURE_GAP) = range(28)
+NP = 28
+
+# discrete state Z
+Z_CAPT, Z_TCAPT, Z_RETRACT, Z_TRETRACT, Z_HOOKS, Z_THOOKS, Z_ANCHOR, Z_FIRST = 0, 1, 2, 3, 4, 5, 6, 15
+NZ = 16
+
+# contact pairs: ring/ring, active petal k on the passive ring, passive petal k on the active ring, latches
+NPAIR = 8
+PAIR_RR, PAIR_AP, PAIR_PP, PAIR_LATCH = 0, 1, 4, 7
+
+DAMP_RAMP = 1e-4   # m: contact damping ramped in over this depth (a touching point adds no force step)
+
+# events
+EV_FIRST, EV_CAPTURE, EV_RETRACT, EV_HOOKS = 0, 1, 2, 3
+ST_OK, ST_NAN, ST_DONE = 0, 1, 2
+
+# channels (order of the run file)
+CHANNELS = ("Fx", "Fy", "Fz", "Mx", "My", "Mz",
+            "leg_1", "leg_2", "leg_3", "leg_4", "leg_5", "leg_6",
+            "leg_1_force", "leg_2_force", "leg_3_force", "leg_4_force", "leg_5_force", "leg_6_force",
+            "ring_x", "ring_y", "ring_z", "ring_roll", "ring_pitch", "ring_yaw", "ring_vx", "ring_vy", "ring_vz",
+            "cm_vx", "cm_vy", "cm_vz", "latches_engaged", "hooks_closed", "retraction", "hook_gap",
+            "max_depth", "kinetic_energy", "potential_energy", "dissipated_energy", "drive_work", "total_energy")
+NCH = len(CHANNELS)
+CH = {n: i for i, n in enumerate(CHANNELS)}
+C_LEG, C_LEGF, C_RING, C_RV, C_CMV = CH["leg_1"], CH["leg_1_force"], CH["ring_x"], CH["ring_vx"], CH["cm_vx"]
+C_LATCH, C_HOOKS, C_RETR, C_GAP, C_DEPTH = (CH[n] for n in ("latches_engaged", "hooks_closed", "retraction", "hook_gap",
+                                                            "max_depth"))
+C_KE, C_PE, C_DISS, C_WORK, C_TOT = (CH[n] for n in ("kinetic_energy", "potential_energy", "dissipated_energy",
+                                                      "drive_work", "total_energy"))
+
+
+@njit(cache=True)
+def quat_matrix(s, o, R):
+    w, x, y, z = s[o], s[o + 1], s[o + 2], s[o + 3]
+    R[0, 0] = 1 - 2 * (y * y + z * z)
+    R[0, 1] = 2 * (x * y - w * z)
+    R[0, 2] = 2 * (x * z + w * y)
+    R[1, 0] = 2 * (x * y + w * z)
+    R[1, 1] = 1 - 2 * (x * x + z * z)
+    R[1, 2] = 2 * (y * z - w * x)
+    R[2, 0] = 2 * (x * z - w * y)
+    R[2, 1] = 2 * (y * z + w * x)
+    R[2, 2] = 1 - 2 * (x * x + y * y)
+
+
+@njit(cache=True)
+def _cross(a, b):
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+
+
+@njit(cache=True)
+def _point(s, R, COM, b, local):
+    """World position and velocity of a point given in body b's docking frame."""
+    rw = R[b] @ (local - COM[b])
+    o = 13 * b
+    x = s[o:o + 3] + rw
+    w = R[b] @ s[o + 10:o + 13]
+    v = s[o + 7:o + 10] + _cross(w, rw)
+    return x, v
+
+
+@njit(cache=True)
+def _relative(s, R, COM, a, b):
+    """M, c with body b's docking-frame coordinates of a point p of body a's docking frame = M p + c."""
+    M = R[b].T @ R[a]
+    c = R[b].T @ (s[13 * a:13 * a + 3] - R[a] @ COM[a] - s[13 * b:13 * b + 3]) + COM[b]
+    return M, c
+
+
+@njit(cache=True)
+def _apply(F, T, s, COM, R, b, x, f):
+    """Add force f (world) acting at world point x to body b's force and torque (world)."""
+    o = 13 * b
+    F[b] += f
+    T[b] += _cross(x - s[o:o + 3], f)
+
+
+@njit(cache=True)
+def _contact(s, R, COM, F, T, a, xa, b, n, d, k, c, mu, vs, rec, j, out):
+    """Penalty contact of a point of body a at xa, depth d along unit n (from body b into body a): k d + c d'
+    (c ramped in over DAMP_RAMP of depth), never pulling, Coulomb with a linear ramp below vs. Returns (potential, dissipation rate); accumulates the
+    pair's record row j of `rec` (force on a, force-weighted point, deepest normal, depth, normal speed)."""
+    va = _point(s, R, COM, a, R[a].T @ (xa - s[13 * a:13 * a + 3]) + COM[a])[1]
+    vb = _point(s, R, COM, b, R[b].T @ (xa - s[13 * b:13 * b + 3]) + COM[b])[1]
+    vr = va - vb
+    vn = vr[0] * n[0] + vr[1] * n[1] + vr[2] * n[2]
+    fn = k * d - c * min(1.0, d / DAMP_RAMP) * vn    # damping grows over the first DAMP_RAMP of depth: no jump
+    if fn < 0.0:
+        fn = 0.0
+    vt = vr - vn * n
+    st = math.sqrt(vt[0] ** 2 + vt[1] ** 2 + vt[2] ** 2)
+    ft = np.zeros(3)
+    if st > 0.0:
+        ft = -mu * fn * min(1.0, st / vs) / st * vt
+    f = fn * n + ft
+    _apply(F, T, s, COM, R, a, xa, f)
+    _apply(F, T, s, COM, R, b, xa, -f)
+    if out:
+        rec[j, 0] = 1.0
+        rec[j, 1:4] += f
+        w = fn + 1e-300
+        rec[j, 4:7] += w * xa
+        rec[j, 13] += w
+        if d > rec[j, 10]:
+            rec[j, 7:10] = n
+            rec[j, 10] = d
+            rec[j, 11] = vn
+    return 0.5 * k * d * d, (fn - k * d) * (-vn) - (ft[0] * vt[0] + ft[1] * vt[1] + ft[2] * vt[2])
+
+
+@njit(cache=True)
+def _bore(s, R, COM, F, T, P, a, b, pts, sign, k, c, mu, vs, rec, j0, pid, out):
+    """Points `pts` of body a (its frame) against body b's ring face (at x = 0, facing sign * x) and bore edge:
+    a point inside the ring's solid corner is pushed out the shorter way (along the face normal or to the axis)."""
+    pe = 0.0
+    pd = 0.0
+    M, c0 = _relative(s, R, COM, a, b)
+    for i in range(pts.shape[0]):
+        p0, p1, p2 = pts[i, 0], pts[i, 1], pts[i, 2]
+        lx = M[0, 0] * p0 + M[0, 1] * p1 + M[0, 2] * p2 + c0[0]
+        depth_face = -sign * lx
+        if depth_face <= 0.0 or depth_face > P[P_BORE_DEPTH]:
+            continue
+        ly = M[1, 0] * p0 + M[1, 1] * p1 + M[1, 2] * p2 + c0[1]
+        lz = M[2, 0] * p0 + M[2, 1] * p1 + M[2, 2] * p2 + c0[2]
+        r = math.sqrt(ly * ly + lz * lz)
+        if r <= P[P_RIN] or r >= P[P_ROUT]:
+            continue
+        xa = _point(s, R, COM, a, pts[i])[0]
+        loc = np.array([lx, ly, lz])
+        depth_bore = r - P[P_RIN]
+        if depth_face <= depth_bore:
+            nl = np.array([sign, 0.0, 0.0])
+            d = depth_face
+        else:
+            nl = np.array([0.0, -loc[1] / r, -loc[2] / r])
+            d = depth_bore
+        e, q = _contact(s, R, COM, F, T, a, xa, b, R[b] @ nl, d, k, c, mu, vs, rec, j0 + int(pid[i]), out)
+        pe += e
+        pd += q
+    return pe, pd
+
+
+@njit(cache=True)
+def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, APID, PPET, PPID, LATCH, STRIKER,
+             HOOK, ds, ch, rec, out):
+    """Derivative ds of state s at time t; with `out`, the channels ch and the pairs' records rec."""
+    R = np.zeros((NB, 3, 3))
+    for b in range(NB):
+        quat_matrix(s, 13 * b + 3, R[b])
+    F = np.zeros((NB, 3))
+    T = np.zeros((NB, 3))
+    if out:
+        rec[:, :] = 0.0
+    pe = 0.0
+    pd = 0.0
+    # legs: spring about the commanded length, damper, brake, stroke stops
+    retract = 0.0
+    if Z[Z_RETRACT] > 0.5:
+        retract = min(P[P_V_RETRACT] * (t - Z[Z_TRETRACT]), P[P_DL_RETRACT])
+    dL0 = P[P_V_RETRACT] if (Z[Z_RETRACT] > 0.5 and retract < P[P_DL_RETRACT]) else 0.0
+    fbase = np.zeros(3)
+    mbase = np.zeros(3)
+    obase = s[13:16] - R[1] @ COM[1]   # active docking frame origin (world)
+    for i in range(6):
+        xb, vb = _point(s, R, COM, 1, BASE[i])
+        xp, vp = _point(s, R, COM, 2, RINGP[i])
+        dv = xp - xb
+        L = math.sqrt(dv[0] ** 2 + dv[1] ** 2 + dv[2] ** 2)
+        u = dv / L
+        Ld = (vp - vb) @ u
+        stroke = L - LN[i]
+        ext = stroke + retract          # spring extension about the commanded length LN - retract
+        f = P[P_K_LEG] * ext + P[P_C_LEG] * Ld
+        fb = P[P_BRAKE] * max(-1.0, min(1.0, Ld / P[P_BRAKE_VS]))
+        f += fb
+        pe += 0.5 * P[P_K_LEG] * ext * ext
+        pd += P[P_C_LEG] * Ld * Ld + fb * Ld
+        if stroke > P[P_EXTEND]:
+            x = stroke - P[P_EXTEND]
+            f += P[P_K_STOP] * x
+            pe += 0.5 * P[P_K_STOP] * x * x
+        elif stroke < -P[P_RETRACT]:
+            x = stroke + P[P_RETRACT]
+            f += P[P_K_STOP] * x
+            pe += 0.5 * P[P_K_STOP] * x * x
+        # the drive shortens the rest length: its power into the legs is k * ext * dL0/dt
+        if dL0 > 0.0:
+            ds[S_WORK] = ds[S_WORK] + P[P_K_LEG] * ext * dL0
+        _apply(F, T, s, COM, R, 2, xp, -f * u)
+        _apply(F, T, s, COM, R, 1, xb, f * u)
+        fbase += f * u
+        mbase += _cross(xb - obase, f * u)
+        if out:
+            ch[C_LEG + i] = stroke
+            ch[C_LEGF + i] = f
+    # ring face on ring face: rim points of the active face against the passive annulus
+    kr = P[P_K_RR] / RIM.shape[0]
+    cr = P[P_C_RR] / RIM.shape[0]
+    M, c0 = _relative(s, R, COM, 2, 0)
+    for i in range(RIM.shape[0]):
+        p0, p1, p2 = RIM[i, 0], RIM[i, 1], RIM[i, 2]
+        lx = M[0, 0] * p0 + M[0, 1] * p1 + M[0, 2] * p2 + c0[0]
+        if lx >= 0.0:
+            continue
+        ly = M[1, 0] * p0 + M[1, 1] * p1 + M[1, 2] * p2 + c0[1]
+        lz = M[2, 0] * p0 + M[2, 1] * p1 + M[2, 2] * p2 + c0[2]
+        r = math.sqrt(ly * ly + lz * lz)
+        if r >= P[P_RIN] - P[P_TOL_R] and r <= P[P_ROUT] + P[P_TOL_R]:
+            xa = _point(s, R, COM, 2, RIM[i])[0]
+            loc = np.array([lx, ly, lz])
+            e, q = _contact(s, R, COM, F, T, 2, xa, 0, R[0][:, 0].copy(), -loc[0], kr, cr, P[P_MU_RR], P[P_VS_RR],
+                            rec, PAIR_RR, out)
+            pe += e
+            pd += q
+    # petals in the other ring's bore
+    e, q = _bore(s, R, COM, F, T, P, 2, 0, APET, 1.0, P[P_K_PR], P[P_C_PR], P[P_MU_PR], P[P_VS_PR], rec, PAIR_AP,
+                 APID, out)
+    pe += e
+    pd += q
+    e, q = _bore(s, R, COM, F, T, P, 0, 2, PPET, -1.0, P[P_K_PR], P[P_C_PR], P[P_MU_PR], P[P_VS_PR], rec, PAIR_PP,
+                 PPID, out)
+    pe += e
+    pd += q
+    # latches: after capture each holds the ring's latch point at its anchor on the passive craft
+    nl = 0
+    for i in range(3):
+        xl, vl = _point(s, R, COM, 2, LATCH[i])
+        if Z[Z_CAPT] > 0.5:
+            xs, vs_ = _point(s, R, COM, 0, Z[Z_ANCHOR + 3 * i:Z_ANCHOR + 3 * i + 3].copy())
+            e = xs - xl
+            ed = vs_ - vl
+            f = P[P_K_LATCH] * e + P[P_C_LATCH] * ed
+            _apply(F, T, s, COM, R, 2, xl, f)
+            _apply(F, T, s, COM, R, 0, xs, -f)
+            pe += 0.5 * P[P_K_LATCH] * (e @ e)
+            pd += P[P_C_LATCH] * (ed @ ed)
+            nl += 1
+            if out:
+                rec[PAIR_LATCH, 0] = 1.0
+                rec[PAIR_LATCH, 1:4] += f
+                rec[PAIR_LATCH, 4:7] += xl
+                rec[PAIR_LATCH, 13] += 1.0
+                rec[PAIR_LATCH, 7:10] = f / (math.sqrt(f @ f) + 1e-300)
+    # rigid-body derivatives
+    ke = 0.0
+    mom = np.zeros(3)
+    mtot = 0.0
+    for b in range(NB):
+        o = 13 * b
+        v = s[o + 7:o + 10]
+        w = s[o + 10:o + 13]
+        Iw = INERT[b] @ w
+        ke += 0.5 * MASS[b] * (v @ v) + 0.5 * (w @ Iw)
+        if b == 0 and P[P_FIXED] > 0.5:
+            for k in range(13):
+                ds[o + k] = 0.0
+            continue
+        mom += MASS[b] * v
+        mtot += MASS[b]
+        ds[o:o + 3] = v
+        qw, qx, qy, qz = s[o + 3], s[o + 4], s[o + 5], s[o + 6]
+        ds[o + 3] = 0.5 * (-qx * w[0] - qy * w[1] - qz * w[2])
+        ds[o + 4] = 0.5 * (qw * w[0] + qy * w[2] - qz * w[1])
+        ds[o + 5] = 0.5 * (qw * w[1] - qx * w[2] + qz * w[0])
+        ds[o + 6] = 0.5 * (qw * w[2] + qx * w[1] - qy * w[0])
+        ds[o + 7:o + 10] = F[b] / MASS[b]
+        ds[o + 10:o + 13] = INVI[b] @ (R[b].T @ T[b] - _cross(w, Iw))
+    ds[S_DISS] = pd
+    if P[P_FIXED] < 0.5:
+        ke -= 0.5 * (mom @ mom) / mtot     # kinetic energy in the centre-of-mass frame
+    if out:
+        fl = R[1].T @ fbase                # on the base, active docking frame
+        ml = R[1].T @ mbase
+        for k in range(3):
+            ch[k] = fl[k]
+            ch[3 + k] = ml[k]
+        # ring pose and velocity relative to the passive ring (passive docking frame)
+        xr = s[26:29]
+        rel = R[0].T @ (xr - (s[0:3] - R[0] @ COM[0]))
+        Rrel = R[0].T @ R[2]
+        vrel = R[0].T @ (_point(s, R, COM, 2, COM[2])[1] - _point(s, R, COM, 0, rel)[1])
+        for k in range(3):
+            ch[C_RING + k] = rel[k]
+            ch[C_RV + k] = vrel[k]
+        ch[C_RING + 3] = math.degrees(math.atan2(Rrel[2, 1], Rrel[2, 2]))          # roll about x
+        ch[C_RING + 4] = math.degrees(-math.asin(max(-1.0, min(1.0, Rrel[2, 0]))))  # pitch about y
+        ch[C_RING + 5] = math.degrees(math.atan2(Rrel[1, 0], Rrel[0, 0]))          # yaw about z
+        va = R[0].T @ (s[20:23] - s[7:10])
+        for k in range(3):
+            ch[C_CMV + k] = va[k]
+        ch[C_LATCH] = nl
+        ch[C_HOOKS] = 12.0 if Z[Z_HOOKS] > 0.5 else 0.0
+        ch[C_RETR] = retract
+        ch[C_GAP] = hook_gap(s, R, COM, HOOK)
+        md = 0.0
+        for j in range(NPAIR - 1):
+            md = max(md, rec[j, 10])
+        ch[C_DEPTH] = md
+        ch[C_KE] = ke
+        ch[C_PE] = pe
+        ch[C_DISS] = s[S_DISS]
+        ch[C_WORK] = s[S_WORK]
+        ch[C_TOT] = ke + pe + s[S_DISS] - s[S_WORK]
+        for j in range(NPAIR):
+            if rec[j, 13] > 0.0:
+                rec[j, 4:7] /= rec[j, 13]
+
+
+@njit(cache=True)
+def hook_gap(s, R, COM, HOOK):
+    """Largest distance of the active interface plane's hook points ahead of the passive interface plane."""
+    g = -1e9
+    for i in range(HOOK.shape[0]):
+        x = _point(s, R, COM, 1, HOOK[i])[0]
+        loc = R[0].T @ (x - s[0:3]) + COM[0]
+        g = max(g, loc[0])
+    return g
+
+
+@njit(cache=True)
+def _discrete(s, Z, t, P, COM, LATCH, STRIKER, HOOK, ev, n_ev):
+    """Capture (every latch point within the capture tolerance of its striker across the axis and the rings within
+    the capture gap along it), retraction start, hooks closed."""
+    R = np.zeros((NB, 3, 3))
+    for b in range(NB):
+        quat_matrix(s, 13 * b + 3, R[b])
+    status = ST_OK
+    if Z[Z_CAPT] < 0.5:
+        ok = True
+        for i in range(3):
+            xl = _point(s, R, COM, 2, LATCH[i])[0]
+            d = R[0].T @ (xl - s[0:3]) + COM[0] - STRIKER[i]      # passive frame
+            if d[0] > P[P_CAPTURE_GAP] or math.sqrt(d[1] ** 2 + d[2] ** 2) > P[P_CAPTURE_TOL]:
+                ok = False
+        if ok:
+            Z[Z_CAPT] = 1.0
+            Z[Z_TCAPT] = t
+            for i in range(3):
+                xl = _point(s, R, COM, 2, LATCH[i])[0]
+                Z[Z_ANCHOR + 3 * i:Z_ANCHOR + 3 * i + 3] = R[0].T @ (xl - s[0:3]) + COM[0]
+            _event(ev, n_ev, t, EV_CAPTURE, 0)
+    elif Z[Z_RETRACT] < 0.5 and t >= Z[Z_TCAPT] + P[P_DELAY]:
+        Z[Z_RETRACT] = 1.0
+        Z[Z_TRETRACT] = t
+        _event(ev, n_ev, t, EV_RETRACT, 0)
+    elif Z[Z_RETRACT] > 0.5 and Z[Z_HOOKS] < 0.5 and hook_gap(s, R, COM, HOOK) <= P[P_HOOK_GAP]:
+        Z[Z_HOOKS] = 1.0
+        Z[Z_THOOKS] = t
+        _event(ev, n_ev, t, EV_HOOKS, 0)
+        status = ST_DONE
+    return status
+
+
+@njit(cache=True)
+def _event(ev, n_ev, t, kind, idx):
+    k = n_ev[0]
+    if k < ev.shape[0]:
+        ev[k, 0] = t
+        ev[k, 1] = kind
+        ev[k, 2] = idx
+        n_ev[0] = k + 1
+
+
+@njit(cache=True)
+def run_block(s, Z, t, h, n_out, spo, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, APID, PPET, PPID, LATCH,
+              STRIKER, HOOK, ev, n_ev, prev, o_t, o_ch, o_pos, o_q, o_act, o_f, o_p, o_n, o_d, o_vn):
+    """Record a frame, then integrate `spo` RK4 steps, `n_out` times (the last frame unintegrated past)."""
+    k1 = np.zeros(NS)
+    k2 = np.zeros(NS)
+    k3 = np.zeros(NS)
+    k4 = np.zeros(NS)
+    ch = np.zeros(NCH)
+    rec = np.zeros((NPAIR, 14))
+    dummy = np.zeros((NPAIR, 14))
+    dch = np.zeros(NCH)
+    g = (P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, APID, PPET, PPID, LATCH, STRIKER, HOOK)
+    status = ST_OK
+    for row in range(n_out):
+        tmp = np.zeros(NS)
+        evaluate(s, Z, t, *g, tmp, ch, rec, True)
+        o_t[row] = t
+        o_ch[row, :] = ch
+        R = np.zeros((3, 3))
+        for b in range(NB):
+            quat_matrix(s, 13 * b + 3, R)
+            o_pos[row, b, :] = s[13 * b:13 * b + 3] - R @ COM[b]
+            o_q[row, b, :] = s[13 * b + 3:13 * b + 7]
+        for j in range(NPAIR):
+            a = rec[j, 0] > 0.5
+            o_act[row, j] = 1 if a else 0
+            o_f[row, j, :] = rec[j, 1:4]
+            o_p[row, j, :] = rec[j, 4:7]
+            o_n[row, j, :] = rec[j, 7:10]
+            o_d[row, j] = rec[j, 10]
+            o_vn[row, j] = rec[j, 11]
+            if a and prev[j] == 0 and Z[Z_FIRST] < 0.5 and j != PAIR_LATCH:
+                Z[Z_FIRST] = 1.0
+                _event(ev, n_ev, t, EV_FIRST, j)
+            prev[j] = 1 if a else 0
+        if row == n_out - 1 and spo == 0:
+            return status, t, row + 1
+        for _ in range(spo):
+            k1[:] = 0.0
+            evaluate(s, Z, t, *g, k1, dch, dummy, False)
+            k2[:] = 0.0
+            evaluate(s + 0.5 * h * k1, Z, t + 0.5 * h, *g, k2, dch, dummy, False)
+            k3[:] = 0.0
+            evaluate(s + 0.5 * h * k2, Z, t + 0.5 * h, *g, k3, dch, dummy, False)
+            k4[:] = 0.0
+            evaluate(s + h * k3, Z, t + h, *g, k4, dch, dummy, False)
+            s += h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+            t += h
+            for b in range(NB):
+                o = 13 * b + 3
+                qn = math.sqrt(s[o] ** 2 + s[o + 1] ** 2 + s[o + 2] ** 2 + s[o + 3] ** 2)
+                s[o:o + 4] /= qn
+            ok = True
+            for k in range(NS):
+                if not math.isfinite(s[k]):
+                    ok = False
+            if not ok:
+                return ST_NAN, t, row + 1
+            status = _discrete(s, Z, t, P, COM, LATCH, STRIKER, HOOK, ev, n_ev)
+            if status != ST_OK:
+                return status, t, row + 1
+    return status, t, n_out

@@ -1,0 +1,201 @@
+"""Scenario and mechanism TOML of the peripheral type -> the arrays its kernels take (`load_peripheral`).
+
+Every key is read through the parameter schema (solver/mechanisms/peripheral/schema.py); bad input raises
+ScenarioError `file: key: problem`, as for the probe-cone."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from solver import schema
+from solver.hexapod import hexapod_layout, inverse_kinematics
+from solver.mechanisms.peripheral import dynamics as D
+from solver.quat import from_axis_angle, multiply
+from solver.scenario import ScenarioError, _craft, _load, _refuse_unread, _Sec
+
+MTYPE = "peripheral"
+RIM_POINTS = 24          # points per rim of the active ring face (outer and inner) against the passive annulus
+PETAL_ROWS = 5           # sample points along each petal generator
+NOT_READ = ("initial.head_start_x",)   # common scenario keys this type does not read
+
+
+@dataclass
+class PeripheralModel:
+    """What the run loop needs: kernel arrays, initial state, run settings and the drawn geometry's dimensions."""
+    name: str
+    comment: str
+    text: str
+    step: float
+    output_step: float
+    duration: float
+    fixed_passive: bool
+    P: np.ndarray
+    arrays: tuple
+    s0: np.ndarray
+    Z0: np.ndarray
+    geo: dict = field(default_factory=dict)
+    limits: dict = field(default_factory=dict)
+    mechanism_type: str = MTYPE
+    variant: str = "idss"
+
+
+def _refuse_undeclared(path, data, file):
+    bad = schema.undeclared(data, file, MTYPE)
+    if bad:
+        raise ScenarioError(path, *bad)
+
+
+def _petal_points(G, sign):
+    """Sample points of the three petals (frame: ring face at x = 0, petals toward sign * x) and their petal index:
+    the outer surface along `generators` straight generators, PETAL_ROWS points from root to tip."""
+    pts, idx = [], []
+    h, r0, lean = G["height"], G["root_radius"] + G["thickness"], math.radians(G["lean"])
+    n = int(G["generators"])
+    for k in range(3):
+        a0 = math.radians(G["first_angle"] + 120.0 * k) + (math.pi / 3 if sign > 0 else 0.0)
+        for j in range(n):
+            f = j / (n - 1) - 0.5
+            for i in range(PETAL_ROWS):
+                u = i / (PETAL_ROWS - 1)
+                half = math.radians(G["root_half_angle"] + u * (G["tip_half_angle"] - G["root_half_angle"]))
+                a = a0 + 2.0 * f * half
+                r = r0 - u * h * math.tan(lean)
+                pts.append((sign * u * h, r * math.cos(a), r * math.sin(a)))
+                idx.append(k)
+    return np.array(pts), np.array(idx, np.int64)
+
+
+def _check_step(spath, step, g, contact):
+    """RK4 on the guide ring: omega*step <= 1 (ring face, latches, stops in parallel) and decay*step <= 2 (leg dampers
+    and brake ramps, ring-face damping); a larger step gives no error, only a wrong run (energy off by KE0 times)."""
+    m, lg = g["mass"]["guide_ring"], g["legs"]
+    k = contact["ring_ring"]["k"] + 3 * contact["latch_striker"]["k"] + 6 * lg["stop_stiffness"]
+    c = 6 * (lg["damping"] + lg["brake_force"] / lg["brake_slip_speed"]) + contact["ring_ring"]["c"]
+    omega, decay = math.sqrt(k / m), c / m
+    if omega * step > 1.0 or decay * step > 2.0:
+        hmax = min(1.0 / omega, 2.0 / decay)
+        raise ScenarioError(spath, "solver.step", f"{step:g} s is too large for the guide ring: omega*step = "
+                            f"{omega * step:.3g} (<= 1), decay*step = {decay * step:.3g} (<= 2); at most {hmax:.3g} s")
+
+
+def _circle(r, x, n):
+    a = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    return np.stack([np.full(n, x), r * np.cos(a), r * np.sin(a)], 1)
+
+
+def load_peripheral(scenario_path) -> PeripheralModel:
+    """Read, validate and pack a peripheral scenario and its mechanism file."""
+    spath = Path(scenario_path)
+    stext, sc = _load(spath, "scenario file")
+    _refuse_undeclared(spath, sc, "scenario")
+    S = _Sec(spath, sc, "", "scenario", MTYPE)
+    for k in NOT_READ:
+        sec, _, key = k.partition(".")
+        if isinstance(sc.get(sec), dict) and key in sc[sec]:
+            raise ScenarioError(spath, k, "not used by the peripheral mechanism type")
+    name, comment = S.get("name"), S.get("comment")
+    mpath = spath.parent / S.get("mechanism")
+    mtext, mt = _load(mpath, "mechanism file")
+    _refuse_undeclared(mpath, mt, "mechanism")
+    M = _Sec(mpath, mt, "", "mechanism", MTYPE)
+    M.read_all()
+    g = {s: {k: M.sub(s).get(k) for k in dict.keys(mt[s])} for s in
+         ("interface", "mass", "guide_ring", "guide_petals", "hexapod", "legs", "latches", "hooks", "limits")}
+    g["interface"]["offset"] = M.sub("interface").get("offset")
+    g["guide_ring"]["bore_depth"] = M.sub("guide_ring").get("bore_depth")
+    for s, k in (("legs", "brake_slip_speed"), ("legs", "retraction_delay"), ("latches", "radius"), ("latches", "capture_gap"), ("hooks", "gap")):
+        g[s][k] = M.sub(s).get(k)
+    R, GP, H, LG = g["guide_ring"], g["guide_petals"], g["hexapod"], g["legs"]
+    if R["face_outer_radius"] <= R["face_inner_radius"]:
+        raise ScenarioError(mpath, "guide_ring.face_outer_radius", "must be larger than face_inner_radius")
+    contact = {p: {k: M.sub("contact").sub(p).get(k) for k in ("k", "c", "mu", "slip_speed", "depth_max")}
+               for p in ("petal_petal", "petal_ring", "ring_ring", "latch_striker")}
+    try:
+        hexa = hexapod_layout(mt, str(mpath))
+    except ValueError as exc:
+        key, _, problem = str(exc).removeprefix(f"{mpath}: ").partition(": ")
+        raise ScenarioError(mpath, key, problem) from None
+    # crafts
+    fixed, mP, JP, cP = _craft(S.sub("passive_craft"), True)
+    _, mA, JA, cA = _craft(S.sub("active_craft"), False)
+    ini = S.sub("initial")
+    v0, vlat, miss = ini.get("closing_speed"), ini.get("lateral_velocity"), ini.get("lateral_miss")
+    ang, rate, gap = ini.get("angular_miss_deg"), ini.get("angular_rate_deg_s"), ini.get("face_gap")
+    sol = S.sub("solver")
+    step, out_step, duration = sol.get("step"), sol.get("output_step"), sol.get("duration")
+    spo = out_step / step
+    if abs(spo - round(spo)) > 1e-6 or spo < 1 - 1e-9:
+        raise ScenarioError(spath, "solver.output_step", f"{out_step:g} must be a multiple of the step {step:g} s")
+    for path, t in ((spath, sc), (mpath, mt)):
+        _refuse_unread(path, t)
+    _check_step(spath, step, g, contact)
+    # geometry: active frame = leg base plane, ring face ahead at -neutral_height; legs from hexapod_layout
+    h0 = H["neutral_height"]
+    base = hexa.base.copy()                       # (0, y, z) in the active frame
+    ringp = hexa.ring.copy()                      # (0, y, z) in the ring frame
+    LN = inverse_kinematics(base, ringp, np.array([-h0, 0.0, 0.0]), np.eye(3))[0].copy()
+    h_end = g["interface"]["offset"] - g["hooks"]["gap"]
+    dl = float(LN[0] - inverse_kinematics(base, ringp, np.array([-h_end, 0.0, 0.0]), np.eye(3))[0][0])
+    if dl > H["stroke_retract"]:
+        raise ScenarioError(mpath, "interface.offset", f"retracting the ring to it shortens the legs {dl:.4g} m, more "
+                            f"than hexapod.stroke_retract {H['stroke_retract']:g} m")
+    rim = np.concatenate([_circle(R["face_outer_radius"], 0.0, RIM_POINTS),
+                          _circle(R["face_inner_radius"], 0.0, RIM_POINTS)])
+    apet, apid = _petal_points(GP, -1.0)         # active petals point to -x (ring frame)
+    ppet, ppid = _petal_points(GP, +1.0)         # passive petals to +x, turned 60 deg
+    la = [math.radians(GP["first_angle"] + 120.0 * k) for k in range(3)]
+    rl = g["latches"]["radius"]
+    latch = np.array([(0.0, rl * math.cos(a), rl * math.sin(a)) for a in la])
+    striker = latch.copy()
+    hook = _circle(R["face_outer_radius"] + 0.05, -g["interface"]["offset"], 3)   # hook points, active frame
+    mr = g["mass"]["guide_ring"]
+    Jr = np.diag([g["mass"]["guide_ring_inertia_axial"], *[g["mass"]["guide_ring_inertia_lateral"]] * 2])
+    COM = np.array([cP, cA, np.zeros(3)], float)
+    MASS = np.array([mP, mA, mr], float)
+    INERT = np.array([JP, JA, Jr], float)
+    INVI = np.array([np.linalg.inv(J) for J in INERT])
+    P = np.zeros(D.NP)
+    cr, cp, cl = contact["ring_ring"], contact["petal_ring"], contact["latch_striker"]
+    P[[D.P_FIXED, D.P_RIN, D.P_ROUT, D.P_BORE_DEPTH]] = (float(fixed), R["face_inner_radius"],
+                                                        R["face_outer_radius"], R["bore_depth"])
+    P[[D.P_K_LEG, D.P_C_LEG, D.P_BRAKE, D.P_BRAKE_VS, D.P_K_STOP]] = (LG["stiffness"], LG["damping"],
+                                                                    LG["brake_force"], LG["brake_slip_speed"],
+                                                                    LG["stop_stiffness"])
+    P[[D.P_RETRACT, D.P_EXTEND, D.P_V_RETRACT, D.P_DELAY, D.P_DL_RETRACT]] = (
+        H["stroke_retract"], H["stroke_extend"], LG["retraction_speed"], LG["retraction_delay"], dl)
+    P[[D.P_K_RR, D.P_C_RR, D.P_MU_RR, D.P_VS_RR]] = cr["k"], cr["c"], cr["mu"], cr["slip_speed"]
+    P[[D.P_K_PR, D.P_C_PR, D.P_MU_PR, D.P_VS_PR]] = cp["k"], cp["c"], cp["mu"], cp["slip_speed"]
+    P[[D.P_K_LATCH, D.P_C_LATCH, D.P_CAPTURE_TOL, D.P_HOOK_GAP, D.P_TOL_R, D.P_CAPTURE_GAP]] = (
+        cl["k"], cl["c"], g["latches"]["engage_travel"], g["hooks"]["gap"], 1e-3, g["latches"]["capture_gap"])
+    # initial state: passive at rest at the origin; active frame at face gap + neutral height, missed and turned
+    s0 = np.zeros(D.NS)
+    s0[0:3] = cP
+    s0[3] = 1.0
+    qA = np.array([1.0, 0.0, 0.0, 0.0])
+    for axis, a in zip(np.eye(3), np.radians(ang)):
+        qA = multiply(qA, from_axis_angle(axis, a))
+    from solver.quat import to_matrix
+    RA = to_matrix(qA)
+    oA = np.array([gap + h0, miss[0], miss[1]])
+    vA = np.array([-v0, vlat[0], vlat[1]])
+    wA = np.radians(rate)                          # body frame
+    s0[13:16] = oA + RA @ cA
+    s0[16:20] = qA
+    s0[20:23] = vA + np.cross(RA @ wA, RA @ cA)
+    s0[23:26] = wA
+    xr = oA + RA @ np.array([-h0, 0.0, 0.0])
+    s0[26:29] = xr
+    s0[29:33] = qA
+    s0[33:36] = vA + np.cross(RA @ wA, xr - oA)
+    s0[36:39] = wA
+    Z0 = np.zeros(D.NZ)
+    arrays = (COM, MASS, INERT, INVI, base, ringp, LN, rim, apet, apid, ppet, ppid, latch, striker, hook)
+    geo = dict(rin=R["face_inner_radius"], rout=R["face_outer_radius"], petals=GP, base=base, ringp=ringp, LN=LN,
+               h0=h0, latch=latch, offset=g["interface"]["offset"], stroke_retract=H["stroke_retract"],
+               stroke_extend=H["stroke_extend"], contact=contact)
+    text = f"# scenario {spath.name}\n{stext}\n# mechanism {mpath.name}\n{mtext}"
+    return PeripheralModel(name, comment, text, step, out_step, duration, bool(fixed), P, arrays, s0, Z0, geo,
+                           g["limits"])

@@ -1,0 +1,142 @@
+"""The peripheral (IDSS-class) mechanism type's keys: its mechanism file (resources/peripheral/peripheral_idss.toml)
+and its own scenario keys. Sources as in the TOML comments: [IDD] IDSS IDD, [NDS], [APAS]; else assumed."""
+from __future__ import annotations
+
+from solver.schema import param
+
+IDD, NDS, APAS = "IDSS IDD Rev F", "NASA Docking System Block 1", "APAS (Syromiatnikov)"
+INT = {"kind": "int"}
+
+
+def _t(file, section, group, rows):
+    """Params of one table: rows of (key, unit, range, label, doc[, extra keywords])."""
+    return [param(f"{section}.{r[0]}" if section else r[0], file, r[1], r[2], r[3], r[4], group=group,
+                  **(r[5] if len(r) > 5 else {})) for r in rows]
+
+
+def _contact(pair, label):
+    return _t("mechanism", f"contact.{pair}", "Contact", [
+        ("k", "N/m", "(0, 1e9]", f"{label} stiffness", "normal force k*depth + c*depth rate, never pulling"),
+        ("c", "N*s/m", "[0, 1e7]", f"{label} damping", "normal damping"),
+        ("mu", "", "[0, 2]", f"{label} friction", "Coulomb friction coefficient"),
+        ("slip_speed", "m/s", "(0, 1]", f"{label} slip speed", "linear friction ramp below this sliding speed"),
+        ("depth_max", "m", "(0, 0.1]", f"{label} depth max", "admissible penetration"),
+    ])
+
+
+MECHANISM = (
+    param("mechanism_type", "mechanism", kind="choice", choices=("peripheral",), group="Mechanism",
+          label="mechanism type", doc="the mechanism type this file describes (the loader dispatches on it)",
+          source="dockmnemo"),
+    *_t("mechanism", "interface", "Interface", [
+        ("passage_diameter", "m", "(0, 2]", "passage", "transfer passage, petals included", {"source": NDS}),
+        ("passage_without_petals", "m", "(0, 2]", "passage w/o petals", "passage without petals", {"source": NDS}),
+        ("hook_pairs", "", "[1, 48]", "hook pairs", "hard-capture hook pairs", {**INT, "source": IDD}),
+        ("apas89_outer_diameter", "m", "(0, 3]", "APAS-89 outer diameter", "reference only", {"source": APAS}),
+        ("apas89_passage", "m", "(0, 2]", "APAS-89 passage", "reference only", {"source": APAS}),
+        ("offset", "m", "[0, 0.3]", "interface plane offset",
+         "the active interface (hook) plane's distance ahead of the leg base plane; the ring face retracts to it",
+         {"default": 0.05}),
+    ]),
+    *_t("mechanism", "mass", "Mass", [
+        ("active_unit", "kg", "(0, 2000]", "active unit mass", "active docking unit (reference)", {"source": NDS}),
+        ("guide_ring", "kg", "(0, 500]", "guide ring mass", "ring, petals and latches (the platform body)"),
+        ("guide_ring_inertia_axial", "kg*m^2", "(0, 500]", "ring axial inertia", "about the docking axis"),
+        ("guide_ring_inertia_lateral", "kg*m^2", "(0, 500]", "ring lateral inertia", "about a ring diameter"),
+    ]),
+    *_t("mechanism", "guide_ring", "Guide ring", [
+        ("face_inner_radius", "m", "(0, 1.5]", "ring face inner radius", "contact face, inner radius (bore edge)"),
+        ("face_outer_radius", "m", "(0, 1.5]", "ring face outer radius", "contact face, outer radius",
+         {"check": "> face_inner_radius"}),
+        ("inner_edge_radius", "m", "[0, 0.05]", "inner edge rounding", "rounding of the bore edge"),
+        ("outer_edge_radius", "m", "[0, 0.05]", "outer edge rounding", "rounding of the outer edge"),
+        ("face_axial", "m", "[-0.1, 0.1]", "face axial position", "face position in the ring frame"),
+        ("bore_depth", "m", "(0, 0.5]", "ring solid depth", "depth of the ring's solid behind its face (petal "
+         "points deeper than this pass)", {"default": 0.08}),
+    ]),
+    *_t("mechanism", "guide_petals", "Guide petals", [
+        ("count", "", "[3, 3]", "petals", "guide petals per half", {**INT, "source": NDS}),
+        ("first_angle", "deg", "[-180, 180]", "first petal angle", "about +x from +y"),
+        ("height", "m", "(0, 0.5]", "petal height", "petal tip ahead of the ring face"),
+        ("root_radius", "m", "(0, 1.5]", "petal root radius", "inner surface radius at the root"),
+        ("lean", "deg", "[0, 45]", "petal lean", "petal surface lean toward the axis"),
+        ("root_half_angle", "deg", "(0, 60]", "petal root half width", "half angular width at the root"),
+        ("tip_half_angle", "deg", "[0, 60]", "petal tip half width", "half angular width at the tip"),
+        ("generators", "", "[2, 65]", "petal generators", "straight generators across the petal", INT),
+        ("thickness", "m", "(0, 0.05]", "petal thickness", "petal plate thickness"),
+    ]),
+    *_t("mechanism", "hexapod", "Hexapod", [
+        ("base_radius", "m", "(0, 2]", "leg base radius", "base attachments' circle radius"),
+        ("ring_radius", "m", "(0, 2]", "leg ring radius", "ring attachments' circle radius"),
+        ("base_half_angle", "deg", "[0, 60]", "base pair half angle", "base pairs at 0/120/240 deg +- this",
+         {"check": "base + ring half angles < 60"}),
+        ("ring_half_angle", "deg", "[0, 60]", "ring pair half angle", "ring pairs at 60/180/300 deg +- this"),
+        ("neutral_height", "m", "(0, 1]", "neutral height", "ring face ahead of the base plane, ready to capture"),
+        ("stroke_retract", "m", "[0, 0.5]", "leg stroke in", "leg shortening from neutral to its stop"),
+        ("stroke_extend", "m", "[0, 0.5]", "leg stroke out", "leg lengthening from neutral to its stop"),
+    ]),
+    *_t("mechanism", "legs", "Legs", [
+        ("stiffness", "N/m", "[0, 1e7]", "leg stiffness", "spring about the (commanded) neutral length"),
+        ("damping", "N*s/m", "[0, 1e6]", "leg damping", "viscous damper"),
+        ("brake_force", "N", "[0, 1e5]", "leg brake force", "electromagnetic brake level (Coulomb)"),
+        ("brake_slip_speed", "m/s", "(0, 1]", "leg brake slip speed",
+         "the brake's linear ramp below this leg rate (numerical)", {"default": 0.05}),
+        ("stop_stiffness", "N/m", "(0, 1e9]", "leg stop stiffness", "end-of-stroke stop"),
+        ("retraction_speed", "m/s", "(0, 0.5]", "retraction speed", "leg shortening rate while retracting"),
+        ("retraction_delay", "s", "[0, 60]", "retraction delay", "from capture to the start of retraction",
+         {"default": 2.0}),
+    ]),
+    *_t("mechanism", "latches", "Latches", [
+        ("count", "", "[3, 3]", "latches", "soft-capture latches, one per petal", INT),
+        ("striker_radius", "m", "(0, 0.05]", "striker radius", "striker pin radius"),
+        ("striker_length", "m", "(0, 0.2]", "striker length", "striker pin length"),
+        ("striker_axial", "m", "[0, 0.3]", "striker axial", "pin ahead of its ring face"),
+        ("hook_edge_radius", "m", "(0, 0.05]", "latch edge radius", "latch hook edge as a capsule"),
+        ("engage_travel", "m", "(0, 0.1]", "capture tolerance",
+         "soft capture: every latch point within this distance of its striker across the axis; then the latches "
+         "hold the ring"),
+        ("capture_gap", "m", "[0, 0.05]", "capture gap", "soft capture also needs the ring faces within this "
+         "gap at every latch (0: touching; the strikers pass the latch hooks only with the rings in contact)",
+         {"default": 0.0}),
+        ("radius", "m", "(0, 1.5]", "latch radius", "latch and striker points' radius on the ring face",
+         {"default": 0.51}),
+    ]),
+    *_t("mechanism", "hooks", "Hooks", [
+        ("count", "", "[1, 48]", "hooks", "structural hook pairs", {**INT, "source": IDD}),
+        ("preload", "N", "[0, 1e6]", "hook preload", "per hook (not modelled in this slice: hooks close as one event)"),
+        ("close_time", "s", "[0, 100]", "hook close time", "not modelled in this slice"),
+        ("gap", "m", "(0, 0.05]", "hook gap", "hooks close when the interface planes are within this gap",
+         {"default": 0.002}),
+    ]),
+    *_t("mechanism", "separation_springs", "Separation springs", [
+        ("count", "", "[0, 12]", "separation springs", "not modelled in this slice", INT),
+        ("force", "N", "[0, 1e5]", "separation spring force", "each at full compression"),
+        ("stroke", "m", "[0, 0.2]", "separation spring stroke", "stroke"),
+    ]),
+    *_t("mechanism", "limits", "Limits", [
+        ("soft_capture_tension", "N", "(0, 1e6]", "soft-capture tension limit", "verdict", {"source": IDD}),
+        ("soft_capture_bending", "N*m", "(0, 1e6]", "soft-capture bending limit", "verdict", {"source": IDD}),
+        ("hard_capture_axial", "N", "(0, 1e7]", "hard-capture axial limit", "reference", {"source": IDD}),
+        ("hard_capture_bending", "N*m", "(0, 1e7]", "hard-capture bending limit", "reference", {"source": IDD}),
+    ]),
+    *_t("mechanism", "initial_conditions", "IDSS envelope", [
+        ("closing_speed_min", "m/s", "(0, 1]", "closing speed min", "IDSS envelope", {"source": IDD}),
+        ("closing_speed_max", "m/s", "(0, 1]", "closing speed max", "IDSS envelope", {"source": IDD}),
+        ("lateral_rate", "m/s", "[0, 1]", "lateral rate", "IDSS envelope", {"source": IDD}),
+        ("angular_rate", "deg/s", "[0, 5]", "angular rate", "IDSS envelope", {"source": IDD}),
+        ("lateral_misalignment", "m", "[0, 1]", "lateral misalignment", "IDSS envelope", {"source": IDD}),
+        ("angular_misalignment", "deg", "[0, 30]", "angular misalignment", "IDSS envelope", {"source": IDD}),
+    ]),
+    *_contact("petal_petal", "petal/petal"),
+    *_contact("petal_ring", "petal/ring"),
+    *_contact("ring_ring", "ring/ring"),
+    *_contact("latch_striker", "latch/striker"),
+)
+
+SCENARIO = (
+    param("initial.face_gap", "scenario", "m", "[0, 1]", "ring face gap",
+          "start distance between the ring faces along the axis (the petals meet the other ring at height)",
+          group="Initial conditions"),
+)
+
+PARAMS = (*MECHANISM, *SCENARIO)

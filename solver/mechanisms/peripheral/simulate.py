@@ -1,0 +1,254 @@
+"""Run a peripheral scenario through its kernels and write a run file v1 with the shared RunWriter."""
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from pathlib import Path
+
+import numpy as np
+
+from solver.contact_events import EventAccumulator, event_records, event_rows
+from solver.mechanisms.peripheral import dynamics as D
+from solver.mechanisms.peripheral.model import PeripheralModel
+from solver.quat import from_axis_angle_many, to_matrix
+from solver.runfile import ChannelInfo, ContactPairInfo, PartGeometry, RunMeta, RunWriter
+from solver.wireframe import Wire
+
+SOLVER_VERSION = "dockmnemo-solver peripheral 1 (three bodies, six legs, RK4)"
+BODIES = ["passive_craft", "active_craft", "ring"] + [f"leg_{k}_lower" for k in range(1, 7)] + \
+         [f"leg_{k}_upper" for k in range(1, 7)]
+PAIRS = [ContactPairInfo("ring_ring", "active_ring", "passive_ring", "ring face on ring face"),
+         *(ContactPairInfo(f"petal_ring_{k}", f"active_petal_{k}", "passive_ring",
+                           f"active petal {k} on the passive ring (face, bore edge)") for k in range(1, 4)),
+         *(ContactPairInfo(f"ring_petal_{k}", f"passive_petal_{k}", "active_ring",
+                           f"passive petal {k} on the active ring (face, bore edge)") for k in range(1, 4)),
+         ContactPairInfo("latches", "latches", "strikers", "soft-capture latches holding the strikers")]
+EVENT_TEXT = {D.EV_CAPTURE: ("capture", "soft capture: the three latches engaged (rings within the capture "
+                                        "tolerance)"),
+              D.EV_RETRACT: ("phase", "retraction: the legs pull the ring back to the interface plane"),
+              D.EV_HOOKS: ("hard_dock", "hooks closed: hard capture (interface planes within the hook gap)")}
+
+
+def channel_infos(m: PeripheralModel) -> list[ChannelInfo]:
+    """Channel descriptions in the kernel's output order."""
+    C = ChannelInfo
+    leg_range = max(m.geo["stroke_retract"], m.geo["stroke_extend"])
+    out = []
+    for name in D.CHANNELS:
+        if name[0] in "FM" and len(name) == 2:
+            f = name[0] == "F"
+            out.append(C(name, "N" if f else "N*m", f"{'force' if f else 'moment'} on the hexapod base {name[1]} "
+                         f"(active docking frame{'' if f else ', about the base plane centre'})", "base_loads"))
+        elif name.startswith("leg_") and name.endswith("_force"):
+            out.append(C(name, "N", f"leg {name[4]} force (tension +)", "mechanism"))
+        elif name.startswith("leg_"):
+            out.append(C(name, "m", f"leg {name[4]} stroke from neutral (+ longer)", "mechanism", leg_range))
+        elif name.startswith("ring_v"):
+            out.append(C(name, "m/s", f"guide ring velocity {name[-1]} rel. the passive ring", "kinematics"))
+        elif name in ("ring_x", "ring_y", "ring_z"):
+            out.append(C(name, "m", f"guide ring {name[-1]} rel. the passive ring (passive frame)", "kinematics"))
+        elif name.startswith("ring_"):
+            out.append(C(name, "deg", f"guide ring {name[5:]} rel. the passive ring", "kinematics"))
+        elif name.startswith("cm_v"):
+            out.append(C(name, "m/s", f"active CoM velocity {name[-1]} rel. passive", "spacecraft"))
+        else:
+            out.append(C(name, *{
+                "latches_engaged": ("", "soft-capture latches engaged", "mechanism", 3.0),
+                "hooks_closed": ("", "structural hooks closed", "mechanism", 12.0),
+                "retraction": ("m", "leg shortening commanded by the retraction", "mechanism"),
+                "hook_gap": ("m", "interface-plane gap at the hooks", "kinematics"),
+                "max_depth": ("m", "largest contact penetration", "contact_forces"),
+                "kinetic_energy": ("J", "kinetic energy in the centre-of-mass frame", "energy"),
+                "potential_energy": ("J", "stored energy: legs, stops, contacts, latches", "energy"),
+                "dissipated_energy": ("J", "energy dissipated by dampers, brakes, friction, contacts", "energy"),
+                "drive_work": ("J", "work done by the retraction drive", "energy"),
+                "total_energy": ("J", "kinetic + potential + dissipated - drive work", "energy"),
+            }[name]))
+    return out
+
+
+def _petal_wire(G, sign, k):
+    """Outline and generators of petal k (0..2) of a half whose petals point to sign * x."""
+    h, r0, lean = G["height"], G["root_radius"], math.radians(G["lean"])
+    a0 = math.radians(G["first_angle"] + 120.0 * k) + (math.pi / 3 if sign > 0 else 0.0)
+    w = Wire()
+
+    def pt(u, f):
+        half = math.radians(G["root_half_angle"] + u * (G["tip_half_angle"] - G["root_half_angle"]))
+        a, r = a0 + f * half, r0 - u * h * math.tan(lean)
+        return (sign * u * h, r * math.cos(a), r * math.sin(a))
+    w.polyline([pt(0, -1), pt(1, -1), pt(1, 1), pt(0, 1)])
+    w.polyline([pt(0, 0), pt(1, 0)])
+    return w
+
+
+def _ring_wire(rin, rout):
+    w = Wire()
+    for r in (rin, rout):
+        a = np.linspace(0, 2 * np.pi, 49)
+        w.polyline(np.stack([np.zeros_like(a), r * np.cos(a), r * np.sin(a)], 1))
+    return w
+
+
+def geometry(m: PeripheralModel) -> list[PartGeometry]:
+    """Drawn parts in their body frames: both rings and their petals, latches and strikers, the legs as two
+    telescoping halves (bodies leg_k_lower at the base end, leg_k_upper at the ring end, each along its +x)."""
+    g = m.geo
+    parts = []
+
+    def add(name, body, wire, kind):
+        p, l = wire.build()
+        parts.append(PartGeometry(name, body, p, l, kind))
+    add("passive_ring", "passive_craft", _ring_wire(g["rin"], g["rout"]), "ring")
+    add("active_ring", "ring", _ring_wire(g["rin"], g["rout"]), "ring")
+    for k in range(3):
+        add(f"active_petal_{k + 1}", "ring", _petal_wire(g["petals"], -1.0, k), "petal")
+        add(f"passive_petal_{k + 1}", "passive_craft", _petal_wire(g["petals"], 1.0, k), "petal")
+    for name, body in (("latches", "ring"), ("strikers", "passive_craft")):
+        w = Wire()
+        for p in g["latch"]:
+            w.polyline([p + [0, 0, -0.03], p + [0, 0, 0.03]])
+            w.polyline([p + [0, -0.03, 0], p + [0, 0.03, 0]])
+        add(name, body, w, "latch")
+    add("leg_base", "active_craft", Wire().circle(0.0, float(np.hypot(*g["base"][0, 1:]))), "leg")
+    half = 0.6 * float(g["LN"][0])
+    for k in range(6):
+        add(f"leg_{k + 1}_cylinder", f"leg_{k + 1}_lower", Wire().polyline([(0, 0, 0), (half, 0, 0)]), "leg")
+        add(f"leg_{k + 1}_rod", f"leg_{k + 1}_upper", Wire().polyline([(0, 0, 0), (half, 0, 0)]), "leg")
+    return parts
+
+
+def leg_poses(pos, q, m: PeripheralModel):
+    """Positions and quaternions (K, 12, ...) of the legs' two halves from the active craft's and ring's poses."""
+    g = m.geo
+    RA, RR = to_matrix(q[:, 1]), to_matrix(q[:, 2])
+    b = pos[:, 1, None, :] + np.einsum("kij,lj->kli", RA, g["base"])
+    p = pos[:, 2, None, :] + np.einsum("kij,lj->kli", RR, g["ringp"])
+    u = p - b
+    u /= np.linalg.norm(u, axis=-1, keepdims=True)
+    out_pos = np.concatenate([b, p], 1)
+    ex = np.array([1.0, 0.0, 0.0])
+    q_out = []
+    for d in (u, -u):
+        axis = np.cross(ex, d)
+        s = np.linalg.norm(axis, axis=-1)
+        ang = np.arctan2(s, d[..., 0])
+        axis = np.where(s[..., None] > 1e-12, axis, np.array([0.0, 0.0, 1.0]))
+        q_out.append(from_axis_angle_many(axis.reshape(-1, 3), ang.reshape(-1)).reshape(*d.shape[:2], 4))
+    return out_pos, np.concatenate(q_out, 1)
+
+
+def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t_end=None, cancel=None,
+                   block: int = 500, live: bool = False) -> Path:
+    """Simulate to t_end (or hooks closed) into a run file; SolverDiverged on a NaN state, RunCancelled on cancel."""
+    from solver.scenario import ScenarioError
+    from solver.simulate import RunCancelled, SolverDiverged
+    T = float(t_end) if t_end is not None else m.duration
+    if not (T > 0 and math.isfinite(T)):
+        raise ScenarioError(scenario_path, "t_end", f"must be a positive number of seconds, found {t_end!r}")
+    _refuse_overlap(m, scenario_path)
+    out_path = Path(out_path)
+    spo = int(round(m.output_step / m.step))
+    n_total = int(math.floor(T / m.output_step + 1e-9)) + 1
+    meta = RunMeta(comment=m.comment, variant=m.variant, mechanism_type="peripheral",
+                   run_date=_dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+                   solver_version=SOLVER_VERSION, output_step=m.output_step, scenario=m.name)
+    npair = len(PAIRS)
+    w = RunWriter(out_path, meta, channel_infos(m), BODIES, PAIRS, geometry(m), parameters_toml=m.text,
+                  contact_detail=True, live=live, contact_statistics=True)
+    try:
+        acc = EventAccumulator(PAIRS)
+        s, Z = m.s0.copy(), m.Z0.copy()
+        prev = np.zeros(npair, np.int64)
+        buf = dict(t=np.zeros(block), ch=np.zeros((block, D.NCH)), pos=np.zeros((block, 3, 3)),
+                   q=np.zeros((block, 3, 4)), act=np.zeros((block, npair), np.uint8), f=np.zeros((block, npair, 3)),
+                   p=np.zeros((block, npair, 3)), n=np.zeros((block, npair, 3)), d=np.zeros((block, npair)),
+                   vn=np.zeros((block, npair)))
+        outs = [buf[k] for k in ("t", "ch", "pos", "q", "act", "f", "p", "n", "d", "vn")]
+        ev = np.zeros((1024, 3))
+        n_ev = np.zeros(1, np.int64)
+        t, done, ev_written, status, cancelled = 0.0, 0, 0, D.ST_OK, False
+        while done < n_total:
+            k = min(block, n_total - done)
+            last = done + k == n_total
+            status, t, rows = D.run_block(s, Z, t, m.step, k, spo, m.P, *m.arrays, ev, n_ev, prev,
+                                          *outs) if not last else _last_block(s, Z, t, m, k, spo, ev, n_ev, prev, outs)
+            _write(w, acc, buf, outs, rows, m)
+            done += rows
+            if Z[D.Z_CAPT] > 0.5:
+                w.set_capture(float(Z[D.Z_TCAPT]))
+            for i in range(ev_written, int(n_ev[0])):
+                _event(w, ev[i])
+            ev_written = int(n_ev[0])
+            w.flush_due()
+            if progress is not None:
+                progress(t, T)
+            if status == D.ST_DONE:        # hooks closed: the run's last frame is the state at that moment
+                _write(w, acc, buf, outs, D.run_block(s, Z, t, m.step, 1, 0, m.P, *m.arrays, ev, n_ev, prev, *outs)[2], m)
+            if status != D.ST_OK:
+                break
+            if cancel is not None and done < n_total and cancel():
+                cancelled = True
+                break
+        table = acc.table()
+        for row in event_rows(table):
+            w.add_event(*row)
+        w.set_contact_events(event_records(table), m.output_step)
+        t_capture = float(Z[D.Z_TCAPT]) if Z[D.Z_CAPT] > 0.5 else math.nan
+        if status == D.ST_NAN:
+            msg = f"{Path(scenario_path).name}: diverged at t = {t:.6f} s: state became NaN or infinite"
+            w.add_event(t, "diagnostic", "", msg)
+            w.finish(t_capture=t_capture, complete=False)
+            raise SolverDiverged(msg)
+        if cancelled:
+            msg = f"{Path(scenario_path).name}: cancelled at t = {t:.4f} s (of {T:g} s)"
+            w.add_event(t, "diagnostic", "", msg)
+            w.finish(t_capture=t_capture, complete=False)
+            raise RunCancelled(msg)
+        w.finish(t_capture=t_capture, complete=True)
+    except BaseException:
+        w.abort()
+        raise
+    return out_path
+
+
+def _refuse_overlap(m: PeripheralModel, scenario_path):
+    """ScenarioError when the two halves touch at the start (a contact force before the run begins)."""
+    from solver.scenario import ScenarioError
+    rec = np.zeros((D.NPAIR, 14))
+    D.evaluate(m.s0.copy(), m.Z0.copy(), 0.0, m.P, *m.arrays, np.zeros(D.NS), np.zeros(D.NCH), rec, True)
+    touching = [(PAIRS[j].name, rec[j, 10]) for j in range(D.NPAIR) if rec[j, 0] > 0.5]
+    if touching:
+        name, depth = max(touching, key=lambda x: x[1])
+        raise ScenarioError(scenario_path, "initial.face_gap", f"the two halves touch at the start ({name}, "
+                            f"{depth * 1e3:.3g} mm deep): increase it")
+
+
+def _write(w: RunWriter, acc: EventAccumulator, buf: dict, outs: list, rows: int, m: PeripheralModel):
+    """Append the block's first `rows` frames, the legs' poses added, to the file and the contact intervals."""
+    if not rows:
+        return
+    lp, lq = leg_poses(buf["pos"][:rows], buf["q"][:rows], m)
+    w.append(buf["t"][:rows], buf["ch"][:rows], np.concatenate([buf["pos"][:rows], lp], 1),
+             np.concatenate([buf["q"][:rows], lq], 1), *[a[:rows] for a in outs[4:]])
+    acc.append(buf["t"][:rows], buf["act"][:rows], buf["f"][:rows], buf["n"][:rows], buf["vn"][:rows])
+
+
+def _last_block(s, Z, t, m, k, spo, ev, n_ev, prev, outs):
+    """The run's last block: k - 1 frames integrated, then the last frame recorded only."""
+    rows = 0
+    status = D.ST_OK
+    if k > 1:
+        status, t, rows = D.run_block(s, Z, t, m.step, k - 1, spo, m.P, *m.arrays, ev, n_ev, prev, *outs)
+    if status == D.ST_OK and rows == k - 1:
+        status, t, r = D.run_block(s, Z, t, m.step, 1, 0, m.P, *m.arrays, ev, n_ev, prev, *[a[rows:] for a in outs])
+        rows += r
+    return status, t, rows
+
+
+def _event(w: RunWriter, row):
+    te, kind, idx = float(row[0]), int(row[1]), int(row[2])
+    if kind == D.EV_FIRST:
+        w.add_event(te, "first_contact", PAIRS[idx].name, f"first contact: {PAIRS[idx].label}")
+    else:
+        w.add_event(te, EVENT_TEXT[kind][0], "", EVENT_TEXT[kind][1])

@@ -1,0 +1,178 @@
+"""The peripheral (IDSS-class) mechanism type end to end (issue 26, first slice): `dockmnemo run` on its
+scenarios, the physics checks on the central impact (energy balance, zero lateral loads, capture, hooks closed),
+bad input refused with `file: key: problem`, and the run opened in the viewer with its ring, legs and six leg bars."""
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from solver import mechanisms
+from solver.runfile import RunFile
+from solver.scenario import ScenarioError, load_model
+
+ROOT = Path(__file__).resolve().parent.parent
+PERIPHERAL = ROOT / "resources" / "peripheral"
+CENTRAL = PERIPHERAL / "scenarios" / "central_impact_10t.toml"
+ENVELOPE = PERIPHERAL / "scenarios" / "idss_envelope.toml"
+LEGS = [f"leg_{k}" for k in range(1, 7)]
+
+
+@pytest.fixture(scope="module")
+def central_run(tmp_path_factory) -> Path:
+    """The central impact from first contact to hooks closed (about 13 s simulated)."""
+    from solver.simulate import run_scenario
+    return run_scenario(CENTRAL, tmp_path_factory.mktemp("peripheral") / "central.h5")
+
+
+@pytest.mark.slow
+def test_central_impact_balances_energy_and_gives_no_lateral_loads(central_run):
+    with RunFile(central_run) as r:
+        ke0 = r.channel("kinetic_energy")[0]
+        e = r.channel("total_energy")
+        m_active = 10000.0 + 35.0                                       # craft and guide ring
+        assert ke0 == pytest.approx(0.5 * m_active * 4e5 / (4e5 + m_active) * 0.1 ** 2, rel=1e-9)   # CoM frame
+        assert np.max(np.abs(e - e[0])) < 1e-3 * ke0                                       # < 0.1 % of KE0
+        assert r.channel("dissipated_energy")[-1] > 0.5 * ke0 and r.channel("drive_work")[-1] > 0
+        fx = np.max(np.abs(r.channel("Fx")))
+        assert 500.0 < fx < 3900.0                                     # within the IDSS soft-capture load
+        for name in ("Fy", "Fz"):
+            assert np.max(np.abs(r.channel(name))) < 1e-9 * fx, name
+        for name in ("Mx", "My", "Mz"):
+            assert np.max(np.abs(r.channel(name))) < 1e-9 * fx * 1.0, name   # N*m against N over a 1 m lever
+        strokes = np.array([r.channel(n) for n in LEGS])
+        assert np.ptp(strokes, axis=0).max() < 1e-9                    # six legs stroke alike
+
+
+@pytest.mark.slow
+def test_step_halving_changes_the_peak_base_force_by_less_than_2_percent(central_run, tmp_path):
+    from solver.simulate import run_scenario
+    text = CENTRAL.read_text().replace('"../peripheral_idss.toml"', f'"{PERIPHERAL / "peripheral_idss.toml"}"')
+    half = tmp_path / "half.toml"
+    half.write_text(text.replace("step = 5.0e-4", "step = 2.5e-4"))
+    out = run_scenario(half, tmp_path / "half.h5", t_end=1.0)
+    with RunFile(central_run) as a, RunFile(out) as b:
+        fa, fb = np.abs(a.channel("Fx")).max(), np.abs(b.channel("Fx")).max()
+    assert abs(fa - fb) < 0.02 * fa
+
+
+@pytest.mark.slow
+def test_central_impact_captures_retracts_and_closes_the_hooks(central_run):
+    with RunFile(central_run) as r:
+        assert r.meta.mechanism_type == "peripheral" and mechanisms.for_run(r).name == "peripheral"
+        kinds = [e.kind for e in r.events]
+        assert kinds.index("capture") < kinds.index("phase") < kinds.index("hard_dock")
+        assert 0.04 < r.t_capture < 0.2                       # faces 5 mm apart at 0.1 m/s, then pressed together
+        assert r.channel("latches_engaged")[-1] == 3 and r.channel("hooks_closed")[-1] == 12
+        assert abs(r.channel("hook_gap")[-1]) < 0.003 and r.meta.complete
+        assert r.channel("leg_1")[-1] == pytest.approx(-r.channel("retraction")[-1], abs=2e-3)
+        assert "ring_ring" in r.contact_pairs and any(e.pair == "ring_ring" for e in r.events)
+        from solver.verdict import evaluate, load_criteria
+        v = evaluate(r, load_criteria(mechanisms.for_run(r).criteria_file))
+        assert v.passed, v.report()
+
+
+@pytest.mark.slow
+def test_dockmnemo_run_on_the_envelope_case(tmp_path):
+    """The same CLI as the probe-cone: the loader dispatches on the mechanism file's `mechanism_type`."""
+    out = tmp_path / "env.h5"
+    p = subprocess.run([sys.executable, "-m", "app", "run", str(ENVELOPE), "--out", str(out), "--t-end", "1.0"],
+                       capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    with RunFile(out) as r:
+        assert r.meta.mechanism_type == "peripheral" and r.t_final == pytest.approx(1.0)
+        assert {"ring_ring", "petal_ring_1", "latches"} <= set(r.contact_pairs)
+        assert r.channel("ring_y")[0] == pytest.approx(0.10 - 0.04 * 0.0, abs=1e-3)   # the 0.10 m miss at t = 0
+
+
+def test_the_type_names_what_its_model_writes():
+    pt = mechanisms.mechanism_type("peripheral")
+    m = load_model(CENTRAL)
+    assert m.mechanism_type == "peripheral" and pt.build_model(CENTRAL).name == m.name
+    names = {c.name for c in pt.channels(m)}
+    lay = pt.device_layout()
+    shown = [n for g in lay.groups for n in g.channels] + list(lay.sketch.channels) + list(pt.default_plots)
+    assert [n for n in shown + list(pt.readout_channels()) if n not in names] == []
+    assert {c.name: c.stroke for c in pt.channels(m) if c.name in LEGS} == {n: 0.12 for n in LEGS}
+    assert pt.criteria_file.is_file() and sorted(p.name for p in pt.scenarios_dir.glob("*.toml")) == [
+        "central_impact_10t.toml", "idss_envelope.toml", "stand_fixed_base.toml"]
+    assert type(load_model(ROOT / "resources" / "scenarios" / "central_impact_20t.toml")).__name__ == "Model"
+
+
+def test_a_mechanism_file_without_a_type_is_a_probe_cone_one(tmp_path):
+    """The one dispatch: a file naming no mechanism_type goes to the probe-cone loader, which names what it lacks;
+    one naming an unknown type is refused naming the known ones."""
+    path = _edited(tmp_path, mechanism_edit=lambda t: t.replace('mechanism_type = "peripheral"', ""))
+    with pytest.raises(ScenarioError, match="mech.toml: variant: None: must be one of existing"):
+        load_model(path)
+    path = _edited(tmp_path, mechanism_edit=lambda t: t.replace('mechanism_type = "peripheral"',
+                                                                'mechanism_type = "apas"'))
+    with pytest.raises(ScenarioError) as ei:
+        load_model(path)
+    assert str(ei.value) == (f"{path}: mechanism: its mechanism_type: unknown mechanism type 'apas' "
+                             f"(known: probe_cone, peripheral)")
+
+
+def _edited(tmp_path, scenario_edit=None, mechanism_edit=None) -> Path:
+    mech = (PERIPHERAL / "peripheral_idss.toml").read_text()
+    if mechanism_edit:
+        mech = mechanism_edit(mech)
+    (tmp_path / "mech.toml").write_text(mech)
+    sc = CENTRAL.read_text().replace('mechanism = "../peripheral_idss.toml"', 'mechanism = "mech.toml"')
+    if scenario_edit:
+        sc = scenario_edit(sc)
+    path = tmp_path / "sc.toml"
+    path.write_text(sc)
+    return path
+
+
+@pytest.mark.parametrize("where, edit, key, problem", [
+    ("mechanism", lambda t: t.replace("stiffness = 2.0e4", "stifness = 2.0e4"), "legs.stifness",
+     "unknown key (did you mean stiffness?)"),
+    ("mechanism", lambda t: t.replace("face_outer_radius = 0.60", "face_outer_radius = 0.40"),
+     "guide_ring.face_outer_radius", "must be larger than face_inner_radius"),
+    ("mechanism", lambda t: t.replace("stroke_retract = 0.12", "stroke_retract = 0.05"), "interface.offset",
+     "retracting the ring to it shortens the legs"),
+    ("mechanism", lambda t: t.replace("neutral_height = 0.30", "neutral_height = -0.30"), "hexapod.neutral_height",
+     "outside the allowed range"),
+    ("scenario", lambda t: t.replace("face_gap = 0.005", "face_gap = -1.0"), "initial.face_gap",
+     "outside the allowed range"),
+    ("scenario", lambda t: t.replace("step = 5.0e-4", "step = 1.0e-3"), "solver.step",
+     "too large for the guide ring: omega*step = 1.08 (<= 1), decay*step = 2.89 (<= 2); at most 0.000693 s"),
+    ("scenario", lambda t: t.replace("face_gap = 0.005", "head_start_x = -0.4"), "initial.head_start_x",
+     "not used by the peripheral mechanism type"),
+])
+def test_bad_input_is_refused_naming_file_and_key(tmp_path, where, edit, key, problem):
+    path = _edited(tmp_path, **{f"{where}_edit": edit})
+    with pytest.raises(ScenarioError) as ei:
+        load_model(path)
+    f = path if where == "scenario" else tmp_path / "mech.toml"
+    assert str(ei.value).startswith(f"{f}: {key}: ") and problem in str(ei.value), str(ei.value)
+
+
+@pytest.mark.slow
+@pytest.mark.gui
+def test_the_run_opens_with_its_ring_legs_and_six_leg_bars(qtbot, tmp_path, central_run, artifacts):
+    from tests.gui_util import label_texts, main_window
+    w = main_window(qtbot, tmp_path / "s.ini", central_run)
+    d = w.diagram
+    w.playback.seek_time(0.1)
+    qtbot.wait(100)
+    dv = d.devices
+    assert dv.bars["legs"] == LEGS and dv.bars["capture"] == ["latches_engaged", "hooks_closed"]
+    texts = {shown for shown, *_ in dv.label_rects()}
+    assert {"plane x-y", "latches and hooks"} <= texts and not any("probe" in t for t in texts)
+    for name in LEGS:
+        assert dv.value(name) == pytest.approx(w.run.channel_at(name, w.playback.frame))
+    labels = "\n".join(label_texts(d.scene))
+    assert "RING rel. PASSIVE RING" in labels and "HEAD rel. CONE" not in labels
+    w.grab_image().save(str(artifacts / "peripheral_window_contact.png"))
+    w.playback.seek_time(8.0)      # retracting: the legs shortened
+    qtbot.wait(100)
+    assert dv.value("leg_1") < -0.05
+    w.grab_image().save(str(artifacts / "peripheral_window_retraction.png"))
+    dv.grab().save(str(artifacts / "peripheral_devices.png"))
