@@ -96,7 +96,7 @@ class TerminalProgress:
         frac = min(max(done / self.total, 0.0), 1.0)
         el = b.format_dict["elapsed"]
         b.note = note or f"ETA {el * (1 - frac) / frac if frac > 0 else float('nan'):.0f} s"
-        b.n = done
+        b.n = min(max(done, 0.0), self.total)     # a solver's last time may pass t_end by a rounding
         if force or not self.drawn:
             self.drawn = True
             b.refresh()
@@ -107,5 +107,5 @@ class TerminalProgress:
     def close(self, done: float | None = None, note: str = ""):
         """The last line: at `done` (default: the total), with `note` (how it ended) in place of the ETA."""
         self.done = self.total if done is None else done
-        self.bar.n, self.bar.note = self.done, note
+        self.bar.n, self.bar.note = min(max(self.done, 0.0), self.total), note
         self.bar.close()   # draws the last line once

@@ -99,12 +99,35 @@ def _compile_lock(disp):
         fh.close()
 
 
+def _compile_other_type(m, progress) -> int:
+    """Another mechanism type's units (its simulate module's `kernel_units(m)`), compiled in this process, saying so."""
+    import importlib
+    try:
+        units = importlib.import_module(f"solver.mechanisms.{m.mechanism_type}.simulate").kernel_units(m)
+    except (ImportError, AttributeError):
+        return 0        # a type without listed units compiles on its first call
+    missing = [(d, sig) for _, d, sig in units if not _cached(d, sig)]
+    for _, d, sig in units:
+        if (d, sig) not in missing:
+            d.compile(sig)
+    if not missing:
+        return 0
+    with _compile_lock(missing[-1][0]):
+        for k, (d, sig) in enumerate(missing, 1):
+            if progress is not None:
+                progress(k, len(missing))
+            d.compile(sig)
+    return len(missing)
+
+
 def compile_kernels(m, progress=None) -> int:
     """Load or compile the kernels a run of model m calls; `progress(k, n)` before compiling unit k of n.
 
     Returns the number of units compiled, by this process or its second one (0: all from the cache)."""
-    if os.environ.get("NUMBA_DISABLE_JIT") == "1" or getattr(m, "mechanism_type", "probe_cone") != "probe_cone":
-        return 0        # another mechanism type's kernels load or compile on their first call
+    if os.environ.get("NUMBA_DISABLE_JIT") == "1":
+        return 0
+    if getattr(m, "mechanism_type", "probe_cone") != "probe_cone":
+        return _compile_other_type(m, progress)
     units = kernel_units(m)
     if all(_cached(d, s) for _, d, s in units):
         for _, d, s in units:

@@ -89,6 +89,20 @@ def test_dockmnemo_run_on_the_envelope_case(tmp_path):
         assert r.channel("ring_y")[0] == pytest.approx(0.10 - 0.04 * 0.0, abs=1e-3)   # the 0.10 m miss at t = 0
 
 
+def test_the_first_run_compiles_what_it_says_and_nothing_else(tmp_path):
+    """The warm-up's unit (compiled with "compiling solver kernels, first run only") is the one the run calls: after a
+    run the step loop holds that one specialization, so nothing compiles silently behind the bar."""
+    from solver.mechanisms.peripheral import dynamics as D
+    from solver.mechanisms.peripheral.simulate import kernel_units
+    from solver.simulate import run_scenario
+    from solver.warmup import compile_kernels
+    m = load_model(CENTRAL)
+    compile_kernels(m)
+    run_scenario(CENTRAL, tmp_path / "p.h5", t_end=0.05)
+    (_, disp, sig), = kernel_units(m)
+    assert disp is D.run_block and list(D.run_block.signatures) == [sig]
+
+
 def test_the_type_names_what_its_model_writes():
     pt = mechanisms.mechanism_type("peripheral")
     m = load_model(CENTRAL)

@@ -138,6 +138,19 @@ def leg_poses(pos, q, m: PeripheralModel):
     return out_pos, np.concatenate(q_out, 1)
 
 
+def kernel_units(m: PeripheralModel, block: int = 500) -> list[tuple[str, object, tuple]]:
+    """(name, dispatcher, argument types) of the compiled unit a run of model m calls (the step loop, its callees
+    inlined): what solver/warmup.py compiles first, saying so."""
+    import numba
+    npair = len(PAIRS)
+    outs = (np.zeros(block), np.zeros((block, D.NCH)), np.zeros((block, 3, 3)), np.zeros((block, 3, 4)),
+            np.zeros((block, npair), np.uint8), np.zeros((block, npair, 3)), np.zeros((block, npair, 3)),
+            np.zeros((block, npair, 3)), np.zeros((block, npair)), np.zeros((block, npair)))
+    args = (m.s0.copy(), m.Z0.copy(), 0.0, m.step, 1, 1, m.P, *m.arrays, np.zeros((1024, 3)), np.zeros(1, np.int64),
+            np.zeros(npair, np.int64), *outs)
+    return [("run_block", D.run_block, tuple(numba.typeof(a) for a in args))]
+
+
 def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t_end=None, cancel=None,
                    block: int = 500, live: bool = False) -> Path:
     """Simulate to t_end (or hooks closed) into a run file; SolverDiverged on a NaN state, RunCancelled on cancel."""
