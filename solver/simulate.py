@@ -202,6 +202,20 @@ def kernel_args(m: Model) -> tuple:
     return g.prim, g.pint, g.pairs, g.ppar, g.work
 
 
+def end_run(w, scenario_path, t: float, T: float, t_capture: float, diverged: str | None = None,
+            cancelled: bool = False):
+    """Close a run file: complete, or marked incomplete with a diagnostic event and SolverDiverged (`diverged`: why)
+    or RunCancelled (any mechanism type's runner ends here)."""
+    if diverged is None and not cancelled:
+        w.finish(t_capture=t_capture, complete=True)
+        return
+    msg = (f"{Path(scenario_path).name}: diverged at t = {t:.6f} s: {diverged}" if diverged is not None else
+           f"{Path(scenario_path).name}: cancelled at t = {t:.4f} s (of {T:g} s)")
+    w.add_event(t, "diagnostic", "", msg)
+    w.finish(t_capture=t_capture, complete=False)
+    raise (SolverDiverged if diverged is not None else RunCancelled)(msg)
+
+
 def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: StartState | None = None,
                  cancel=None, block: int = 1000, live: bool = False, output_step: float | None = None) -> Path:
     """Simulate a scenario into a run file; raises ScenarioError on bad input, SolverDiverged on divergence.
@@ -324,16 +338,8 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
             msg = {D.ST_NAN: "state became NaN or infinite",
                    D.ST_DEPTH: f"contact penetration exceeded: pair {pairs[k].name!r} at {diag[1] * 1e3:.3f} mm, "
                                f"admissible {m.cgeo.ppar[k, PAR_DMAX] * 1e3:.3f} mm"}.get(status, "solver stopped")
-            msg = f"{Path(scenario_path).name}: diverged at t = {t:.6f} s: {msg}"
-            w.add_event(t, "diagnostic", "", msg)
-            w.finish(t_capture=t_capture, complete=False)
-            raise SolverDiverged(msg)
-        if cancelled:
-            msg = f"{Path(scenario_path).name}: cancelled at t = {t:.4f} s (of {T:g} s)"
-            w.add_event(t, "diagnostic", "", msg)
-            w.finish(t_capture=t_capture, complete=False)
-            raise RunCancelled(msg)
-        w.finish(t_capture=t_capture, complete=True)
+            end_run(w, scenario_path, t, T, t_capture, diverged=msg)
+        end_run(w, scenario_path, t, T, t_capture, cancelled=cancelled)
     except BaseException:   # the writer thread stops; the file is closed as it is (finish closed it already
         w.abort()          # for a divergence or a cancel)
         raise

@@ -155,7 +155,7 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
                    block: int = 500, live: bool = False) -> Path:
     """Simulate to t_end (or hooks closed) into a run file; SolverDiverged on a NaN state, RunCancelled on cancel."""
     from solver.scenario import ScenarioError
-    from solver.simulate import RunCancelled, SolverDiverged
+    from solver.simulate import end_run
     T = float(t_end) if t_end is not None else m.duration
     if not (T > 0 and math.isfinite(T)):
         raise ScenarioError(scenario_path, "t_end", f"must be a positive number of seconds, found {t_end!r}")
@@ -208,17 +208,8 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
             w.add_event(*row)
         w.set_contact_events(event_records(table), m.output_step)
         t_capture = float(Z[D.Z_TCAPT]) if Z[D.Z_CAPT] > 0.5 else math.nan
-        if status == D.ST_NAN:
-            msg = f"{Path(scenario_path).name}: diverged at t = {t:.6f} s: state became NaN or infinite"
-            w.add_event(t, "diagnostic", "", msg)
-            w.finish(t_capture=t_capture, complete=False)
-            raise SolverDiverged(msg)
-        if cancelled:
-            msg = f"{Path(scenario_path).name}: cancelled at t = {t:.4f} s (of {T:g} s)"
-            w.add_event(t, "diagnostic", "", msg)
-            w.finish(t_capture=t_capture, complete=False)
-            raise RunCancelled(msg)
-        w.finish(t_capture=t_capture, complete=True)
+        end_run(w, scenario_path, t, T, t_capture, cancelled=cancelled,
+                diverged="state became NaN or infinite" if status == D.ST_NAN else None)
     except BaseException:
         w.abort()
         raise
