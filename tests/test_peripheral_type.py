@@ -184,6 +184,8 @@ def test_the_run_opens_with_its_ring_legs_and_six_leg_bars(qtbot, tmp_path, cent
         assert dv.value(name) == pytest.approx(w.run.channel_at(name, w.playback.frame))
     labels = "\n".join(label_texts(d.scene))
     assert "RING rel. PASSIVE RING" in labels and "HEAD rel. CONE" not in labels
+    from tests.layout_check import cut_texts
+    assert cut_texts(d.scene) == []          # the readout columns widen for the ring's longer names
     w.grab_image().save(str(artifacts / "peripheral_window_contact.png"))
     w.playback.seek_time(8.0)      # retracting: the legs shortened
     qtbot.wait(100)

@@ -16,7 +16,7 @@ import vtkmodules.vtkInteractionStyle  # noqa: E402,F401  (interactor styles)
 import vtkmodules.vtkRenderingFreeType  # noqa: E402,F401  (text)
 import vtkmodules.vtkRenderingOpenGL2  # noqa: E402,F401  (rendering back end)
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal, Slot  # noqa: E402
-from PySide6.QtGui import (QColor, QFont, QFontDatabase, QImage, QPainter, QStaticText, QTextOption,  # noqa: E402
+from PySide6.QtGui import (QColor, QFont, QFontDatabase, QFontMetricsF, QImage, QPainter, QStaticText, QTextOption,  # noqa: E402
                            QTransform)
 from PySide6.QtWidgets import QApplication, QGridLayout, QLabel, QVBoxLayout, QWidget  # noqa: E402
 from vtkmodules.util.numpy_support import numpy_to_vtk, numpy_to_vtkIdTypeArray, vtk_to_numpy  # noqa: E402
@@ -262,9 +262,10 @@ class ScenePane(QWidget):
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setSpacing(0)
-        grid.addWidget(self._column(self._left_head, self._left), 0, 0)
+        self._columns = (self._column(self._left_head, self._left), self._column(self._right_head, self._right))
+        grid.addWidget(self._columns[0], 0, 0)
         grid.addWidget(self.vtk_widget, 0, 1)
-        grid.addWidget(self._column(self._right_head, self._right), 0, 2)
+        grid.addWidget(self._columns[1], 0, 2)
         grid.addWidget(FlowRow([self._loads, self._time]), 1, 0, 1, 3)   # T Current below the loads if narrow
         self.vtk_widget.raise_()   # painted after its siblings (see OffscreenVTKWidget: the render runs meanwhile)
         grid.setColumnStretch(1, 1)
@@ -417,9 +418,23 @@ class ScenePane(QWidget):
         self._add_arrows()
         vis = tuple(g.visible_channel for g in run.geometry.values() if g.visible_channel)
         self._cache = _BlockCache(run, dict.fromkeys(self.mtype.readout_channels() + vis), self._pairs)
+        self._fit_columns()
         self._compute_extent(run)
         self._setup_cameras()
         self.show_frame(0)
+
+    def _fit_columns(self):
+        """Each readout column STRIP_W px wide, or wider when the run's longest readout line would be cut."""
+        fm = QFontMetricsF(self._left.label.font())
+        for side, col in enumerate(self._columns):
+            need = 0.0
+            for after in (False, True):
+                lay = self._text_layout(after)
+                names, w = (lay[2], lay[4]) if side == 0 else (lay[3], lay[5])
+                need = max([need, QFontMetricsF(self._left_head.font()).horizontalAdvance(lay[side])]
+                           + [fm.horizontalAdvance(_fmt(n, -1234.5678, u, w)) for n, u in names])
+            m = col.layout().contentsMargins()
+            col.setFixedWidth(max(STRIP_W, math.ceil(need + m.left() + m.right() + 2)))
 
     def _clear(self):
         self.vtk_widget.settle()
