@@ -841,7 +841,6 @@ def run_campaign(campaign_path, directory, scheduler: str | None = None, workers
     `progress(done, total)` after each row; `cancel()` -> True stops (rows so far kept). A given `client` is used
     (and left open); else `scheduler` (tcp://host:port) or a LocalCluster of `workers` processes. `cache_dir`: the
     numba cache directory the workers share (default: numba's own, next to the solver or NUMBA_CACHE_DIR)."""
-    from distributed import wait
     c = load_campaign(campaign_path)
     d = prepare_directory(c, directory)
     rows = all_rows(d, clean=True)
@@ -871,13 +870,7 @@ def run_campaign(campaign_path, directory, scheduler: str | None = None, workers
         for i in missing:
             fut = client.submit(run_task, make_task(c, i, cache_dir), key=f"dockmnemo-{c.name}-{session}-{i}", pure=False)
             futures[fut] = i
-        pending = set(futures)
-        while pending:
-            try:
-                res = wait(pending, timeout=0.5, return_when="FIRST_COMPLETED")
-                done, pending = res.done, res.not_done
-            except TimeoutError:
-                done = set()
+        for done, pending in finished_futures(futures, 0.5):
             for fut in done:
                 i = futures[fut]
                 try:
@@ -909,6 +902,20 @@ def run_campaign(campaign_path, directory, scheduler: str | None = None, workers
         write_summary(c, d, rows)
         shutil.rmtree(d / ROWS_DIR, ignore_errors=True)
     return CampaignResult(d, c.count, n_before, n_run, cancelled, time.perf_counter() - t0, session)
+
+
+def finished_futures(futures, timeout: float):
+    """Yield (futures finished in this wait, still pending) after each wait of at most `timeout` s (done is empty when
+    none finished) until none is pending: between yields a caller stores results and polls for a cancel."""
+    from distributed import wait
+    pending = set(futures)
+    while pending:
+        try:
+            res = wait(pending, timeout=timeout, return_when="FIRST_COMPLETED")
+            done, pending = res.done, res.not_done
+        except TimeoutError:
+            done = set()
+        yield done, pending
 
 
 def _store_row(c: Campaign, d: Path, row: dict, session: str):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from solver.campaign import get_key, set_key, split_key, dump_toml, local_client, use_cache_dir
+from solver.campaign import dump_toml, finished_futures, get_key, local_client, set_key, split_key, use_cache_dir
 from solver.errors import InputError, read_toml
 from solver.measured.channel_map import MeasuredSignals
 from solver.measured.compare import ChannelMetrics, compare_arrays, load_measured
@@ -198,7 +198,6 @@ class _Runs:
 
     def get(self, xs, t_end) -> list[dict]:
         """Results for parameter vectors xs (run in parallel those not cached)."""
-        from distributed import wait
         keys = [tuple(np.round(np.asarray(x, float), 12)) for x in xs]   # a run to a later t_end serves any earlier
         todo = list(dict.fromkeys(k for k in keys if k not in self.cache))
         if todo:
@@ -208,13 +207,7 @@ class _Runs:
                 raise _Stopped("run budget reached")
             self.rounds += 1
             futs = {self.client.submit(run_candidate, self.task(np.array(k), t_end), pure=False): k for k in todo}
-            pending = set(futs)
-            while pending:
-                try:
-                    res = wait(pending, timeout=0.2, return_when="FIRST_COMPLETED")
-                    done, pending = res.done, res.not_done
-                except TimeoutError:
-                    done = set()
+            for done, pending in finished_futures(futs, 0.2):
                 for f in done:
                     try:
                         self.cache[futs[f]] = f.result()
