@@ -425,13 +425,13 @@ class ScenePane(QWidget):
 
     def _fit_columns(self):
         """Each readout column STRIP_W px wide, or wider when the run's longest readout line would be cut."""
-        fm = QFontMetricsF(self._left.label.font())
+        fm, head = QFontMetricsF(self._left.label.font()), QFontMetricsF(self._left_head.font())
         for side, col in enumerate(self._columns):
             need = 0.0
             for after in (False, True):
                 lay = self._text_layout(after)
                 names, w = (lay[2], lay[4]) if side == 0 else (lay[3], lay[5])
-                need = max([need, QFontMetricsF(self._left_head.font()).horizontalAdvance(lay[side])]
+                need = max([need, head.horizontalAdvance(lay[side])]
                            + [fm.horizontalAdvance(_fmt(n, -1234.5678, u, w)) for n, u in names])
             m = col.layout().contentsMargins()
             col.setFixedWidth(max(STRIP_W, math.ceil(need + m.left() + m.right() + 2)))
