@@ -1,6 +1,7 @@
 """Numba kernels of the peripheral (IDSS-class) unit: three rigid bodies (passive craft, active craft, guide ring),
 six spring-damper-brake legs with stroke stops, ring/ring and petal/ring contacts, soft-capture latches,
-retraction by the legs and hooks closing; RK4 at a fixed step (docs/peripheral.md).
+petal/petal (side and tip edges as capsules, seed 003 pair 6) and petal/ring-edge (generators against the edge
+torus, pair 5) contacts, retraction by the legs and hooks closing; RK4 at a fixed step (docs/peripheral.md).
 
 State s: per body b (0 passive craft, 1 active craft, 2 ring) at 13 b: CoM position (world), quaternion (w, x, y,
 z, body to world), CoM velocity (world), angular velocity (body frame); then the dissipated energy and the drive
@@ -13,6 +14,8 @@ import math
 import numpy as np
 from numba import njit
 
+from solver.contact.peripheral import segment_torus, segment_trapezoid
+
 NB = 3
 NS = 13 * NB + 2
 S_DISS, S_WORK = 13 * NB, 13 * NB + 1
@@ -20,16 +23,22 @@ S_DISS, S_WORK = 13 * NB, 13 * NB + 1
 # parameters P
 (P_FIXED, P_RIN, P_ROUT, P_BORE_DEPTH, P_K_LEG, P_C_LEG, P_BRAKE, P_BRAKE_VS, P_K_STOP, P_RETRACT, P_EXTEND,
  P_V_RETRACT, P_DELAY, P_DL_RETRACT, P_K_RR, P_C_RR, P_MU_RR, P_VS_RR, P_K_PR, P_C_PR, P_MU_PR, P_VS_PR,
- P_K_LATCH, P_C_LATCH, P_CAPTURE_TOL, P_HOOK_GAP, P_TOL_R, P_CAPTURE_GAP) = range(28)
-NP = 28
+ P_K_LATCH, P_C_LATCH, P_CAPTURE_TOL, P_HOOK_GAP, P_TOL_R, P_CAPTURE_GAP, P_K_PP, P_C_PP, P_MU_PP, P_VS_PP,
+ P_GEN_R) = range(33)
+NP = 33
 
 # discrete state Z
 Z_CAPT, Z_TCAPT, Z_RETRACT, Z_TRETRACT, Z_HOOKS, Z_THOOKS, Z_ANCHOR, Z_FIRST = 0, 1, 2, 3, 4, 5, 6, 15
 NZ = 16
 
-# contact pairs: ring/ring, active petal k on the passive ring, passive petal k on the active ring, latches
-NPAIR = 8
-PAIR_RR, PAIR_AP, PAIR_PP, PAIR_LATCH = 0, 1, 4, 7
+# contact pairs: ring/ring, active petal k on the passive ring, passive petal k on the active ring, latches,
+# active petal k on passive petal j (at PAIR_PET + 3 k + j)
+NPAIR = 17
+PAIR_RR, PAIR_AP, PAIR_PP, PAIR_LATCH, PAIR_PET = 0, 1, 4, 7, 8
+# rows of the work array W (seed 003 world rows, solver/contact/kernels.py): the active petals' edges in the passive
+# frame, the passive petal plates (constant; centre [16:19] and bounding radius [19] added), a scratch segment, the
+# passive and the active ring's rounded inner edge (tori)
+W_AEDGE, W_PPLATE, W_SEG, W_PCIRC, W_ACIRC, NW = 0, 9, 12, 13, 14, 15
 
 DAMP_RAMP = 1e-4   # m: contact damping ramped in over this depth (a touching point adds no force step)
 
@@ -166,8 +175,95 @@ def _bore(s, R, COM, F, T, P, a, b, pts, sign, k, c, mu, vs, rec, j0, pid, out):
 
 
 @njit(cache=True)
+def _to_world(s, R, COM, b, px, py, pz):
+    """World position of a point given in body b's docking frame (scalars in, array out)."""
+    o = 13 * b
+    lx, ly, lz = px - COM[b, 0], py - COM[b, 1], pz - COM[b, 2]
+    x = np.empty(3)
+    for k in range(3):
+        x[k] = s[o + k] + R[b, k, 0] * lx + R[b, k, 1] * ly + R[b, k, 2] * lz
+    return x
+
+
+@njit(cache=True)
+def _edge(s, R, COM, F, T, P, a, b, GEN, GID, W, circ, k, c, mu, vs, rec, j0, out):
+    """Petal generators `GEN` of body a (mid-surface segments, radius P_GEN_R) against body b's rounded ring inner edge
+    (torus row `circ` of W in b's frame: its tube tangent to the face and to the bore; seed 003 pair 5 as
+    `segment_torus`). A whole torus, no wedge: its depth is continuous everywhere (a conservative contact); the
+    face and the bore beyond the rounding are `_bore`'s."""
+    pe = 0.0
+    pd = 0.0
+    M, c0 = _relative(s, R, COM, a, b)
+    r = P[P_GEN_R]
+    Rc, reach = W[circ, 9], W[circ, 10] + r
+    ax = W[circ, 3]                                # the edge's axis is +x or -x of b's frame
+    for i in range(GEN.shape[0]):
+        for e in range(2):
+            p0, p1, p2 = GEN[i, 3 * e], GEN[i, 3 * e + 1], GEN[i, 3 * e + 2]
+            for q in range(3):
+                W[W_SEG, 3 * e + q] = M[q, 0] * p0 + M[q, 1] * p1 + M[q, 2] * p2 + c0[q]
+        x0, x1 = ax * (W[W_SEG, 0] - W[circ, 0]), ax * (W[W_SEG, 3] - W[circ, 0])
+        if (x0 > reach and x1 > reach) or (x0 < -reach and x1 < -reach):
+            continue                               # wholly ahead of the face or behind it: farther than reach
+        r0 = math.sqrt(W[W_SEG, 1] ** 2 + W[W_SEG, 2] ** 2)
+        r1 = math.sqrt(W[W_SEG, 4] ** 2 + W[W_SEG, 5] ** 2)
+        if r0 < Rc - reach and r1 < Rc - reach:
+            continue                               # the distance from the axis is convex along a segment
+        W[W_SEG, 6] = r
+        d, qx, qy, qz, nx, ny, nz = segment_torus(W, W_SEG, circ)
+        if d <= 0.0:
+            continue
+        xa = _to_world(s, R, COM, b, qx, qy, qz)
+        n = np.empty(3)
+        for q in range(3):
+            n[q] = R[b, q, 0] * nx + R[b, q, 1] * ny + R[b, q, 2] * nz
+        e_, q_ = _contact(s, R, COM, F, T, a, xa, b, n, d, k, c, mu, vs, rec, j0 + int(GID[i]), out)
+        pe += e_
+        pd += q_
+    return pe, pd
+
+
+@njit(cache=True)
+def _petal_petal(s, R, COM, F, T, P, AEDGE, AEID, W, rec, out):
+    """Side and tip edges of the active petals (mid-surface lines, radius half the thickness) against the passive
+    petal plates (seed 003 pair 6 as `segment_trapezoid`: the edges crossing, normal along L_A x L_P)."""
+    pe = 0.0
+    pd = 0.0
+    M, c0 = _relative(s, R, COM, 2, 0)
+    k, c, mu, vs = P[P_K_PP], P[P_C_PP], P[P_MU_PP], P[P_VS_PP]
+    for i in range(AEDGE.shape[0]):
+        ia = W_AEDGE + i
+        for e in range(2):
+            p0, p1, p2 = AEDGE[i, 3 * e], AEDGE[i, 3 * e + 1], AEDGE[i, 3 * e + 2]
+            for q in range(3):
+                W[ia, 3 * e + q] = M[q, 0] * p0 + M[q, 1] * p1 + M[q, 2] * p2 + c0[q]
+        W[ia, 6] = P[P_GEN_R]
+        ha = 0.5 * math.sqrt((W[ia, 3] - W[ia, 0]) ** 2 + (W[ia, 4] - W[ia, 1]) ** 2 + (W[ia, 5] - W[ia, 2]) ** 2)
+        for j in range(3):
+            ib = W_PPLATE + j
+            reach = ha + W[ib, 19] + W[ia, 6] + W[ib, 15]
+            dc = 0.0
+            for q in range(3):
+                dc += (0.5 * (W[ia, q] + W[ia, 3 + q]) - W[ib, 16 + q]) ** 2
+            if dc > reach * reach:
+                continue
+            d, qx, qy, qz, nx, ny, nz = segment_trapezoid(W, ia, ib)
+            if d <= 0.0:
+                continue
+            xa = _to_world(s, R, COM, 0, qx, qy, qz)
+            n = np.empty(3)
+            for q in range(3):
+                n[q] = R[0, q, 0] * nx + R[0, q, 1] * ny + R[0, q, 2] * nz
+            jr = PAIR_PET + 3 * int(AEID[i]) + j
+            e_, q_ = _contact(s, R, COM, F, T, 2, xa, 0, n, d, k, c, mu, vs, rec, jr, out)
+            pe += e_
+            pd += q_
+    return pe, pd
+
+
+@njit(cache=True)
 def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, APID, PPET, PPID, LATCH, STRIKER,
-             HOOK, ds, ch, rec, out):
+             HOOK, AGEN, AGID, PGEN, PGID, AEDGE, AEID, W, ds, ch, rec, out):
     """Derivative ds of state s at time t; with `out`, the channels ch and the pairs' records rec."""
     R = np.zeros((NB, 3, 3))
     for b in range(NB):
@@ -246,6 +342,18 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
                  PPID, out)
     pe += e
     pd += q
+    # petal generators on the other ring's inner edge (torus), petal edges on the other half's petal edges
+    e, q = _edge(s, R, COM, F, T, P, 2, 0, AGEN, AGID, W, W_PCIRC, P[P_K_PR], P[P_C_PR], P[P_MU_PR], P[P_VS_PR], rec,
+                 PAIR_AP, out)
+    pe += e
+    pd += q
+    e, q = _edge(s, R, COM, F, T, P, 0, 2, PGEN, PGID, W, W_ACIRC, P[P_K_PR], P[P_C_PR], P[P_MU_PR], P[P_VS_PR], rec,
+                 PAIR_PP, out)
+    pe += e
+    pd += q
+    e, q = _petal_petal(s, R, COM, F, T, P, AEDGE, AEID, W, rec, out)
+    pe += e
+    pd += q
     # latches: after capture each holds the ring's latch point at its anchor on the passive craft
     nl = 0
     for i in range(3):
@@ -318,8 +426,9 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
         ch[C_RETR] = retract
         ch[C_GAP] = hook_gap(s, R, COM, HOOK)
         md = 0.0
-        for j in range(NPAIR - 1):
-            md = max(md, rec[j, 10])
+        for j in range(NPAIR):
+            if j != PAIR_LATCH:
+                md = max(md, rec[j, 10])
         ch[C_DEPTH] = md
         ch[C_KE] = ke
         ch[C_PE] = pe
@@ -343,14 +452,30 @@ def hook_gap(s, R, COM, HOOK):
 
 
 @njit(cache=True)
-def _discrete(s, Z, t, P, COM, LATCH, STRIKER, HOOK, ev, n_ev):
-    """Capture (every latch point within the capture tolerance of its striker across the axis and the rings within
-    the capture gap along it), retraction start, hooks closed."""
+def _faces_touch(s, R, COM, P, RIM):
+    """True when a rim point of the active ring face is on or behind the passive face, over the passive annulus."""
+    M, c0 = _relative(s, R, COM, 2, 0)
+    for i in range(RIM.shape[0]):
+        p0, p1, p2 = RIM[i, 0], RIM[i, 1], RIM[i, 2]
+        if M[0, 0] * p0 + M[0, 1] * p1 + M[0, 2] * p2 + c0[0] > 0.0:
+            continue
+        ly = M[1, 0] * p0 + M[1, 1] * p1 + M[1, 2] * p2 + c0[1]
+        lz = M[2, 0] * p0 + M[2, 1] * p1 + M[2, 2] * p2 + c0[2]
+        r = math.sqrt(ly * ly + lz * lz)
+        if P[P_RIN] - P[P_TOL_R] <= r <= P[P_ROUT] + P[P_TOL_R]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _discrete(s, Z, t, P, COM, RIM, LATCH, STRIKER, HOOK, ev, n_ev):
+    """Capture (the ring faces touching, every striker within the latch's capture tolerance: across the axis
+    `engage_travel`, along it `capture_gap`), retraction start, hooks closed."""
     R = np.zeros((NB, 3, 3))
     for b in range(NB):
         quat_matrix(s, 13 * b + 3, R[b])
     status = ST_OK
-    if Z[Z_CAPT] < 0.5:
+    if Z[Z_CAPT] < 0.5 and _faces_touch(s, R, COM, P, RIM):
         ok = True
         for i in range(3):
             xl = _point(s, R, COM, 2, LATCH[i])[0]
@@ -388,7 +513,7 @@ def _event(ev, n_ev, t, kind, idx):
 
 @njit(cache=True)
 def run_block(s, Z, t, h, n_out, spo, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, APID, PPET, PPID, LATCH,
-              STRIKER, HOOK, ev, n_ev, prev, o_t, o_ch, o_pos, o_q, o_act, o_f, o_p, o_n, o_d, o_vn):
+              STRIKER, HOOK, AGEN, AGID, PGEN, PGID, AEDGE, AEID, W, ev, n_ev, prev, o_t, o_ch, o_pos, o_q, o_act, o_f, o_p, o_n, o_d, o_vn):
     """Record a frame, then integrate `spo` RK4 steps, `n_out` times (the last frame unintegrated past)."""
     k1 = np.zeros(NS)
     k2 = np.zeros(NS)
@@ -398,7 +523,8 @@ def run_block(s, Z, t, h, n_out, spo, P, COM, MASS, INERT, INVI, BASE, RINGP, LN
     rec = np.zeros((NPAIR, 14))
     dummy = np.zeros((NPAIR, 14))
     dch = np.zeros(NCH)
-    g = (P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, APID, PPET, PPID, LATCH, STRIKER, HOOK)
+    g = (P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, APID, PPET, PPID, LATCH, STRIKER, HOOK, AGEN, AGID,
+         PGEN, PGID, AEDGE, AEID, W)
     status = ST_OK
     for row in range(n_out):
         tmp = np.zeros(NS)
@@ -445,7 +571,7 @@ def run_block(s, Z, t, h, n_out, spo, P, COM, MASS, INERT, INVI, BASE, RINGP, LN
                     ok = False
             if not ok:
                 return ST_NAN, t, row + 1
-            status = _discrete(s, Z, t, P, COM, LATCH, STRIKER, HOOK, ev, n_ev)
+            status = _discrete(s, Z, t, P, COM, RIM, LATCH, STRIKER, HOOK, ev, n_ev)
             if status != ST_OK:
                 return status, t, row + 1
     return status, t, n_out

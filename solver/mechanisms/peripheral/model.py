@@ -68,6 +68,52 @@ def _petal_points(G, sign):
     return np.array(pts), np.array(idx, np.int64)
 
 
+def _petal_lines(G, sign):
+    """The petals' mid-surface (half the thickness outside the inner surface): `generators` straight generators per
+    petal from one side edge to the other (rows p0 root, p1 tip), each petal's edges (rows: side -, side +, tip) and
+    its plate (the trapezoid of its four corners: root -, root +, tip +, tip -), with their petal index. Frame as
+    `_petal_points`."""
+    h, lean, n = G["height"], math.radians(G["lean"]), int(G["generators"])
+    r0 = G["root_radius"] + 0.5 * G["thickness"]
+    r1 = r0 - h * math.tan(lean)
+    th0, th1 = math.radians(G["root_half_angle"]), math.radians(G["tip_half_angle"])
+
+    def pt(x, r, a):
+        return (x, r * math.cos(a), r * math.sin(a))
+    gen, gid, edge, eid, plate = [], [], [], [], []
+    for k in range(3):
+        a0 = math.radians(G["first_angle"] + 120.0 * k) + (math.pi / 3 if sign > 0 else 0.0)
+        for f in np.linspace(-1.0, 1.0, n):
+            gen.append(pt(0.0, r0, a0 + f * th0) + pt(sign * h, r1, a0 + f * th1))
+            gid.append(k)
+        c = [pt(0.0, r0, a0 - th0), pt(0.0, r0, a0 + th0), pt(sign * h, r1, a0 + th1), pt(sign * h, r1, a0 - th1)]
+        edge += [c[0] + c[3], c[1] + c[2], c[3] + c[2]]
+        eid += [k, k, k]
+        plate.append(c)
+    return np.array(gen), np.array(gid, np.int64), np.array(edge), np.array(eid, np.int64), np.array(plate)
+
+
+def _work_rows(G, R, plates):
+    """The kernels' work array (dynamics.W_*): the passive petal plates (passive frame; `segment_trapezoid` rows with
+    the edge radius, half the petal thickness, the centre and the bounding radius) and both rings' rounded inner
+    edges as tori (tangent to the face and the bore), each in its body's frame."""
+    from solver.contact import geometry as CG
+    W = np.zeros((D.NW, CG.K.ROW))
+    for j, v in enumerate(plates):
+        n = np.cross(v[1] - v[0], v[3] - v[0])
+        row = W[D.W_PPLATE + j]
+        row[0:12] = v.reshape(-1)
+        row[12:15] = n / np.linalg.norm(n)         # v0..v3 counter-clockwise about n
+        row[15] = 0.5 * G["thickness"]
+        row[16:19] = v.mean(0)
+        row[19] = np.linalg.norm(v - v.mean(0), axis=1).max()
+    rho = R["inner_edge_radius"]                  # the rounding: a torus behind the face and outside the bore
+    for row, axis in ((D.W_PCIRC, 1.0), (D.W_ACIRC, -1.0)):
+        W[row] = CG.circle_row((-axis * rho, 0.0, 0.0), (axis, 0.0, 0.0), R["face_inner_radius"] + rho, rho,
+                               e1=(0.0, 1.0, 0.0))[1]
+    return W
+
+
 def _check_step(spath, step, g, contact):
     """RK4 on the guide ring: omega*step <= 1 (ring face, latches, stops in parallel) and decay*step <= 2 (leg dampers
     and brake ramps, ring-face damping); a larger step gives no error, only a wrong run (energy off by KE0 times)."""
@@ -146,6 +192,9 @@ def load_peripheral(scenario_path) -> PeripheralModel:
                           _circle(R["face_inner_radius"], 0.0, RIM_POINTS)])
     apet, apid = _petal_points(GP, -1.0)         # active petals point to -x (ring frame)
     ppet, ppid = _petal_points(GP, +1.0)         # passive petals to +x, turned 60 deg
+    agen, agid, aedge, aeid, _ = _petal_lines(GP, -1.0)
+    pgen, pgid, _, _, pplate = _petal_lines(GP, +1.0)
+    W = _work_rows(GP, R, pplate)
     la = [math.radians(GP["first_angle"] + 120.0 * k) for k in range(3)]
     rl = g["latches"]["radius"]
     latch = np.array([(0.0, rl * math.cos(a), rl * math.sin(a)) for a in la])
@@ -158,7 +207,7 @@ def load_peripheral(scenario_path) -> PeripheralModel:
     INERT = np.array([JP, JA, Jr], float)
     INVI = np.array([np.linalg.inv(J) for J in INERT])
     P = np.zeros(D.NP)
-    cr, cp, cl = contact["ring_ring"], contact["petal_ring"], contact["latch_striker"]
+    cr, cp, cl, cq = contact["ring_ring"], contact["petal_ring"], contact["latch_striker"], contact["petal_petal"]
     P[[D.P_FIXED, D.P_RIN, D.P_ROUT, D.P_BORE_DEPTH]] = (float(fixed), R["face_inner_radius"],
                                                         R["face_outer_radius"], R["bore_depth"])
     P[[D.P_K_LEG, D.P_C_LEG, D.P_BRAKE, D.P_BRAKE_VS, D.P_K_STOP]] = (LG["stiffness"], LG["damping"],
@@ -170,6 +219,8 @@ def load_peripheral(scenario_path) -> PeripheralModel:
     P[[D.P_K_PR, D.P_C_PR, D.P_MU_PR, D.P_VS_PR]] = cp["k"], cp["c"], cp["mu"], cp["slip_speed"]
     P[[D.P_K_LATCH, D.P_C_LATCH, D.P_CAPTURE_TOL, D.P_HOOK_GAP, D.P_TOL_R, D.P_CAPTURE_GAP]] = (
         cl["k"], cl["c"], g["latches"]["engage_travel"], g["hooks"]["gap"], 1e-3, g["latches"]["capture_gap"])
+    P[[D.P_K_PP, D.P_C_PP, D.P_MU_PP, D.P_VS_PP, D.P_GEN_R]] = (cq["k"], cq["c"], cq["mu"], cq["slip_speed"],
+                                                             0.5 * GP["thickness"])
     # initial state: passive at rest at the origin; active frame at face gap + neutral height, missed and turned
     s0 = np.zeros(D.NS)
     s0[0:3] = cP
@@ -192,7 +243,8 @@ def load_peripheral(scenario_path) -> PeripheralModel:
     s0[33:36] = vA + np.cross(RA @ wA, xr - oA)
     s0[36:39] = wA
     Z0 = np.zeros(D.NZ)
-    arrays = (COM, MASS, INERT, INVI, base, ringp, LN, rim, apet, apid, ppet, ppid, latch, striker, hook)
+    arrays = (COM, MASS, INERT, INVI, base, ringp, LN, rim, apet, apid, ppet, ppid, latch, striker, hook, agen, agid,
+              pgen, pgid, aedge, aeid, W)
     geo = dict(rin=R["face_inner_radius"], rout=R["face_outer_radius"], petals=GP, base=base, ringp=ringp, LN=LN,
                h0=h0, latch=latch, offset=g["interface"]["offset"], stroke_retract=H["stroke_retract"],
                stroke_extend=H["stroke_extend"], contact=contact)
