@@ -16,8 +16,8 @@ mechanism type will dispatch to `peripheral_pair_eval` (see docs/peripheral.md).
 - `segment_segment`: capsule against capsule (latch hook edge against a striker pin).
 - `segment_trapezoid`: 003 pair 6 as the seed writes it, for two thin petals crossing: an active petal edge
   (segment, radius r) against a passive petal plate (trapezoid row v0 v1 root, v2 v3 tip, n, edge radius [15]):
-  capsule against the nearest plate edge (a side or the tip) while outside; once the segment crosses the plane
-  inside, by the common perpendicular of the two edges, signed, so the depth grows on as the edge passes in.
+  capsule against the thin plate (its faces, sides and tip) while outside; once the segment crosses the plane
+  inside near an edge, by the common perpendicular of the two edges, signed, so the depth grows on as it passes.
 """
 from __future__ import annotations
 
@@ -447,7 +447,7 @@ def segment_trapezoid(w, ia, ib):
     v0, v1 on the root and v2, v3 on the tip (counter-clockwise about n), its edge radius in [15] (seed 003 pair 6).
 
     Outside the plate (the segment does not cross its plane above the root edge, or crosses it beyond a side or
-    the tip): capsule against the nearest of those three edges. Crossed (the crossing point Q inside, at most
+    the tip): capsule against the plate, both faces (an end point over it) and its side and tip edges. Crossed (the crossing point Q inside, at most
     CROSS_MAX from the nearest edge, found as 003 does by the side test): the common perpendicular of the segment
     and that edge, m = L_A x L_P turned out of the plate, and depth r + r_P - (C_A - C_P).m, which goes on growing
     from the capsule's r + r_P as the segment passes the edge. Deeper crossings (a segment entering the plate far
@@ -481,16 +481,30 @@ def segment_trapezoid(w, ia, ib):
                 if gbest > CROSS_MAX:
                     return NONE
                 crossed = True
-    if not crossed:                                   # capsule against the nearest side or tip edge
+    if not crossed:                                   # capsule against the plate: a side or the tip, or over it
         best, px, py, pz, cx, cy, cz = 1e300, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
         for k in range(1, 4):
             dist, ax, ay, az, ex, ey, ez = _capsule_edge(w, ia, ib, k)
             if dist < best:
-                best, px, py, pz, cx, cy, cz = dist, ax, ay, az, ex, ey, ez
+                best, px, py, pz, cx, cy, cz, kbest = dist, ax, ay, az, ex, ey, ez, k
+        for e in range(2):                            # an end point over the plate (the segment does not cross it)
+            ax, ay, az = w[ia, 3 * e], w[ia, 3 * e + 1], w[ia, 3 * e + 2]
+            h = (ax - w[ib, 0]) * nx + (ay - w[ib, 1]) * ny + (az - w[ib, 2]) * nz
+            ex, ey, ez = ax - h * nx, ay - h * ny, az - h * nz
+            if abs(h) < best and _inside_face(w, ib, ex, ey, ez):
+                best, px, py, pz, cx, cy, cz = abs(h), ax, ay, az, ex, ey, ez
         depth = r + rp - best
-        if depth <= 0.0 or best < 1e-15:
+        if depth <= 0.0:
             return NONE
-        mx, my, mz = (px - cx) / best, (py - cy) / best, (pz - cz) / best
+        if best > 1e-15:
+            mx, my, mz = (px - cx) / best, (py - cy) / best, (pz - cz) / best
+        else:                                         # on the edge: its outward in-plane normal
+            a = 3 * kbest
+            b = 3 * ((kbest + 1) % 4)
+            ex, ey, ez = w[ib, b] - w[ib, a], w[ib, b + 1] - w[ib, a + 1], w[ib, b + 2] - w[ib, a + 2]
+            mx, my, mz = ey * nz - ez * ny, ez * nx - ex * nz, ex * ny - ey * nx
+            mn = math.sqrt(mx * mx + my * my + mz * mz)
+            mx, my, mz = mx / mn, my / mn, mz / mn
         return depth, cx + rp * mx, cy + rp * my, cz + rp * mz, mx, my, mz
     a = 3 * kbest
     b = 3 * ((kbest + 1) % 4)

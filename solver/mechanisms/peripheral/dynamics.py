@@ -37,8 +37,11 @@ NPAIR = 17
 PAIR_RR, PAIR_AP, PAIR_PP, PAIR_LATCH, PAIR_PET = 0, 1, 4, 7, 8
 # rows of the work array W (seed 003 world rows, solver/contact/kernels.py): the active petals' edges in the passive
 # frame, the passive petal plates (constant; centre [16:19] and bounding radius [19] added), a scratch segment, the
-# passive and the active ring's rounded inner edge (tori)
-W_AEDGE, W_PPLATE, W_SEG, W_PCIRC, W_ACIRC, NW = 0, 9, 12, 13, 14, 15
+# passive and active ring's rounded inner edge (tori), the active petal plates (constant, ring frame), the passive
+# petals' tip edges in the ring frame
+W_AEDGE, W_PPLATE, W_SEG, W_PCIRC, W_ACIRC, W_APLATE, W_PTIP, NW = 0, 9, 12, 13, 14, 15, 18, 21
+
+TIP_ID = np.arange(3)   # the passive tip edge rows' petal index
 
 DAMP_RAMP = 1e-4   # m: contact damping ramped in over this depth (a touching point adds no force step)
 
@@ -224,23 +227,23 @@ def _edge(s, R, COM, F, T, P, a, b, GEN, GID, W, circ, k, c, mu, vs, rec, j0, ou
 
 
 @njit(cache=True)
-def _petal_petal(s, R, COM, F, T, P, AEDGE, AEID, W, rec, out):
-    """Side and tip edges of the active petals (mid-surface lines, radius half the thickness) against the passive
-    petal plates (seed 003 pair 6 as `segment_trapezoid`: the edges crossing, normal along L_A x L_P)."""
+def _edges_plates(s, R, COM, P, a, b, EDGE, EID, W, w0, wp, F, T, rec, out):
+    """Petal edges EDGE of body a (mid-surface lines, radius half the thickness; rows W[w0:]) against body b's petal
+    plates (rows W[wp:wp + 3], b's frame) by `segment_trapezoid`; records at PAIR_PET + 3 active + passive petal."""
     pe = 0.0
     pd = 0.0
-    M, c0 = _relative(s, R, COM, 2, 0)
+    M, c0 = _relative(s, R, COM, a, b)
     k, c, mu, vs = P[P_K_PP], P[P_C_PP], P[P_MU_PP], P[P_VS_PP]
-    for i in range(AEDGE.shape[0]):
-        ia = W_AEDGE + i
+    for i in range(EDGE.shape[0]):
+        ia = w0 + i
         for e in range(2):
-            p0, p1, p2 = AEDGE[i, 3 * e], AEDGE[i, 3 * e + 1], AEDGE[i, 3 * e + 2]
+            p0, p1, p2 = EDGE[i, 3 * e], EDGE[i, 3 * e + 1], EDGE[i, 3 * e + 2]
             for q in range(3):
                 W[ia, 3 * e + q] = M[q, 0] * p0 + M[q, 1] * p1 + M[q, 2] * p2 + c0[q]
         W[ia, 6] = P[P_GEN_R]
         ha = 0.5 * math.sqrt((W[ia, 3] - W[ia, 0]) ** 2 + (W[ia, 4] - W[ia, 1]) ** 2 + (W[ia, 5] - W[ia, 2]) ** 2)
         for j in range(3):
-            ib = W_PPLATE + j
+            ib = wp + j
             reach = ha + W[ib, 19] + W[ia, 6] + W[ib, 15]
             dc = 0.0
             for q in range(3):
@@ -250,20 +253,30 @@ def _petal_petal(s, R, COM, F, T, P, AEDGE, AEID, W, rec, out):
             d, qx, qy, qz, nx, ny, nz = segment_trapezoid(W, ia, ib)
             if d <= 0.0:
                 continue
-            xa = _to_world(s, R, COM, 0, qx, qy, qz)
+            xa = _to_world(s, R, COM, b, qx, qy, qz)
             n = np.empty(3)
             for q in range(3):
-                n[q] = R[0, q, 0] * nx + R[0, q, 1] * ny + R[0, q, 2] * nz
-            jr = PAIR_PET + 3 * int(AEID[i]) + j
-            e_, q_ = _contact(s, R, COM, F, T, 2, xa, 0, n, d, k, c, mu, vs, rec, jr, out)
+                n[q] = R[b, q, 0] * nx + R[b, q, 1] * ny + R[b, q, 2] * nz
+            jr = PAIR_PET + (3 * int(EID[i]) + j if a == 2 else 3 * j + int(EID[i]))
+            e_, q_ = _contact(s, R, COM, F, T, a, xa, b, n, d, k, c, mu, vs, rec, jr, out)
             pe += e_
             pd += q_
     return pe, pd
 
 
 @njit(cache=True)
+def _petal_petal(s, R, COM, F, T, P, AEDGE, AEID, PTIP, W, rec, out):
+    """Petal on petal (seed 003 pair 6 as `segment_trapezoid`): the active petals' side and tip edges against the
+    passive plates, and the passive petals' tip edges against the active plates (the side edges' crossings are
+    the first set's already)."""
+    pe, pd = _edges_plates(s, R, COM, P, 2, 0, AEDGE, AEID, W, W_AEDGE, W_PPLATE, F, T, rec, out)
+    e, q = _edges_plates(s, R, COM, P, 0, 2, PTIP, TIP_ID, W, W_PTIP, W_APLATE, F, T, rec, out)
+    return pe + e, pd + q
+
+
+@njit(cache=True)
 def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, APID, PPET, PPID, LATCH, STRIKER,
-             HOOK, AGEN, AGID, PGEN, PGID, AEDGE, AEID, W, ds, ch, rec, out):
+             HOOK, AGEN, AGID, PGEN, PGID, AEDGE, AEID, PTIP, W, ds, ch, rec, out):
     """Derivative ds of state s at time t; with `out`, the channels ch and the pairs' records rec."""
     R = np.zeros((NB, 3, 3))
     for b in range(NB):
@@ -351,7 +364,7 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
                  PAIR_PP, out)
     pe += e
     pd += q
-    e, q = _petal_petal(s, R, COM, F, T, P, AEDGE, AEID, W, rec, out)
+    e, q = _petal_petal(s, R, COM, F, T, P, AEDGE, AEID, PTIP, W, rec, out)
     pe += e
     pd += q
     # latches: after capture each holds the ring's latch point at its anchor on the passive craft
@@ -513,7 +526,7 @@ def _event(ev, n_ev, t, kind, idx):
 
 @njit(cache=True)
 def run_block(s, Z, t, h, n_out, spo, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, APID, PPET, PPID, LATCH,
-              STRIKER, HOOK, AGEN, AGID, PGEN, PGID, AEDGE, AEID, W, ev, n_ev, prev, o_t, o_ch, o_pos, o_q, o_act, o_f, o_p, o_n, o_d, o_vn):
+              STRIKER, HOOK, AGEN, AGID, PGEN, PGID, AEDGE, AEID, PTIP, W, ev, n_ev, prev, o_t, o_ch, o_pos, o_q, o_act, o_f, o_p, o_n, o_d, o_vn):
     """Record a frame, then integrate `spo` RK4 steps, `n_out` times (the last frame unintegrated past)."""
     k1 = np.zeros(NS)
     k2 = np.zeros(NS)
@@ -524,7 +537,7 @@ def run_block(s, Z, t, h, n_out, spo, P, COM, MASS, INERT, INVI, BASE, RINGP, LN
     dummy = np.zeros((NPAIR, 14))
     dch = np.zeros(NCH)
     g = (P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, APID, PPET, PPID, LATCH, STRIKER, HOOK, AGEN, AGID,
-         PGEN, PGID, AEDGE, AEID, W)
+         PGEN, PGID, AEDGE, AEID, PTIP, W)
     status = ST_OK
     for row in range(n_out):
         tmp = np.zeros(NS)

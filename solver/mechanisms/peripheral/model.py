@@ -93,15 +93,15 @@ def _petal_lines(G, sign):
     return np.array(gen), np.array(gid, np.int64), np.array(edge), np.array(eid, np.int64), np.array(plate)
 
 
-def _work_rows(G, R, plates):
-    """The kernels' work array (dynamics.W_*): the passive petal plates (passive frame; `segment_trapezoid` rows with
-    the edge radius, half the petal thickness, the centre and the bounding radius) and both rings' rounded inner
-    edges as tori (tangent to the face and the bore), each in its body's frame."""
+def _work_rows(G, R, plates, aplates):
+    """The kernels' work array (dynamics.W_*): the passive and the active petal plates (each in its body's frame;
+    `segment_trapezoid` rows with the edge radius, half the petal thickness, the centre and the bounding radius) and
+    both rings' rounded inner edges as tori (tangent to the face and the bore)."""
     from solver.contact import geometry as CG
     W = np.zeros((D.NW, CG.K.ROW))
-    for j, v in enumerate(plates):
+    for j, v in enumerate([*plates, *aplates]):
         n = np.cross(v[1] - v[0], v[3] - v[0])
-        row = W[D.W_PPLATE + j]
+        row = W[(D.W_PPLATE + j) if j < 3 else (D.W_APLATE + j - 3)]
         row[0:12] = v.reshape(-1)
         row[12:15] = n / np.linalg.norm(n)         # v0..v3 counter-clockwise about n
         row[15] = 0.5 * G["thickness"]
@@ -192,9 +192,10 @@ def load_peripheral(scenario_path) -> PeripheralModel:
                           _circle(R["face_inner_radius"], 0.0, RIM_POINTS)])
     apet, apid = _petal_points(GP, -1.0)         # active petals point to -x (ring frame)
     ppet, ppid = _petal_points(GP, +1.0)         # passive petals to +x, turned 60 deg
-    agen, agid, aedge, aeid, _ = _petal_lines(GP, -1.0)
-    pgen, pgid, _, _, pplate = _petal_lines(GP, +1.0)
-    W = _work_rows(GP, R, pplate)
+    agen, agid, aedge, aeid, aplate = _petal_lines(GP, -1.0)
+    pgen, pgid, pedge, _, pplate = _petal_lines(GP, +1.0)
+    ptip = pedge[2::3].copy()                     # the passive petals' tip edges
+    W = _work_rows(GP, R, pplate, aplate)
     la = [math.radians(GP["first_angle"] + 120.0 * k) for k in range(3)]
     rl = g["latches"]["radius"]
     latch = np.array([(0.0, rl * math.cos(a), rl * math.sin(a)) for a in la])
@@ -244,7 +245,7 @@ def load_peripheral(scenario_path) -> PeripheralModel:
     s0[36:39] = wA
     Z0 = np.zeros(D.NZ)
     arrays = (COM, MASS, INERT, INVI, base, ringp, LN, rim, apet, apid, ppet, ppid, latch, striker, hook, agen, agid,
-              pgen, pgid, aedge, aeid, W)
+              pgen, pgid, aedge, aeid, ptip, W)
     geo = dict(rin=R["face_inner_radius"], rout=R["face_outer_radius"], petals=GP, base=base, ringp=ringp, LN=LN,
                h0=h0, latch=latch, offset=g["interface"]["offset"], stroke_retract=H["stroke_retract"],
                stroke_extend=H["stroke_extend"], contact=contact)
