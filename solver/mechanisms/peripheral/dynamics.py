@@ -339,11 +339,20 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
         ly = M[1, 0] * p0 + M[1, 1] * p1 + M[1, 2] * p2 + c0[1]
         lz = M[2, 0] * p0 + M[2, 1] * p1 + M[2, 2] * p2 + c0[2]
         r = math.sqrt(ly * ly + lz * lz)
-        if r >= P[P_RIN] - P[P_TOL_R] and r <= P[P_ROUT] + P[P_TOL_R]:
+        d_in, d_out = r - (P[P_RIN] - P[P_TOL_R]), P[P_ROUT] + P[P_TOL_R] - r
+        if d_in > 0.0 and d_out > 0.0 and -lx < P[P_BORE_DEPTH]:
+            # inside the passive ring's solid: pushed out the shortest way (face, bore or outer side; continuous)
             xa = _point(s, R, COM, 2, RIM[i])[0]
-            loc = np.array([lx, ly, lz])
-            e, q = _contact(s, R, COM, F, T, 2, xa, 0, R[0][:, 0].copy(), -loc[0], kr, cr, P[P_MU_RR], P[P_VS_RR],
-                            rec, PAIR_RR, out)
+            d = -lx
+            nl = np.array([1.0, 0.0, 0.0])
+            if d_in < d:
+                d = d_in
+                nl = np.array([0.0, -ly / r, -lz / r])
+            if d_out < d:
+                d = d_out
+                nl = np.array([0.0, ly / r, lz / r])
+            e, q = _contact(s, R, COM, F, T, 2, xa, 0, R[0] @ nl, d, kr, cr, P[P_MU_RR], P[P_VS_RR], rec, PAIR_RR,
+                            out)
             pe += e
             pd += q
     # petals in the other ring's bore
@@ -488,8 +497,8 @@ def _discrete(s, Z, t, P, COM, RIM, LATCH, STRIKER, HOOK, ev, n_ev):
     for b in range(NB):
         quat_matrix(s, 13 * b + 3, R[b])
     status = ST_OK
-    if Z[Z_CAPT] < 0.5 and _faces_touch(s, R, COM, P, RIM):
-        ok = True
+    if Z[Z_CAPT] < 0.5:
+        ok = _faces_touch(s, R, COM, P, RIM)
         for i in range(3):
             xl = _point(s, R, COM, 2, LATCH[i])[0]
             d = R[0].T @ (xl - s[0:3]) + COM[0] - STRIKER[i]      # passive frame
