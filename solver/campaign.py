@@ -66,6 +66,33 @@ class ParameterSpec:
     sd: float = math.nan
     values: tuple = ()
     levels: int = 0
+    polar: tuple[str, ...] = ()          # a radius: these two keys get r cos(angle), r sin(angle)
+    angle: VariedParameter | None = None     # and its angle column (deg, uniform over [0, 360))
+
+    @property
+    def columns(self) -> list[VariedParameter]:
+        """The summary columns this parameter gives: itself, and a polar radius's angle."""
+        return [self.param] if self.angle is None else [self.param, self.angle]
+
+    def keys(self) -> tuple[str, ...]:
+        """The scenario keys it sets."""
+        return self.polar or (self.param.key,)
+
+    def set(self, sc: dict, vals: dict[str, float]) -> None:
+        """Set its scenario keys in `sc` from one run's values by column name."""
+        if not self.polar:
+            set_key(sc, self.param.key, vals[self.param.name])
+            return
+        r, a = vals[self.param.name], math.radians(vals[self.angle.name])
+        set_key(sc, self.polar[0], r * math.cos(a))
+        set_key(sc, self.polar[1], r * math.sin(a))
+
+    def corner(self, highest: bool) -> dict:
+        """Scenario keys at the envelope's lowest or highest corner (a polar pair: each component at -/+ the radius)."""
+        lo, hi = self.extremes()
+        if not self.polar:
+            return {self.param.key: hi if highest else lo}
+        return {k: hi if highest else -hi for k in self.polar}
 
     def grid(self) -> list[float]:
         """Grid levels: the listed values, or `levels` points from min to max."""
@@ -132,7 +159,8 @@ class Campaign:
 
     @property
     def parameters(self) -> list[VariedParameter]:
-        return [s.param for s in self.specs]
+        """Every varied column (a polar radius followed by its angle), in the samples' order."""
+        return [c for s in self.specs for c in s.columns]
 
     def samples(self) -> np.ndarray:
         """(count, n_parameters) varied values; deterministic from the file (seed)."""
@@ -143,7 +171,7 @@ class Campaign:
     def values(self, i: int) -> dict[str, float]:
         """The varied values of run i by parameter name."""
         row = self.samples()[i]
-        return {s.param.name: float(v) for s, v in zip(self.specs, row)}
+        return {p.name: float(v) for p, v in zip(self.parameters, row)}
 
     def scenario(self, i: int) -> dict:
         """The full scenario (TOML dict) of run i: the base with the fixed and varied keys set."""
@@ -154,11 +182,10 @@ class Campaign:
             set_key(sc, k, v)
         vals = self.values(i)
         for s in self.specs:
-            set_key(sc, s.param.key, vals[s.param.name])
+            s.set(sc, vals)
         sc["name"] = f"{self.name}_{i:05d}"
         sc["comment"] = (f"campaign {self.name} run {i}: "
-                         + ", ".join(f"{s.param.name} = {vals[s.param.name]:.6g} {s.param.unit}".rstrip()
-                                     for s in self.specs))
+                         + ", ".join(f"{p.name} = {vals[p.name]:.6g} {p.unit}".rstrip() for p in self.parameters))
         return sc
 
     def outputs(self) -> dict[str, tuple[str, str]]:
@@ -327,13 +354,15 @@ def load_campaign(path, base_path=None, check_scenarios: bool = True, criteria_p
     if not isinstance(plist, list) or not plist or not all(isinstance(p, dict) for p in plist):
         raise CampaignError(path, "parameter", "missing: add [[parameter]] tables (name, key, min, max, ...)")
     specs = [_parameter(path, k, p, base, sampling, mtype) for k, p in enumerate(plist)]
-    names = [s.param.name for s in specs]
-    keys = [s.param.key for s in specs]
+    names = [c.name for s in specs for c in s.columns]
+    keys = [key for s in specs for key in s.keys()]
     for k, s in enumerate(specs):
-        if names.count(s.param.name) > 1:
-            raise CampaignError(path, f"parameter[{k}].name", f"{s.param.name!r} is used twice")
-        if keys.count(s.param.key) > 1 or s.param.key in fixed:
-            raise CampaignError(path, f"parameter[{k}].key", f"{s.param.key!r} is set twice")
+        for c in s.columns:
+            if names.count(c.name) > 1:
+                raise CampaignError(path, f"parameter[{k}].name", f"{c.name!r} is used twice")
+        for key in s.keys():
+            if keys.count(key) > 1 or key in fixed:
+                raise CampaignError(path, f"parameter[{k}].key", f"{key!r} is set twice")
     if sampling == "grid":
         n = math.prod(len(s.grid()) for s in specs)
         count = cfg.get("count", n)
@@ -349,8 +378,8 @@ def load_campaign(path, base_path=None, check_scenarios: bool = True, criteria_p
     c.criteria_path = cpath.resolve()
     c.criteria_text = cpath.read_text(encoding="utf-8")
     # the mechanism, its contact pairs, and the envelope's corners through the solver's own validation
-    corners = {"base": {}, "lowest": {s.param.key: s.extremes()[0] for s in specs},
-               "highest": {s.param.key: s.extremes()[1] for s in specs}}
+    corners = {"base": {}, "lowest": {k: v for s in specs for k, v in s.corner(False).items()},
+               "highest": {k: v for s in specs for k, v in s.corner(True).items()}}
     with tempfile.TemporaryDirectory(prefix="dockmnemo-campaign-") as td:
         for label, setv in corners.items():
             if label != "base" and not check_scenarios:
@@ -363,9 +392,9 @@ def load_campaign(path, base_path=None, check_scenarios: bool = True, criteria_p
             try:
                 m = load_model(sp)
             except ScenarioError as exc:
-                who = next((f"parameter {s.param.name!r} ({s.param.key})" for s in specs
-                            if label != "base" and (s.param.key.split("[")[0] == exc.key or exc.key.startswith(s.param.key))),
-                           None)
+                who = next((f"parameter {s.param.name!r} ({', '.join(s.keys())})" for s in specs
+                            if label != "base" and any(key.split("[")[0] == exc.key or exc.key.startswith(key)
+                                                       for key in s.keys())), None)
                 where = (f"the {label} corner of the envelope, {who}" if who else
                          f"the base scenario {bpath.name}" + (" with [fixed]" if fixed else "")
                          if label == "base" else f"the {label} corner of the envelope")
@@ -405,24 +434,32 @@ def _declared(path, where: str, key: str, mechanism_type: str, numbers_only: boo
 
 def _parameter(path, k, p: dict, base: dict, sampling: str, mtype) -> ParameterSpec:
     w = f"parameter[{k}]"
-    known = {"name", "key", "unit", "label", "distribution", "min", "max", "mean", "sd", "values", "levels"}
+    known = {"name", "key", "polar", "angle", "unit", "label", "distribution", "min", "max", "mean", "sd", "values",
+             "levels"}
     for x in p:
         if x not in known:
             raise CampaignError(path, f"{w}.{x}", unknown(x, known))
     name = p.get("name")
     if not isinstance(name, str) or not _NAME.match(name):
         raise CampaignError(path, f"{w}.name", f"must be a column name of letters, digits and _ (found {name!r})")
-    if name in output_columns([], mtype) or name in ("index", "status", "message", "captured", "passed", "verdict"):
-        raise CampaignError(path, f"{w}.name", f"{name!r} is a summary output column; choose another name")
+    _column_name(path, f"{w}.name", name, mtype)
     w = f"parameter[{k}] ({name})"
-    key = p.get("key")
-    _check_key(path, f"{w}.key", key, base)
-    decl = _declared(path, f"{w}.key", key, mtype.name)
+    polar = _polar(path, w, p, base, sampling, mtype)
+    key = p.get("key") if not polar else f"radius({', '.join(polar)})"
+    if not polar:
+        _check_key(path, f"{w}.key", key, base)
+    decl = _declared(path, f"{w}.key", polar[0] if polar else key, mtype.name)
     unit = p.get("unit", decl.unit)                 # the schema's unit and label unless the campaign states its own
-    label = p.get("label", decl.component_label(split_key(key)[1]))
+    label = p.get("label", f"{decl.label} (radial)" if polar else decl.component_label(split_key(key)[1]))
+    angle_label = f"{p.get('label', decl.label)} direction"
     if not isinstance(unit, str) or not isinstance(label, str):
         raise CampaignError(path, f"{w}.unit", "unit and label must be strings")
     vp = VariedParameter(name, key, unit, label)
+    angle = None
+    if polar:
+        aname = p.get("angle")
+        _column_name(path, f"{w}.angle", aname, mtype)
+        angle = VariedParameter(aname, f"angle({', '.join(polar)})", "deg", angle_label)
     dist = p.get("distribution", "values" if "values" in p else "uniform")
     if dist not in DISTRIBUTIONS:
         raise CampaignError(path, f"{w}.distribution", f"{dist!r}: must be one of {', '.join(DISTRIBUTIONS)}")
@@ -455,12 +492,44 @@ def _parameter(path, k, p: dict, base: dict, sampling: str, mtype) -> ParameterS
         levels = int(_num(path, f"{w}.levels", p["levels"], 1, 10_000, integer=True))
     elif "levels" in p:
         raise CampaignError(path, f"{w}.levels", f"only a grid has levels (sampling is {sampling!r})")
-    return ParameterSpec(vp, dist, lo, hi, mean, sd, values, levels)
+    spec = ParameterSpec(vp, dist, lo, hi, mean, sd, values, levels, polar, angle)
+    if polar and spec.extremes()[0] < 0:
+        raise CampaignError(path, f"{w}.min", f"a radius ({', '.join(polar)}) cannot be negative: {spec.extremes()[0]:g}")
+    return spec
+
+
+def _column_name(path, where, name, mtype):
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise CampaignError(path, where, f"must be a column name of letters, digits and _ (found {name!r})")
+    if name in output_columns([], mtype) or name in ("index", "status", "message", "captured", "passed", "verdict"):
+        raise CampaignError(path, where, f"{name!r} is a summary output column; choose another name")
+
+
+def _polar(path, w, p: dict, base: dict, sampling: str, mtype) -> tuple[str, ...]:
+    """The two keys of a radius-and-angle parameter (`polar`, with `angle` naming the angle's column), or ()."""
+    if "polar" not in p:
+        if "angle" in p:
+            raise CampaignError(path, f"{w}.angle", "only a polar parameter has an angle (give polar = [key, key])")
+        return ()
+    keys = p["polar"]
+    if "key" in p:
+        raise CampaignError(path, f"{w}.key", "give key or polar (two keys), not both")
+    if not (isinstance(keys, list) and len(keys) == 2 and all(isinstance(x, str) for x in keys)) or keys[0] == keys[1]:
+        raise CampaignError(path, f"{w}.polar", f"must be two different scenario keys, e.g. [\"initial.lateral_miss[0]\", "
+                            f"\"initial.lateral_miss[1]\"] (found {keys!r})")
+    for x in keys:
+        _check_key(path, f"{w}.polar", x, base)
+        _declared(path, f"{w}.polar", x, mtype.name)
+    if "angle" not in p:
+        raise CampaignError(path, f"{w}.angle", "missing: a polar parameter names its angle's column (deg, 0-360)")
+    if sampling == "grid":
+        raise CampaignError(path, f"{w}.polar", "a polar parameter needs lhs or random sampling")
+    return tuple(keys)
 
 
 def _sample(c: Campaign) -> np.ndarray:
     """Varied values (count, P): a full factorial grid (first parameter slowest), Latin hypercube or random."""
-    P = len(c.specs)
+    P = len(c.parameters)
     if c.sampling == "grid":
         return np.array(list(itertools.product(*[s.grid() for s in c.specs])), float).reshape(c.count, P)
     rng = np.random.Generator(np.random.PCG64(c.seed))
@@ -470,7 +539,13 @@ def _sample(c: Campaign) -> np.ndarray:
         u = np.empty((c.count, P))
         for j in range(P):
             u[:, j] = (rng.permutation(c.count) + rng.random(c.count)) / c.count
-    return np.column_stack([s.from_unit(u[:, j]) for j, s in enumerate(c.specs)])
+    cols, j = [], 0
+    for s in c.specs:             # a polar radius's angle is the next column, uniform over [0, 360) deg
+        cols.append(s.from_unit(u[:, j]))
+        if s.angle is not None:
+            cols.append(360.0 * u[:, j + 1])
+        j += len(s.columns)
+    return np.column_stack(cols)
 
 
 # ---- one run's summary row ---------------------------------------------------------------------------------
@@ -836,10 +911,10 @@ def write_summary(c: Campaign, d: Path, rows: dict[int, dict]):
         a["campaign_sha256"] = _sha(c.text)
         f.create_dataset("index", data=np.array(order, np.int64))
         g = f.create_group("parameters")
-        for s in c.specs:
-            ds = g.create_dataset(s.param.name, data=np.array(
-                [rows[i].get("values", {}).get(s.param.name, math.nan) for i in order], float))
-            ds.attrs["unit"], ds.attrs["label"], ds.attrs["key"] = s.param.unit, s.param.label, s.param.key
+        for p in c.parameters:
+            ds = g.create_dataset(p.name, data=np.array(
+                [rows[i].get("values", {}).get(p.name, math.nan) for i in order], float))
+            ds.attrs["unit"], ds.attrs["label"], ds.attrs["key"] = p.unit, p.label, p.key
         g = f.create_group("outputs")
         for k, (unit, label) in c.outputs().items():
             ds = g.create_dataset(k, data=np.array([rows[i].get("outputs", {}).get(k, math.nan) for i in order], float))

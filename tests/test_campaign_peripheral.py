@@ -38,13 +38,18 @@ def test_idss_envelope_campaigns_load_as_peripheral():
     cols = env.outputs()
     assert all(n in cols for n in TYPE_OUTPUTS) and not any(n in cols for n in PROBE_OUTPUTS)
     assert {"peak_ring_ring", "peak_petal_ring_1", "peak_ring_petal_3", "peak_latches"} <= set(cols)
-    # the IDSS envelope: closing 0.05-0.10 m/s, rates per axis, every lateral miss within the 0.10 m circle
+    # the IDSS envelope: closing 0.05-0.10 m/s, rates per axis, the lateral miss and tilt radial (radius, angle)
     x = env.samples()
     col = {p.name: x[:, k] for k, p in enumerate(env.parameters)}
     assert col["closing_speed"].min() >= 0.05 and col["closing_speed"].max() <= 0.10
     assert np.abs(col["lateral_rate_y"]).max() <= 0.04 and np.abs(col["yaw_rate"]).max() <= 0.20
-    assert np.hypot(col["lateral_miss_y"], col["lateral_miss_z"]).max() <= 0.10
-    assert np.hypot(col["pitch_deg"], col["yaw_deg"]).max() <= 4.0 and np.abs(col["roll_deg"]).max() <= 4.0
+    assert 0.099 < col["lateral_miss"].max() <= 0.10 and 3.96 < col["tilt"].max() <= 4.0   # the rim is sampled
+    assert np.abs(col["roll_deg"]).max() <= 4.0
+    for k in (0, 57, 199):
+        ini = env.scenario(k)["initial"]
+        a, t = np.radians(col["lateral_miss_angle"][k]), np.radians(col["tilt_angle"][k])
+        np.testing.assert_allclose(ini["lateral_miss"], col["lateral_miss"][k] * np.array([np.cos(a), np.sin(a)]))
+        np.testing.assert_allclose(ini["angular_miss_deg"][1:], col["tilt"][k] * np.array([np.cos(t), np.sin(t)]))
     small = load_campaign(SMALL)     # no criteria key: the peripheral type's own
     assert small.mechanism_type == "peripheral" and small.criteria_path == CRITERIA.resolve()
     assert [p.key for p in small.parameters] == [p.key for p in env.parameters] and small.count <= 8
@@ -63,6 +68,65 @@ def test_peripheral_key_refused_by_a_probe_cone_campaign(tmp_path):
                   .replace('key = "initial.closing_speed"\nmin = 0.05\nmax = 0.10',
                            'key = "initial.face_gap"\nmin = 0.23\nmax = 0.25'))
     assert load_campaign(ok).parameters[0].key == "initial.face_gap"
+
+
+POLAR = """name = "polar_test"
+base_scenario = "{base}"
+t_end = 1.0
+sampling = "lhs"
+count = 50
+seed = 3
+
+[[parameter]]
+name = "miss"
+polar = ["initial.lateral_miss[0]", "initial.lateral_miss[1]"]
+angle = "miss_angle"
+min = 0.02
+max = 0.10
+"""
+
+
+def polar_file(tmp_path, **subs) -> Path:
+    text = POLAR.format(base=(CAMPAIGNS / "idss_envelope_base.toml").as_posix())
+    for a, b in subs.items():
+        assert a in text, a
+        text = text.replace(a, b)
+    f = tmp_path / "polar.toml"
+    f.write_text(text)
+    return f
+
+
+def test_polar_parameter_gives_radius_and_angle_columns(tmp_path):
+    c = load_campaign(polar_file(tmp_path))
+    assert [(p.name, p.unit, p.label) for p in c.parameters] == [
+        ("miss", "m", "lateral miss (radial)"), ("miss_angle", "deg", "lateral miss direction")]
+    r, a = c.samples()[:, 0], c.samples()[:, 1]
+    assert 0.02 <= r.min() and r.max() <= 0.10 and 0.0 <= a.min() and a.max() < 360.0
+    assert sorted(np.floor((r - 0.02) / 0.08 * 50).astype(int)) == list(range(50))   # stratified (LHS)
+    y, z = np.array([c.scenario(i)["initial"]["lateral_miss"] for i in range(50)]).T
+    np.testing.assert_allclose(np.hypot(y, z), r)
+    np.testing.assert_allclose(np.degrees(np.arctan2(z, y)) % 360.0, a, atol=1e-9)
+
+
+@pytest.mark.parametrize("subs, key, problem", [
+    ({"min = 0.02": "min = -0.02"}, "parameter[0] (miss).min", "a radius"),
+    ({'angle = "miss_angle"\n': ""}, "parameter[0] (miss).angle", "missing"),
+    ({'angle = "miss_angle"': 'angle = "peak_Fx"'}, "parameter[0] (miss).angle", "summary output column"),
+    ({'angle = "miss_angle"': 'angle = "miss"'}, "parameter[0].name", "'miss' is used twice"),
+    ({', "initial.lateral_miss[1]"]': "]"}, "parameter[0] (miss).polar", "must be two different scenario keys"),
+    ({"initial.lateral_miss[1]": "initial.lateral_mis[1]"}, "parameter[0] (miss).polar", "no key"),
+    ({'name = "miss"': 'name = "miss"\nkey = "initial.closing_speed"'}, "parameter[0] (miss).key", "not both"),
+    ({"max = 0.10": "max = 0.9"}, "parameter",
+     "corner of the envelope, parameter 'miss' (initial.lateral_miss[0], initial.lateral_miss[1])"),
+    ({'sampling = "lhs"': 'sampling = "grid"', "count = 50\n": ""}, "parameter[0] (miss).polar",
+     "needs lhs or random"),
+])
+def test_bad_polar_parameters_say_file_key_problem(tmp_path, subs, key, problem):
+    f = polar_file(tmp_path, **subs)
+    with pytest.raises(CampaignError) as ei:
+        load_campaign(f)
+    assert ei.value.key == key and problem in ei.value.problem, str(ei.value)
+    assert str(ei.value).startswith(f"{f}: {key}: ")
 
 
 def test_failure_reasons_of_the_peripheral_verdict():
@@ -197,8 +261,8 @@ def test_envelope_map_of_a_peripheral_campaign(campaign, qtbot, tmp_path, artifa
     codes = outcome_codes(s)
     for code, (text, *_rest) in enumerate(OUTCOMES):
         assert f"{text} <b>{int(np.count_nonzero(codes == code))}</b>" in m.legend.text()
-    assert (m.x_name, m.y_name) == ("closing_speed", "lateral_miss_y")
-    assert "lateral miss y (m)" in m.plot.getAxis("left").labelString()
+    assert (m.x_name, m.y_name) == ("closing_speed", "lateral_miss")
+    assert "lateral miss (radial) (m)" in m.plot.getAxis("left").labelString()
 
     # the hover names the peripheral outputs: leg stroke and force, hooks, the largest contact pair
     i = kept[0]
