@@ -779,6 +779,11 @@ def prepare_directory(c: Campaign, directory) -> Path:
         if m.get("criteria_sha256") != _sha(c.criteria_text):
             raise CampaignError(c.criteria_path, "/", f"the capture criteria changed since {d} was started; "
                                 "restore them or use another --out directory")
+        mech = _mechanism_copied(c)
+        if mech and m.get("mechanism_sha256", _sha(mech.read_text(encoding="utf-8"))) != \
+                _sha(mech.read_text(encoding="utf-8")):      # (directories before the check have no mechanism_sha256)
+            raise CampaignError(mech, "/", f"the mechanism file changed since {d} was started (its runs used "
+                                f"{BASE_DIR}/{mech.name}); restore it or use another --out directory")
         return d
     if d.is_dir() and any(d.iterdir()):
         raise CampaignError(d, "/", "directory is not empty and holds no campaign.toml; use an empty or new directory")
@@ -786,9 +791,9 @@ def prepare_directory(c: Campaign, directory) -> Path:
     (d / ROWS_DIR).mkdir(exist_ok=True)
     base_copy = d / BASE_DIR / c.base_path.name
     shutil.copyfile(c.base_path, base_copy)
-    mech = c.base.get("mechanism", "")
-    if mech.endswith(".toml"):
-        shutil.copyfile(mech, d / BASE_DIR / Path(mech).name)
+    mech = _mechanism_copied(c)
+    if mech:
+        shutil.copyfile(mech, d / BASE_DIR / mech.name)
     crit_copy = d / BASE_DIR / f"criteria_{c.criteria_path.name}"
     crit_copy.write_text(c.criteria_text, encoding="utf-8")
     manifest = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "name": c.name,
@@ -797,9 +802,17 @@ def prepare_directory(c: Campaign, directory) -> Path:
                 "base_sha256": _sha(c.base_text), "criteria": str(c.criteria_path),
                 "criteria_copy": f"{BASE_DIR}/{crit_copy.name}", "criteria_sha256": _sha(c.criteria_text),
                 "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    if mech:
+        manifest["mechanism_sha256"] = _sha(mech.read_text(encoding="utf-8"))
     _atomic_write(man, json.dumps(manifest, indent=1).encode())
     _atomic_write(d / CAMPAIGN_FILE, c.text.encode("utf-8"))    # written last: DIR is a campaign from here on
     return d
+
+
+def _mechanism_copied(c: Campaign) -> Path | None:
+    """The mechanism file a campaign directory keeps a copy of (one named by a path, "x.toml"), else None."""
+    mech = c.base.get("mechanism", "")
+    return Path(mech) if mech.endswith(".toml") else None
 
 
 def open_directory_campaign(directory) -> Campaign:

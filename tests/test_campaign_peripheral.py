@@ -302,3 +302,23 @@ def test_envelope_map_of_a_peripheral_campaign(campaign, qtbot, tmp_path, artifa
     F = np.sqrt(sum(w.run.channel(n) ** 2 for n in ("Fx", "Fy", "Fz")))
     assert float(np.nanmax(F)) == pytest.approx(s.column("peak_base_force")[s.position(gone)], rel=1e-9)
     w.grab().save(str(artifacts / "envelope_map_peripheral_run.png"))
+
+
+def test_resume_refuses_a_changed_mechanism_file(tmp_path):
+    """The peripheral campaigns name their mechanism by a path (copied into DIR/base): a directory started with one
+    version of it does not resume with another (its runs would mix two mechanisms)."""
+    from solver.campaign import prepare_directory
+    src = tmp_path / "src" / "campaigns"
+    src.mkdir(parents=True)
+    shutil.copyfile(CAMPAIGNS / "idss_envelope_base.toml", src / "idss_envelope_base.toml")
+    shutil.copyfile(SMALL, src / "small.toml")
+    mech = tmp_path / "src" / "peripheral_idss.toml"
+    shutil.copyfile(ROOT / "resources" / "peripheral" / "peripheral_idss.toml", mech)
+    d = prepare_directory(load_campaign(src / "small.toml", criteria_path=CRITERIA), tmp_path / "dir")
+    assert (d / "base" / "peripheral_idss.toml").read_text() == mech.read_text()
+    prepare_directory(load_campaign(src / "small.toml", criteria_path=CRITERIA), d)         # unchanged: resumes
+    mech.write_text(mech.read_text() + "# edited\n")
+    with pytest.raises(CampaignError, match="the mechanism file changed since") as ei:
+        prepare_directory(load_campaign(src / "small.toml", criteria_path=CRITERIA), d)
+    assert ei.value.path == str(mech.resolve())
+    assert read_summary(d).campaign.base["mechanism"] == str((d / "base" / "peripheral_idss.toml").resolve())
