@@ -15,6 +15,7 @@ mechanism's channels, bodies or parts, they ask the run's type (`solver.mechanis
     base_loads, default_plots              the loads line under the scene; channels plotted when a run opens
     criteria_file                          capture verdict criteria (TOML read by solver.verdict)
     scenarios_dir                          its bundled scenarios
+    pairs(model), summary_outputs          campaigns: a run's contact pairs; the type's columns of a summary row
 
 Everything is data or a pure function, as PlotJuggler's state-publisher plug-in: narrow, named, documented.
 """
@@ -165,6 +166,29 @@ class SceneSpec:
 DEFAULT_PART_COLOR: RGB = (0.85, 0.88, 0.90)
 
 
+# ---- campaigns -------------------------------------------------------------------------------------------------
+SUMMARY_HOWS = ("max", "peak", "time_at_least")
+
+
+@dataclass(frozen=True)
+class SummaryOutput:
+    """A campaign summary column from a run's channels: "max" (largest value) or "peak" (largest |value|) over the
+    run's `channels`, or "time_at_least" (first time one reaches `at_least`); NaN where the run has none of them.
+    `key`: shown in the envelope map's hover; `short`: the campaign table's header (its first output with one)."""
+    name: str
+    unit: str
+    label: str
+    how: str
+    channels: tuple[str, ...]
+    at_least: float = math.nan
+    key: bool = False
+    short: str = ""
+
+    def __post_init__(self):
+        if self.how not in SUMMARY_HOWS:
+            raise ValueError(f"summary output {self.name}: how {self.how!r}: one of {', '.join(SUMMARY_HOWS)}")
+
+
 # ---- the type ------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class MechanismType:
@@ -187,6 +211,8 @@ class MechanismType:
     default_plots: tuple[str, ...] = BASE_LOADS[:3]
     criteria_file: Path | None = None
     scenarios_dir: Path | None = None
+    pair_lister: Callable[[Any], list] | None = None    # model -> ContactPairInfo of every pair its run writes
+    summary_outputs: tuple[SummaryOutput, ...] = ()
 
     @property
     def schema(self):
@@ -214,6 +240,10 @@ class MechanismType:
     def channels(self, model) -> list:
         """ChannelInfo of every channel a run of `model` writes (units, labels, groups, device ranges)."""
         return [] if self.channel_lister is None else self.channel_lister(model)
+
+    def pairs(self, model) -> list:
+        """ContactPairInfo of every contact pair a run of `model` writes (a campaign's peak_<pair> columns)."""
+        return [] if self.pair_lister is None else self.pair_lister(model)
 
     def device_layout(self, run=None) -> DeviceLayout:
         """The middle pane's layout for `run` (a generic type builds it from the run's channels)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from solver.mechanisms.base import BarGroup, DeviceLayout, MechanismType, Readouts, SceneSpec
+from solver.mechanisms.base import BarGroup, DeviceLayout, MechanismType, Readouts, SceneSpec, SummaryOutput
 from solver.mechanisms.peripheral.sketch import LEGS, SKETCH
 
 RESOURCES = Path(__file__).resolve().parents[3] / "resources" / "peripheral"
@@ -42,6 +42,20 @@ def _channels(model) -> list:
     return channel_infos(model)
 
 
+def _pairs(model) -> list:
+    from solver.mechanisms.peripheral.simulate import PAIRS
+    return list(PAIRS)
+
+
+SUMMARY_OUTPUTS = (   # campaign summary columns of the legs, latches and hooks (docs/campaigns.md)
+    SummaryOutput("max_leg_stroke", "m", "max |leg stroke| (six legs)", "peak", LEGS, key=True, short="leg m"),
+    SummaryOutput("max_leg_force", "N", "max |leg force| (six legs)", "peak", tuple(f"{n}_force" for n in LEGS),
+                  key=True),
+    SummaryOutput("t_hooks_closed", "s", "time the hooks closed (NaN: not closed)", "time_at_least",
+                  ("hooks_closed",), at_least=0.5, key=True),
+)
+
+
 PERIPHERAL = MechanismType(
     name="peripheral",
     title="peripheral (androgynous, IDSS-class) docking mechanism",
@@ -60,4 +74,6 @@ PERIPHERAL = MechanismType(
     default_plots=("Fx", "Fy", "Fz", "leg_1"),
     criteria_file=RESOURCES / "criteria.toml",
     scenarios_dir=RESOURCES / "scenarios",
+    pair_lister=_pairs,
+    summary_outputs=SUMMARY_OUTPUTS,
 )
