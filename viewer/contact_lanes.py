@@ -29,6 +29,15 @@ LABEL_CHARS = 20      # lane labels longer than this are cut (the left axis is A
 FORCE_COLORS = style.FORCE_SCALE   # low .. high peak force
 
 
+def pair_title(label: str, pair: str, chars: int) -> str:
+    """A contact pair as a lane or the events dock names it in at most `chars` characters: its label, else its
+    run-file name in words (petal_ring_1 -> "petal ring 1"), else the label cut."""
+    for text in (label, pair.replace("_", " ")):
+        if len(text) <= chars:
+            return text
+    return label[:chars - 1].rstrip(" ,") + "\u2026"
+
+
 def force_colormap() -> pg.ColorMap:
     return pg.ColorMap(np.linspace(0.0, 1.0, len(FORCE_COLORS)), FORCE_COLORS)
 
@@ -122,6 +131,8 @@ class ContactLanes(pg.PlotItem):
         self.table: EventTable | None = None
         self.pairs: list[str] = []
         self.lanes: list[str] = []                  # lane keys, top to bottom
+        self.names: list[str] = []                  # each lane's name as shown (see pair_title)
+        self.full_names: dict[str, str] = {}        # lane key -> its pairs' whole label
         self._lane_index: dict[str, int] = {}       # pair -> lane
         self.max_force = 0.0
         self.cmap = force_colormap()
@@ -160,12 +171,14 @@ class ContactLanes(pg.PlotItem):
         self.time = run.time if run is not None else np.zeros(1)
         n = max(len(self.lanes), 1)
         vb.setYRange(0, n, padding=0)
-        labels = {}
+        labels, self.full_names = {}, {}
         for p, k in zip(self.pairs, keys):
             text = table.labels.get(p, p)
             text = re.sub(r"\s+\d+$", "", text) if k != p else text
-            labels.setdefault(k, text if len(text) <= LABEL_CHARS else text[:LABEL_CHARS - 1].rstrip(" ,") + "\u2026")
+            labels.setdefault(k, pair_title(text, k, LABEL_CHARS))
+            self.full_names.setdefault(k, text)
         self.getAxis("left").setTicks([[(n - 1 - i + 0.5, labels[k]) for i, k in enumerate(self.lanes)]])
+        self.names = [labels[k] for k in self.lanes]
         tc = run.t_capture if run is not None else math.nan
         self.capture.setVisible(math.isfinite(tc))
         if math.isfinite(tc):
