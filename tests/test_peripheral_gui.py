@@ -178,3 +178,26 @@ def test_a_branch_needs_a_run_of_the_scenarios_type(runs, tmp_path):
     p = _run_cli(ROOT / "resources" / "scenarios" / "central_impact_20t.toml", "--from", runs["central"], "--at", 1.0,
                  "-o", tmp_path / "y.h5")
     assert p.returncode == 2 and "is a peripheral run, this scenario's mechanism is probe_cone" in p.stderr, p.stderr
+
+
+def test_a_running_peripheral_run_is_followed_with_its_legs_coloured(qtbot, tmp_path):
+    """The worker writes a peripheral run; the window follows the growing file (no leg-force maximum stored yet: the
+    colour scale comes from the frames so far) and ends on the finished run."""
+    w = main_window(qtbot, tmp_path / "settings.ini", activate=False)
+    w.start_run(CENTRAL, tmp_path / "live.h5", 4.0)
+    qtbot.waitUntil(lambda: w.run is not None and w.run.live and w.run.n_frames > 30 or not w.runner.running,
+                    timeout=120000)
+    sc = w.diagram.scene
+    if w.run.live:
+        assert sc.tint_caption.startswith("legs by force")
+    qtbot.waitUntil(lambda: not w.runner.running, timeout=120000)
+    assert w.last_run_message == "finished", w.last_run_message
+    run = w.run
+    assert run.meta.complete and run.t_final == pytest.approx(4.0)
+    w.playback.seek_time(0.1)
+    qtbot.wait(100)
+    full = float(np.nanmax(np.abs(run.channel("leg_1_force"))))
+    from viewer.numbers import force_text
+    assert sc.tint_caption == f"legs by force: orange +, blue \u2212, full at {force_text(full)}"
+    r, g, b = sc.part_color("leg_1_rod")
+    assert b > r + 0.3

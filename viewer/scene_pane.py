@@ -430,16 +430,16 @@ class ScenePane(QWidget):
         self._setup_cameras()
         self.show_frame(0)
 
-    def _set_tints(self, run: RunFile):
+    def _set_tints(self, run: RunFile, since: int | None = None):
         """The parts the type colours by a channel's value, the full-colour |value| (the largest of those channels
-        over the run) and the caption saying so."""
+        over the run; `since`: a live run grew from that many frames, the new ones may raise it) and the caption."""
         spec = self.mtype.scene
         self._tints = {n: c for n, c in spec.tinted_parts.items() if n in self._parts and c in run.channels}
-        full = 0.0
+        full = 0.0 if since is None else self._tint_full
         for c in dict.fromkeys(self._tints.values()):
-            m = run.stored_abs_max(c)
+            m = run.stored_abs_max(c) if since is None else math.nan
             if not math.isfinite(m):              # (a live run: not stored yet)
-                m = float(np.nanmax(np.abs(run.channel(c)), initial=0.0))
+                m = float(np.nanmax(np.abs(run.channel(c, since or 0, run.n_frames)), initial=0.0))
             full = max(full, m)
         self._tint_full = full
         unit = run.channels[next(iter(self._tints.values()))].unit if self._tints else ""
@@ -917,6 +917,8 @@ class ScenePane(QWidget):
                 self._cache = _BlockCache(self.run, self._cache.channels, self._pairs)
             else:
                 self._cache.extend(n_old)
+            if self._tints:
+                self._set_tints(self.run, n_old or 0)
 
     def prefetch_steps(self, frame: int):
         """Read the readouts, contacts and poses of `frame` a few datasets per step (a generator), so that
