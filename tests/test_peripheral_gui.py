@@ -201,3 +201,59 @@ def test_a_running_peripheral_run_is_followed_with_its_legs_coloured(qtbot, tmp_
     assert sc.tint_caption == f"legs by force: orange +, blue \u2212, full at {force_text(full)}"
     r, g, b = sc.part_color("leg_1_rod")
     assert b > r + 0.3
+
+
+def _type(qtbot, edit, text):
+    edit.selectAll()
+    qtbot.keyClicks(edit, text)
+
+
+def test_rerun_from_t_current_edits_the_peripheral_parameters(qtbot, tmp_path, runs):
+    """Run → Re-run from T Current on a peripheral run: the dialog's pages are the peripheral type's schema (legs,
+    hexapod, latches ...), an edited leg parameter goes to the branch's mechanism file, the branch runs from T."""
+    from PySide6.QtCore import QSettings, Qt
+    s = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    s.setValue("runs_dir", str(tmp_path / "runs"))
+    s.sync()
+    w = main_window(qtbot, tmp_path / "settings.ini", runs["central"], activate=False)
+    w.playback.seek_time(3.0)
+    t_branch = w.playback.t_current
+    dlg = w.rerun_dialog()
+    qtbot.waitExposed(dlg)
+    assert {"Legs", "Hexapod", "Latches", "Guide ring"} <= set(dlg.group_boxes) and "Probe" not in dlg.group_boxes
+    assert not dlg.group_boxes["Initial conditions"].isEnabled() and not dlg.mechanism_combo.isEnabled()
+    assert "central_impact_10t" in dlg.scenario_combo.placeholderText()
+    _type(qtbot, dlg.field("legs", "retraction_speed"), "0.02")
+    _type(qtbot, dlg.t_end_edit, "4")
+    qtbot.waitUntil(lambda: dlg.run_button.isEnabled(), timeout=5000)
+    assert "valid: peripheral_central_impact_10t" in dlg.message.text()
+    qtbot.mouseClick(dlg.run_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: not w.runner.running, timeout=120000)
+    assert w.last_run_message == "finished", w.last_run_message
+    branch = w.run
+    assert "_branch_" in branch.path.name and branch.meta.mechanism_type == "peripheral"
+    assert branch.time[0] == pytest.approx(t_branch) and branch.t_final == pytest.approx(4.0, abs=0.01)
+    mech = branch.path.with_name(branch.path.name.replace(".h5", ".scenario.mechanism.toml"))
+    assert "retraction_speed = 0.02" in mech.read_text()
+    with RunFile(runs["central"]) as src:
+        assert branch.channel("leg_1")[-1] < src.channel("leg_1")[src.frame_at(4.0)] - 0.005   # faster retraction
+
+
+def test_new_run_dialog_switches_its_pages_with_the_scenarios_type(qtbot, tmp_path):
+    w = main_window(qtbot, tmp_path / "settings.ini", activate=False)
+    dlg = w.new_run_dialog()
+    qtbot.waitExposed(dlg)
+    assert "Probe" in dlg.group_boxes and dlg.mechanism_combo.isEnabled()
+    i = dlg.scenario_combo.findText("stand_fixed_base")
+    assert i >= 0                                   # the peripheral scenarios are listed too
+    dlg.load_scenario(dlg.scenario_combo.itemData(i))
+    assert "Hexapod" in dlg.group_boxes and "Probe" not in dlg.group_boxes
+    qtbot.waitUntil(lambda: dlg.run_button.isEnabled(), timeout=5000)
+    assert "valid: peripheral_stand_fixed_base_10t" in dlg.message.text()
+    _type(qtbot, dlg.field("legs", "stiffness"), "-1")          # refused by the solver's own check, field marked
+    qtbot.waitUntil(lambda: "legs.stiffness: -1 is outside the allowed range" in dlg.message.text(), timeout=5000)
+    assert not dlg.run_button.isEnabled() and dlg.bad_fields
+    dlg.load_scenario(dlg.scenario_combo.itemData(dlg.scenario_combo.findText("central_impact_20t")))
+    assert "Probe" in dlg.group_boxes and "Hexapod" not in dlg.group_boxes
+    qtbot.waitUntil(lambda: dlg.run_button.isEnabled(), timeout=5000)
+    dlg.reject()
