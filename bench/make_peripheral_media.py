@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 SCENARIOS = ROOT / "resources" / "peripheral" / "scenarios"
 DOCS = ROOT / "docs"
-PLOTTED = ["Fx", "Fy", "Mz", "leg_1", "leg_4"]
+PLOTTED = ["Fx", "Fy", "Mz", "leg_1"]
 
 
 def simulate(runs: Path) -> dict[str, Path]:
