@@ -25,7 +25,7 @@ LANE_PX = 15          # height of one lane
 MAX_EMPTY_LANES = 8   # up to this many pairs every pair gets a lane; beyond it, only the pairs that touch,
                       # and pairs numbered alike (name_1, name_2, ...) share one lane
 AXIS_PX = 34          # the time axis under the lanes
-LABEL_CHARS = 20      # lane labels longer than this are cut (the left axis is AXIS_W px wide)
+LABEL_CHARS = 20      # lane names have at most this many characters (the left axis is AXIS_W px wide)
 FORCE_COLORS = style.FORCE_SCALE   # low .. high peak force
 
 
@@ -132,7 +132,6 @@ class ContactLanes(pg.PlotItem):
         self.pairs: list[str] = []
         self.lanes: list[str] = []                  # lane keys, top to bottom
         self.names: list[str] = []                  # each lane's name as shown (see pair_title)
-        self.full_names: dict[str, str] = {}        # lane key -> its pairs' whole label
         self._lane_index: dict[str, int] = {}       # pair -> lane
         self.max_force = 0.0
         self.cmap = force_colormap()
@@ -171,12 +170,11 @@ class ContactLanes(pg.PlotItem):
         self.time = run.time if run is not None else np.zeros(1)
         n = max(len(self.lanes), 1)
         vb.setYRange(0, n, padding=0)
-        labels, self.full_names = {}, {}
+        labels = {}
         for p, k in zip(self.pairs, keys):
             text = table.labels.get(p, p)
             text = re.sub(r"\s+\d+$", "", text) if k != p else text
             labels.setdefault(k, pair_title(text, k, LABEL_CHARS))
-            self.full_names.setdefault(k, text)
         self.getAxis("left").setTicks([[(n - 1 - i + 0.5, labels[k]) for i, k in enumerate(self.lanes)]])
         self.names = [labels[k] for k in self.lanes]
         tc = run.t_capture if run is not None else math.nan
