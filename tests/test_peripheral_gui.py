@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtGui import QFontMetrics  # noqa: E402
+from PySide6.QtGui import QFontMetrics, QFontMetricsF  # noqa: E402
 
 from solver.runfile import RunFile  # noqa: E402
 from tests.gui_util import main_window  # noqa: E402
@@ -134,6 +134,10 @@ def test_compare_the_central_impact_with_the_stand_case(qtbot, tmp_path, runs, a
     assert diff[i] == pytest.approx(ra.channel_at("leg_1", i) - rb.channel_at("leg_1", j), abs=2e-3)
     w.grab_image().save(str(artifacts / "peripheral_compare.png"))
     assert painted(d.scene) == [] and cut_names(w) == []
+    ax = d.plots.diff_plot.getAxis("left")       # the difference plot's value labels do not touch (a short row)
+    lo, hi = ax.range
+    h = ax.boundingRect().height()
+    assert ax.tickSpacing(lo, hi, h)[0][0] * h / (hi - lo) >= QFontMetricsF(ax.style["tickFont"] or ax.font()).height()
     assert any(t.startswith("ghost: ") for t, *_ in d.scene.label_rects())
 
 
