@@ -7,6 +7,7 @@ mechanism's channels, bodies or parts, they ask the run's type (`solver.mechanis
     schema                                 its parameter schema (a module; None until one exists)
     build_model(scenario_path)             scenario TOML -> the solver's model
     run(model, scenario_path, out_path)    simulate into a run file (None: solver.simulate's probe-cone loop)
+    state_sizes()                          lengths of its solver's state vectors s, Z (a branch run checks them)
     channels(model)                        channels with units, labels, groups and device ranges
     part_colors, thin_kinds                scene: wireframe colour by part kind; kinds kept thin in contact
     scene                                  scene: plane Ld (title, the two bodies that span it), marker bodies
@@ -157,10 +158,14 @@ ACTIVE_REL_PASSIVE = Readouts("ACTIVE rel. PASSIVE", ("cm_vx", "cm_vy", "cm_vz")
 @dataclass(frozen=True)
 class SceneSpec:
     """Plane Ld (the side view): its title and the two bodies whose origins, with the x axis, span it (none:
-    the x-z plane); the bodies marked by a dot at their origin."""
+    the x-z plane); the bodies marked by a dot at their origin; parts drawn in a colour by a channel's value
+    (`tinted_parts`: part -> channel; + orange, - blue, full at the largest |value| of those channels in the run),
+    what that colour means written at the 3D view's foot (`tint_title`)."""
     ld_title: str = "side view (x-z plane)"
     ld_bodies: tuple[str, str] | None = None
     marker_bodies: tuple[str, ...] = ()
+    tinted_parts: Mapping[str, str] = field(default_factory=dict)
+    tint_title: str = ""
 
 
 DEFAULT_PART_COLOR: RGB = (0.85, 0.88, 0.90)
@@ -201,6 +206,7 @@ class MechanismType:
     model_builder: Callable[[Path], Any] | None = None
     channel_lister: Callable[[Any], list] | None = None
     runner: Callable[..., Path] | None = None    # (model, scenario_path, out_path, **run options) -> out_path
+    state_sizes: Callable[[], dict[str, int]] | None = None   # its solver's state vectors (None: the probe-cone's)
     part_colors: Mapping[str, RGB] = field(default_factory=dict)
     thin_kinds: tuple[str, ...] = ()             # part kinds drawn 1 px even in contact (large surfaces)
     scene: SceneSpec = SceneSpec()
@@ -232,7 +238,7 @@ class MechanismType:
         return self.model_builder(Path(scenario_path))
 
     def run(self, model, scenario_path, out_path, **options) -> Path:
-        """Simulate `model` into a run file (progress, t_end, cancel, live as solver.simulate.run_scenario)."""
+        """Simulate `model` into a run file (progress, t_end, cancel, live, start as solver.simulate.run_scenario)."""
         if self.runner is None:
             raise NotImplementedError(f"mechanism type {self.name!r} has no runner of its own")
         return self.runner(model, scenario_path, out_path, **options)

@@ -37,6 +37,11 @@ def _run(model, scenario_path, out_path, **options):
     return run_peripheral(model, scenario_path, out_path, **options)
 
 
+def _state_sizes() -> dict[str, int]:
+    from solver.mechanisms.peripheral import dynamics as D
+    return {"s": D.NS, "Z": D.NZ}
+
+
 def _channels(model) -> list:
     from solver.mechanisms.peripheral.simulate import channel_infos
     return channel_infos(model)
@@ -65,9 +70,12 @@ PERIPHERAL = MechanismType(
     model_builder=_build_model,
     channel_lister=_channels,
     runner=_run,
+    state_sizes=_state_sizes,
     part_colors=PART_COLORS,
     thin_kinds=("ring",),
-    scene=SceneSpec("plane Ld (docking axis, guide ring)", ("passive_craft", "ring"), ("passive_craft", "ring")),
+    scene=SceneSpec("plane Ld (docking axis, guide ring)", ("passive_craft", "ring"), ("passive_craft", "ring"),
+                    tinted_parts={f"{n}_{half}": f"{n}_force" for n in LEGS for half in ("cylinder", "rod")},
+                    tint_title="legs by force"),
     layout=LAYOUT,
     readouts_before=RING_POSE,
     readouts_after=RING_POSE,
