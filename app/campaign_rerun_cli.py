@@ -27,18 +27,24 @@ def add_campaign_rerun_parser(sub):
     return r
 
 
-def compile_solver_kernels_for_any_scenario(progress_lines: bool) -> int:
-    """Load or compile the solver kernels, saying so (the kernels' argument types are the same for every
-    scenario, so the bundled central impact stands for the campaign's)."""
+def compile_campaign_kernels(summary, index: int, progress_lines: bool) -> int:
+    """Load or compile the kernels of the campaign's mechanism type, saying so (run `index`'s own model: every
+    scenario of a type has the same kernel argument types)."""
+    import tempfile
+
     from app.cli import compile_solver_kernels
-    from solver.campaign import SCENARIOS
+    from solver.campaign import dump_toml
     from solver.scenario import load_model
-    return compile_solver_kernels(load_model(SCENARIOS / "central_impact_20t.toml"), progress_lines)
+    with tempfile.TemporaryDirectory(prefix="dockmnemo-rerun-") as td:
+        sp = Path(td) / f"run_{index:05d}.toml"
+        sp.write_text(dump_toml(summary.scenario_for(index)), encoding="utf-8")
+        return compile_solver_kernels(load_model(sp), progress_lines)
 
 
 def cmd_campaign_rerun(args) -> int:
     from app.progress import StopOnSignal, TerminalProgress
     from solver.campaign import CampaignError, read_summary, rerun
+    from solver.errors import InputError
     from solver.simulate import RunCancelled
 
     try:
@@ -53,7 +59,10 @@ def cmd_campaign_rerun(args) -> int:
     part = out.with_name(out.name + ".part")
 
     stop = StopOnSignal()
-    compile_solver_kernels_for_any_scenario(args.progress_lines)     # before the bar: its ETA starts after compiling
+    try:        # before the bar: its ETA starts after compiling
+        compile_campaign_kernels(summary, args.index, args.progress_lines)
+    except InputError as exc:          # the run's scenario no longer loads (e.g. its mechanism file is gone)
+        return fail(exc)
     t_wall = time.perf_counter()
     bar = {}
 

@@ -60,6 +60,9 @@ class MainWindow(QMainWindow):
         self._build_run_ui()
         from app.measured_actions import MeasuredView   # measured data, its metrics dock; plot exports and zoom
         self.measured = MeasuredView(self)
+        state = self.settings.value("window/state")   # after every dock exists: a dock tabified with the events
+        if state is not None:                         # dock, restored before it was made, left its tab bars
+            self.restoreState(state)                  # over the menu and the diagram
         self.resize(1600, 1000)
         self._restore_settings()
         self.playback.speedChanged.connect(lambda s: self.settings.setValue("speed", float(s)))
@@ -127,9 +130,6 @@ class MainWindow(QMainWindow):
         self.events_dock.toggleViewAction().setText("Contact &events dock")
         for a in (self.events_dock.toggleViewAction(), d.act_show_lanes, d.act_show_forces):
             view_menu.addAction(a)
-        state = self.settings.value("window/state")
-        if state is not None:
-            self.restoreState(state)
 
     # ---- running the solver: scenario dialog, worker, live view, re-run, compare ---------------
     def _build_run_ui(self):

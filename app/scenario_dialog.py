@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog
                                QScrollArea, QStackedWidget, QVBoxLayout)
 
 from app.toml_edit import set_value
-from solver import schema
+from solver import mechanisms, schema
 from solver.errors import read_text
 from solver.scenario import GEOMETRY, MECHANISMS, ScenarioError, load_model
 from solver.schema import Param
@@ -123,7 +123,6 @@ def schema_fields(mechanism_type: str = "probe_cone") -> list[Field]:
 
 
 FIELDS: list[Field] = schema_fields()
-GROUPS: list[str] = list(dict.fromkeys(f.group for f in FIELDS))
 IC = "Initial conditions"
 
 
@@ -145,6 +144,13 @@ def split_parameters(text: str) -> dict[str, tuple[str, str]]:
     if kind:
         out[kind] = (name, "\n".join(buf).strip("\n") + "\n")
     return out
+
+
+def scenario_files() -> list[Path]:
+    """The bundled scenarios: the probe-cone's, then each other mechanism type's."""
+    dirs = [SCENARIOS] + [d for d in (mechanisms.mechanism_type(n).scenarios_dir for n in mechanisms.names())
+                          if d is not None and Path(d) != SCENARIOS]
+    return [p for d in dict.fromkeys(dirs) for p in sorted(Path(d).glob("*.toml"))]
 
 
 def mechanism_names() -> list[str]:
@@ -195,6 +201,8 @@ class ScenarioDialog(QDialog):
         self.mech_name = ""
         self.mech_embedded = False   # the mechanism text came with the scenario (a run, or an edited copy)
         self._loaded: dict[tuple, object] = {}
+        self.mechanism_type = "probe_cone"     # the pages' schema: the loaded scenario's mechanism type
+        self.fields: list[Field] = FIELDS
         self._timer = QTimer(self, singleShot=True, interval=150, timeout=self.validate)
         self._filling = False
         self._build(source_label)
@@ -212,7 +220,7 @@ class ScenarioDialog(QDialog):
         top = QFormLayout()
         row = QHBoxLayout()
         self.scenario_combo = QComboBox()
-        for p in sorted(SCENARIOS.glob("*.toml")):
+        for p in scenario_files():
             self.scenario_combo.addItem(p.stem, str(p))
         self.scenario_combo.activated.connect(lambda i: self.load_scenario(self.scenario_combo.itemData(i)))
         row.addWidget(self.scenario_combo, 1)
@@ -234,17 +242,55 @@ class ScenarioDialog(QDialog):
         top.addRow("", self.source_label)
         lay.addLayout(top)
 
-        self.edits: dict[tuple, QLineEdit] = {}
-        self.group_boxes: dict[str, QGroupBox] = {}
         self.group_list = QListWidget()
         self.group_list.setObjectName("groups")
         self.pages = QStackedWidget()
+        self.group_list.currentItemChanged.connect(
+            lambda item, _=None: item is not None and item.data(Qt.UserRole) and self.show_group(item.data(Qt.UserRole)))
+        mid = QHBoxLayout()
+        mid.addWidget(self.group_list)
+        mid.addWidget(self.pages, 1)
+        lay.addLayout(mid, 1)
+        self._build_pages()
+        trow = QHBoxLayout()
+        trow.addWidget(QLabel("Run to t ="))
+        self.t_end_edit = QLineEdit()
+        self.t_end_edit.setMaximumWidth(100)
+        self.t_end_edit.textChanged.connect(self._edited)
+        trow.addWidget(self.t_end_edit)
+        trow.addWidget(QLabel("s"))
+        trow.addStretch(1)
+        lay.addLayout(trow)
+        self.message = QLabel("")
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        lay.addWidget(self.message)
+        bb = self.buttons = QDialogButtonBox()
+        self.run_button = bb.addButton("Run" if self.branch_time is None else "Run from here",
+                                       QDialogButtonBox.AcceptRole)
+        self.save_button = bb.addButton("Save as…", QDialogButtonBox.ActionRole)
+        bb.addButton(QDialogButtonBox.Cancel)
+        self.save_button.clicked.connect(self.save_dialog)
+        bb.accepted.connect(self.accept)
+        bb.rejected.connect(self.reject)
+        lay.addWidget(bb)
+
+    def _build_pages(self):
+        """One page per schema group of `self.fields`, listed under a heading per file (the old pages removed)."""
+        self.group_list.blockSignals(True)
+        self.group_list.clear()
+        while self.pages.count():
+            w = self.pages.widget(0)
+            self.pages.removeWidget(w)
+            w.deleteLater()
+        self.edits: dict[tuple, QLineEdit] = {}
+        self.group_boxes: dict[str, QGroupBox] = {}
         self._page_of: dict[str, int] = {}
         file_of_group = {}
-        for f in FIELDS:
+        for f in self.fields:
             file_of_group.setdefault(f.group, f.file)
         last_file = None
-        for g in GROUPS:
+        for g in dict.fromkeys(f.group for f in self.fields):
             file = file_of_group[g]
             if file != last_file:                      # a heading per file: scenario, mechanism, geometry
                 head = QListWidgetItem(f"{file} file")
@@ -260,7 +306,7 @@ class ScenarioDialog(QDialog):
             box = self.group_boxes[g] = QGroupBox(g)
             form = QGridLayout(box)
             form.setVerticalSpacing(2)
-            fields = [x for x in FIELDS if x.group == g]
+            fields = [x for x in self.fields if x.group == g]
             for r, f in enumerate(fields):
                 e = QLineEdit()
                 e.setObjectName(f.name)
@@ -285,39 +331,25 @@ class ScenarioDialog(QDialog):
             scroll.setWidget(box)
             self._page_of[g] = self.pages.addWidget(scroll)
         self.group_list.setFixedWidth(self.group_list.sizeHintForColumn(0) + 2 * self.group_list.frameWidth() + 24)
-        self.group_list.currentItemChanged.connect(
-            lambda item, _=None: item is not None and item.data(Qt.UserRole) and self.show_group(item.data(Qt.UserRole)))
-        mid = QHBoxLayout()
-        mid.addWidget(self.group_list)
-        mid.addWidget(self.pages, 1)
-        lay.addLayout(mid, 1)
+        self.group_list.blockSignals(False)
         self.show_group(IC)
         if self.branch_time is not None:
             self.group_boxes[IC].setEnabled(False)
             self.group_boxes[IC].setTitle(f"Initial conditions: the run's state at t = {self.branch_time:.4f} s")
 
-        trow = QHBoxLayout()
-        trow.addWidget(QLabel("Run to t ="))
-        self.t_end_edit = QLineEdit()
-        self.t_end_edit.setMaximumWidth(100)
-        self.t_end_edit.textChanged.connect(self._edited)
-        trow.addWidget(self.t_end_edit)
-        trow.addWidget(QLabel("s"))
-        trow.addStretch(1)
-        lay.addLayout(trow)
-        self.message = QLabel("")
-        self.message.setWordWrap(True)
-        self.message.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        lay.addWidget(self.message)
-        bb = self.buttons = QDialogButtonBox()
-        self.run_button = bb.addButton("Run" if self.branch_time is None else "Run from here",
-                                       QDialogButtonBox.AcceptRole)
-        self.save_button = bb.addButton("Save as…", QDialogButtonBox.ActionRole)
-        bb.addButton(QDialogButtonBox.Cancel)
-        self.save_button.clicked.connect(self.save_dialog)
-        bb.accepted.connect(self.accept)
-        bb.rejected.connect(self.reject)
-        lay.addWidget(bb)
+    def _set_mechanism_type(self, name: str):
+        """Pages for the schema of mechanism type `name` (rebuilt when it is not the shown one)."""
+        name = name if name in mechanisms.names() else "probe_cone"
+        self.mechanism_combo.setEnabled(name == "probe_cone")   # (its variants are the probe-cone's)
+        if name == self.mechanism_type:
+            return
+        self.mechanism_type, self.fields = name, schema_fields(name)
+        self._build_pages()
+
+    def _loaded_type(self) -> str:
+        """The mechanism type the loaded mechanism text declares (none: the probe-cone)."""
+        t = self._doc(self.mech_text).get("mechanism_type", "probe_cone")
+        return t if isinstance(t, str) else "probe_cone"
 
     # ---- loading ----------------------------------------------------------------------------
     def load_scenario(self, path):
@@ -348,6 +380,7 @@ class ScenarioDialog(QDialog):
             self.mech_text = ""
             self.load_error = str(exc)
         self.source_label.setText(str(path))
+        self._set_mechanism_type(self._loaded_type())
         self._fill()
 
     def load_parameters(self, text: str, label: str = ""):
@@ -360,6 +393,9 @@ class ScenarioDialog(QDialog):
         self.mech_name = Path(mname).stem if mname else ""
         self.mech_embedded = bool(self.mech_text)
         self.source_label.setText(label or "the run's stored parameters")
+        self.scenario_combo.setCurrentIndex(-1)     # (no bundled file: the run's own copy)
+        self.scenario_combo.setPlaceholderText(f"{self.scenario_name} (as the run stored it)")
+        self._set_mechanism_type(self._loaded_type())
         self._fill()
 
     @staticmethod
@@ -387,7 +423,7 @@ class ScenarioDialog(QDialog):
         return gdoc
 
     def _fill_fields(self, files, docs: dict):
-        for f in FIELDS:
+        for f in self.fields:
             if f.file in files:
                 v = _get(docs[f.file], f)
                 self._loaded[f.ident] = v
@@ -404,7 +440,8 @@ class ScenarioDialog(QDialog):
         self.mechanism_combo.setEditText(Path(self.mech_name).stem if self.mech_name.endswith(".toml")
                                          else self.mech_name)
         self.mechanism_combo.blockSignals(False)
-        self.variant_label.setText(f"variant: {mdoc.get('variant', '?')}" if mdoc else "")
+        self.variant_label.setText(f"variant: {mdoc['variant']}" if "variant" in mdoc else
+                                   f"type: {self.mechanism_type}" if mdoc else "")
         self._filling = False
         self._edited()
 
@@ -440,7 +477,7 @@ class ScenarioDialog(QDialog):
 
     def field(self, table: str, key: str, index: int | None = None, file: str | None = None) -> QLineEdit:
         """The edit box of one field (by table, key and vector index; `file` where both have it), its page shown."""
-        for f in FIELDS:
+        for f in self.fields:
             if (f.table, f.key, f.index) == (table, key, index) and file in (None, f.file):
                 self.show_group(f.group)
                 return self.edits[f.ident]
@@ -455,7 +492,7 @@ class ScenarioDialog(QDialog):
         """Parsed values {(file, table, key): number, list or None (left out)}, messages, fields with bad text."""
         parsed: dict[tuple, float | None] = {}
         errors, bad = [], []
-        for f in FIELDS:
+        for f in self.fields:
             text = self.edits[f.ident].text().strip()
             if not text or f.text_kind:
                 parsed[f.ident] = text or None
@@ -468,9 +505,9 @@ class ScenarioDialog(QDialog):
                 errors.append(f"{f.label}: {text!r} is not {what}")
                 bad.append(f.ident)
         vals: dict[tuple, object] = {}
-        keys = dict.fromkeys((f.file, f.table, f.key) for f in FIELDS)
+        keys = dict.fromkeys((f.file, f.table, f.key) for f in self.fields)
         for k in keys:
-            fs = [f for f in FIELDS if (f.file, f.table, f.key) == k]
+            fs = [f for f in self.fields if (f.file, f.table, f.key) == k]
             if any(f.ident in bad for f in fs):
                 continue
             if fs[0].index is None:
@@ -489,7 +526,7 @@ class ScenarioDialog(QDialog):
         return vals, errors, bad
 
     def _loaded_value(self, k):
-        fs = [f for f in FIELDS if (f.file, f.table, f.key) == k]
+        fs = [f for f in self.fields if (f.file, f.table, f.key) == k]
         if fs[0].index is None:
             return self._loaded.get(fs[0].ident)
         comps = [self._loaded.get(f.ident) for f in fs]
@@ -557,7 +594,7 @@ class ScenarioDialog(QDialog):
                 self.model = load_model(spath)
             except ScenarioError as exc:
                 errors.append(self._friendly(exc, tmp))
-                bad += [f.ident for f in FIELDS if f.param.key == exc.key and f.file == self._file_of(exc, tmp)]
+                bad += [f.ident for f in self.fields if f.param.key == exc.key and f.file == self._file_of(exc, tmp)]
         if not errors:
             t = self.t_end()
             t0 = self.branch_time if self.branch_time is not None else 0.0

@@ -66,6 +66,33 @@ class ParameterSpec:
     sd: float = math.nan
     values: tuple = ()
     levels: int = 0
+    polar: tuple[str, ...] = ()          # a radius: these two keys get r cos(angle), r sin(angle)
+    angle: VariedParameter | None = None     # and its angle column (deg, uniform over [0, 360))
+
+    @property
+    def columns(self) -> list[VariedParameter]:
+        """The summary columns this parameter gives: itself, and a polar radius's angle."""
+        return [self.param] if self.angle is None else [self.param, self.angle]
+
+    def keys(self) -> tuple[str, ...]:
+        """The scenario keys it sets."""
+        return self.polar or (self.param.key,)
+
+    def set(self, sc: dict, vals: dict[str, float]) -> None:
+        """Set its scenario keys in `sc` from one run's values by column name."""
+        if not self.polar:
+            set_key(sc, self.param.key, vals[self.param.name])
+            return
+        r, a = vals[self.param.name], math.radians(vals[self.angle.name])
+        set_key(sc, self.polar[0], r * math.cos(a))
+        set_key(sc, self.polar[1], r * math.sin(a))
+
+    def corner(self, highest: bool) -> dict:
+        """Scenario keys at the envelope's lowest or highest corner (a polar pair: each component at -/+ the radius)."""
+        lo, hi = self.extremes()
+        if not self.polar:
+            return {self.param.key: hi if highest else lo}
+        return {k: hi if highest else -hi for k in self.polar}
 
     def grid(self) -> list[float]:
         """Grid levels: the listed values, or `levels` points from min to max."""
@@ -121,11 +148,19 @@ class Campaign:
     pairs: list[tuple[str, str]] = field(default_factory=list)   # contact pairs of the mechanism: (name, label)
     criteria_path: Path = DEFAULT_CRITERIA
     criteria_text: str = ""
+    mechanism_type: str = "probe_cone"                          # the base scenario's mechanism type (solver.mechanisms)
     _samples: np.ndarray | None = None
 
     @property
+    def mtype(self):
+        """The MechanismType of the campaign's runs."""
+        from solver import mechanisms
+        return mechanisms.mechanism_type(self.mechanism_type)
+
+    @property
     def parameters(self) -> list[VariedParameter]:
-        return [s.param for s in self.specs]
+        """Every varied column (a polar radius followed by its angle), in the samples' order."""
+        return [c for s in self.specs for c in s.columns]
 
     def samples(self) -> np.ndarray:
         """(count, n_parameters) varied values; deterministic from the file (seed)."""
@@ -136,7 +171,7 @@ class Campaign:
     def values(self, i: int) -> dict[str, float]:
         """The varied values of run i by parameter name."""
         row = self.samples()[i]
-        return {s.param.name: float(v) for s, v in zip(self.specs, row)}
+        return {p.name: float(v) for p, v in zip(self.parameters, row)}
 
     def scenario(self, i: int) -> dict:
         """The full scenario (TOML dict) of run i: the base with the fixed and varied keys set."""
@@ -147,16 +182,15 @@ class Campaign:
             set_key(sc, k, v)
         vals = self.values(i)
         for s in self.specs:
-            set_key(sc, s.param.key, vals[s.param.name])
+            s.set(sc, vals)
         sc["name"] = f"{self.name}_{i:05d}"
         sc["comment"] = (f"campaign {self.name} run {i}: "
-                         + ", ".join(f"{s.param.name} = {vals[s.param.name]:.6g} {s.param.unit}".rstrip()
-                                     for s in self.specs))
+                         + ", ".join(f"{p.name} = {vals[p.name]:.6g} {p.unit}".rstrip() for p in self.parameters))
         return sc
 
     def outputs(self) -> dict[str, tuple[str, str]]:
         """Numeric output columns of the summary: name -> (unit, label)."""
-        return output_columns(self.pairs)
+        return output_columns(self.pairs, self.mtype)
 
 
 # ---- TOML --------------------------------------------------------------------------------------------------
@@ -220,13 +254,22 @@ def _num(path, key, v, lo=-math.inf, hi=math.inf, integer=False):
 
 
 def resolve_base(campaign_path: Path, name: str) -> Path:
-    """The base scenario: a path relative to the campaign file, else a file in resources/scenarios."""
+    """The base scenario: a path relative to the campaign file, else a file in a mechanism type's scenarios
+    (resources/scenarios, resources/peripheral/scenarios)."""
     p = Path(name)
-    for cand in ([p] if p.is_absolute() else [campaign_path.parent / p, SCENARIOS / p]):
+    dirs = scenario_dirs()
+    for cand in ([p] if p.is_absolute() else [campaign_path.parent / p, *(d / p for d in dirs)]):
         if cand.is_file():
             return cand.resolve()
-    raise CampaignError(campaign_path, "base_scenario",
-                        f"no scenario {name!r} next to the campaign file or in {SCENARIOS}")
+    raise CampaignError(campaign_path, "base_scenario", f"no scenario {name!r} next to the campaign file or in "
+                        + " or ".join(str(d) for d in dirs))
+
+
+def scenario_dirs() -> list[Path]:
+    """The bundled scenario directories of the registered mechanism types, probe-cone's first."""
+    from solver import mechanisms
+    dirs = [SCENARIOS] + [mechanisms.mechanism_type(n).scenarios_dir for n in mechanisms.names()]
+    return list(dict.fromkeys(d for d in dirs if d is not None))
 
 
 def load_campaign(path, base_path=None, check_scenarios: bool = True, criteria_path=None) -> Campaign:
@@ -234,7 +277,8 @@ def load_campaign(path, base_path=None, check_scenarios: bool = True, criteria_p
 
     `base_path` / `criteria_path` override the file's base_scenario / criteria (a campaign directory's stored
     copies). `check_scenarios` loads the envelope's corner scenarios through the solver's validation."""
-    from solver.scenario import ScenarioError, load_model
+    from solver import mechanisms
+    from solver.scenario import ScenarioError, load_model, mechanism_file_type
     path = Path(path)
     text, cfg = _read_toml(path, CampaignError)
     known = {"name", "comment", "base_scenario", "mechanism", "t_end", "sampling", "count", "seed", "keep",
@@ -260,8 +304,16 @@ def load_campaign(path, base_path=None, check_scenarios: bool = True, criteria_p
     if not isinstance(mech, str) or not mech:
         raise CampaignError(path, "mechanism", f"must name a mechanism (found {mech!r})")
     base["mechanism"] = mech
-    if mech.endswith(".toml") and not Path(mech).is_absolute():   # an edited mechanism next to the base scenario
-        base["mechanism"] = str((bpath.parent / mech).resolve())
+    if mech.endswith(".toml") and not Path(mech).is_absolute():   # a mechanism file next to the base scenario
+        mpath = (bpath.parent / mech).resolve()
+        if not mpath.is_file() and (bpath.parent / Path(mech).name).is_file():   # its copy in a campaign's DIR/base
+            mpath = (bpath.parent / Path(mech).name).resolve()
+        base["mechanism"] = str(mpath)
+    mtype_name = mechanism_file_type(base["mechanism"], bpath.parent)
+    try:
+        mtype = mechanisms.mechanism_type(mtype_name)
+    except KeyError as exc:
+        raise CampaignError(path, "mechanism", exc.args[0]) from None
     if "t_end" not in cfg:
         raise CampaignError(path, "t_end", "missing: simulated seconds per run (a capture window, e.g. 20.0)")
     t_end = float(_num(path, "t_end", cfg["t_end"], 1e-3, 1e5))
@@ -287,7 +339,7 @@ def load_campaign(path, base_path=None, check_scenarios: bool = True, criteria_p
         if not cpath.is_file() and (ROOT / "resources" / cname).is_file():
             cpath = ROOT / "resources" / cname
     else:
-        cpath = DEFAULT_CRITERIA
+        cpath = mtype.criteria_file or DEFAULT_CRITERIA     # the mechanism type's capture criteria
     try:
         criteria = load_criteria(cpath)
     except CriteriaError as exc:
@@ -297,18 +349,20 @@ def load_campaign(path, base_path=None, check_scenarios: bool = True, criteria_p
         raise CampaignError(path, "fixed", "must be a table of \"dotted.scenario.key\" = value")
     for k, v in fixed.items():
         _check_key(path, f"fixed.{k!r}", k, base)
-        _declared(path, f"fixed.{k!r}", k, numbers_only=False)
+        _declared(path, f"fixed.{k!r}", k, mtype_name, numbers_only=False)
     plist = cfg.get("parameter")
     if not isinstance(plist, list) or not plist or not all(isinstance(p, dict) for p in plist):
         raise CampaignError(path, "parameter", "missing: add [[parameter]] tables (name, key, min, max, ...)")
-    specs = [_parameter(path, k, p, base, sampling) for k, p in enumerate(plist)]
-    names = [s.param.name for s in specs]
-    keys = [s.param.key for s in specs]
+    specs = [_parameter(path, k, p, base, sampling, mtype) for k, p in enumerate(plist)]
+    names = [c.name for s in specs for c in s.columns]
+    keys = [key for s in specs for key in s.keys()]
     for k, s in enumerate(specs):
-        if names.count(s.param.name) > 1:
-            raise CampaignError(path, f"parameter[{k}].name", f"{s.param.name!r} is used twice")
-        if keys.count(s.param.key) > 1 or s.param.key in fixed:
-            raise CampaignError(path, f"parameter[{k}].key", f"{s.param.key!r} is set twice")
+        for c in s.columns:
+            if names.count(c.name) > 1:
+                raise CampaignError(path, f"parameter[{k}].name", f"{c.name!r} is used twice")
+        for key in s.keys():
+            if keys.count(key) > 1 or key in fixed:
+                raise CampaignError(path, f"parameter[{k}].key", f"{key!r} is set twice")
     if sampling == "grid":
         n = math.prod(len(s.grid()) for s in specs)
         count = cfg.get("count", n)
@@ -320,11 +374,12 @@ def load_campaign(path, base_path=None, check_scenarios: bool = True, criteria_p
         count = int(_num(path, "count", cfg["count"], 1, 10_000_000, integer=True))
     c = Campaign(path, text, name, comment, bpath, btext, base, mech, "", t_end, sampling, count, seed, keep, xf,
                  criteria, specs, dict(fixed))
+    c.mechanism_type = mtype_name
     c.criteria_path = cpath.resolve()
     c.criteria_text = cpath.read_text(encoding="utf-8")
     # the mechanism, its contact pairs, and the envelope's corners through the solver's own validation
-    corners = {"base": {}, "lowest": {s.param.key: s.extremes()[0] for s in specs},
-               "highest": {s.param.key: s.extremes()[1] for s in specs}}
+    corners = {"base": {}, "lowest": {k: v for s in specs for k, v in s.corner(False).items()},
+               "highest": {k: v for s in specs for k, v in s.corner(True).items()}}
     with tempfile.TemporaryDirectory(prefix="dockmnemo-campaign-") as td:
         for label, setv in corners.items():
             if label != "base" and not check_scenarios:
@@ -337,18 +392,17 @@ def load_campaign(path, base_path=None, check_scenarios: bool = True, criteria_p
             try:
                 m = load_model(sp)
             except ScenarioError as exc:
-                who = next((f"parameter {s.param.name!r} ({s.param.key})" for s in specs
-                            if label != "base" and (s.param.key.split("[")[0] == exc.key or exc.key.startswith(s.param.key))),
-                           None)
+                who = next((f"parameter {s.param.name!r} ({', '.join(s.keys())})" for s in specs
+                            if label != "base" and any(key.split("[")[0] == exc.key or exc.key.startswith(key)
+                                                       for key in s.keys())), None)
                 where = (f"the {label} corner of the envelope, {who}" if who else
                          f"the base scenario {bpath.name}" + (" with [fixed]" if fixed else "")
                          if label == "base" else f"the {label} corner of the envelope")
                 raise CampaignError(path, "parameter" if who else "base_scenario",
                                     f"{where}: scenario check fails: {exc.key}: {exc.problem}") from None
             if label == "base":
-                from solver.simulate import LATCH_NECK
                 c.variant = m.variant
-                c.pairs = [(p.name, p.label) for p in [*m.cgeo.pair_info, LATCH_NECK]]
+                c.pairs = [(p.name, p.label) for p in mtype.pairs(m)]
     return c
 
 
@@ -366,11 +420,11 @@ def _check_key(path, where, key, base):
             raise CampaignError(path, where, f"{key!r} is {v!r} in the base scenario, not a number")
 
 
-def _declared(path, where: str, key: str, numbers_only: bool = True) -> schema.Param:
-    """The schema's Param of a varied (a number) or fixed scenario key; CampaignError if the schema does not declare
-    it so."""
+def _declared(path, where: str, key: str, mechanism_type: str, numbers_only: bool = True) -> schema.Param:
+    """The schema's Param of a varied (a number) or fixed scenario key of the mechanism type; CampaignError if the
+    schema does not declare it so."""
     try:
-        p = schema.lookup(key, file="scenario")
+        p = schema.lookup(key, mechanism_type, file="scenario")
     except schema.UnknownKey as exc:
         raise CampaignError(path, where, f"{exc} among the scenario keys (docs/parameters.md)") from None
     if numbers_only and p.kind not in ("number", "int", "vector"):
@@ -378,26 +432,34 @@ def _declared(path, where: str, key: str, numbers_only: bool = True) -> schema.P
     return p
 
 
-def _parameter(path, k, p: dict, base: dict, sampling: str) -> ParameterSpec:
+def _parameter(path, k, p: dict, base: dict, sampling: str, mtype) -> ParameterSpec:
     w = f"parameter[{k}]"
-    known = {"name", "key", "unit", "label", "distribution", "min", "max", "mean", "sd", "values", "levels"}
+    known = {"name", "key", "polar", "angle", "unit", "label", "distribution", "min", "max", "mean", "sd", "values",
+             "levels"}
     for x in p:
         if x not in known:
             raise CampaignError(path, f"{w}.{x}", unknown(x, known))
     name = p.get("name")
     if not isinstance(name, str) or not _NAME.match(name):
         raise CampaignError(path, f"{w}.name", f"must be a column name of letters, digits and _ (found {name!r})")
-    if name in output_columns([]) or name in ("index", "status", "message", "captured", "passed", "verdict"):
-        raise CampaignError(path, f"{w}.name", f"{name!r} is a summary output column; choose another name")
+    _column_name(path, f"{w}.name", name, mtype)
     w = f"parameter[{k}] ({name})"
-    key = p.get("key")
-    _check_key(path, f"{w}.key", key, base)
-    decl = _declared(path, f"{w}.key", key)
+    polar = _polar(path, w, p, base, sampling, mtype)
+    key = p.get("key") if not polar else f"radius({', '.join(polar)})"
+    if not polar:
+        _check_key(path, f"{w}.key", key, base)
+    decl = _declared(path, f"{w}.key", polar[0] if polar else key, mtype.name)
     unit = p.get("unit", decl.unit)                 # the schema's unit and label unless the campaign states its own
-    label = p.get("label", decl.component_label(split_key(key)[1]))
+    label = p.get("label", f"{decl.label} (radial)" if polar else decl.component_label(split_key(key)[1]))
+    angle_label = f"{p.get('label', decl.label)} direction"
     if not isinstance(unit, str) or not isinstance(label, str):
         raise CampaignError(path, f"{w}.unit", "unit and label must be strings")
     vp = VariedParameter(name, key, unit, label)
+    angle = None
+    if polar:
+        aname = p.get("angle")
+        _column_name(path, f"{w}.angle", aname, mtype)
+        angle = VariedParameter(aname, f"angle({', '.join(polar)})", "deg", angle_label)
     dist = p.get("distribution", "values" if "values" in p else "uniform")
     if dist not in DISTRIBUTIONS:
         raise CampaignError(path, f"{w}.distribution", f"{dist!r}: must be one of {', '.join(DISTRIBUTIONS)}")
@@ -430,12 +492,44 @@ def _parameter(path, k, p: dict, base: dict, sampling: str) -> ParameterSpec:
         levels = int(_num(path, f"{w}.levels", p["levels"], 1, 10_000, integer=True))
     elif "levels" in p:
         raise CampaignError(path, f"{w}.levels", f"only a grid has levels (sampling is {sampling!r})")
-    return ParameterSpec(vp, dist, lo, hi, mean, sd, values, levels)
+    spec = ParameterSpec(vp, dist, lo, hi, mean, sd, values, levels, polar, angle)
+    if polar and spec.extremes()[0] < 0:
+        raise CampaignError(path, f"{w}.min", f"a radius ({', '.join(polar)}) cannot be negative: {spec.extremes()[0]:g}")
+    return spec
+
+
+def _column_name(path, where, name, mtype):
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise CampaignError(path, where, f"must be a column name of letters, digits and _ (found {name!r})")
+    if name in output_columns([], mtype) or name in ("index", "status", "message", "captured", "passed", "verdict"):
+        raise CampaignError(path, where, f"{name!r} is a summary output column; choose another name")
+
+
+def _polar(path, w, p: dict, base: dict, sampling: str, mtype) -> tuple[str, ...]:
+    """The two keys of a radius-and-angle parameter (`polar`, with `angle` naming the angle's column), or ()."""
+    if "polar" not in p:
+        if "angle" in p:
+            raise CampaignError(path, f"{w}.angle", "only a polar parameter has an angle (give polar = [key, key])")
+        return ()
+    keys = p["polar"]
+    if "key" in p:
+        raise CampaignError(path, f"{w}.key", "give key or polar (two keys), not both")
+    if not (isinstance(keys, list) and len(keys) == 2 and all(isinstance(x, str) for x in keys)) or keys[0] == keys[1]:
+        raise CampaignError(path, f"{w}.polar", f"must be two different scenario keys, e.g. [\"initial.lateral_miss[0]\", "
+                            f"\"initial.lateral_miss[1]\"] (found {keys!r})")
+    for x in keys:
+        _check_key(path, f"{w}.polar", x, base)
+        _declared(path, f"{w}.polar", x, mtype.name)
+    if "angle" not in p:
+        raise CampaignError(path, f"{w}.angle", "missing: a polar parameter names its angle's column (deg, 0-360)")
+    if sampling == "grid":
+        raise CampaignError(path, f"{w}.polar", "a polar parameter needs lhs or random sampling")
+    return tuple(keys)
 
 
 def _sample(c: Campaign) -> np.ndarray:
     """Varied values (count, P): a full factorial grid (first parameter slowest), Latin hypercube or random."""
-    P = len(c.specs)
+    P = len(c.parameters)
     if c.sampling == "grid":
         return np.array(list(itertools.product(*[s.grid() for s in c.specs])), float).reshape(c.count, P)
     rng = np.random.Generator(np.random.PCG64(c.seed))
@@ -445,12 +539,18 @@ def _sample(c: Campaign) -> np.ndarray:
         u = np.empty((c.count, P))
         for j in range(P):
             u[:, j] = (rng.permutation(c.count) + rng.random(c.count)) / c.count
-    return np.column_stack([s.from_unit(u[:, j]) for j, s in enumerate(c.specs)])
+    cols, j = [], 0
+    for s in c.specs:             # a polar radius's angle is the next column, uniform over [0, 360) deg
+        cols.append(s.from_unit(u[:, j]))
+        if s.angle is not None:
+            cols.append(360.0 * u[:, j + 1])
+        j += len(s.columns)
+    return np.column_stack(cols)
 
 
 # ---- one run's summary row ---------------------------------------------------------------------------------
 
-BASE_OUTPUTS = {
+HEAD_OUTPUTS = {
     "t_capture": ("s", "capture time (NaN: no capture)"),
     "t_final": ("s", "last simulated time"),
     "peak_base_force": ("N", "peak base force |F|"),
@@ -461,21 +561,30 @@ BASE_OUTPUTS = {
     "peak_Mx": ("N*m", "peak |Mx| on the mechanism base (torsion)"),
     "peak_My": ("N*m", "peak |My| on the mechanism base"),
     "peak_Mz": ("N*m", "peak |Mz| on the mechanism base"),
-    "max_axial_stroke": ("m", "max probe stroke-in (axial damper)"),
-    "max_friction_brake": ("m", "max axial friction brake slip"),
-    "max_axial_spring": ("m", "max axial spring mechanism stroke"),
-    "max_lateral_stroke": ("m", "max |lateral spring mechanism stroke|"),
-    "max_crank_angle": ("deg", "max |lateral brake crank angle|"),
-    "max_XLimD": ("m", "max movable limiter spring compression"),
+}
+TAIL_OUTPUTS = {
     "max_depth": ("m", "largest contact penetration"),
     "limit_use": ("", "largest fraction of a criteria limit reached (loads, strokes)"),
     "wall_time": ("s", "wall time of the run (solver + file)"),
 }
+KEY_OUTPUTS = ("t_capture", "peak_base_force", "peak_base_moment")   # the envelope map's hover, then the type's
 
 
-def output_columns(pairs) -> dict[str, tuple[str, str]]:
-    """Numeric output columns: the fixed ones, then peak_<pair> per contact pair."""
-    return {**BASE_OUTPUTS, **{f"peak_{n}": ("N", f"peak contact force, {lab}") for n, lab in pairs}}
+def _type(mtype):
+    from solver import mechanisms
+    return mechanisms.mechanism_type("probe_cone") if mtype is None else mtype
+
+
+def type_outputs(mtype=None) -> dict[str, tuple[str, str]]:
+    """The columns every run has (capture, base loads, depth, limit use, wall time) around the mechanism type's own
+    (MechanismType.summary_outputs; default the probe-cone's): name -> (unit, label)."""
+    own = {o.name: (o.unit, o.label) for o in _type(mtype).summary_outputs}
+    return {**HEAD_OUTPUTS, **own, **TAIL_OUTPUTS}
+
+
+def output_columns(pairs, mtype=None) -> dict[str, tuple[str, str]]:
+    """Numeric output columns: the fixed ones and the type's (type_outputs), then peak_<pair> per contact pair."""
+    return {**type_outputs(mtype), **{f"peak_{n}": ("N", f"peak contact force, {lab}") for n, lab in pairs}}
 
 
 def _peak(run, name) -> float:
@@ -485,10 +594,39 @@ def _peak(run, name) -> float:
     return float(np.nanmax(v)) if np.isfinite(v).any() else math.nan
 
 
+def _max(run, name) -> float:
+    if name not in run.channels:
+        return math.nan
+    v = run.channel(name)
+    return float(np.nanmax(v)) if np.isfinite(v).any() else math.nan
+
+
+def _first_time_at_least(run, name, least) -> float:
+    if name not in run.channels:
+        return math.nan
+    hit = np.flatnonzero(run.channel(name) >= least)
+    return float(run.time[hit[0]]) if len(hit) else math.nan
+
+
+def summary_output(run, o) -> float:
+    """One SummaryOutput of a RunFile (NaN where the run has none of its channels or never reaches it)."""
+    if o.how == "time_at_least":
+        vals = [_first_time_at_least(run, n, o.at_least) for n in o.channels]
+        vals = [v for v in vals if math.isfinite(v)]
+        return min(vals) if vals else math.nan
+    f = _peak if o.how == "peak" else _max
+    vals = [v for v in (f(run, n) for n in o.channels) if math.isfinite(v)]
+    return max(vals) if vals else math.nan
+
+
 def summarise_run(run, criteria: Criteria | None = None) -> dict:
-    """Summary of one RunFile: numeric outputs (dict), captured, passed and the verdict line."""
-    crit = criteria if criteria is not None else load_criteria()
-    out = {k: math.nan for k in BASE_OUTPUTS}
+    """Summary of one RunFile: numeric outputs (dict), captured, passed and the verdict line; the outputs and the
+    default criteria are those of the run's mechanism type."""
+    from solver import mechanisms
+    from solver.verdict import criteria_file_for
+    mtype = mechanisms.for_run(run)
+    crit = criteria if criteria is not None else load_criteria(criteria_file_for(run))
+    out = {k: math.nan for k in type_outputs(mtype)}
     out["t_capture"] = float(run.t_capture)
     out["t_final"] = float(run.time[-1])
 
@@ -501,12 +639,8 @@ def summarise_run(run, criteria: Criteria | None = None) -> dict:
     out["peak_base_moment"] = norm(("Mx", "My", "Mz"))
     for n in ("Fx", "Fy", "Fz", "Mx", "My", "Mz"):
         out[f"peak_{n}"] = _peak(run, n)
-    out["max_axial_stroke"] = _max(run, "probe_stroke")
-    out["max_friction_brake"] = _max(run, "friction_brake")
-    out["max_axial_spring"] = _max(run, "axial_spring")
-    out["max_lateral_stroke"] = np.nanmax([_peak(run, "spring_mechanism_1"), _peak(run, "spring_mechanism_2")])
-    out["max_crank_angle"] = np.nanmax([_peak(run, "crank_angle_1"), _peak(run, "crank_angle_2")])
-    out["max_XLimD"] = _max(run, "XLimD")
+    for o in mtype.summary_outputs:
+        out[o.name] = summary_output(run, o)
     out["max_depth"] = _max(run, "max_depth")
     use = []
     for n, lim in crit.base_loads.items():
@@ -524,13 +658,6 @@ def summarise_run(run, criteria: Criteria | None = None) -> dict:
     v = evaluate(run, crit)
     return {"outputs": {k: float(x) for k, x in out.items()}, "captured": bool(math.isfinite(run.t_capture)),
             "passed": bool(v.passed), "verdict": v.line()}
-
-
-def _max(run, name) -> float:
-    if name not in run.channels:
-        return math.nan
-    v = run.channel(name)
-    return float(np.nanmax(v)) if np.isfinite(v).any() else math.nan
 
 
 def _jit_compiles() -> int:
@@ -652,6 +779,11 @@ def prepare_directory(c: Campaign, directory) -> Path:
         if m.get("criteria_sha256") != _sha(c.criteria_text):
             raise CampaignError(c.criteria_path, "/", f"the capture criteria changed since {d} was started; "
                                 "restore them or use another --out directory")
+        mech = _mechanism_copied(c)
+        if mech and m.get("mechanism_sha256", _sha(mech.read_text(encoding="utf-8"))) != \
+                _sha(mech.read_text(encoding="utf-8")):      # (directories before the check have no mechanism_sha256)
+            raise CampaignError(mech, "/", f"the mechanism file changed since {d} was started (its runs used "
+                                f"{BASE_DIR}/{mech.name}); restore it or use another --out directory")
         return d
     if d.is_dir() and any(d.iterdir()):
         raise CampaignError(d, "/", "directory is not empty and holds no campaign.toml; use an empty or new directory")
@@ -659,9 +791,9 @@ def prepare_directory(c: Campaign, directory) -> Path:
     (d / ROWS_DIR).mkdir(exist_ok=True)
     base_copy = d / BASE_DIR / c.base_path.name
     shutil.copyfile(c.base_path, base_copy)
-    mech = c.base.get("mechanism", "")
-    if mech.endswith(".toml"):
-        shutil.copyfile(mech, d / BASE_DIR / Path(mech).name)
+    mech = _mechanism_copied(c)
+    if mech:
+        shutil.copyfile(mech, d / BASE_DIR / mech.name)
     crit_copy = d / BASE_DIR / f"criteria_{c.criteria_path.name}"
     crit_copy.write_text(c.criteria_text, encoding="utf-8")
     manifest = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "name": c.name,
@@ -670,9 +802,17 @@ def prepare_directory(c: Campaign, directory) -> Path:
                 "base_sha256": _sha(c.base_text), "criteria": str(c.criteria_path),
                 "criteria_copy": f"{BASE_DIR}/{crit_copy.name}", "criteria_sha256": _sha(c.criteria_text),
                 "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    if mech:
+        manifest["mechanism_sha256"] = _sha(mech.read_text(encoding="utf-8"))
     _atomic_write(man, json.dumps(manifest, indent=1).encode())
     _atomic_write(d / CAMPAIGN_FILE, c.text.encode("utf-8"))    # written last: DIR is a campaign from here on
     return d
+
+
+def _mechanism_copied(c: Campaign) -> Path | None:
+    """The mechanism file a campaign directory keeps a copy of (one named by a path, "x.toml"), else None."""
+    mech = c.base.get("mechanism", "")
+    return Path(mech) if mech.endswith(".toml") else None
 
 
 def open_directory_campaign(directory) -> Campaign:
@@ -778,15 +918,16 @@ def write_summary(c: Campaign, d: Path, rows: dict[int, dict]):
         a = f.attrs
         a["format"], a["format_version"] = FORMAT_NAME + "-summary", FORMAT_VERSION
         a["name"], a["variant"], a["mechanism"] = c.name, c.variant, c.mechanism
+        a["mechanism_type"] = c.mechanism_type
         a["n_planned"], a["n_done"], a["t_end"] = c.count, n, c.t_end
         a["sampling"], a["keep"], a["seed"] = c.sampling, c.keep, -1 if c.seed is None else c.seed
         a["campaign_sha256"] = _sha(c.text)
         f.create_dataset("index", data=np.array(order, np.int64))
         g = f.create_group("parameters")
-        for s in c.specs:
-            ds = g.create_dataset(s.param.name, data=np.array(
-                [rows[i].get("values", {}).get(s.param.name, math.nan) for i in order], float))
-            ds.attrs["unit"], ds.attrs["label"], ds.attrs["key"] = s.param.unit, s.param.label, s.param.key
+        for p in c.parameters:
+            ds = g.create_dataset(p.name, data=np.array(
+                [rows[i].get("values", {}).get(p.name, math.nan) for i in order], float))
+            ds.attrs["unit"], ds.attrs["label"], ds.attrs["key"] = p.unit, p.label, p.key
         g = f.create_group("outputs")
         for k, (unit, label) in c.outputs().items():
             ds = g.create_dataset(k, data=np.array([rows[i].get("outputs", {}).get(k, math.nan) for i in order], float))
@@ -935,8 +1076,8 @@ def _store_row(c: Campaign, d: Path, row: dict, session: str):
 
 # ---- reading a campaign directory --------------------------------------------------------------------------
 
-_PASS_SUMMARY = re.compile(r"^(captured at [\d.]+ s|peak base loads within limits|damper strokes within range|"
-                           r"no latch release)$|n/a")
+_PASS_SUMMARY = re.compile(r"^(captured at [\d.]+ s|peak base loads within limits|(damper|leg) strokes within range|"
+                           r"no latch release|final state reached)$|n/a")
 
 
 def failure_reasons(status: str, message: str, verdict: str) -> list[str]:
@@ -967,6 +1108,8 @@ def failure_reasons(status: str, message: str, verdict: str) -> list[str]:
                 out.append("latch release")
             elif (m := re.match(r"peak \|(\w+)\|", item)):
                 out.append(f"base load {m.group(1)} over limit")
+            elif (m := re.match(r"(\w+) \S+ < (\S+) at the end$", item)):     # a [final] criterion (hooks closed)
+                out.append(f"{m.group(1)} below {m.group(2)} at the end")
             elif (m := re.match(r"(\w+) -?[\d.]", item)):
                 out.append(f"stroke {m.group(1)} out of range")
             else:
@@ -984,6 +1127,10 @@ class CampaignSummary:
         self.base_scenario = campaign.base_path
         self.parameters = campaign.parameters
         self.outputs = campaign.outputs()
+        own = campaign.mtype.summary_outputs
+        self.key_outputs = [*KEY_OUTPUTS, *(o.name for o in own if o.key)]     # the envelope map's hover
+        self.pair_outputs = [f"peak_{n}" for n, _ in campaign.pairs]           # peak contact force per pair
+        self.stroke_output = next(((o.name, o.short) for o in own if o.short), ("", "stroke m"))   # table column
         self.n_planned = campaign.count
         order = sorted(i for i in rows if 0 <= i < campaign.count)
         self._rows = [rows[i] for i in order]
@@ -1047,9 +1194,11 @@ class CampaignSummary:
             if np.isfinite(F).any():
                 lines.append(f"peak base force max {np.nanmax(F):.0f} N (run {self.index[np.nanargmax(F)]}), "
                              f"median {np.nanmedian(F):.0f} N; peak base moment max {np.nanmax(M):.0f} N*m")
+        stroke, head = self.stroke_output
         lines.append(f"{'run':>5}  {'status':<8} {'capt':<4} {'T capt s':>8} {'|F| N':>8} {'|M| N*m':>8} "
-                     f"{'stroke m':>8}  verdict / reason")
-        tc, F, M, S = (self.column(k) for k in ("t_capture", "peak_base_force", "peak_base_moment", "max_axial_stroke"))
+                     f"{head:>8}  verdict / reason")
+        tc, F, M = (self.column(k) for k in ("t_capture", "peak_base_force", "peak_base_moment"))
+        S = self.column(stroke) if stroke else np.full(len(self), math.nan)
         for k, i in enumerate(self.index):
             bad = self.status[k] != "ok" or not self.passed[k]
             if failures_only and not bad:

@@ -271,7 +271,17 @@ def mechanism_type_of(scenario_path) -> str:
     spath = Path(scenario_path)
     try:
         mech = tomllib.loads(spath.read_text(encoding="utf-8")).get("mechanism")
-        mpath = spath.parent / mech if mech.endswith(".toml") else MECHANISMS / f"{mech}.toml"
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return MTYPE
+    return mechanism_file_type(mech, spath.parent)
+
+
+def mechanism_file_type(mechanism, parent) -> str:
+    """The `mechanism_type` a scenario's `mechanism` value names ("x.toml" relative to `parent`, else a file in
+    resources/mechanisms); probe_cone when the file declares none or cannot be read."""
+    import tomllib
+    try:
+        mpath = Path(parent) / mechanism if mechanism.endswith(".toml") else MECHANISMS / f"{mechanism}.toml"
         declared = tomllib.loads(mpath.read_text(encoding="utf-8")).get("mechanism_type", MTYPE)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, AttributeError, TypeError):
         return MTYPE

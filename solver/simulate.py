@@ -43,28 +43,33 @@ STATE_ROWS = ("s", "Z", "contact_prev")   # continuous state, discrete state, co
 
 @dataclass
 class StartState:
-    """A branch start at time `t`: the snapshot `state` (`STATE_ROWS`) taken `skip` frames earlier, at `t_snap`."""
+    """A branch start at time `t`: the snapshot `state` (`STATE_ROWS`) taken `skip` frames earlier, at `t_snap`, by
+    a solver of `mechanism_type`."""
     t: float
     state: dict = field(default_factory=dict)
     source: str = ""
     t_snap: float = 0.0
     skip: int = 0
+    mechanism_type: str = "probe_cone"
 
 
 def start_from_run(run_path, frame: int) -> StartState:
     """Branch start at `frame` of a run: its last state snapshot before it (ValueError for a run without /state)."""
+    from solver import mechanisms
     with RunFile(run_path) as r:
         frame = min(max(int(frame), 0), r.n_frames - 1)
         snap = r.state_at(frame)
         if snap is None or any(k not in snap[1] for k in STATE_ROWS):
             raise ValueError(f"{Path(run_path).name}: /state: run has no stored solver state to branch from")
         f0, st = snap
-        for k, n in (("s", D.NS), ("Z", D.NZ)):
+        mtype = mechanisms.for_run(r)
+        sizes = mtype.state_sizes() if mtype.state_sizes is not None else {"s": D.NS, "Z": D.NZ}
+        for k, n in sizes.items():
             if len(st[k]) != n:
                 raise ValueError(f"{Path(run_path).name}: /state/{k}: {len(st[k])} values, this solver's state has {n} "
                                  f"(written by another solver version: run its scenario again to branch from it)")
         return StartState(float(r.time[frame]), st, f"{Path(run_path).name} frame {frame}", float(r.time[f0]),
-                          frame - f0)
+                          frame - f0, mtype.name)
 
 
 def channel_infos(m: Model) -> list[ChannelInfo]:
@@ -228,12 +233,9 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
     exceed the run's length. The last frame is the last output step at or before t_end: nothing is simulated past it."""
     m = with_output_step(load_model(scenario_path), output_step, scenario_path)
     mtype = getattr(m, "mechanism_type", "probe_cone")
-    if mtype != "probe_cone":                # another type's model runs its own kernels (solver.mechanisms)
-        if start is not None:
-            raise ScenarioError(scenario_path, "start", f"branch runs are not available for the {mtype} type yet")
-        from solver import mechanisms
-        return mechanisms.mechanism_type(mtype).run(m, scenario_path, out_path, progress=progress, t_end=t_end,
-                                                    cancel=cancel, live=live)
+    if start is not None and start.mechanism_type != mtype:
+        raise ScenarioError(scenario_path, "start", f"{start.source} is a {start.mechanism_type} run, this scenario's "
+                            f"mechanism is {mtype}: branch with a scenario of the run's type")
     if start is not None and output_step is not None:
         raise ScenarioError(scenario_path, "output_step", "a branch run keeps the scenario's output step")
     T = float(t_end) if t_end is not None else m.duration
@@ -245,6 +247,10 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
     if m.output_step > T - t0 + 1e-9:
         raise ScenarioError(scenario_path, "output_step", f"{m.output_step:g} s must not exceed the run's length "
                             f"({T - t0:g} s, from {t0:g} s to t_end)")
+    if mtype != "probe_cone":                # another type's model runs its own kernels (solver.mechanisms)
+        from solver import mechanisms
+        return mechanisms.mechanism_type(mtype).run(m, scenario_path, out_path, progress=progress, t_end=t_end,
+                                                    cancel=cancel, live=live, start=start)
     from solver.warmup import compile_kernels
     compile_kernels(m)        # load the kernels, or compile them with a lock on the cache (once per cache directory)
     out_path = Path(out_path)

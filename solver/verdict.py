@@ -26,6 +26,7 @@ class Criteria:
     by_time: float = math.inf                                          # s
     base_loads: dict[str, float] = field(default_factory=dict)         # channel -> peak |value| limit
     strokes: dict[str, tuple[float, float]] = field(default_factory=dict)  # channel -> (min, max)
+    strokes_of: str = "damper"                                         # what strokes: [damper_strokes] or [leg_strokes]
     latch_channel: str = ""
     release_drop: float = 0.5
     final: dict[str, float] = field(default_factory=dict)              # channel -> least value at the run's end
@@ -42,7 +43,7 @@ def load_criteria(path=DEFAULT_CRITERIA) -> Criteria:
     """Read and check a criteria TOML; raises CriteriaError with the file and key on bad input."""
     path = Path(path)
     _, cfg = read_toml(path, CriteriaError, "criteria file")
-    known = {"capture", "base_loads", "damper_strokes", "latches", "final"}
+    known = {"capture", "base_loads", "damper_strokes", "leg_strokes", "latches", "final"}
     for k, v in cfg.items():
         if k not in known:
             raise CriteriaError(path, k, f"unknown section (expected {', '.join(sorted(known))})")
@@ -59,8 +60,12 @@ def load_criteria(path=DEFAULT_CRITERIA) -> Criteria:
         if lim <= 0:
             raise CriteriaError(path, f"base_loads.{name}", f"limit must be positive, found {lim}")
         c.base_loads[name] = lim
-    for name, v in cfg.get("damper_strokes", {}).items():
-        key = f"damper_strokes.{name}"
+    if "damper_strokes" in cfg and "leg_strokes" in cfg:
+        raise CriteriaError(path, "leg_strokes", "give [damper_strokes] or [leg_strokes], not both")
+    section = "leg_strokes" if "leg_strokes" in cfg else "damper_strokes"
+    c.strokes_of = section.split("_")[0]
+    for name, v in cfg.get(section, {}).items():
+        key = f"{section}.{name}"
         if not isinstance(v, list) or len(v) != 2:
             raise CriteriaError(path, key, f"expected [min, max], found {v!r}")
         lo, hi = _number(path, key, v[0]), _number(path, key, v[1])
@@ -180,7 +185,8 @@ def _check_strokes(run, c: Criteria) -> Check:
             if vmin < lo:
                 out.append(f"{vmin:.4g} < {lo:g} {unit} at {float(run.time[int(np.nanargmin(v))]):.3f} s")
             fails.append(f"{name} " + " and ".join(out).replace("  ", " "))
-    return _summarise("damper_strokes", items, fails, "damper strokes n/a", "damper strokes within range")
+    return _summarise("damper_strokes", items, fails, f"{c.strokes_of} strokes n/a",
+                      f"{c.strokes_of} strokes within range")
 
 
 def _summarise(name: str, items, fails: list[str], na_text: str, pass_text: str) -> Check:

@@ -114,3 +114,23 @@ def painted_problems(items) -> list[str]:
             if a[2].intersects(b[2]):
                 out.append(f"{a[0]!r} {a[2].getRect()} overlaps {b[0]!r} {b[2].getRect()}")
     return out
+
+
+def stacking_marker(a: QWidget, b: QWidget) -> bool:
+    """The scene's 1-px transparent sibling over the VTK view's corner (viewer/vtk_view.py: it keeps the view
+    painted in stacking order); it shows nothing and takes no mouse events."""
+    return (b.testAttribute(Qt.WA_TransparentForMouseEvents) and b.width() == 1 and b.height() == 1
+            and a.geometry().contains(b.geometry()))
+
+
+def widget_problems(w: QWidget) -> list[str]:
+    return overlaps(w, stacking_marker) + cut_texts(w)
+
+
+def painted(pane) -> list[str]:
+    """Problems of the texts a pane paints itself (its label_rects); a shortened one must have its whole text as the
+    tooltip at its place (full_text_at) where the pane has tooltips."""
+    reach = getattr(pane, "full_text_at", None)
+    items = [t + (bool(reach and reach(t[2].center()) == t[1]),) for t in pane.label_rects()]
+    assert items, f"{type(pane).__name__} reports no painted texts"
+    return painted_problems(items)

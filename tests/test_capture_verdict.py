@@ -99,6 +99,16 @@ def test_missing_channels_are_na_not_fail(tmp_path):
     assert [c.status for c in v.checks] == [PASS, NA, NA, NA] and v.passed
 
 
+def test_leg_strokes_are_named_so_in_the_verdict(tmp_path):
+    p = tmp_path / "legs.toml"
+    p.write_text("[leg_strokes]\nprobe_stroke = [-0.005, 0.43]\n")
+    v = verdict_of(tmp_path, criteria=load_criteria(p))
+    assert status(v, "damper_strokes") == PASS and "leg strokes within range" in v.line()
+    p.write_text("[leg_strokes]\nprobe_stroke = [0.0, 0.01]\n")
+    v = verdict_of(tmp_path, name="run2.h5", criteria=load_criteria(p))
+    assert status(v, "damper_strokes") == FAIL
+
+
 @pytest.mark.parametrize("text, key, problem", [
     ("[capture]\nby_time = 'soon'\n", "capture.by_time", "expected a finite number"),
     ("[capture]\nby_time = -1.0\n", "capture.by_time", "must be a positive time"),
@@ -106,6 +116,8 @@ def test_missing_channels_are_na_not_fail(tmp_path):
     ("[damper_strokes]\nprobe_stroke = [0.4]\n", "damper_strokes.probe_stroke", "expected [min, max]"),
     ("[damper_strokes]\nprobe_stroke = [0.4, 0.1]\n", "damper_strokes.probe_stroke", "is not below max"),
     ("[latch]\nchannel = 'x'\n", "latch", "unknown section"),
+    ("[damper_strokes]\nprobe_stroke = [0.0, 0.4]\n[leg_strokes]\nleg_1 = [0.0, 0.1]\n", "leg_strokes",
+     "not both"),
     ("[capture\n", "/", "not valid TOML"),
 ])
 def test_bad_criteria_name_file_key_and_problem(tmp_path, text, key, problem):

@@ -7,38 +7,16 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtGui import QFontMetricsF  # noqa: E402
-from PySide6.QtWidgets import QWidget  # noqa: E402
 
 from tests.gui_util import main_window  # noqa: E402
-from tests.layout_check import cut_texts, overlaps, painted_problems, text_size  # noqa: E402
+from tests.layout_check import painted, text_size, widget_problems  # noqa: E402
 
 pytestmark = pytest.mark.gui
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_runs"
 SIZES = [(1280, 720), (1600, 1000), (1920, 1080)]
 FIVE = ["Fx", "Fy", "Fz", "probe_stroke", "Mx"]
-
-
-def stacking_marker(a: QWidget, b: QWidget) -> bool:
-    """The scene's 1-px transparent sibling over the VTK view's corner (viewer/vtk_view.py: it keeps the view
-    painted in stacking order); it shows nothing and takes no mouse events."""
-    return (b.testAttribute(Qt.WA_TransparentForMouseEvents) and b.width() == 1 and b.height() == 1
-            and a.geometry().contains(b.geometry()))
-
-
-def widget_problems(w: QWidget) -> list[str]:
-    return overlaps(w, stacking_marker) + cut_texts(w)
-
-
-def painted(pane) -> list[str]:
-    """Problems of the texts a pane paints itself (its label_rects); a shortened one must have its whole text as the
-    tooltip at its place (full_text_at) where the pane has tooltips."""
-    reach = getattr(pane, "full_text_at", None)
-    items = [t + (bool(reach and reach(t[2].center()) == t[1]),) for t in pane.label_rects()]
-    assert items, f"{type(pane).__name__} reports no painted texts"
-    return painted_problems(items)
 
 
 @pytest.fixture(params=SIZES, ids=lambda s: f"{s[0]}x{s[1]}")

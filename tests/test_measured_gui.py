@@ -239,7 +239,7 @@ def test_layout_with_measured_data(qtbot, tmp_path, stand, size, artifacts):
     compose_grab(w, w.diagram).save(str(artifacts / f"measured_layout_{size[0]}x{size[1]}.png"))
     assert w.size().toTuple() == size
     assert w.measured.dock.isVisible()
-    from tests.test_layout import stacking_marker
+    from tests.layout_check import stacking_marker
     assert overlaps(w, stacking_marker) + cut_texts(w) == []
     table = w.measured.dock.table                                  # every metric is readable in its cell
     for c in range(table.columnCount()):

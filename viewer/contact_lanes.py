@@ -25,8 +25,17 @@ LANE_PX = 15          # height of one lane
 MAX_EMPTY_LANES = 8   # up to this many pairs every pair gets a lane; beyond it, only the pairs that touch,
                       # and pairs numbered alike (name_1, name_2, ...) share one lane
 AXIS_PX = 34          # the time axis under the lanes
-LABEL_CHARS = 20      # lane labels longer than this are cut (the left axis is AXIS_W px wide)
+LABEL_CHARS = 20      # lane names have at most this many characters (the left axis is AXIS_W px wide)
 FORCE_COLORS = style.FORCE_SCALE   # low .. high peak force
+
+
+def pair_title(label: str, pair: str, chars: int) -> str:
+    """A contact pair as a lane or the events dock names it in at most `chars` characters: its label, else its
+    run-file name in words (petal_ring_1 -> "petal ring 1"), else the label cut."""
+    for text in (label, pair.replace("_", " ")):
+        if len(text) <= chars:
+            return text
+    return label[:chars - 1].rstrip(" ,") + "\u2026"
 
 
 def force_colormap() -> pg.ColorMap:
@@ -122,6 +131,7 @@ class ContactLanes(pg.PlotItem):
         self.table: EventTable | None = None
         self.pairs: list[str] = []
         self.lanes: list[str] = []                  # lane keys, top to bottom
+        self.names: list[str] = []                  # each lane's name as shown (see pair_title)
         self._lane_index: dict[str, int] = {}       # pair -> lane
         self.max_force = 0.0
         self.cmap = force_colormap()
@@ -164,8 +174,9 @@ class ContactLanes(pg.PlotItem):
         for p, k in zip(self.pairs, keys):
             text = table.labels.get(p, p)
             text = re.sub(r"\s+\d+$", "", text) if k != p else text
-            labels.setdefault(k, text if len(text) <= LABEL_CHARS else text[:LABEL_CHARS - 1].rstrip(" ,") + "\u2026")
+            labels.setdefault(k, pair_title(text, k, LABEL_CHARS))
         self.getAxis("left").setTicks([[(n - 1 - i + 0.5, labels[k]) for i, k in enumerate(self.lanes)]])
+        self.names = [labels[k] for k in self.lanes]
         tc = run.t_capture if run is not None else math.nan
         self.capture.setVisible(math.isfinite(tc))
         if math.isfinite(tc):

@@ -84,6 +84,17 @@ def _shortened(fm: QFontMetrics, variants: tuple[str, ...], width: float) -> str
                 fm.elidedText(variants[-1], Qt.ElideMiddle, int(width)))
 
 
+def short_names(names: list[str]) -> dict[str, str]:
+    """Each name's shortest leading run of "_"-separated words that no other name of the group starts alike:
+    pad_1_force -> pad_1 among pad_k_force, spring_stroke -> spring beside brake_rate."""
+    words = {n: n.split("_") for n in names}
+    out = {}
+    for n, w in words.items():
+        out[n] = next(("_".join(w[:k]) for k in range(1, len(w)) if not any(
+            o != n and ow[:k] == w[:k] for o, ow in words.items())), n)
+    return out
+
+
 def _column_tops(heights: dict[int, float], top: float, bottom: float) -> dict[int, float]:
     """Top of each row's stack in one grid column: row -1 at the top, 1 at the bottom, 0 centred; pushed
     apart (downwards first) where they would overlap."""
@@ -290,12 +301,14 @@ class DevicesPane(QWidget):
             self._marks[key] = pix
         return pix
 
-    def _fit_text(self, p: QPainter, rect: QRectF, flags, text: str, shown: str | None = None, short: str = ""):
-        """drawText(rect, flags, text) where a one-line text too wide for `rect` is replaced by `short` or elided
-        (the full text is then its tooltip; `shown`: already shortened); recorded for label_rects."""
+    def _fit_text(self, p: QPainter, rect: QRectF, flags, text: str, shown: str | None = None,
+                  short: tuple[str, ...] = ()):
+        """drawText(rect, flags, text) where a one-line text too wide for `rect` is replaced by the first of `short`
+        that fits, or elided (the full text is then its tooltip; `shown`: already shortened); recorded for
+        label_rects."""
         flags = int(flags)
         if shown is None:
-            shown = text if flags & Qt.TextWordWrap else _shortened(QFontMetrics(p.font()), (text, short or text),
+            shown = text if flags & Qt.TextWordWrap else _shortened(QFontMetrics(p.font()), (text, *short),
                                                                     rect.width())
         p.drawText(rect, flags, shown)
         self._placed.append((shown, text, QRectF(rect), QFont(p.font()), flags, QRectF(self._area)))
@@ -432,6 +445,7 @@ class DevicesPane(QWidget):
         bar_h = min(22.0, slot - fm.height() - 4)
         one_line = bar_h < fm.height() + 2      # too flat for name over bar: the name left of its bar
         texts = [f"{n}   ({range_text(self.scales.get(n, math.nan), self.run.channels[n].unit)})" for n in names]
+        short = short_names(names)
         label_w = min(max(fm.horizontalAdvance(t) for t in texts) + 8, r.width() - STACK_BAR_MIN_W)
         for i, (name, text) in enumerate(zip(names, texts)):
             y = r.top() + i * slot
@@ -439,10 +453,11 @@ class DevicesPane(QWidget):
             if one_line:
                 h = max(min(22.0, slot - 3), 8.0)
                 self._fit_text(p, QRectF(r.left(), y, label_w - 6, h), Qt.AlignLeft | Qt.AlignVCenter, text,
-                               short=name)
+                               short=(name, short[name]))
                 self._bar(p, QRectF(r.left() + label_w, y, r.width() - label_w, h), name)
                 continue
-            self._fit_text(p, QRectF(r.left(), y, r.width(), fm.height()), Qt.AlignLeft | Qt.AlignVCenter, text)
+            self._fit_text(p, QRectF(r.left(), y, r.width(), fm.height()), Qt.AlignLeft | Qt.AlignVCenter, text,
+                           short=(name, short[name]))
             self._bar(p, QRectF(r.left(), y + fm.height() + 2, r.width(), max(bar_h, 8.0)), name)
 
     def _paint_around(self, p: QPainter, r: QRectF, group: BarGroup):

@@ -85,17 +85,13 @@ def outcome_codes(summary) -> np.ndarray:
 
 
 def key_outputs(summary) -> list[str]:
-    """Outputs a hover shows: capture time, base loads, damper strokes (in the summary's order)."""
-    names = [n for n in ("t_capture", "peak_base_force", "peak_base_moment") if n in summary.outputs]
-    return names + [n for n in summary.outputs if "stroke" in n and n not in names]
-
-
-BASE_LOAD_PEAK = re.compile(r"^peak_(base_.*|[FM][xyz])$")   # peak base loads; other peak_<name> are contact pairs
+    """Outputs a hover shows: capture time, base loads and the mechanism type's key outputs (e.g. strokes)."""
+    return [n for n in summary.key_outputs if n in summary.outputs]
 
 
 def contact_peaks(summary) -> list[str]:
-    """The per-pair peak contact force columns (peak_<pair>, not the base loads)."""
-    return [n for n in summary.outputs if n.startswith("peak_") and not BASE_LOAD_PEAK.match(n)]
+    """The per-pair peak contact force columns (peak_<pair>)."""
+    return [n for n in summary.pair_outputs if n in summary.outputs]
 
 
 def directory_signature(directory) -> tuple:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDockWidget, QDoubl
 
 from solver.contact_events import EventTable, write_csv
 from viewer import style
+from viewer.contact_lanes import pair_title
 
 COLUMNS = ("pair", "start s", "end s", "dur. s", "peak N", "imp. N·s", "v m/s", "reb.")
 COLUMN_TIPS = ("contact pair", "start: first instant in contact", "end: first instant apart (or the run's end)",
@@ -25,7 +26,7 @@ COLUMN_TIPS = ("contact pair", "start: first instant in contact", "end: first in
 APPROX = "≈ "          # header prefix of statistics recomputed from the stored frames
 SORT_ROLE = Qt.UserRole
 TABLE_PT = 8.5
-PAIR_CHARS = 14    # the pair column is at most this many characters wide
+PAIR_CHARS = 14    # the pair column's names have at most this many characters (pair_title; whole label: tooltip)
 CURRENT_BG = QColor(*style.CURRENT_ROW)
 APPROX_COLOR = style.APPROX   # the note over statistics recomputed from frames
 _DISPLAY, _FONT, _BACKGROUND, _ALIGN, _TOOLTIP, _SORT = (int(r) for r in (  # data() compares plain ints
@@ -55,7 +56,8 @@ class EventTableModel(QAbstractTableModel):
         self._rows = [None] * n         # display strings, made when a row is first shown
         self._values, self._sort = [], []
         if n:                           # (whole columns at once: data() is called per cell and role)
-            labels = [table.labels.get(table.pair(r), table.pair(r)) for r in range(n)]
+            titles = {q: pair_title(table.labels.get(q, q), q, PAIR_CHARS) for q in table.pairs}
+            labels = [titles[table.pair(r)] for r in range(n)]
             cols = [np.asarray(a, float) for a in (table.start, table.end, table.end - table.start,
                                                    table.peak_force, table.impulse, table.approach_speed)]
             rebound = np.asarray(table.rebound, bool).tolist()
@@ -112,7 +114,7 @@ class EventTableModel(QAbstractTableModel):
         if role == _TOOLTIP:
             t = self.table
             a, b = t.parts.get(t.pair(r), ("", ""))
-            return (f"{t.pair(r)}: {a} / {b}; peak at {t.peak_time[r]:.4f} s; frames {t.start_frame[r]}–"
+            return (f"{t.pair(r)} ({t.labels.get(t.pair(r), t.pair(r))}): {a} / {b}; peak at {t.peak_time[r]:.4f} s; frames {t.start_frame[r]}–"
                     f"{t.end_frame[r]}\n{t.describe()}")
         return None
 
@@ -241,7 +243,8 @@ class EventsDock(QDockWidget):
         if table is not None:
             counts = np.bincount(table.pair_index, minlength=len(table.pairs))
             for j, p in enumerate(table.pairs):
-                self.pair_box.addItem(f"{table.labels.get(p, p)} ({counts[j]})", p)
+                self.pair_box.addItem(f"{pair_title(table.labels.get(p, p), p, PAIR_CHARS)} ({counts[j]})", p)
+                self.pair_box.setItemData(self.pair_box.count() - 1, table.labels.get(p, p), Qt.ToolTipRole)
         self.pair_box.setCurrentIndex(0)
         self.pair_box.blockSignals(False)
         self.proxy.set_filter("", self.min_force_box.value())
@@ -260,13 +263,11 @@ class EventsDock(QDockWidget):
             texts = [head]
             if self.table is not None and len(self.table):
                 if c == 0:
-                    texts += [self.table.labels.get(p, p) for p in self.table.pairs]
+                    texts += [pair_title(self.table.labels.get(p, p), p, PAIR_CHARS) for p in self.table.pairs]
                 else:
                     texts += [self.model.index(r, c).data() for r in range(min(len(self.table), 200))]
             w = max(max(fm.horizontalAdvance(str(t)) for t in texts[1:]) if len(texts) > 1 else 0,
                     hm.horizontalAdvance(head) + 14)
-            if c == 0:          # a long pair label is elided: the statistics stay in view (full name in the tooltip)
-                w = min(w, fm.horizontalAdvance("x" * PAIR_CHARS))
             self.view.setColumnWidth(c, w + 10)
 
     def set_filter(self, pair: str = "", min_force: float = 0.0):

@@ -41,6 +41,7 @@ from viewer.vtk_view import OffscreenVTKWidget  # noqa: E402
 from viewer.style import CONTACT_RED, FORCE_COLOR, VIEW_BACKGROUND  # noqa: E402
 from viewer.style import LABEL_FAMILY, SCENE_BACKGROUND as BACKGROUND, SCENE_HEADER as HEADER_COLOR  # noqa: E402
 from viewer.style import GHOST_COLOR, SCENE_TEXT as TEXT_COLOR, VIEW_TITLE  # noqa: E402
+from viewer.style import TINT_NEGATIVE, TINT_POSITIVE  # noqa: E402
 
 # ---- layout, px -------------------------------------------------------------------------------
 STRIP_W = 212      # readout columns (Qt labels) left and right of the VTK views
@@ -48,6 +49,7 @@ FONT = 12
 VIEW_3D_SHARE = 0.30
 LABEL_OFFSET_PX = 7   # force magnitude label: right of and above the contact point
 CAPTION_MARGIN = 6    # views' titles and the ghost's caption: from the view's edges
+TINT_LEVELS = 8       # a tinted part's colour steps from 0 to the full |value| (each step rebuilds its body's lines)
 
 
 def _hex(rgb) -> str:
@@ -317,6 +319,9 @@ class ScenePane(QWidget):
         self._text_layouts: dict[bool, tuple] = {}   # after capture -> readout names of the run (see _text_layout)
         self._extent = (-0.6, 0.8, 0.7)  # x min, x max, radial extent (m)
         self._ghost: dict | None = None   # a second run drawn as a ghost wireframe (see set_ghost)
+        self._tints: dict[str, str] = {}  # part -> channel it is coloured by (the type's scene.tinted_parts)
+        self._tint_full = math.nan        # |value| drawn in the full tint colour
+        self.tint_caption = ""            # what the tint means, at the 3D view's foot
         self._layout()
 
     # ---- construction helpers ----------------------------------------------------------------
@@ -416,12 +421,39 @@ class ScenePane(QWidget):
         self._pairs = list(run.contact_pairs)
         self._add_markers(run)
         self._add_arrows()
+        self._set_tints(run)
         vis = tuple(g.visible_channel for g in run.geometry.values() if g.visible_channel)
-        self._cache = _BlockCache(run, dict.fromkeys(self.mtype.readout_channels() + vis), self._pairs)
+        self._cache = _BlockCache(run, dict.fromkeys(self.mtype.readout_channels() + vis +
+                                                     tuple(self._tints.values())), self._pairs)
         self._fit_columns()
         self._compute_extent(run)
         self._setup_cameras()
         self.show_frame(0)
+
+    def _set_tints(self, run: RunFile, since: int | None = None):
+        """The parts the type colours by a channel's value, the full-colour |value| (the largest of those channels
+        over the run; `since`: a live run grew from that many frames, the new ones may raise it) and the caption."""
+        spec = self.mtype.scene
+        self._tints = {n: c for n, c in spec.tinted_parts.items() if n in self._parts and c in run.channels}
+        full = 0.0 if since is None else self._tint_full
+        for c in dict.fromkeys(self._tints.values()):
+            m = run.stored_abs_max(c) if since is None else math.nan
+            if not math.isfinite(m):              # (a live run: not stored yet)
+                m = float(np.nanmax(np.abs(run.channel(c, since or 0, run.n_frames)), initial=0.0))
+            full = max(full, m)
+        self._tint_full = full
+        unit = run.channels[next(iter(self._tints.values()))].unit if self._tints else ""
+        scale = force_text(full) if unit == "N" else f"{full:.3g} {unit}"
+        self.tint_caption = (f"{spec.tint_title or 'colour by value'}: orange +, blue \u2212, full at {scale}"
+                             if self._tints and full > 0 else "")
+        self._captions_laid = None
+
+    def _tint(self, value: float):
+        """(sign, level 1..TINT_LEVELS) of a tinted part's value, or None (about zero, or no value)."""
+        if not (math.isfinite(value) and self._tint_full > 0):
+            return None
+        level = min(round(TINT_LEVELS * abs(value) / self._tint_full), TINT_LEVELS)
+        return (1 if value > 0 else -1, level) if level else None
 
     def _fit_columns(self):
         """Each readout column STRIP_W px wide, or wider when the run's longest readout line would be cut."""
@@ -456,11 +488,12 @@ class ScenePane(QWidget):
             t.setText("")
         self._texts = {"left": "", "right": "", "loads": ""}
         self._text_layouts = {}
+        self._tints, self.tint_caption = {}, ""
 
     def _add_part(self, name: str, g):
         pd = _wire_polydata(g.points, g.lines)
         base = self.mtype.part_color(g.kind)
-        self._parts[name] = dict(geometry=g, base=base, red=False, visible=True, pd=pd, body=g.body)
+        self._parts[name] = dict(geometry=g, base=base, red=False, visible=True, pd=pd, body=g.body, tint=None)
 
     def _add_bodies(self):
         """Each body's parts as one wireframe with a colour per point (cell colours cost a lookup per pixel; two actors per view: width 1, and
@@ -503,7 +536,7 @@ class ScenePane(QWidget):
         """Rebuild a body's two wireframes from its parts' red and visible states (when they changed)."""
         rec = self._bodies[body]
         parts = [self._parts[n] for n in rec["names"]]
-        key = tuple((p["visible"], p["red"]) for p in parts)
+        key = tuple((p["visible"], p["red"], p["tint"]) for p in parts)
         if key == rec["key"]:
             return
         rec["key"] = key
@@ -532,6 +565,12 @@ class ScenePane(QWidget):
         thin = self.mtype.thin_kinds
         wide = red & np.array([p["geometry"].kind not in thin for p in parts])
         colors = rec["base"].copy()
+        for k, p in enumerate(parts):
+            if p["tint"] is not None:        # from a third of the way to the tint at level 1 to the tint at full
+                sign, level = p["tint"]
+                f = 0.35 + 0.65 * (level - 1) / (TINT_LEVELS - 1)
+                target = TINT_POSITIVE if sign > 0 else TINT_NEGATIVE
+                colors[k] = [round(255 * ((1 - f) * b + f * t)) for b, t in zip(p["base"], target)]
         colors[red] = [round(255 * c) for c in CONTACT_RED]
         part_of = rec["part_of"]
         rgb = numpy_to_vtk(np.ascontiguousarray(colors[rec["point_of"]]), deep=True)
@@ -697,6 +736,12 @@ class ScenePane(QWidget):
                 red.add(info.part_a)
                 red.add(info.part_b)
         changed = set()
+        for name, channel in self._tints.items():
+            p = self._parts[name]
+            tint = self._tint(cache.value_at(channel, k))
+            if tint != p["tint"]:
+                p["tint"] = tint
+                changed.add(p["body"])
         for name, p in self._parts.items():
             vc = p["geometry"].visible_channel
             visible = True if not vc else cache.value(vc, i) > 0
@@ -872,6 +917,8 @@ class ScenePane(QWidget):
                 self._cache = _BlockCache(self.run, self._cache.channels, self._pairs)
             else:
                 self._cache.extend(n_old)
+            if self._tints:
+                self._set_tints(self.run, n_old or 0)
 
     def prefetch_steps(self, frame: int):
         """Read the readouts, contacts and poses of `frame` a few datasets per step (a generator), so that
@@ -1035,7 +1082,7 @@ class ScenePane(QWidget):
         w, h = self.render_window.GetSize()
         dpr = self.vtk_widget.devicePixelRatioF() or 1.0
         ghost = self._ghost["text"] if self._ghost is not None else ""
-        key = (w, h, dpr, ghost, self.views["ld"].title)
+        key = (w, h, dpr, ghost, self.views["ld"].title, self.tint_caption)
         if self._captions_laid is not None and self._captions_laid[0] == key:
             return self._captions_laid[1]
         out = []
@@ -1044,9 +1091,10 @@ class ScenePane(QWidget):
             view = QRectF(x0 * w / dpr, (1.0 - y1) * h / dpr, (x1 - x0) * w / dpr, (y1 - y0) * h / dpr)
             inner = view.adjusted(CAPTION_MARGIN, CAPTION_MARGIN, -CAPTION_MARGIN, -CAPTION_MARGIN)
             texts = []
-            for text, pen, top in ((v.title, self._title_pen, True),
-                                   (ghost, QColor.fromRgbF(*self.GHOST_COLOR), False)):
-                if not text or (not top and v.name != "ld"):
+            foot = (ghost, QColor.fromRgbF(*self.GHOST_COLOR)) if v.name == "ld" else \
+                (self.tint_caption, self._title_pen) if v.name == "3d" else ("", None)
+            for text, pen, top in ((v.title, self._title_pen, True), (*foot, False)):
+                if not text:
                     continue
                 st = self._static_text(text, self._title_font, max(inner.width(), 1.0))
                 size = st.size()

@@ -57,6 +57,8 @@ SCENE_TEXT = (0.86, 0.90, 0.86)
 SCENE_HEADER = (1.0, 0.85, 0.35)
 VIEW_TITLE = (0.55, 0.62, 0.72)
 GHOST_COLOR = (0.62, 0.45, 1.0)
+TINT_POSITIVE = (1.0, 0.58, 0.10)   # a part coloured by its channel (e.g. a leg by its force): + orange
+TINT_NEGATIVE = (0.25, 0.62, 1.0)   # - blue (red stays for contact)
 
 # ---- the validation report (matplotlib and HTML, on white) ----------------------------------------
 REPORT_RUN = "#1f5fbf"

@@ -7,6 +7,7 @@ mechanism's channels, bodies or parts, they ask the run's type (`solver.mechanis
     schema                                 its parameter schema (a module; None until one exists)
     build_model(scenario_path)             scenario TOML -> the solver's model
     run(model, scenario_path, out_path)    simulate into a run file (None: solver.simulate's probe-cone loop)
+    state_sizes()                          lengths of its solver's state vectors s, Z (a branch run checks them)
     channels(model)                        channels with units, labels, groups and device ranges
     part_colors, thin_kinds                scene: wireframe colour by part kind; kinds kept thin in contact
     scene                                  scene: plane Ld (title, the two bodies that span it), marker bodies
@@ -15,6 +16,7 @@ mechanism's channels, bodies or parts, they ask the run's type (`solver.mechanis
     base_loads, default_plots              the loads line under the scene; channels plotted when a run opens
     criteria_file                          capture verdict criteria (TOML read by solver.verdict)
     scenarios_dir                          its bundled scenarios
+    pairs(model), summary_outputs          campaigns: a run's contact pairs; the type's columns of a summary row
 
 Everything is data or a pure function, as PlotJuggler's state-publisher plug-in: narrow, named, documented.
 """
@@ -156,13 +158,40 @@ ACTIVE_REL_PASSIVE = Readouts("ACTIVE rel. PASSIVE", ("cm_vx", "cm_vy", "cm_vz")
 @dataclass(frozen=True)
 class SceneSpec:
     """Plane Ld (the side view): its title and the two bodies whose origins, with the x axis, span it (none:
-    the x-z plane); the bodies marked by a dot at their origin."""
+    the x-z plane); the bodies marked by a dot at their origin; parts drawn in a colour by a channel's value
+    (`tinted_parts`: part -> channel; + orange, - blue, full at the largest |value| of those channels in the run),
+    what that colour means written at the 3D view's foot (`tint_title`)."""
     ld_title: str = "side view (x-z plane)"
     ld_bodies: tuple[str, str] | None = None
     marker_bodies: tuple[str, ...] = ()
+    tinted_parts: Mapping[str, str] = field(default_factory=dict)
+    tint_title: str = ""
 
 
 DEFAULT_PART_COLOR: RGB = (0.85, 0.88, 0.90)
+
+
+# ---- campaigns -------------------------------------------------------------------------------------------------
+SUMMARY_HOWS = ("max", "peak", "time_at_least")
+
+
+@dataclass(frozen=True)
+class SummaryOutput:
+    """A campaign summary column from a run's channels: "max" (largest value) or "peak" (largest |value|) over the
+    run's `channels`, or "time_at_least" (first time one reaches `at_least`); NaN where the run has none of them.
+    `key`: shown in the envelope map's hover; `short`: the campaign table's header (its first output with one)."""
+    name: str
+    unit: str
+    label: str
+    how: str
+    channels: tuple[str, ...]
+    at_least: float = math.nan
+    key: bool = False
+    short: str = ""
+
+    def __post_init__(self):
+        if self.how not in SUMMARY_HOWS:
+            raise ValueError(f"summary output {self.name}: how {self.how!r}: one of {', '.join(SUMMARY_HOWS)}")
 
 
 # ---- the type ------------------------------------------------------------------------------------------------------
@@ -177,6 +206,7 @@ class MechanismType:
     model_builder: Callable[[Path], Any] | None = None
     channel_lister: Callable[[Any], list] | None = None
     runner: Callable[..., Path] | None = None    # (model, scenario_path, out_path, **run options) -> out_path
+    state_sizes: Callable[[], dict[str, int]] | None = None   # its solver's state vectors (None: the probe-cone's)
     part_colors: Mapping[str, RGB] = field(default_factory=dict)
     thin_kinds: tuple[str, ...] = ()             # part kinds drawn 1 px even in contact (large surfaces)
     scene: SceneSpec = SceneSpec()
@@ -187,6 +217,8 @@ class MechanismType:
     default_plots: tuple[str, ...] = BASE_LOADS[:3]
     criteria_file: Path | None = None
     scenarios_dir: Path | None = None
+    pair_lister: Callable[[Any], list] | None = None    # model -> ContactPairInfo of every pair its run writes
+    summary_outputs: tuple[SummaryOutput, ...] = ()
 
     @property
     def schema(self):
@@ -206,7 +238,7 @@ class MechanismType:
         return self.model_builder(Path(scenario_path))
 
     def run(self, model, scenario_path, out_path, **options) -> Path:
-        """Simulate `model` into a run file (progress, t_end, cancel, live as solver.simulate.run_scenario)."""
+        """Simulate `model` into a run file (progress, t_end, cancel, live, start as solver.simulate.run_scenario)."""
         if self.runner is None:
             raise NotImplementedError(f"mechanism type {self.name!r} has no runner of its own")
         return self.runner(model, scenario_path, out_path, **options)
@@ -214,6 +246,10 @@ class MechanismType:
     def channels(self, model) -> list:
         """ChannelInfo of every channel a run of `model` writes (units, labels, groups, device ranges)."""
         return [] if self.channel_lister is None else self.channel_lister(model)
+
+    def pairs(self, model) -> list:
+        """ContactPairInfo of every contact pair a run of `model` writes (a campaign's peak_<pair> columns)."""
+        return [] if self.pair_lister is None else self.pair_lister(model)
 
     def device_layout(self, run=None) -> DeviceLayout:
         """The middle pane's layout for `run` (a generic type builds it from the run's channels)."""

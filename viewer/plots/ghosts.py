@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from solver.runfile import RunFile
 from viewer import style
 from viewer.compare import difference
-from viewer.plots.axes import label_time, style_plot
+from viewer.plots.axes import ValueAxis, label_time, style_plot
 from viewer.plots.view import plot_label
 
 
@@ -41,7 +41,7 @@ def difference_plot(glw: pg.GraphicsLayoutWidget, row: int, run: RunFile, run_b:
 def difference_row(glw: pg.GraphicsLayoutWidget, row: int, text: str, t, d, color: str,
                    labelled: bool) -> tuple[pg.PlotItem, pg.PlotDataItem, pg.LabelItem]:
     """A difference plot (curve `d` over `t`, a zero line) titled `text` at `row` of `glw`: (plot, curve, title)."""
-    plot = glw.addPlot(row=row, col=0, enableMenu=False)
+    plot = glw.addPlot(row=row, col=0, enableMenu=False, axisItems={"left": ValueAxis("left")})   # labels apart
     style_plot(plot)
     title = plot_label(text, color=color, size=style.PLOT_TITLE)
     title.setParentItem(plot.getViewBox())

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from solver.mechanisms.base import BarGroup, DeviceLayout, MechanismType, Readouts, SceneSpec
+from solver.mechanisms.base import BarGroup, DeviceLayout, MechanismType, Readouts, SceneSpec, SummaryOutput
 from solver.mechanisms.peripheral.sketch import LEGS, SKETCH
 
 RESOURCES = Path(__file__).resolve().parents[3] / "resources" / "peripheral"
@@ -37,9 +37,28 @@ def _run(model, scenario_path, out_path, **options):
     return run_peripheral(model, scenario_path, out_path, **options)
 
 
+def _state_sizes() -> dict[str, int]:
+    from solver.mechanisms.peripheral import dynamics as D
+    return {"s": D.NS, "Z": D.NZ}
+
+
 def _channels(model) -> list:
     from solver.mechanisms.peripheral.simulate import channel_infos
     return channel_infos(model)
+
+
+def _pairs(model) -> list:
+    from solver.mechanisms.peripheral.simulate import PAIRS
+    return list(PAIRS)
+
+
+SUMMARY_OUTPUTS = (   # campaign summary columns of the legs, latches and hooks (docs/campaigns.md)
+    SummaryOutput("max_leg_stroke", "m", "max |leg stroke| (six legs)", "peak", LEGS, key=True, short="leg m"),
+    SummaryOutput("max_leg_force", "N", "max |leg force| (six legs)", "peak", tuple(f"{n}_force" for n in LEGS),
+                  key=True),
+    SummaryOutput("t_hooks_closed", "s", "time the hooks closed (NaN: not closed)", "time_at_least",
+                  ("hooks_closed",), at_least=0.5, key=True),
+)
 
 
 PERIPHERAL = MechanismType(
@@ -51,13 +70,18 @@ PERIPHERAL = MechanismType(
     model_builder=_build_model,
     channel_lister=_channels,
     runner=_run,
+    state_sizes=_state_sizes,
     part_colors=PART_COLORS,
     thin_kinds=("ring",),
-    scene=SceneSpec("plane Ld (docking axis, guide ring)", ("passive_craft", "ring"), ("passive_craft", "ring")),
+    scene=SceneSpec("plane Ld (docking axis, guide ring)", ("passive_craft", "ring"), ("passive_craft", "ring"),
+                    tinted_parts={f"{n}_{half}": f"{n}_force" for n in LEGS for half in ("cylinder", "rod")},
+                    tint_title="legs by force"),
     layout=LAYOUT,
     readouts_before=RING_POSE,
     readouts_after=RING_POSE,
     default_plots=("Fx", "Fy", "Fz", "leg_1"),
     criteria_file=RESOURCES / "criteria.toml",
     scenarios_dir=RESOURCES / "scenarios",
+    pair_lister=_pairs,
+    summary_outputs=SUMMARY_OUTPUTS,
 )

@@ -155,23 +155,28 @@ def kernel_units(m: PeripheralModel, block: int = 500) -> list[tuple[str, object
 
 
 def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t_end=None, cancel=None,
-                   block: int = 500, live: bool = False) -> Path:
-    """Simulate to t_end (or hooks closed) into a run file; SolverDiverged on a NaN state, RunCancelled on cancel."""
+                   block: int = 500, live: bool = False, start=None) -> Path:
+    """Simulate to t_end (or hooks closed) into a run file; SolverDiverged on a NaN state, RunCancelled on cancel.
+    `start` (solver.simulate.StartState): a branch from another run's stored state (one snapshot per block)."""
     from solver.scenario import ScenarioError
     from solver.simulate import end_run
     T = float(t_end) if t_end is not None else m.duration
     if not (T > 0 and math.isfinite(T)):
         raise ScenarioError(scenario_path, "t_end", f"must be a positive number of seconds, found {t_end!r}")
-    _refuse_overlap(m, scenario_path)
+    t0 = float(start.t) if start is not None else 0.0
+    if start is None:
+        _refuse_overlap(m, scenario_path)
     out_path = Path(out_path)
     spo = int(round(m.output_step / m.step))
-    n_total = int(math.floor(T / m.output_step + 1e-9)) + 1
-    meta = RunMeta(comment=m.comment, variant=m.variant, mechanism_type="peripheral",
+    n_total = int(math.floor((T - t0) / m.output_step + 1e-9)) + 1
+    comment = m.comment if start is None else f"branch of {start.source} at t = {t0:.4f} s; {m.comment}"
+    meta = RunMeta(comment=comment, variant=m.variant, mechanism_type="peripheral",
                    run_date=_dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
                    solver_version=SOLVER_VERSION, output_step=m.output_step, scenario=m.name)
     npair = len(PAIRS)
     w = RunWriter(out_path, meta, channel_infos(m), BODIES, PAIRS, geometry(m), parameters_toml=m.text,
-                  contact_detail=True, live=live, contact_statistics=True)
+                  contact_detail=True, live=live, contact_statistics=True,
+                  state_sizes={"s": D.NS, "Z": D.NZ, "contact_prev": npair})
     try:
         acc = EventAccumulator(PAIRS)
         s, Z = m.s0.copy(), m.Z0.copy()
@@ -184,8 +189,12 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
         ev = np.zeros((1024, 3))
         n_ev = np.zeros(1, np.int64)
         t, done, ev_written, status, cancelled = 0.0, 0, 0, D.ST_OK, False
+        if start is not None:
+            t = _branch_start(s, Z, prev, start, m, spo, ev, n_ev, outs, scenario_path)
+            w.add_event(t, "phase", "", f"branch from {start.source} at t = {t:.4f} s with {Path(scenario_path).name}")
         while done < n_total:
             k = min(block, n_total - done)
+            w.add_state(done, {"s": s, "Z": Z, "contact_prev": prev})   # one snapshot per block, for branching
             last = done + k == n_total
             status, t, rows = D.run_block(s, Z, t, m.step, k, spo, m.P, *m.arrays, ev, n_ev, prev,
                                           *outs) if not last else _last_block(s, Z, t, m, k, spo, ev, n_ev, prev, outs)
@@ -217,6 +226,24 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
         w.abort()
         raise
     return out_path
+
+
+def _branch_start(s, Z, prev, start, m, spo, ev, n_ev, outs, scenario_path) -> float:
+    """Load the branch's snapshot into s, Z, prev and re-simulate its `skip` frames to the branch time (the same
+    steps give the same state); the branch time."""
+    from solver.scenario import ScenarioError
+    s[:], Z[:], prev[:] = start.state["s"], start.state["Z"], start.state["contact_prev"]
+    t, left, status = start.t_snap, int(start.skip), D.ST_OK
+    while left > 0 and status == D.ST_OK:
+        status, t, rows = D.run_block(s, Z, t, m.step, min(len(outs[0]), left), spo, m.P, *m.arrays, ev, n_ev, prev,
+                                      *outs)
+        left -= rows
+        if rows == 0:
+            break
+    n_ev[0] = 0
+    if status != D.ST_OK or left:
+        raise ScenarioError(scenario_path, "start", f"re-simulating to the branch time {start.t:g} s failed")
+    return float(start.t)
 
 
 def _refuse_overlap(m: PeripheralModel, scenario_path):

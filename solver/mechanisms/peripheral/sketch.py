@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from solver.mechanisms.base import Mark, Note, Pen, Polyline, RunFacts, Sketch, SketchView
+from solver.mechanisms.base import Mark, Pen, Polyline, RunFacts, Sketch, SketchView
 
 FRAME = (90, 100, 130)
 LEG = (230, 230, 120)
@@ -18,6 +18,7 @@ NUMBERS = (("ring x", "ring_x"), ("ring y", "ring_y"), ("ring z", "ring_z"), ("r
            ("ring pitch", "ring_pitch"), ("ring yaw", "ring_yaw"), ("latches", "latches_engaged"),
            ("hooks", "hooks_closed"))
 GAINS = (10.0, 5.0, 2.0, 1.0)
+MARK_STEP = 16.0   # px between two numbered marks' centres (their rings have radius 7)
 
 
 def prepare(facts: RunFacts, width: float, height: float) -> dict:
@@ -62,11 +63,19 @@ def draw(view: str, values, box, scale) -> list:
         ends.append((ye, xe, k))
     ends.sort()
     out.append(Polyline(tuple((x, y) for y, x, _ in ends), "ring"))
-    out += [Mark((x + 12 + 16 * (i % 2), y), str(k + 1), "mark") for i, (y, x, k) in enumerate(ends)]  # pairs apart
-    off = values.get(f"ring_{view}", math.nan)
-    if math.isfinite(off) and off:
-        out.append(Note((x0 + neutral + 20, box[1] + box[3] - 4), off, "m"))
-    return out
+    out += [Mark(at, str(k + 1), "mark") for at, k in _mark_places(ends)]
+    return out      # (the ring's offsets are in the numbers column: a note in the view had no room past the marks)
+
+
+def _mark_places(ends) -> list:
+    """Each leg's number beside its ring end, top to bottom, in the first column (16 px apart from 12 px right of the
+    ring) where its ring (radius 7 px) meets no number placed before: the pairs' ends lie a few px apart."""
+    placed = []
+    for y, x, k in ends:
+        at = next((x + 12 + MARK_STEP * c, y) for c in range(len(ends)) if all(
+            abs(x + 12 + MARK_STEP * c - px) >= MARK_STEP or abs(y - py) >= MARK_STEP for (px, py), _ in placed))
+        placed.append((at, k))
+    return placed
 
 
 SKETCH = Sketch(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from solver.mechanisms.base import BarGroup, DeviceLayout, MechanismType, Readouts, SceneSpec
+from solver.mechanisms.base import BarGroup, DeviceLayout, MechanismType, Readouts, SceneSpec, SummaryOutput
 from solver.mechanisms.probe_cone.sketch import SKETCH
 from solver.mechanisms.probe_cone.variants import VARIANTS
 
@@ -41,6 +41,24 @@ def _channels(model) -> list:
     return channel_infos(model)
 
 
+def _pairs(model) -> list:
+    from solver.simulate import LATCH_NECK
+    return [*model.cgeo.pair_info, LATCH_NECK]
+
+
+S = SummaryOutput
+SUMMARY_OUTPUTS = (   # campaign summary columns of the probe-cone's devices (docs/campaigns.md)
+    S("max_axial_stroke", "m", "max probe stroke-in (axial damper)", "max", ("probe_stroke",), key=True,
+      short="stroke m"),
+    S("max_friction_brake", "m", "max axial friction brake slip", "max", ("friction_brake",)),
+    S("max_axial_spring", "m", "max axial spring mechanism stroke", "max", ("axial_spring",)),
+    S("max_lateral_stroke", "m", "max |lateral spring mechanism stroke|", "peak",
+      ("spring_mechanism_1", "spring_mechanism_2"), key=True),
+    S("max_crank_angle", "deg", "max |lateral brake crank angle|", "peak", ("crank_angle_1", "crank_angle_2")),
+    S("max_XLimD", "m", "max movable limiter spring compression", "max", ("XLimD",)),
+)
+
+
 PROBE_CONE = MechanismType(
     name="probe_cone",
     title="probe-cone docking mechanism",
@@ -58,4 +76,6 @@ PROBE_CONE = MechanismType(
     default_plots=("Fx", "Fy", "Fz", "probe_stroke"),
     criteria_file=RESOURCES / "capture_criteria.toml",
     scenarios_dir=RESOURCES / "scenarios",
+    pair_lister=_pairs,
+    summary_outputs=SUMMARY_OUTPUTS,
 )
