@@ -114,6 +114,31 @@ def _work_rows(G, R, plates, aplates):
     return W
 
 
+def _touching(s0, P, arrays) -> bool:
+    rec = np.zeros((D.NPAIR, 14))
+    D.evaluate(s0, np.zeros(D.NZ), 0.0, P, *arrays, np.zeros(D.NS), np.zeros(D.NCH), rec, True)
+    return bool((rec[:, 0] > 0.5).any())
+
+
+def first_contact_gap(state, P, arrays, gap_max: float) -> float:
+    """The largest face gap (at most gap_max) at which the two halves touch in the initial pose `state(gap)`, by
+    bisection (0 when they touch nowhere above 0.1 mm); a scenario's `initial.start_clearance` starts that far
+    before it, so the IDSS conditions hold at first contact."""
+    if _touching(state(gap_max), P, arrays):
+        return gap_max
+    lo, hi = 0.0, gap_max                          # hi clear; lo touching (faces at 0 touch when coaxial)
+    if not _touching(state(1e-4), P, arrays):
+        return 0.0
+    lo = 1e-4
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        if _touching(state(mid), P, arrays):
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
 def _check_step(spath, step, g, contact):
     """RK4 on the guide ring: omega*step <= 1 (ring face, latches, stops in parallel) and decay*step <= 2 (leg dampers
     and brake ramps, ring-face damping); a larger step gives no error, only a wrong run (energy off by KE0 times)."""
@@ -170,6 +195,7 @@ def load_peripheral(scenario_path) -> PeripheralModel:
     ini = S.sub("initial")
     v0, vlat, miss = ini.get("closing_speed"), ini.get("lateral_velocity"), ini.get("lateral_miss")
     ang, rate, gap = ini.get("angular_miss_deg"), ini.get("angular_rate_deg_s"), ini.get("face_gap")
+    clearance = ini.get("start_clearance")
     sol = S.sub("solver")
     step, out_step, duration = sol.get("step"), sol.get("output_step"), sol.get("duration")
     spo = out_step / step
@@ -223,29 +249,35 @@ def load_peripheral(scenario_path) -> PeripheralModel:
     P[[D.P_K_PP, D.P_C_PP, D.P_MU_PP, D.P_VS_PP, D.P_GEN_R]] = (cq["k"], cq["c"], cq["mu"], cq["slip_speed"],
                                                              0.5 * GP["thickness"])
     # initial state: passive at rest at the origin; active frame at face gap + neutral height, missed and turned
-    s0 = np.zeros(D.NS)
-    s0[0:3] = cP
-    s0[3] = 1.0
     qA = np.array([1.0, 0.0, 0.0, 0.0])
     for axis, a in zip(np.eye(3), np.radians(ang)):
         qA = multiply(qA, from_axis_angle(axis, a))
     from solver.quat import to_matrix
     RA = to_matrix(qA)
-    oA = np.array([gap + h0, miss[0], miss[1]])
     vA = np.array([-v0, vlat[0], vlat[1]])
     wA = np.radians(rate)                          # body frame
-    s0[13:16] = oA + RA @ cA
-    s0[16:20] = qA
-    s0[20:23] = vA + np.cross(RA @ wA, RA @ cA)
-    s0[23:26] = wA
-    xr = oA + RA @ np.array([-h0, 0.0, 0.0])
-    s0[26:29] = xr
-    s0[29:33] = qA
-    s0[33:36] = vA + np.cross(RA @ wA, xr - oA)
-    s0[36:39] = wA
+
+    def state(gap):
+        s0 = np.zeros(D.NS)
+        s0[0:3] = cP
+        s0[3] = 1.0
+        oA = np.array([gap + h0, miss[0], miss[1]])
+        s0[13:16] = oA + RA @ cA
+        s0[16:20] = qA
+        s0[20:23] = vA + np.cross(RA @ wA, RA @ cA)
+        s0[23:26] = wA
+        xr = oA + RA @ np.array([-h0, 0.0, 0.0])
+        s0[26:29] = xr
+        s0[29:33] = qA
+        s0[33:36] = vA + np.cross(RA @ wA, xr - oA)
+        s0[36:39] = wA
+        return s0
     Z0 = np.zeros(D.NZ)
     arrays = (COM, MASS, INERT, INVI, base, ringp, LN, rim, apet, apid, ppet, ppid, latch, striker, hook, agen, agid,
               pgen, pgid, aedge, aeid, ptip, W)
+    if clearance > 0.0:
+        gap = first_contact_gap(state, P, arrays, gap) + clearance
+    s0 = state(gap)
     geo = dict(rin=R["face_inner_radius"], rout=R["face_outer_radius"], petals=GP, base=base, ringp=ringp, LN=LN,
                h0=h0, latch=latch, offset=g["interface"]["offset"], stroke_retract=H["stroke_retract"],
                stroke_extend=H["stroke_extend"], contact=contact)

@@ -134,8 +134,12 @@ MECHANISM = (
 
 SCENARIO = (
     param("initial.face_gap", "scenario", "m", "[0, 1]", "ring face gap",
-          "start distance between the ring faces along the axis (the petals meet the other ring at height)",
+          "start distance between the ring faces along the axis (with start_clearance: the largest searched)",
           group="Initial conditions"),
+    param("initial.start_clearance", "scenario", "m", "[0, 0.1]", "start clearance",
+          "when > 0, the run starts this far before the first contact of the initial pose (found by bisection "
+          "below face_gap): the IDSS conditions hold at first contact, whatever the miss and tilt",
+          group="Initial conditions", default=0.0),
 )
 
 PARAMS = (*MECHANISM, *SCENARIO)
