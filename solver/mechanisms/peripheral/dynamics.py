@@ -112,36 +112,66 @@ def _apply(F, T, s, COM, R, b, x, f):
 
 
 @njit(cache=True)
+def _vel(s, R, b, x0, x1, x2):
+    """World velocity of body b's material point at world (x0, x1, x2) (no allocation)."""
+    o = 13 * b
+    rx, ry, rz = x0 - s[o], x1 - s[o + 1], x2 - s[o + 2]
+    w0, w1, w2 = s[o + 10], s[o + 11], s[o + 12]
+    wx = R[b, 0, 0] * w0 + R[b, 0, 1] * w1 + R[b, 0, 2] * w2
+    wy = R[b, 1, 0] * w0 + R[b, 1, 1] * w1 + R[b, 1, 2] * w2
+    wz = R[b, 2, 0] * w0 + R[b, 2, 1] * w1 + R[b, 2, 2] * w2
+    return s[o + 7] + wy * rz - wz * ry, s[o + 8] + wz * rx - wx * rz, s[o + 9] + wx * ry - wy * rx
+
+
+@njit(cache=True)
+def _push(F, T, s, b, x0, x1, x2, f0, f1, f2):
+    """Add force (f0, f1, f2) (world) at world point x to body b's force and torque (no allocation)."""
+    o = 13 * b
+    rx, ry, rz = x0 - s[o], x1 - s[o + 1], x2 - s[o + 2]
+    F[b, 0] += f0
+    F[b, 1] += f1
+    F[b, 2] += f2
+    T[b, 0] += ry * f2 - rz * f1
+    T[b, 1] += rz * f0 - rx * f2
+    T[b, 2] += rx * f1 - ry * f0
+
+
+@njit(cache=True)
 def _contact(s, R, COM, F, T, a, xa, b, n, d, k, c, mu, vs, rec, j, out):
     """Penalty contact of a point of body a at xa, depth d along unit n (from body b into body a): k d + c d'
-    (c ramped in over DAMP_RAMP of depth), never pulling, Coulomb with a linear ramp below vs. Returns (potential, dissipation rate); accumulates the
-    pair's record row j of `rec` (force on a, force-weighted point, deepest normal, depth, normal speed)."""
-    va = _point(s, R, COM, a, R[a].T @ (xa - s[13 * a:13 * a + 3]) + COM[a])[1]
-    vb = _point(s, R, COM, b, R[b].T @ (xa - s[13 * b:13 * b + 3]) + COM[b])[1]
-    vr = va - vb
-    vn = vr[0] * n[0] + vr[1] * n[1] + vr[2] * n[2]
+    (c ramped in over DAMP_RAMP of depth), never pulling, Coulomb with a linear ramp below vs. Returns (potential,
+    dissipation rate); accumulates the pair's record row j of `rec` (force on a, force-weighted point, deepest
+    normal, depth, normal speed)."""
+    x0, x1, x2 = xa[0], xa[1], xa[2]
+    n0, n1, n2 = n[0], n[1], n[2]
+    va0, va1, va2 = _vel(s, R, a, x0, x1, x2)
+    vb0, vb1, vb2 = _vel(s, R, b, x0, x1, x2)
+    vr0, vr1, vr2 = va0 - vb0, va1 - vb1, va2 - vb2
+    vn = vr0 * n0 + vr1 * n1 + vr2 * n2
     fn = k * d - c * min(1.0, d / DAMP_RAMP) * vn    # damping grows over the first DAMP_RAMP of depth: no jump
     if fn < 0.0:
         fn = 0.0
-    vt = vr - vn * n
-    st = math.sqrt(vt[0] ** 2 + vt[1] ** 2 + vt[2] ** 2)
-    ft = np.zeros(3)
-    if st > 0.0:
-        ft = -mu * fn * min(1.0, st / vs) / st * vt
-    f = fn * n + ft
-    _apply(F, T, s, COM, R, a, xa, f)
-    _apply(F, T, s, COM, R, b, xa, -f)
+    vt0, vt1, vt2 = vr0 - vn * n0, vr1 - vn * n1, vr2 - vn * n2
+    st = math.sqrt(vt0 * vt0 + vt1 * vt1 + vt2 * vt2)
+    g = -mu * fn * min(1.0, st / vs) / st if st > 0.0 else 0.0
+    f0, f1, f2 = fn * n0 + g * vt0, fn * n1 + g * vt1, fn * n2 + g * vt2
+    _push(F, T, s, a, x0, x1, x2, f0, f1, f2)
+    _push(F, T, s, b, x0, x1, x2, -f0, -f1, -f2)
     if out:
         rec[j, 0] = 1.0
-        rec[j, 1:4] += f
+        rec[j, 1] += f0
+        rec[j, 2] += f1
+        rec[j, 3] += f2
         w = fn + 1e-300
-        rec[j, 4:7] += w * xa
+        rec[j, 4] += w * x0
+        rec[j, 5] += w * x1
+        rec[j, 6] += w * x2
         rec[j, 13] += w
         if d > rec[j, 10]:
-            rec[j, 7:10] = n
+            rec[j, 7], rec[j, 8], rec[j, 9] = n0, n1, n2
             rec[j, 10] = d
             rec[j, 11] = vn
-    return 0.5 * k * d * d, (fn - k * d) * (-vn) - (ft[0] * vt[0] + ft[1] * vt[1] + ft[2] * vt[2])
+    return 0.5 * k * d * d, (fn - k * d) * (-vn) - g * (vt0 * vt0 + vt1 * vt1 + vt2 * vt2)
 
 
 @njit(cache=True)
@@ -296,12 +326,14 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
     mbase = np.zeros(3)
     obase = s[13:16] - R[1] @ COM[1]   # active docking frame origin (world)
     for i in range(6):
-        xb, vb = _point(s, R, COM, 1, BASE[i])
-        xp, vp = _point(s, R, COM, 2, RINGP[i])
-        dv = xp - xb
-        L = math.sqrt(dv[0] ** 2 + dv[1] ** 2 + dv[2] ** 2)
-        u = dv / L
-        Ld = (vp - vb) @ u
+        xb = _to_world(s, R, COM, 1, BASE[i, 0], BASE[i, 1], BASE[i, 2])
+        xp = _to_world(s, R, COM, 2, RINGP[i, 0], RINGP[i, 1], RINGP[i, 2])
+        vb0, vb1, vb2 = _vel(s, R, 1, xb[0], xb[1], xb[2])
+        vp0, vp1, vp2 = _vel(s, R, 2, xp[0], xp[1], xp[2])
+        d0, d1, d2 = xp[0] - xb[0], xp[1] - xb[1], xp[2] - xb[2]
+        L = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+        u0, u1, u2 = d0 / L, d1 / L, d2 / L
+        Ld = (vp0 - vb0) * u0 + (vp1 - vb1) * u1 + (vp2 - vb2) * u2
         stroke = L - LN[i]
         ext = stroke + retract          # spring extension about the commanded length LN - retract
         f = P[P_K_LEG] * ext + P[P_C_LEG] * Ld
@@ -320,11 +352,11 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
         # the drive shortens the rest length: its power into the legs is k * ext * dL0/dt
         if dL0 > 0.0:
             ds[S_WORK] = ds[S_WORK] + P[P_K_LEG] * ext * dL0
-        _apply(F, T, s, COM, R, 2, xp, -f * u)
-        _apply(F, T, s, COM, R, 1, xb, f * u)
-        fbase += f * u
-        mbase += _cross(xb - obase, f * u)
+        _push(F, T, s, 2, xp[0], xp[1], xp[2], -f * u0, -f * u1, -f * u2)
+        _push(F, T, s, 1, xb[0], xb[1], xb[2], f * u0, f * u1, f * u2)
         if out:
+            fbase += f * np.array([u0, u1, u2])
+            mbase += _cross(xb - obase, f * np.array([u0, u1, u2]))
             ch[C_LEG + i] = stroke
             ch[C_LEGF + i] = f
     # ring face on ring face: rim points of the active face against the passive annulus
@@ -342,17 +374,19 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
         d_in, d_out = r - (P[P_RIN] - P[P_TOL_R]), P[P_ROUT] + P[P_TOL_R] - r
         if d_in > 0.0 and d_out > 0.0 and -lx < P[P_BORE_DEPTH]:
             # inside the passive ring's solid: pushed out the shortest way (face, bore or outer side; continuous)
-            xa = _point(s, R, COM, 2, RIM[i])[0]
+            xa = _to_world(s, R, COM, 2, p0, p1, p2)
             d = -lx
-            nl = np.array([1.0, 0.0, 0.0])
+            m0, m1, m2 = 1.0, 0.0, 0.0
             if d_in < d:
                 d = d_in
-                nl = np.array([0.0, -ly / r, -lz / r])
+                m0, m1, m2 = 0.0, -ly / r, -lz / r
             if d_out < d:
                 d = d_out
-                nl = np.array([0.0, ly / r, lz / r])
-            e, q = _contact(s, R, COM, F, T, 2, xa, 0, R[0] @ nl, d, kr, cr, P[P_MU_RR], P[P_VS_RR], rec, PAIR_RR,
-                            out)
+                m0, m1, m2 = 0.0, ly / r, lz / r
+            nw = np.empty(3)
+            for q in range(3):
+                nw[q] = R[0, q, 0] * m0 + R[0, q, 1] * m1 + R[0, q, 2] * m2
+            e, q = _contact(s, R, COM, F, T, 2, xa, 0, nw, d, kr, cr, P[P_MU_RR], P[P_VS_RR], rec, PAIR_RR, out)
             pe += e
             pd += q
     # petals in the other ring's bore
