@@ -120,17 +120,22 @@ def _touching(s0, P, arrays) -> bool:
     return bool((rec[:, 0] > 0.5).any())
 
 
-def first_contact_gap(state, P, arrays, gap_max: float) -> float:
-    """The largest face gap (at most gap_max) at which the two halves touch in the initial pose `state(gap)`, by
-    bisection (0 when they touch nowhere above 0.1 mm); a scenario's `initial.start_clearance` starts that far
-    before it, so the IDSS conditions hold at first contact."""
+def first_contact_gap(state, P, arrays, gap_max: float, scan: float = 0.002) -> float:
+    """The largest face gap (at most gap_max) at which the two halves touch in the initial pose `state(gap)`: the
+    first contact of an approach from farther out. Scanned down from gap_max every `scan` m (the touching set is not
+    an interval: tips can touch, then pass), then bisected to 1e-9 m; 0 when they touch nowhere above 0. A scenario's
+    `initial.start_clearance` starts that far before it, so the IDSS conditions hold at first contact."""
     if _touching(state(gap_max), P, arrays):
         return gap_max
-    lo, hi = 0.0, gap_max                          # hi clear; lo touching (faces at 0 touch when coaxial)
-    if not _touching(state(1e-4), P, arrays):
+    hi = gap_max
+    while hi > 0.0:
+        lo = max(0.0, hi - scan)
+        if _touching(state(lo), P, arrays):
+            break
+        hi = lo
+    else:
         return 0.0
-    lo = 1e-4
-    for _ in range(40):
+    while hi - lo > 1e-9:
         mid = 0.5 * (lo + hi)
         if _touching(state(mid), P, arrays):
             lo = mid
