@@ -447,9 +447,9 @@ def segment_trapezoid(w, ia, ib):
     v0, v1 on the root and v2, v3 on the tip (counter-clockwise about n), its edge radius in [15] (seed 003 pair 6).
 
     Outside the plate (the segment does not cross its plane above the root edge, or crosses it beyond a side or
-    the tip): capsule against the plate, both faces (an end point over it) and its side and tip edges. Crossed (the crossing point Q inside, at most
-    CROSS_MAX from the nearest edge, found as 003 does by the side test): the common perpendicular of the segment
-    and that edge, m = L_A x L_P turned out of the plate, and depth r + r_P - (C_A - C_P).m, which goes on growing
+    the tip): capsule against the plate, both faces (an end point over it) and its side and tip edges. Crossed
+    (the crossing point Q inside, at most CROSS_MAX from the nearest edge, found as 003 does by the side test):
+    the common perpendicular of the segment and that edge, m = L_A x L_P turned out of the plate, and depth r + r_P - (C_A - C_P).m, which goes on growing
     from the capsule's r + r_P as the segment passes the edge. Deeper crossings (a segment entering the plate far
     from its edges) are not the plate's edge contact: nothing.
     """

@@ -569,7 +569,8 @@ def _event(ev, n_ev, t, kind, idx):
 
 @njit(cache=True)
 def run_block(s, Z, t, h, n_out, spo, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, APID, PPET, PPID, LATCH,
-              STRIKER, HOOK, AGEN, AGID, PGEN, PGID, AEDGE, AEID, PTIP, W, ev, n_ev, prev, o_t, o_ch, o_pos, o_q, o_act, o_f, o_p, o_n, o_d, o_vn):
+              STRIKER, HOOK, AGEN, AGID, PGEN, PGID, AEDGE, AEID, PTIP, W, ev, n_ev, prev, o_t, o_ch, o_pos, o_q,
+              o_act, o_f, o_p, o_n, o_d, o_vn):
     """Record a frame, then integrate `spo` RK4 steps, `n_out` times (the last frame unintegrated past)."""
     k1 = np.zeros(NS)
     k2 = np.zeros(NS)
