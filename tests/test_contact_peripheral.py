@@ -379,3 +379,98 @@ def test_unsupported_kinds_report_nothing():
     w = world(G.sphere_row((0, 0, 0), 1.0), face())
     assert P.peripheral_pair_eval(w, K.SPHERE, 0, K.FACE, 1)[0] == K.NO
     assert (K.SEGMENT, K.FACE) in P.PERIPHERAL_SUPPORTED and (K.SEGMENT, K.FACE) not in K.SUPPORTED
+
+
+# ---- segment / petal plate (003 pair 6 as written: petal edges crossing) ---------------------------------------
+
+PLATE_R = 0.006       # the plate's edge radius (half a 12 mm petal)
+
+
+def plate():
+    """The petal-like TRAP as a segment_trapezoid row: v0 v1 root (x = 0), v2 v3 tip, normal -z (CCW about it)."""
+    v = np.array([(0.0, -0.10, 0.0), (0.0, 0.10, 0.0), (0.16, 0.03, 0.0), (0.16, -0.03, 0.0)])
+    w = np.zeros(K.ROW)
+    w[0:12], w[12:15], w[15] = v.reshape(-1), (0.0, 0.0, -1.0), PLATE_R
+    return v, w
+
+
+def trap_eval(a, b, r):
+    w = np.vstack([G.segment_row(a, b, r)[1], plate()[1]])
+    return np.array(P.segment_trapezoid(w, 0, 1))
+
+
+def test_plate_side_edge_across_a_perpendicular_segment():
+    """A segment through the plate's plane (along z) beside, at and past the side edge v1-v2: depth r + r_P minus the
+    signed in-plane distance from the edge (positive outside), normal the edge's outward in-plane normal."""
+    r = 0.004
+    out_n = np.array([0.07, 0.16, 0.0]) / math.hypot(0.07, 0.16)
+    edge_y = 0.10 - 0.07 * 0.02 / 0.16                # the side edge at x = 0.02
+    for off in (0.009, 0.004, 0.0, -0.005, -0.012):   # signed distance along y from the edge
+        y = edge_y + off
+        out = trap_eval(np.array([0.02, y, -0.1]), np.array([0.02, y, 0.1]), r)
+        sep = off * out_n[1]
+        if r + PLATE_R - sep <= 0:
+            assert out[0] == K.NO
+            continue
+        assert out[0] == pytest.approx(r + PLATE_R - sep, abs=1e-12)
+        np.testing.assert_allclose(out[4:7], out_n, atol=1e-12)
+
+
+def test_plate_crossed_far_from_its_edges_or_clear_reports_nothing():
+    """A segment through the middle of the plate (farther than CROSS_MAX from every edge) is not an edge contact;
+    one clear of the plate reports nothing either."""
+    assert trap_eval(np.array([0.06, 0.0, -0.1]), np.array([0.06, 0.0, 0.1]), 0.004)[0] == K.NO
+    assert trap_eval(np.array([0.06, 0.2, -0.1]), np.array([0.06, 0.2, 0.1]), 0.004)[0] == K.NO
+
+
+def test_petal_tip_edge_over_the_plate_from_either_side():
+    """A tip edge (a segment parallel to the plate) over its middle, 8 mm off either face: depth r + r_P - 8 mm,
+    normal away from the plate on that side."""
+    for side in (1.0, -1.0):
+        out = trap_eval(np.array([0.08, -0.02, side * 0.008]), np.array([0.08, 0.02, side * 0.008]), 0.004)
+        assert out[0] == pytest.approx(0.004 + PLATE_R - 0.008, abs=1e-15)
+        np.testing.assert_allclose(out[4:7], [0.0, 0.0, side], atol=1e-15)
+
+
+def _edge_dist_dense(a, b, p, q):
+    """Distance of segment a-b from segment p-q: the segment sampled densely, each sample's exact distance."""
+    return min(seg_dist(c, p, q) for c in samples(a, b, 801))
+
+
+@pytest.mark.slow   # hypothesis poses against dense sampling / an independent solve
+@settings(max_examples=300, deadline=None)
+@given(a=st.tuples(st.floats(0.002, 0.18), st.floats(-0.14, 0.14), st.floats(-0.06, 0.0)),   # above the root:
+       b=st.tuples(st.floats(0.002, 0.18), st.floats(-0.14, 0.14), st.floats(0.0, 0.06)),    # the ring owns below
+       r=st.floats(0.0, 0.01))
+def test_segment_trapezoid_matches_dense_sampling(a, b, r):
+    """Random segments about the plate: clear of it (no crossing inside), the capsule depth against the plate (over
+    it, or its nearest side or tip edge); crossed near an edge, at least r + r_P and past it by no more than the
+    distance to that edge."""
+    a, b = np.array(a), np.array(b)
+    v, _ = plate()
+    out = trap_eval(a, b, r)
+    edges = [(v[1], v[2]), (v[2], v[3]), (v[3], v[0])]
+    dense = [_edge_dist_dense(a, b, p, q) for p, q in edges]
+    crossed = False
+    if abs(b[2] - a[2]) > 1e-12 * np.linalg.norm(b - a):     # as the kernel: a segment in the plane does not cross
+        t = -a[2] / (b[2] - a[2])
+        qpt = a + t * (b - a)
+        if 0 <= t <= 1 and qpt[0] >= 0 and face_dist(qpt) == 0.0:
+            crossed = True
+            ins = [seg_dist(qpt, *e) for e in edges]       # in-plane distances from the three edges
+            k = int(np.argmin(ins))
+    tol = 0.5 * np.linalg.norm(b - a) / 800 + 1e-12
+    if not crossed:
+        over = [abs(c[2]) for c in samples(a, b, 801) if face_dist(c * [1, 1, 0]) == 0.0]   # over the plate
+        best = min(dense + over)
+        if r + PLATE_R - best <= tol:
+            assert out[0] == K.NO or out[0] <= 2 * tol
+            return
+        assert out[0] == pytest.approx(r + PLATE_R - best, abs=tol)
+        return
+    if ins[k] > P.CROSS_MAX + 1e-9:
+        assert out[0] == K.NO or min(ins) > P.CROSS_MAX - 1e-9
+        return
+    if out[0] == K.NO:
+        return                                        # parallel to the edge: the plate's face, not its edge
+    assert r + PLATE_R - 1e-12 <= out[0] <= r + PLATE_R + dense[k] + tol

@@ -113,7 +113,8 @@ def test_the_type_names_what_its_model_writes():
     assert [n for n in shown + list(pt.readout_channels()) if n not in names] == []
     assert {c.name: c.stroke for c in pt.channels(m) if c.name in LEGS} == {n: 0.12 for n in LEGS}
     assert pt.criteria_file.is_file() and sorted(p.name for p in pt.scenarios_dir.glob("*.toml")) == [
-        "central_impact_10t.toml", "idss_envelope.toml", "stand_fixed_base.toml"]
+        "central_impact_10t.toml", "expert_envelope_corner.toml", "idss_envelope.toml", "nominal_10t.toml",
+        "stand_fixed_base.toml"]
     assert type(load_model(ROOT / "resources" / "scenarios" / "central_impact_20t.toml")).__name__ == "Model"
 
 
@@ -145,7 +146,7 @@ def _edited(tmp_path, scenario_edit=None, mechanism_edit=None) -> Path:
 
 
 @pytest.mark.parametrize("where, edit, key, problem", [
-    ("mechanism", lambda t: t.replace("stiffness = 2.0e4", "stifness = 2.0e4"), "legs.stifness",
+    ("mechanism", lambda t: t.replace("stiffness = 8.0e3", "stifness = 8.0e3"), "legs.stifness",
      "unknown key (did you mean stiffness?)"),
     ("mechanism", lambda t: t.replace("face_outer_radius = 0.60", "face_outer_radius = 0.40"),
      "guide_ring.face_outer_radius", "must be larger than face_inner_radius"),
@@ -156,7 +157,7 @@ def _edited(tmp_path, scenario_edit=None, mechanism_edit=None) -> Path:
     ("scenario", lambda t: t.replace("face_gap = 0.005", "face_gap = -1.0"), "initial.face_gap",
      "outside the allowed range"),
     ("scenario", lambda t: t.replace("step = 5.0e-4", "step = 1.0e-3"), "solver.step",
-     "too large for the guide ring: omega*step = 1.08 (<= 1), decay*step = 2.89 (<= 2); at most 0.000693 s"),
+     "too large for the guide ring: omega*step = 1.08 (<= 1), decay*step = 1.69 (<= 2); at most 0.000924 s"),
     ("scenario", lambda t: t.replace("face_gap = 0.005", "head_start_x = -0.4"), "initial.head_start_x",
      "not used by the peripheral mechanism type"),
 ])

@@ -14,6 +14,10 @@ mechanism type will dispatch to `peripheral_pair_eval` (see docs/peripheral.md).
   whose projection lies on the passive annulus (`kernels.sphere_annulus` for every point of the face); closed
   forms on the outer rims, bisection to the overlap's corners.
 - `segment_segment`: capsule against capsule (latch hook edge against a striker pin).
+- `segment_trapezoid`: 003 pair 6 as the seed writes it, for two thin petals crossing: an active petal edge
+  (segment, radius r) against a passive petal plate (trapezoid row v0 v1 root, v2 v3 tip, n, edge radius [15]):
+  capsule against the thin plate (its faces, sides and tip) while outside; once the segment crosses the plane
+  inside near an edge, by the common perpendicular of the two edges, signed, so the depth grows on as it passes.
 """
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ SEG_SAMPLES = 32          # samples along a segment before the golden-section re
 RING_SAMPLES = 96         # samples along each outer rim of the ring faces' overlap (annulus / annulus)
 GOLDEN_STEPS = 64         # golden-section steps: the bracket shrinks by 0.618^64 ~ 4e-14
 EDGE_BISECT = 46          # bisection steps to a corner of the overlap: 2^-46 of a sample gap (~1e-15 m)
+CROSS_MAX = 0.02          # m: a petal edge counts as crossing a plate's edge this far in (segment / trapezoid)
 _GR = 0.5 * (math.sqrt(5.0) - 1.0)
 
 
@@ -418,6 +423,105 @@ def segment_segment(w, ia, ib):
     nx, ny, nz = vx / dist, vy / dist, vz / dist
     rb = w[ib, 6]
     return depth, ex + rb * nx, ey + rb * ny, ez + rb * nz, nx, ny, nz
+
+
+@njit(cache=True)
+def _capsule_edge(w, ia, ib, k):
+    """Closest points of active segment ia and edge k (vertex k to k + 1) of plate row ib: distance, C_A, C_P."""
+    a = 3 * k
+    b = 3 * ((k + 1) % 4)
+    s, u = closest_segment_segment(w[ia, 0], w[ia, 1], w[ia, 2], w[ia, 3], w[ia, 4], w[ia, 5],
+                                   w[ib, a], w[ib, a + 1], w[ib, a + 2], w[ib, b], w[ib, b + 1], w[ib, b + 2])
+    cx = w[ia, 0] + s * (w[ia, 3] - w[ia, 0])
+    cy = w[ia, 1] + s * (w[ia, 4] - w[ia, 1])
+    cz = w[ia, 2] + s * (w[ia, 5] - w[ia, 2])
+    ex = w[ib, a] + u * (w[ib, b] - w[ib, a])
+    ey = w[ib, a + 1] + u * (w[ib, b + 1] - w[ib, a + 1])
+    ez = w[ib, a + 2] + u * (w[ib, b + 2] - w[ib, a + 2])
+    return math.sqrt((cx - ex) ** 2 + (cy - ey) ** 2 + (cz - ez) ** 2), cx, cy, cz, ex, ey, ez
+
+
+@njit(cache=True)
+def segment_trapezoid(w, ia, ib):
+    """Active segment row ia (radius r) against the passive petal plate, row ib: a FACE row whose vertices are
+    v0, v1 on the root and v2, v3 on the tip (counter-clockwise about n), its edge radius in [15] (seed 003 pair 6).
+
+    Outside the plate (the segment does not cross its plane above the root edge, or crosses it beyond a side or
+    the tip): capsule against the plate, both faces (an end point over it) and its side and tip edges. Crossed
+    (the crossing point Q inside, at most CROSS_MAX from the nearest edge, found as 003 does by the side test):
+    the common perpendicular of the segment and that edge, m = L_A x L_P turned out of the plate, and depth r + r_P - (C_A - C_P).m, which goes on growing
+    from the capsule's r + r_P as the segment passes the edge. Deeper crossings (a segment entering the plate far
+    from its edges) are not the plate's edge contact: nothing.
+    """
+    x0, y0, z0, r = w[ia, 0], w[ia, 1], w[ia, 2], w[ia, 6]
+    lx, ly, lz = w[ia, 3] - x0, w[ia, 4] - y0, w[ia, 5] - z0
+    nx, ny, nz = w[ib, 12], w[ib, 13], w[ib, 14]
+    rp = w[ib, 15]
+    dd = lx * nx + ly * ny + lz * nz
+    crossed = False
+    kbest = 1
+    if abs(dd) > 1e-12 * math.sqrt(lx * lx + ly * ly + lz * lz):
+        tq = -((x0 - w[ib, 0]) * nx + (y0 - w[ib, 1]) * ny + (z0 - w[ib, 2]) * nz) / dd
+        if 0.0 <= tq <= 1.0:
+            qx, qy, qz = x0 + tq * lx, y0 + tq * ly, z0 + tq * lz
+            gbest = 1e300
+            inside = True
+            for k in range(4):                        # edge k from vertex k to vertex k + 1; k = 0 is the root
+                a = 3 * k
+                b = 3 * ((k + 1) % 4)
+                ex, ey, ez = w[ib, b] - w[ib, a], w[ib, b + 1] - w[ib, a + 1], w[ib, b + 2] - w[ib, a + 2]
+                gx, gy, gz = ny * ez - nz * ey, nz * ex - nx * ez, nx * ey - ny * ex
+                g = ((qx - w[ib, a]) * gx + (qy - w[ib, a + 1]) * gy + (qz - w[ib, a + 2]) * gz) / math.sqrt(
+                    gx * gx + gy * gy + gz * gz)
+                if g < 0.0:
+                    inside = False
+                if k > 0 and g < gbest:
+                    gbest, kbest = g, k
+            if inside:
+                if gbest > CROSS_MAX:
+                    return NONE
+                crossed = True
+    if not crossed:                                   # capsule against the plate: a side or the tip, or over it
+        best, px, py, pz, cx, cy, cz = 1e300, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+        for k in range(1, 4):
+            dist, ax, ay, az, ex, ey, ez = _capsule_edge(w, ia, ib, k)
+            if dist < best:
+                best, px, py, pz, cx, cy, cz, kbest = dist, ax, ay, az, ex, ey, ez, k
+        for e in range(2):                            # an end point over the plate (the segment does not cross it)
+            ax, ay, az = w[ia, 3 * e], w[ia, 3 * e + 1], w[ia, 3 * e + 2]
+            h = (ax - w[ib, 0]) * nx + (ay - w[ib, 1]) * ny + (az - w[ib, 2]) * nz
+            ex, ey, ez = ax - h * nx, ay - h * ny, az - h * nz
+            if abs(h) < best and _inside_face(w, ib, ex, ey, ez):
+                best, px, py, pz, cx, cy, cz = abs(h), ax, ay, az, ex, ey, ez
+        depth = r + rp - best
+        if depth <= 0.0:
+            return NONE
+        if best > 1e-15:
+            mx, my, mz = (px - cx) / best, (py - cy) / best, (pz - cz) / best
+        else:                                         # on the edge: its outward in-plane normal
+            a = 3 * kbest
+            b = 3 * ((kbest + 1) % 4)
+            ex, ey, ez = w[ib, b] - w[ib, a], w[ib, b + 1] - w[ib, a + 1], w[ib, b + 2] - w[ib, a + 2]
+            mx, my, mz = ey * nz - ez * ny, ez * nx - ex * nz, ex * ny - ey * nx
+            mn = math.sqrt(mx * mx + my * my + mz * mz)
+            mx, my, mz = mx / mn, my / mn, mz / mn
+        return depth, cx + rp * mx, cy + rp * my, cz + rp * mz, mx, my, mz
+    a = 3 * kbest
+    b = 3 * ((kbest + 1) % 4)
+    ex, ey, ez = w[ib, b] - w[ib, a], w[ib, b + 1] - w[ib, a + 1], w[ib, b + 2] - w[ib, a + 2]
+    dist, ax, ay, az, cx, cy, cz = _capsule_edge(w, ia, ib, kbest)
+    mx, my, mz = ly * ez - lz * ey, lz * ex - lx * ez, lx * ey - ly * ex
+    mn = math.sqrt(mx * mx + my * my + mz * mz)
+    if mn < 1e-15:
+        return NONE
+    mx, my, mz = mx / mn, my / mn, mz / mn
+    ox, oy, oz = ey * nz - ez * ny, ez * nx - ex * nz, ex * ny - ey * nx    # outward in-plane normal of the edge
+    if mx * ox + my * oy + mz * oz < 0.0:
+        mx, my, mz = -mx, -my, -mz
+    depth = r + rp - ((ax - cx) * mx + (ay - cy) * my + (az - cz) * mz)
+    if depth <= 0.0:
+        return NONE
+    return depth, cx + rp * mx, cy + rp * my, cz + rp * mz, mx, my, mz
 
 
 @njit(cache=True)

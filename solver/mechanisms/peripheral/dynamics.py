@@ -1,6 +1,7 @@
 """Numba kernels of the peripheral (IDSS-class) unit: three rigid bodies (passive craft, active craft, guide ring),
 six spring-damper-brake legs with stroke stops, ring/ring and petal/ring contacts, soft-capture latches,
-retraction by the legs and hooks closing; RK4 at a fixed step (docs/peripheral.md).
+petal/petal (side and tip edges as capsules, seed 003 pair 6) and petal/ring-edge (generators against the edge
+torus, pair 5) contacts, retraction by the legs and hooks closing; RK4 at a fixed step (docs/peripheral.md).
 
 State s: per body b (0 passive craft, 1 active craft, 2 ring) at 13 b: CoM position (world), quaternion (w, x, y,
 z, body to world), CoM velocity (world), angular velocity (body frame); then the dissipated energy and the drive
@@ -13,6 +14,8 @@ import math
 import numpy as np
 from numba import njit
 
+from solver.contact.peripheral import segment_torus, segment_trapezoid
+
 NB = 3
 NS = 13 * NB + 2
 S_DISS, S_WORK = 13 * NB, 13 * NB + 1
@@ -20,16 +23,25 @@ S_DISS, S_WORK = 13 * NB, 13 * NB + 1
 # parameters P
 (P_FIXED, P_RIN, P_ROUT, P_BORE_DEPTH, P_K_LEG, P_C_LEG, P_BRAKE, P_BRAKE_VS, P_K_STOP, P_RETRACT, P_EXTEND,
  P_V_RETRACT, P_DELAY, P_DL_RETRACT, P_K_RR, P_C_RR, P_MU_RR, P_VS_RR, P_K_PR, P_C_PR, P_MU_PR, P_VS_PR,
- P_K_LATCH, P_C_LATCH, P_CAPTURE_TOL, P_HOOK_GAP, P_TOL_R, P_CAPTURE_GAP) = range(28)
-NP = 28
+ P_K_LATCH, P_C_LATCH, P_CAPTURE_TOL, P_HOOK_GAP, P_TOL_R, P_CAPTURE_GAP, P_K_PP, P_C_PP, P_MU_PP, P_VS_PP,
+ P_GEN_R) = range(33)
+NP = 33
 
 # discrete state Z
 Z_CAPT, Z_TCAPT, Z_RETRACT, Z_TRETRACT, Z_HOOKS, Z_THOOKS, Z_ANCHOR, Z_FIRST = 0, 1, 2, 3, 4, 5, 6, 15
 NZ = 16
 
-# contact pairs: ring/ring, active petal k on the passive ring, passive petal k on the active ring, latches
-NPAIR = 8
-PAIR_RR, PAIR_AP, PAIR_PP, PAIR_LATCH = 0, 1, 4, 7
+# contact pairs: ring/ring, active petal k on the passive ring, passive petal k on the active ring, latches,
+# active petal k on passive petal j (at PAIR_PET + 3 k + j)
+NPAIR = 17
+PAIR_RR, PAIR_AP, PAIR_PP, PAIR_LATCH, PAIR_PET = 0, 1, 4, 7, 8
+# rows of the work array W (seed 003 world rows, solver/contact/kernels.py): the active petals' edges in the passive
+# frame, the passive petal plates (constant; centre [16:19] and bounding radius [19] added), a scratch segment, the
+# passive and active ring's rounded inner edge (tori), the active petal plates (constant, ring frame), the passive
+# petals' tip edges in the ring frame
+W_AEDGE, W_PPLATE, W_SEG, W_PCIRC, W_ACIRC, W_APLATE, W_PTIP, NW = 0, 9, 12, 13, 14, 15, 18, 21
+
+TIP_ID = np.arange(3)   # the passive tip edge rows' petal index
 
 DAMP_RAMP = 1e-4   # m: contact damping ramped in over this depth (a touching point adds no force step)
 
@@ -100,36 +112,66 @@ def _apply(F, T, s, COM, R, b, x, f):
 
 
 @njit(cache=True)
+def _vel(s, R, b, x0, x1, x2):
+    """World velocity of body b's material point at world (x0, x1, x2) (no allocation)."""
+    o = 13 * b
+    rx, ry, rz = x0 - s[o], x1 - s[o + 1], x2 - s[o + 2]
+    w0, w1, w2 = s[o + 10], s[o + 11], s[o + 12]
+    wx = R[b, 0, 0] * w0 + R[b, 0, 1] * w1 + R[b, 0, 2] * w2
+    wy = R[b, 1, 0] * w0 + R[b, 1, 1] * w1 + R[b, 1, 2] * w2
+    wz = R[b, 2, 0] * w0 + R[b, 2, 1] * w1 + R[b, 2, 2] * w2
+    return s[o + 7] + wy * rz - wz * ry, s[o + 8] + wz * rx - wx * rz, s[o + 9] + wx * ry - wy * rx
+
+
+@njit(cache=True)
+def _push(F, T, s, b, x0, x1, x2, f0, f1, f2):
+    """Add force (f0, f1, f2) (world) at world point x to body b's force and torque (no allocation)."""
+    o = 13 * b
+    rx, ry, rz = x0 - s[o], x1 - s[o + 1], x2 - s[o + 2]
+    F[b, 0] += f0
+    F[b, 1] += f1
+    F[b, 2] += f2
+    T[b, 0] += ry * f2 - rz * f1
+    T[b, 1] += rz * f0 - rx * f2
+    T[b, 2] += rx * f1 - ry * f0
+
+
+@njit(cache=True)
 def _contact(s, R, COM, F, T, a, xa, b, n, d, k, c, mu, vs, rec, j, out):
     """Penalty contact of a point of body a at xa, depth d along unit n (from body b into body a): k d + c d'
-    (c ramped in over DAMP_RAMP of depth), never pulling, Coulomb with a linear ramp below vs. Returns (potential, dissipation rate); accumulates the
-    pair's record row j of `rec` (force on a, force-weighted point, deepest normal, depth, normal speed)."""
-    va = _point(s, R, COM, a, R[a].T @ (xa - s[13 * a:13 * a + 3]) + COM[a])[1]
-    vb = _point(s, R, COM, b, R[b].T @ (xa - s[13 * b:13 * b + 3]) + COM[b])[1]
-    vr = va - vb
-    vn = vr[0] * n[0] + vr[1] * n[1] + vr[2] * n[2]
+    (c ramped in over DAMP_RAMP of depth), never pulling, Coulomb with a linear ramp below vs. Returns (potential,
+    dissipation rate); accumulates the pair's record row j of `rec` (force on a, force-weighted point, deepest
+    normal, depth, normal speed)."""
+    x0, x1, x2 = xa[0], xa[1], xa[2]
+    n0, n1, n2 = n[0], n[1], n[2]
+    va0, va1, va2 = _vel(s, R, a, x0, x1, x2)
+    vb0, vb1, vb2 = _vel(s, R, b, x0, x1, x2)
+    vr0, vr1, vr2 = va0 - vb0, va1 - vb1, va2 - vb2
+    vn = vr0 * n0 + vr1 * n1 + vr2 * n2
     fn = k * d - c * min(1.0, d / DAMP_RAMP) * vn    # damping grows over the first DAMP_RAMP of depth: no jump
     if fn < 0.0:
         fn = 0.0
-    vt = vr - vn * n
-    st = math.sqrt(vt[0] ** 2 + vt[1] ** 2 + vt[2] ** 2)
-    ft = np.zeros(3)
-    if st > 0.0:
-        ft = -mu * fn * min(1.0, st / vs) / st * vt
-    f = fn * n + ft
-    _apply(F, T, s, COM, R, a, xa, f)
-    _apply(F, T, s, COM, R, b, xa, -f)
+    vt0, vt1, vt2 = vr0 - vn * n0, vr1 - vn * n1, vr2 - vn * n2
+    st = math.sqrt(vt0 * vt0 + vt1 * vt1 + vt2 * vt2)
+    g = -mu * fn * min(1.0, st / vs) / st if st > 0.0 else 0.0
+    f0, f1, f2 = fn * n0 + g * vt0, fn * n1 + g * vt1, fn * n2 + g * vt2
+    _push(F, T, s, a, x0, x1, x2, f0, f1, f2)
+    _push(F, T, s, b, x0, x1, x2, -f0, -f1, -f2)
     if out:
         rec[j, 0] = 1.0
-        rec[j, 1:4] += f
+        rec[j, 1] += f0
+        rec[j, 2] += f1
+        rec[j, 3] += f2
         w = fn + 1e-300
-        rec[j, 4:7] += w * xa
+        rec[j, 4] += w * x0
+        rec[j, 5] += w * x1
+        rec[j, 6] += w * x2
         rec[j, 13] += w
         if d > rec[j, 10]:
-            rec[j, 7:10] = n
+            rec[j, 7], rec[j, 8], rec[j, 9] = n0, n1, n2
             rec[j, 10] = d
             rec[j, 11] = vn
-    return 0.5 * k * d * d, (fn - k * d) * (-vn) - (ft[0] * vt[0] + ft[1] * vt[1] + ft[2] * vt[2])
+    return 0.5 * k * d * d, (fn - k * d) * (-vn) - g * (vt0 * vt0 + vt1 * vt1 + vt2 * vt2)
 
 
 @njit(cache=True)
@@ -166,8 +208,105 @@ def _bore(s, R, COM, F, T, P, a, b, pts, sign, k, c, mu, vs, rec, j0, pid, out):
 
 
 @njit(cache=True)
+def _to_world(s, R, COM, b, px, py, pz):
+    """World position of a point given in body b's docking frame (scalars in, array out)."""
+    o = 13 * b
+    lx, ly, lz = px - COM[b, 0], py - COM[b, 1], pz - COM[b, 2]
+    x = np.empty(3)
+    for k in range(3):
+        x[k] = s[o + k] + R[b, k, 0] * lx + R[b, k, 1] * ly + R[b, k, 2] * lz
+    return x
+
+
+@njit(cache=True)
+def _edge(s, R, COM, F, T, P, a, b, GEN, GID, W, circ, k, c, mu, vs, rec, j0, out):
+    """Petal generators `GEN` of body a (mid-surface segments, radius P_GEN_R) against body b's rounded ring inner edge
+    (torus row `circ` of W in b's frame: its tube tangent to the face and to the bore; seed 003 pair 5 as
+    `segment_torus`). A whole torus, no wedge: its depth is continuous everywhere (a conservative contact); the
+    face and the bore beyond the rounding are `_bore`'s."""
+    pe = 0.0
+    pd = 0.0
+    M, c0 = _relative(s, R, COM, a, b)
+    r = P[P_GEN_R]
+    Rc, reach = W[circ, 9], W[circ, 10] + r
+    ax = W[circ, 3]                                # the edge's axis is +x or -x of b's frame
+    for i in range(GEN.shape[0]):
+        for e in range(2):
+            p0, p1, p2 = GEN[i, 3 * e], GEN[i, 3 * e + 1], GEN[i, 3 * e + 2]
+            for q in range(3):
+                W[W_SEG, 3 * e + q] = M[q, 0] * p0 + M[q, 1] * p1 + M[q, 2] * p2 + c0[q]
+        x0, x1 = ax * (W[W_SEG, 0] - W[circ, 0]), ax * (W[W_SEG, 3] - W[circ, 0])
+        if (x0 > reach and x1 > reach) or (x0 < -reach and x1 < -reach):
+            continue                               # wholly ahead of the face or behind it: farther than reach
+        r0 = math.sqrt(W[W_SEG, 1] ** 2 + W[W_SEG, 2] ** 2)
+        r1 = math.sqrt(W[W_SEG, 4] ** 2 + W[W_SEG, 5] ** 2)
+        if r0 < Rc - reach and r1 < Rc - reach:
+            continue                               # the distance from the axis is convex along a segment
+        W[W_SEG, 6] = r
+        d, qx, qy, qz, nx, ny, nz = segment_torus(W, W_SEG, circ)
+        if d <= 0.0:
+            continue
+        xa = _to_world(s, R, COM, b, qx, qy, qz)
+        n = np.empty(3)
+        for q in range(3):
+            n[q] = R[b, q, 0] * nx + R[b, q, 1] * ny + R[b, q, 2] * nz
+        e_, q_ = _contact(s, R, COM, F, T, a, xa, b, n, d, k, c, mu, vs, rec, j0 + int(GID[i]), out)
+        pe += e_
+        pd += q_
+    return pe, pd
+
+
+@njit(cache=True)
+def _edges_plates(s, R, COM, P, a, b, EDGE, EID, W, w0, wp, F, T, rec, out):
+    """Petal edges EDGE of body a (mid-surface lines, radius half the thickness; rows W[w0:]) against body b's petal
+    plates (rows W[wp:wp + 3], b's frame) by `segment_trapezoid`; records at PAIR_PET + 3 active + passive petal."""
+    pe = 0.0
+    pd = 0.0
+    M, c0 = _relative(s, R, COM, a, b)
+    k, c, mu, vs = P[P_K_PP], P[P_C_PP], P[P_MU_PP], P[P_VS_PP]
+    for i in range(EDGE.shape[0]):
+        ia = w0 + i
+        for e in range(2):
+            p0, p1, p2 = EDGE[i, 3 * e], EDGE[i, 3 * e + 1], EDGE[i, 3 * e + 2]
+            for q in range(3):
+                W[ia, 3 * e + q] = M[q, 0] * p0 + M[q, 1] * p1 + M[q, 2] * p2 + c0[q]
+        W[ia, 6] = P[P_GEN_R]
+        ha = 0.5 * math.sqrt((W[ia, 3] - W[ia, 0]) ** 2 + (W[ia, 4] - W[ia, 1]) ** 2 + (W[ia, 5] - W[ia, 2]) ** 2)
+        for j in range(3):
+            ib = wp + j
+            reach = ha + W[ib, 19] + W[ia, 6] + W[ib, 15]
+            dc = 0.0
+            for q in range(3):
+                dc += (0.5 * (W[ia, q] + W[ia, 3 + q]) - W[ib, 16 + q]) ** 2
+            if dc > reach * reach:
+                continue
+            d, qx, qy, qz, nx, ny, nz = segment_trapezoid(W, ia, ib)
+            if d <= 0.0:
+                continue
+            xa = _to_world(s, R, COM, b, qx, qy, qz)
+            n = np.empty(3)
+            for q in range(3):
+                n[q] = R[b, q, 0] * nx + R[b, q, 1] * ny + R[b, q, 2] * nz
+            jr = PAIR_PET + (3 * int(EID[i]) + j if a == 2 else 3 * j + int(EID[i]))
+            e_, q_ = _contact(s, R, COM, F, T, a, xa, b, n, d, k, c, mu, vs, rec, jr, out)
+            pe += e_
+            pd += q_
+    return pe, pd
+
+
+@njit(cache=True)
+def _petal_petal(s, R, COM, F, T, P, AEDGE, AEID, PTIP, W, rec, out):
+    """Petal on petal (seed 003 pair 6 as `segment_trapezoid`): the active petals' side and tip edges against the
+    passive plates, and the passive petals' tip edges against the active plates (the side edges' crossings are
+    the first set's already)."""
+    pe, pd = _edges_plates(s, R, COM, P, 2, 0, AEDGE, AEID, W, W_AEDGE, W_PPLATE, F, T, rec, out)
+    e, q = _edges_plates(s, R, COM, P, 0, 2, PTIP, TIP_ID, W, W_PTIP, W_APLATE, F, T, rec, out)
+    return pe + e, pd + q
+
+
+@njit(cache=True)
 def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, APID, PPET, PPID, LATCH, STRIKER,
-             HOOK, ds, ch, rec, out):
+             HOOK, AGEN, AGID, PGEN, PGID, AEDGE, AEID, PTIP, W, ds, ch, rec, out):
     """Derivative ds of state s at time t; with `out`, the channels ch and the pairs' records rec."""
     R = np.zeros((NB, 3, 3))
     for b in range(NB):
@@ -187,12 +326,14 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
     mbase = np.zeros(3)
     obase = s[13:16] - R[1] @ COM[1]   # active docking frame origin (world)
     for i in range(6):
-        xb, vb = _point(s, R, COM, 1, BASE[i])
-        xp, vp = _point(s, R, COM, 2, RINGP[i])
-        dv = xp - xb
-        L = math.sqrt(dv[0] ** 2 + dv[1] ** 2 + dv[2] ** 2)
-        u = dv / L
-        Ld = (vp - vb) @ u
+        xb = _to_world(s, R, COM, 1, BASE[i, 0], BASE[i, 1], BASE[i, 2])
+        xp = _to_world(s, R, COM, 2, RINGP[i, 0], RINGP[i, 1], RINGP[i, 2])
+        vb0, vb1, vb2 = _vel(s, R, 1, xb[0], xb[1], xb[2])
+        vp0, vp1, vp2 = _vel(s, R, 2, xp[0], xp[1], xp[2])
+        d0, d1, d2 = xp[0] - xb[0], xp[1] - xb[1], xp[2] - xb[2]
+        L = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+        u0, u1, u2 = d0 / L, d1 / L, d2 / L
+        Ld = (vp0 - vb0) * u0 + (vp1 - vb1) * u1 + (vp2 - vb2) * u2
         stroke = L - LN[i]
         ext = stroke + retract          # spring extension about the commanded length LN - retract
         f = P[P_K_LEG] * ext + P[P_C_LEG] * Ld
@@ -211,11 +352,11 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
         # the drive shortens the rest length: its power into the legs is k * ext * dL0/dt
         if dL0 > 0.0:
             ds[S_WORK] = ds[S_WORK] + P[P_K_LEG] * ext * dL0
-        _apply(F, T, s, COM, R, 2, xp, -f * u)
-        _apply(F, T, s, COM, R, 1, xb, f * u)
-        fbase += f * u
-        mbase += _cross(xb - obase, f * u)
+        _push(F, T, s, 2, xp[0], xp[1], xp[2], -f * u0, -f * u1, -f * u2)
+        _push(F, T, s, 1, xb[0], xb[1], xb[2], f * u0, f * u1, f * u2)
         if out:
+            fbase += f * np.array([u0, u1, u2])
+            mbase += _cross(xb - obase, f * np.array([u0, u1, u2]))
             ch[C_LEG + i] = stroke
             ch[C_LEGF + i] = f
     # ring face on ring face: rim points of the active face against the passive annulus
@@ -230,11 +371,22 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
         ly = M[1, 0] * p0 + M[1, 1] * p1 + M[1, 2] * p2 + c0[1]
         lz = M[2, 0] * p0 + M[2, 1] * p1 + M[2, 2] * p2 + c0[2]
         r = math.sqrt(ly * ly + lz * lz)
-        if r >= P[P_RIN] - P[P_TOL_R] and r <= P[P_ROUT] + P[P_TOL_R]:
-            xa = _point(s, R, COM, 2, RIM[i])[0]
-            loc = np.array([lx, ly, lz])
-            e, q = _contact(s, R, COM, F, T, 2, xa, 0, R[0][:, 0].copy(), -loc[0], kr, cr, P[P_MU_RR], P[P_VS_RR],
-                            rec, PAIR_RR, out)
+        d_in, d_out = r - (P[P_RIN] - P[P_TOL_R]), P[P_ROUT] + P[P_TOL_R] - r
+        if d_in > 0.0 and d_out > 0.0 and -lx < P[P_BORE_DEPTH]:
+            # inside the passive ring's solid: pushed out the shortest way (face, bore or outer side; continuous)
+            xa = _to_world(s, R, COM, 2, p0, p1, p2)
+            d = -lx
+            m0, m1, m2 = 1.0, 0.0, 0.0
+            if d_in < d:
+                d = d_in
+                m0, m1, m2 = 0.0, -ly / r, -lz / r
+            if d_out < d:
+                d = d_out
+                m0, m1, m2 = 0.0, ly / r, lz / r
+            nw = np.empty(3)
+            for q in range(3):
+                nw[q] = R[0, q, 0] * m0 + R[0, q, 1] * m1 + R[0, q, 2] * m2
+            e, q = _contact(s, R, COM, F, T, 2, xa, 0, nw, d, kr, cr, P[P_MU_RR], P[P_VS_RR], rec, PAIR_RR, out)
             pe += e
             pd += q
     # petals in the other ring's bore
@@ -244,6 +396,18 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
     pd += q
     e, q = _bore(s, R, COM, F, T, P, 0, 2, PPET, -1.0, P[P_K_PR], P[P_C_PR], P[P_MU_PR], P[P_VS_PR], rec, PAIR_PP,
                  PPID, out)
+    pe += e
+    pd += q
+    # petal generators on the other ring's inner edge (torus), petal edges on the other half's petal edges
+    e, q = _edge(s, R, COM, F, T, P, 2, 0, AGEN, AGID, W, W_PCIRC, P[P_K_PR], P[P_C_PR], P[P_MU_PR], P[P_VS_PR], rec,
+                 PAIR_AP, out)
+    pe += e
+    pd += q
+    e, q = _edge(s, R, COM, F, T, P, 0, 2, PGEN, PGID, W, W_ACIRC, P[P_K_PR], P[P_C_PR], P[P_MU_PR], P[P_VS_PR], rec,
+                 PAIR_PP, out)
+    pe += e
+    pd += q
+    e, q = _petal_petal(s, R, COM, F, T, P, AEDGE, AEID, PTIP, W, rec, out)
     pe += e
     pd += q
     # latches: after capture each holds the ring's latch point at its anchor on the passive craft
@@ -318,8 +482,9 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
         ch[C_RETR] = retract
         ch[C_GAP] = hook_gap(s, R, COM, HOOK)
         md = 0.0
-        for j in range(NPAIR - 1):
-            md = max(md, rec[j, 10])
+        for j in range(NPAIR):
+            if j != PAIR_LATCH:
+                md = max(md, rec[j, 10])
         ch[C_DEPTH] = md
         ch[C_KE] = ke
         ch[C_PE] = pe
@@ -343,15 +508,31 @@ def hook_gap(s, R, COM, HOOK):
 
 
 @njit(cache=True)
-def _discrete(s, Z, t, P, COM, LATCH, STRIKER, HOOK, ev, n_ev):
-    """Capture (every latch point within the capture tolerance of its striker across the axis and the rings within
-    the capture gap along it), retraction start, hooks closed."""
+def _faces_touch(s, R, COM, P, RIM):
+    """True when a rim point of the active ring face is on or behind the passive face, over the passive annulus."""
+    M, c0 = _relative(s, R, COM, 2, 0)
+    for i in range(RIM.shape[0]):
+        p0, p1, p2 = RIM[i, 0], RIM[i, 1], RIM[i, 2]
+        if M[0, 0] * p0 + M[0, 1] * p1 + M[0, 2] * p2 + c0[0] > 0.0:
+            continue
+        ly = M[1, 0] * p0 + M[1, 1] * p1 + M[1, 2] * p2 + c0[1]
+        lz = M[2, 0] * p0 + M[2, 1] * p1 + M[2, 2] * p2 + c0[2]
+        r = math.sqrt(ly * ly + lz * lz)
+        if P[P_RIN] - P[P_TOL_R] <= r <= P[P_ROUT] + P[P_TOL_R]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _discrete(s, Z, t, P, COM, RIM, LATCH, STRIKER, HOOK, ev, n_ev):
+    """Capture (the ring faces touching, every striker within the latch's capture tolerance: across the axis
+    `engage_travel`, along it `capture_gap`), retraction start, hooks closed."""
     R = np.zeros((NB, 3, 3))
     for b in range(NB):
         quat_matrix(s, 13 * b + 3, R[b])
     status = ST_OK
     if Z[Z_CAPT] < 0.5:
-        ok = True
+        ok = _faces_touch(s, R, COM, P, RIM)
         for i in range(3):
             xl = _point(s, R, COM, 2, LATCH[i])[0]
             d = R[0].T @ (xl - s[0:3]) + COM[0] - STRIKER[i]      # passive frame
@@ -388,7 +569,8 @@ def _event(ev, n_ev, t, kind, idx):
 
 @njit(cache=True)
 def run_block(s, Z, t, h, n_out, spo, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, APID, PPET, PPID, LATCH,
-              STRIKER, HOOK, ev, n_ev, prev, o_t, o_ch, o_pos, o_q, o_act, o_f, o_p, o_n, o_d, o_vn):
+              STRIKER, HOOK, AGEN, AGID, PGEN, PGID, AEDGE, AEID, PTIP, W, ev, n_ev, prev, o_t, o_ch, o_pos, o_q,
+              o_act, o_f, o_p, o_n, o_d, o_vn):
     """Record a frame, then integrate `spo` RK4 steps, `n_out` times (the last frame unintegrated past)."""
     k1 = np.zeros(NS)
     k2 = np.zeros(NS)
@@ -398,7 +580,8 @@ def run_block(s, Z, t, h, n_out, spo, P, COM, MASS, INERT, INVI, BASE, RINGP, LN
     rec = np.zeros((NPAIR, 14))
     dummy = np.zeros((NPAIR, 14))
     dch = np.zeros(NCH)
-    g = (P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, APID, PPET, PPID, LATCH, STRIKER, HOOK)
+    g = (P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, APID, PPET, PPID, LATCH, STRIKER, HOOK, AGEN, AGID,
+         PGEN, PGID, AEDGE, AEID, PTIP, W)
     status = ST_OK
     for row in range(n_out):
         tmp = np.zeros(NS)
@@ -445,7 +628,7 @@ def run_block(s, Z, t, h, n_out, spo, P, COM, MASS, INERT, INVI, BASE, RINGP, LN
                     ok = False
             if not ok:
                 return ST_NAN, t, row + 1
-            status = _discrete(s, Z, t, P, COM, LATCH, STRIKER, HOOK, ev, n_ev)
+            status = _discrete(s, Z, t, P, COM, RIM, LATCH, STRIKER, HOOK, ev, n_ev)
             if status != ST_OK:
                 return status, t, row + 1
     return status, t, n_out

@@ -68,6 +68,82 @@ def _petal_points(G, sign):
     return np.array(pts), np.array(idx, np.int64)
 
 
+def _petal_lines(G, sign):
+    """The petals' mid-surface (half the thickness outside the inner surface): `generators` straight generators per
+    petal from one side edge to the other (rows p0 root, p1 tip), each petal's edges (rows: side -, side +, tip) and
+    its plate (the trapezoid of its four corners: root -, root +, tip +, tip -), with their petal index. Frame as
+    `_petal_points`."""
+    h, lean, n = G["height"], math.radians(G["lean"]), int(G["generators"])
+    r0 = G["root_radius"] + 0.5 * G["thickness"]
+    r1 = r0 - h * math.tan(lean)
+    th0, th1 = math.radians(G["root_half_angle"]), math.radians(G["tip_half_angle"])
+
+    def pt(x, r, a):
+        return (x, r * math.cos(a), r * math.sin(a))
+    gen, gid, edge, eid, plate = [], [], [], [], []
+    for k in range(3):
+        a0 = math.radians(G["first_angle"] + 120.0 * k) + (math.pi / 3 if sign > 0 else 0.0)
+        for f in np.linspace(-1.0, 1.0, n):
+            gen.append(pt(0.0, r0, a0 + f * th0) + pt(sign * h, r1, a0 + f * th1))
+            gid.append(k)
+        c = [pt(0.0, r0, a0 - th0), pt(0.0, r0, a0 + th0), pt(sign * h, r1, a0 + th1), pt(sign * h, r1, a0 - th1)]
+        edge += [c[0] + c[3], c[1] + c[2], c[3] + c[2]]
+        eid += [k, k, k]
+        plate.append(c)
+    return np.array(gen), np.array(gid, np.int64), np.array(edge), np.array(eid, np.int64), np.array(plate)
+
+
+def _work_rows(G, R, plates, aplates):
+    """The kernels' work array (dynamics.W_*): the passive and the active petal plates (each in its body's frame;
+    `segment_trapezoid` rows with the edge radius, half the petal thickness, the centre and the bounding radius) and
+    both rings' rounded inner edges as tori (tangent to the face and the bore)."""
+    from solver.contact import geometry as CG
+    W = np.zeros((D.NW, CG.K.ROW))
+    for j, v in enumerate([*plates, *aplates]):
+        n = np.cross(v[1] - v[0], v[3] - v[0])
+        row = W[(D.W_PPLATE + j) if j < 3 else (D.W_APLATE + j - 3)]
+        row[0:12] = v.reshape(-1)
+        row[12:15] = n / np.linalg.norm(n)         # v0..v3 counter-clockwise about n
+        row[15] = 0.5 * G["thickness"]
+        row[16:19] = v.mean(0)
+        row[19] = np.linalg.norm(v - v.mean(0), axis=1).max()
+    rho = R["inner_edge_radius"]                  # the rounding: a torus behind the face and outside the bore
+    for row, axis in ((D.W_PCIRC, 1.0), (D.W_ACIRC, -1.0)):
+        W[row] = CG.circle_row((-axis * rho, 0.0, 0.0), (axis, 0.0, 0.0), R["face_inner_radius"] + rho, rho,
+                               e1=(0.0, 1.0, 0.0))[1]
+    return W
+
+
+def _touching(s0, P, arrays) -> bool:
+    rec = np.zeros((D.NPAIR, 14))
+    D.evaluate(s0, np.zeros(D.NZ), 0.0, P, *arrays, np.zeros(D.NS), np.zeros(D.NCH), rec, True)
+    return bool((rec[:, 0] > 0.5).any())
+
+
+def first_contact_gap(state, P, arrays, gap_max: float, scan: float = 0.002) -> float:
+    """The largest face gap (at most gap_max) at which the two halves touch in the initial pose `state(gap)`: the
+    first contact of an approach from farther out. Scanned down from gap_max every `scan` m (the touching set is not
+    an interval: tips can touch, then pass), then bisected to 1e-9 m; 0 when they touch nowhere above 0. A scenario's
+    `initial.start_clearance` starts that far before it, so the IDSS conditions hold at first contact."""
+    if _touching(state(gap_max), P, arrays):
+        return gap_max
+    hi = gap_max
+    while hi > 0.0:
+        lo = max(0.0, hi - scan)
+        if _touching(state(lo), P, arrays):
+            break
+        hi = lo
+    else:
+        return 0.0
+    while hi - lo > 1e-9:
+        mid = 0.5 * (lo + hi)
+        if _touching(state(mid), P, arrays):
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
 def _check_step(spath, step, g, contact):
     """RK4 on the guide ring: omega*step <= 1 (ring face, latches, stops in parallel) and decay*step <= 2 (leg dampers
     and brake ramps, ring-face damping); a larger step gives no error, only a wrong run (energy off by KE0 times)."""
@@ -124,6 +200,7 @@ def load_peripheral(scenario_path) -> PeripheralModel:
     ini = S.sub("initial")
     v0, vlat, miss = ini.get("closing_speed"), ini.get("lateral_velocity"), ini.get("lateral_miss")
     ang, rate, gap = ini.get("angular_miss_deg"), ini.get("angular_rate_deg_s"), ini.get("face_gap")
+    clearance = ini.get("start_clearance")
     sol = S.sub("solver")
     step, out_step, duration = sol.get("step"), sol.get("output_step"), sol.get("duration")
     spo = out_step / step
@@ -146,6 +223,10 @@ def load_peripheral(scenario_path) -> PeripheralModel:
                           _circle(R["face_inner_radius"], 0.0, RIM_POINTS)])
     apet, apid = _petal_points(GP, -1.0)         # active petals point to -x (ring frame)
     ppet, ppid = _petal_points(GP, +1.0)         # passive petals to +x, turned 60 deg
+    agen, agid, aedge, aeid, aplate = _petal_lines(GP, -1.0)
+    pgen, pgid, pedge, _, pplate = _petal_lines(GP, +1.0)
+    ptip = pedge[2::3].copy()                     # the passive petals' tip edges
+    W = _work_rows(GP, R, pplate, aplate)
     la = [math.radians(GP["first_angle"] + 120.0 * k) for k in range(3)]
     rl = g["latches"]["radius"]
     latch = np.array([(0.0, rl * math.cos(a), rl * math.sin(a)) for a in la])
@@ -158,7 +239,7 @@ def load_peripheral(scenario_path) -> PeripheralModel:
     INERT = np.array([JP, JA, Jr], float)
     INVI = np.array([np.linalg.inv(J) for J in INERT])
     P = np.zeros(D.NP)
-    cr, cp, cl = contact["ring_ring"], contact["petal_ring"], contact["latch_striker"]
+    cr, cp, cl, cq = contact["ring_ring"], contact["petal_ring"], contact["latch_striker"], contact["petal_petal"]
     P[[D.P_FIXED, D.P_RIN, D.P_ROUT, D.P_BORE_DEPTH]] = (float(fixed), R["face_inner_radius"],
                                                         R["face_outer_radius"], R["bore_depth"])
     P[[D.P_K_LEG, D.P_C_LEG, D.P_BRAKE, D.P_BRAKE_VS, D.P_K_STOP]] = (LG["stiffness"], LG["damping"],
@@ -170,29 +251,38 @@ def load_peripheral(scenario_path) -> PeripheralModel:
     P[[D.P_K_PR, D.P_C_PR, D.P_MU_PR, D.P_VS_PR]] = cp["k"], cp["c"], cp["mu"], cp["slip_speed"]
     P[[D.P_K_LATCH, D.P_C_LATCH, D.P_CAPTURE_TOL, D.P_HOOK_GAP, D.P_TOL_R, D.P_CAPTURE_GAP]] = (
         cl["k"], cl["c"], g["latches"]["engage_travel"], g["hooks"]["gap"], 1e-3, g["latches"]["capture_gap"])
+    P[[D.P_K_PP, D.P_C_PP, D.P_MU_PP, D.P_VS_PP, D.P_GEN_R]] = (cq["k"], cq["c"], cq["mu"], cq["slip_speed"],
+                                                             0.5 * GP["thickness"])
     # initial state: passive at rest at the origin; active frame at face gap + neutral height, missed and turned
-    s0 = np.zeros(D.NS)
-    s0[0:3] = cP
-    s0[3] = 1.0
     qA = np.array([1.0, 0.0, 0.0, 0.0])
     for axis, a in zip(np.eye(3), np.radians(ang)):
         qA = multiply(qA, from_axis_angle(axis, a))
     from solver.quat import to_matrix
     RA = to_matrix(qA)
-    oA = np.array([gap + h0, miss[0], miss[1]])
     vA = np.array([-v0, vlat[0], vlat[1]])
     wA = np.radians(rate)                          # body frame
-    s0[13:16] = oA + RA @ cA
-    s0[16:20] = qA
-    s0[20:23] = vA + np.cross(RA @ wA, RA @ cA)
-    s0[23:26] = wA
-    xr = oA + RA @ np.array([-h0, 0.0, 0.0])
-    s0[26:29] = xr
-    s0[29:33] = qA
-    s0[33:36] = vA + np.cross(RA @ wA, xr - oA)
-    s0[36:39] = wA
+
+    def state(gap):
+        s0 = np.zeros(D.NS)
+        s0[0:3] = cP
+        s0[3] = 1.0
+        oA = np.array([gap + h0, miss[0], miss[1]])
+        s0[13:16] = oA + RA @ cA
+        s0[16:20] = qA
+        s0[20:23] = vA + np.cross(RA @ wA, RA @ cA)
+        s0[23:26] = wA
+        xr = oA + RA @ np.array([-h0, 0.0, 0.0])
+        s0[26:29] = xr
+        s0[29:33] = qA
+        s0[33:36] = vA + np.cross(RA @ wA, xr - oA)
+        s0[36:39] = wA
+        return s0
     Z0 = np.zeros(D.NZ)
-    arrays = (COM, MASS, INERT, INVI, base, ringp, LN, rim, apet, apid, ppet, ppid, latch, striker, hook)
+    arrays = (COM, MASS, INERT, INVI, base, ringp, LN, rim, apet, apid, ppet, ppid, latch, striker, hook, agen, agid,
+              pgen, pgid, aedge, aeid, ptip, W)
+    if clearance > 0.0:
+        gap = first_contact_gap(state, P, arrays, gap) + clearance
+    s0 = state(gap)
     geo = dict(rin=R["face_inner_radius"], rout=R["face_outer_radius"], petals=GP, base=base, ringp=ringp, LN=LN,
                h0=h0, latch=latch, offset=g["interface"]["offset"], stroke_retract=H["stroke_retract"],
                stroke_extend=H["stroke_extend"], contact=contact)

@@ -95,11 +95,10 @@ MECHANISM = (
         ("engage_travel", "m", "(0, 0.1]", "capture tolerance",
          "soft capture: every latch point within this distance of its striker across the axis; then the latches "
          "hold the ring"),
-        ("capture_gap", "m", "[0, 0.05]", "capture gap", "soft capture also needs the ring faces within this "
-         "gap at every latch (0: touching; the strikers pass the latch hooks only with the rings in contact)",
-         {"default": 0.0}),
+        ("capture_gap", "m", "[0, 0.05]", "capture gap", "soft capture needs the ring faces touching and every "
+         "latch point within this distance of its striker along the axis (the latch's reach)", {"default": 0.005}),
         ("radius", "m", "(0, 1.5]", "latch radius", "latch and striker points' radius on the ring face",
-         {"default": 0.51}),
+         {"default": 0.54}),
     ]),
     *_t("mechanism", "hooks", "Hooks", [
         ("count", "", "[1, 48]", "hooks", "structural hook pairs", {**INT, "source": IDD}),
@@ -135,8 +134,12 @@ MECHANISM = (
 
 SCENARIO = (
     param("initial.face_gap", "scenario", "m", "[0, 1]", "ring face gap",
-          "start distance between the ring faces along the axis (the petals meet the other ring at height)",
+          "start distance between the ring faces along the axis (with start_clearance: the largest searched)",
           group="Initial conditions"),
+    param("initial.start_clearance", "scenario", "m", "[0, 0.1]", "start clearance",
+          "when > 0, the run starts this far before the first contact of the initial pose (found by bisection "
+          "below face_gap): the IDSS conditions hold at first contact, whatever the miss and tilt",
+          group="Initial conditions", default=0.0),
 )
 
 PARAMS = (*MECHANISM, *SCENARIO)

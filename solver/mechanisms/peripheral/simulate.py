@@ -22,7 +22,10 @@ PAIRS = [ContactPairInfo("ring_ring", "active_ring", "passive_ring", "ring face 
                            f"active petal {k} on the passive ring (face, bore edge)") for k in range(1, 4)),
          *(ContactPairInfo(f"ring_petal_{k}", f"passive_petal_{k}", "active_ring",
                            f"passive petal {k} on the active ring (face, bore edge)") for k in range(1, 4)),
-         ContactPairInfo("latches", "latches", "strikers", "soft-capture latches holding the strikers")]
+         ContactPairInfo("latches", "latches", "strikers", "soft-capture latches holding the strikers"),
+         *(ContactPairInfo(f"petal_petal_{k}_{j}", f"active_petal_{k}", f"passive_petal_{j}",
+                           f"active petal {k} on passive petal {j} (side and tip edges)")
+           for k in range(1, 4) for j in range(1, 4))]
 EVENT_TEXT = {D.EV_CAPTURE: ("capture", "soft capture: the three latches engaged (rings within the capture "
                                         "tolerance)"),
               D.EV_RETRACT: ("phase", "retraction: the legs pull the ring back to the interface plane"),
