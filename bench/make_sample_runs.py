@@ -1,5 +1,5 @@
 """Regenerate sample_runs/: the central-impact run and the expert run for each mechanism variant, first contact
-to hard dock. Each is simulated at the scenario's output step (1 ms; the events and their contact statistics
+to hard dock, and sample_runs/peripheral/: the peripheral type's scenarios, first contact to hooks closed. Each is simulated at the scenario's output step (1 ms; the events and their contact statistics
 come from that run and are kept in /contact_events), then its frames are decimated into sample_runs/ to keep each file small.
     python bench/make_sample_runs.py [--only NAME ...] [--t-end 700] [--keep-full DIR]
 """
@@ -23,7 +23,20 @@ RUNS = {
     "expert_existing": 0.1,
     "expert_modified_dampers": 0.1,
     "expert_movable_limiter": 0.1,
+    "peripheral/central_impact_10t": 0.02,
+    "peripheral/idss_envelope": 0.02,
+    "peripheral/nominal_10t": 0.02,
+    "peripheral/expert_envelope_corner": 0.02,
+    "peripheral/stand_fixed_base": 0.02,
 }
+
+
+def scenario_of(name: str) -> Path:
+    """The scenario TOML of a RUNS name ("peripheral/x": the peripheral type's resources/peripheral/scenarios/x.toml)."""
+    if "/" in name:
+        kind, stem = name.split("/")
+        return ROOT / "resources" / kind / "scenarios" / f"{stem}.toml"
+    return ROOT / "resources" / "scenarios" / f"{name}.toml"
 
 
 def decimate(src: Path, dst: Path, step: float) -> None:
@@ -77,11 +90,13 @@ def main(argv=None):
                 continue
             full = full_dir / f"{name}.h5"
             out = a.out / f"{name}.h5"
+            full.parent.mkdir(parents=True, exist_ok=True)
+            out.parent.mkdir(parents=True, exist_ok=True)
             t0 = time.perf_counter()
             status = "decimated"
             if a.from_full is None:
                 try:
-                    run_scenario(ROOT / "resources" / "scenarios" / f"{name}.toml", full, t_end=a.t_end)
+                    run_scenario(scenario_of(name), full, t_end=a.t_end)
                     status = "ok"
                 except Exception as exc:    # a diverged run keeps its partial file with a diagnostic event
                     status = f"stopped: {exc}"

@@ -53,6 +53,21 @@ class StartState:
     mechanism_type: str = "probe_cone"
 
 
+def replay_to_branch(start: StartState, run_block, block: int, ok: int, n_ev, scenario_path) -> float:
+    """Re-simulate a branch's `skip` frames from its snapshot (the same steps give the same state) with
+    `run_block(t, frames)` -> (status, t, frames done), and forget their events; ScenarioError if that fails."""
+    t, left, status = start.t_snap, int(start.skip), ok
+    while left > 0 and status == ok:
+        status, t, done = run_block(t, min(block, left))
+        left -= done
+        if done == 0:
+            break
+    n_ev[0] = 0
+    if status != ok or left:
+        raise ScenarioError(scenario_path, "start", f"re-simulating to the branch time {start.t:g} s failed")
+    return t
+
+
 def start_from_run(run_path, frame: int) -> StartState:
     """Branch start at `frame` of a run: its last state snapshot before it (ValueError for a run without /state)."""
     from solver import mechanisms
@@ -284,17 +299,8 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
             s[:] = start.state["s"]
             Z[:] = start.state["Z"]
             prev[:] = start.state["contact_prev"]
-            t = start.t_snap
-            left = int(start.skip)   # re-simulate from the snapshot to the branch frame (same steps, same results)
-            while left > 0 and status == D.ST_OK:
-                k = min(block, left)
-                status, t, r = D.run_block(s, Z, t, m.step, k, spo, *kargs, diag, prev, ev, n_ev, *outs)
-                left -= r
-                if r == 0:
-                    break
-            n_ev[0] = 0
-            if status != D.ST_OK or left:
-                raise ScenarioError(scenario_path, "start", f"re-simulating to the branch time {t0:g} s failed")
+            replay_to_branch(start, lambda t, k: D.run_block(s, Z, t, m.step, k, spo, *kargs, diag, prev, ev, n_ev,
+                                                             *outs), block, D.ST_OK, n_ev, scenario_path)
             t = t0
             w.add_event(t0, "phase", "",
                         f"branch from {start.source} at t = {t0:.4f} s with {Path(scenario_path).name}")

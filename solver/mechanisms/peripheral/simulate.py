@@ -229,20 +229,11 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
 
 
 def _branch_start(s, Z, prev, start, m, spo, ev, n_ev, outs, scenario_path) -> float:
-    """Load the branch's snapshot into s, Z, prev and re-simulate its `skip` frames to the branch time (the same
-    steps give the same state); the branch time."""
-    from solver.scenario import ScenarioError
+    """Load the branch's snapshot into s, Z, prev and re-simulate to the branch time; the branch time."""
+    from solver.simulate import replay_to_branch
     s[:], Z[:], prev[:] = start.state["s"], start.state["Z"], start.state["contact_prev"]
-    t, left, status = start.t_snap, int(start.skip), D.ST_OK
-    while left > 0 and status == D.ST_OK:
-        status, t, rows = D.run_block(s, Z, t, m.step, min(len(outs[0]), left), spo, m.P, *m.arrays, ev, n_ev, prev,
-                                      *outs)
-        left -= rows
-        if rows == 0:
-            break
-    n_ev[0] = 0
-    if status != D.ST_OK or left:
-        raise ScenarioError(scenario_path, "start", f"re-simulating to the branch time {start.t:g} s failed")
+    replay_to_branch(start, lambda t, k: D.run_block(s, Z, t, m.step, k, spo, m.P, *m.arrays, ev, n_ev, prev, *outs),
+                     len(outs[0]), D.ST_OK, n_ev, scenario_path)
     return float(start.t)
 
 
