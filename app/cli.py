@@ -22,7 +22,7 @@ def default_run() -> Path:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="dockmnemo",
-        description="Dynamic mnemonic diagram of probe-cone spacecraft docking. "
+        description="Dynamic mnemonic diagram of spacecraft docking (probe-cone and peripheral IDSS-class mechanisms). "
                     "With no command, opens the bundled sample run in the viewer.",
         epilog="examples:\n"
                "  dockmnemo                          open the bundled sample run\n"
