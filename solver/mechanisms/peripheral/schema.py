@@ -78,7 +78,10 @@ MECHANISM = (
     *_t("mechanism", "legs", "Legs", [
         ("stiffness", "N/m", "[0, 1e7]", "leg stiffness", "spring about the (commanded) neutral length"),
         ("damping", "N*s/m", "[0, 1e6]", "leg damping", "viscous damper"),
-        ("brake_force", "N", "[0, 1e5]", "leg brake force", "electromagnetic brake level (Coulomb)"),
+        ("brake_force", "N", "[0, 1e5]", "leg brake force", "electromagnetic brake level (Coulomb) after soft capture"),
+        ("brake_before_capture", "N", "[0, 1e5]", "leg brake before capture",
+         "brake level until all three latches have caught (the ring compliant while the petals align it); "
+         "without it, brake_force throughout", {"default": -1.0}),
         ("brake_slip_speed", "m/s", "(0, 1]", "leg brake slip speed",
          "the brake's linear ramp below this leg rate (numerical)", {"default": 0.05}),
         ("stop_stiffness", "N/m", "(0, 1e9]", "leg stop stiffness", "end-of-stroke stop"),
