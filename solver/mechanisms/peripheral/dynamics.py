@@ -518,10 +518,26 @@ def hook_gap(s, R, COM, HOOK):
 
 
 @njit(cache=True)
+def _faces_touch(s, R, COM, P, RIM):
+    """True when a rim point of the active ring face is on or behind the passive face, over the passive annulus."""
+    M, c0 = _relative(s, R, COM, 2, 0)
+    for i in range(RIM.shape[0]):
+        p0, p1, p2 = RIM[i, 0], RIM[i, 1], RIM[i, 2]
+        if M[0, 0] * p0 + M[0, 1] * p1 + M[0, 2] * p2 + c0[0] > 0.0:
+            continue
+        ly = M[1, 0] * p0 + M[1, 1] * p1 + M[1, 2] * p2 + c0[1]
+        lz = M[2, 0] * p0 + M[2, 1] * p1 + M[2, 2] * p2 + c0[2]
+        r = math.sqrt(ly * ly + lz * lz)
+        if P[P_RIN] - P[P_TOL_R] <= r <= P[P_ROUT] + P[P_TOL_R]:
+            return True
+    return False
+
+
+@njit(cache=True)
 def _discrete(s, Z, t, P, COM, RIM, LATCH, STRIKER, HOOK, ev, n_ev):
-    """Latches catching (each on its own, once its striker is within the capture tolerance: across the axis
-    `engage_travel`, along it `capture_gap`; a caught latch's anchor follows the ring's approach), soft capture (all
-    three caught), retraction start, hooks closed."""
+    """Latches catching (each on its own while the ring faces touch, once its striker is within the capture
+    tolerance: across the axis `engage_travel`, along it `capture_gap`; a caught latch's anchor follows the ring's
+    approach), soft capture (all three caught), retraction start, hooks closed."""
     R = np.zeros((NB, 3, 3))
     for b in range(NB):
         quat_matrix(s, 13 * b + 3, R[b])
@@ -534,9 +550,12 @@ def _discrete(s, Z, t, P, COM, RIM, LATCH, STRIKER, HOOK, ev, n_ev):
                 Z[Z_ANCHOR + 3 * i] = px                              # a latch lets the ring approach
     if Z[Z_CAPT] < 0.5:
         n = 0
+        touch = _faces_touch(s, R, COM, P, RIM)
         for i in range(3):
             if Z[Z_LATCHED + i] > 0.5:
                 n += 1
+                continue
+            if not touch:
                 continue
             xl = _point(s, R, COM, 2, LATCH[i])[0]
             p = R[0].T @ (xl - s[0:3]) + COM[0]                     # passive frame
