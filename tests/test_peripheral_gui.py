@@ -170,7 +170,8 @@ def test_branch_a_peripheral_run(runs, tmp_path):
     with RunFile(src) as a, RunFile(faster) as b:
         i = a.frame_at(b.time[0])
         first = abs(b.channel("leg_1")[0] - a.channel("leg_1")[i])   # (re-simulated from the block's snapshot)
-        assert b.channel("leg_1")[-1] < a.channel("leg_1")[i + b.n_frames - 1] - first - 0.005   # shorter, faster
+        # shorter, faster (10 mm more commanded in the second; the 4e3 N/m legs follow ~5 mm of it)
+        assert b.channel("leg_1")[-1] < a.channel("leg_1")[i + b.n_frames - 1] - first - 0.003
 
 
 def test_a_branch_needs_a_run_of_the_scenarios_type(runs, tmp_path):
@@ -241,7 +242,7 @@ def test_rerun_from_t_current_edits_the_peripheral_parameters(qtbot, tmp_path, r
     mech = branch.path.with_name(branch.path.name.replace(".h5", ".scenario.mechanism.toml"))
     assert "retraction_speed = 0.02" in mech.read_text()
     with RunFile(runs["central"]) as src:
-        assert branch.channel("leg_1")[-1] < src.channel("leg_1")[src.frame_at(4.0)] - 0.005   # faster retraction
+        assert branch.channel("leg_1")[-1] < src.channel("leg_1")[src.frame_at(4.0)] - 0.003   # faster retraction
 
 
 def test_new_run_dialog_switches_its_pages_with_the_scenarios_type(qtbot, tmp_path):

@@ -146,7 +146,7 @@ def _edited(tmp_path, scenario_edit=None, mechanism_edit=None) -> Path:
 
 
 @pytest.mark.parametrize("where, edit, key, problem", [
-    ("mechanism", lambda t: t.replace("stiffness = 8.0e3", "stifness = 8.0e3"), "legs.stifness",
+    ("mechanism", lambda t: t.replace("stiffness = 4.0e3", "stifness = 4.0e3"), "legs.stifness",
      "unknown key (did you mean stiffness?)"),
     ("mechanism", lambda t: t.replace("face_outer_radius = 0.60", "face_outer_radius = 0.40"),
      "guide_ring.face_outer_radius", "must be larger than face_inner_radius"),
@@ -190,6 +190,6 @@ def test_the_run_opens_with_its_ring_legs_and_six_leg_bars(qtbot, tmp_path, cent
     w.grab_image().save(str(artifacts / "peripheral_window_contact.png"))
     w.playback.seek_time(8.0)      # retracting: the legs shortened
     qtbot.wait(100)
-    assert dv.value("leg_1") < -0.05
+    assert dv.value("leg_1") < -0.035   # 0.06 m commanded; the 4e3 N/m legs trail it by ~18 mm
     w.grab_image().save(str(artifacts / "peripheral_window_retraction.png"))
     dv.grab().save(str(artifacts / "peripheral_devices.png"))

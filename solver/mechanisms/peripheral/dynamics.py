@@ -24,12 +24,12 @@ S_DISS, S_WORK = 13 * NB, 13 * NB + 1
 (P_FIXED, P_RIN, P_ROUT, P_BORE_DEPTH, P_K_LEG, P_C_LEG, P_BRAKE, P_BRAKE_VS, P_K_STOP, P_RETRACT, P_EXTEND,
  P_V_RETRACT, P_DELAY, P_DL_RETRACT, P_K_RR, P_C_RR, P_MU_RR, P_VS_RR, P_K_PR, P_C_PR, P_MU_PR, P_VS_PR,
  P_K_LATCH, P_C_LATCH, P_CAPTURE_TOL, P_HOOK_GAP, P_TOL_R, P_CAPTURE_GAP, P_K_PP, P_C_PP, P_MU_PP, P_VS_PP,
- P_GEN_R) = range(33)
-NP = 33
+ P_GEN_R, P_BRAKE_FREE) = range(34)
+NP = 34
 
-# discrete state Z
-Z_CAPT, Z_TCAPT, Z_RETRACT, Z_TRETRACT, Z_HOOKS, Z_THOOKS, Z_ANCHOR, Z_FIRST = 0, 1, 2, 3, 4, 5, 6, 15
-NZ = 16
+# discrete state Z (Z_LATCHED + i: latch i has caught its striker; soft capture when all three have)
+Z_CAPT, Z_TCAPT, Z_RETRACT, Z_TRETRACT, Z_HOOKS, Z_THOOKS, Z_ANCHOR, Z_FIRST, Z_LATCHED = 0, 1, 2, 3, 4, 5, 6, 15, 16
+NZ = 19
 
 # contact pairs: ring/ring, active petal k on the passive ring, passive petal k on the active ring, latches,
 # active petal k on passive petal j (at PAIR_PET + 3 k + j)
@@ -337,7 +337,8 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
         stroke = L - LN[i]
         ext = stroke + retract          # spring extension about the commanded length LN - retract
         f = P[P_K_LEG] * ext + P[P_C_LEG] * Ld
-        fb = P[P_BRAKE] * max(-1.0, min(1.0, Ld / P[P_BRAKE_VS]))
+        brake = P[P_BRAKE] if Z[Z_CAPT] > 0.5 else P[P_BRAKE_FREE]    # compliant until soft capture
+        fb = brake * max(-1.0, min(1.0, Ld / P[P_BRAKE_VS]))
         f += fb
         pe += 0.5 * P[P_K_LEG] * ext * ext
         pd += P[P_C_LEG] * Ld * Ld + fb * Ld
@@ -410,26 +411,35 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
     e, q = _petal_petal(s, R, COM, F, T, P, AEDGE, AEID, PTIP, W, rec, out)
     pe += e
     pd += q
-    # latches: after capture each holds the ring's latch point at its anchor on the passive craft
+    # latches: a latch that has caught its striker holds the ring's latch point against separation from its anchor
+    # on the passive craft (the anchor follows an approach, `_discrete`); after soft capture also across the axis
     nl = 0
     for i in range(3):
+        if Z[Z_LATCHED + i] < 0.5:
+            continue
         xl, vl = _point(s, R, COM, 2, LATCH[i])
-        if Z[Z_CAPT] > 0.5:
-            xs, vs_ = _point(s, R, COM, 0, Z[Z_ANCHOR + 3 * i:Z_ANCHOR + 3 * i + 3].copy())
-            e = xs - xl
-            ed = vs_ - vl
-            f = P[P_K_LATCH] * e + P[P_C_LATCH] * ed
-            _apply(F, T, s, COM, R, 2, xl, f)
-            _apply(F, T, s, COM, R, 0, xs, -f)
-            pe += 0.5 * P[P_K_LATCH] * (e @ e)
-            pd += P[P_C_LATCH] * (ed @ ed)
-            nl += 1
-            if out:
-                rec[PAIR_LATCH, 0] = 1.0
-                rec[PAIR_LATCH, 1:4] += f
-                rec[PAIR_LATCH, 4:7] += xl
-                rec[PAIR_LATCH, 13] += 1.0
-                rec[PAIR_LATCH, 7:10] = f / (math.sqrt(f @ f) + 1e-300)
+        xs, vs_ = _point(s, R, COM, 0, Z[Z_ANCHOR + 3 * i:Z_ANCHOR + 3 * i + 3].copy())
+        e = R[0].T @ (xs - xl)                       # passive frame: anchor minus latch point
+        ed = R[0].T @ (vs_ - vl)
+        if e[0] > 0.0:
+            e[0] = 0.0                               # the latch point is past its anchor (approach): free
+            ed[0] = 0.0
+        if Z[Z_CAPT] < 0.5:
+            e[1] = e[2] = ed[1] = ed[2] = 0.0        # before soft capture the pin slides in the latch's jaw
+        f = P[P_K_LATCH] * e + P[P_C_LATCH] * ed
+        f[0] = min(f[0], 0.0)                        # a latch never pushes the ring away from the passive face
+        fw = R[0] @ f
+        _apply(F, T, s, COM, R, 2, xl, fw)
+        _apply(F, T, s, COM, R, 0, xs, -fw)
+        pe += 0.5 * P[P_K_LATCH] * (e @ e)
+        pd += f @ ed - P[P_K_LATCH] * (e @ ed)        # the latch's work on the bodies less its stored energy's rate
+        nl += 1
+        if out:
+            rec[PAIR_LATCH, 0] = 1.0
+            rec[PAIR_LATCH, 1:4] += fw
+            rec[PAIR_LATCH, 4:7] += xl
+            rec[PAIR_LATCH, 13] += 1.0
+            rec[PAIR_LATCH, 7:10] = fw / (math.sqrt(fw @ fw) + 1e-300)
     # rigid-body derivatives
     ke = 0.0
     mom = np.zeros(3)
@@ -525,25 +535,41 @@ def _faces_touch(s, R, COM, P, RIM):
 
 @njit(cache=True)
 def _discrete(s, Z, t, P, COM, RIM, LATCH, STRIKER, HOOK, ev, n_ev):
-    """Capture (the ring faces touching, every striker within the latch's capture tolerance: across the axis
-    `engage_travel`, along it `capture_gap`), retraction start, hooks closed."""
+    """Latches catching (each on its own while the ring faces touch, once its striker is within the capture
+    tolerance: across the axis `engage_travel`, along it `capture_gap`; a caught latch's anchor follows the ring's
+    approach), soft capture (all three caught), retraction start, hooks closed."""
     R = np.zeros((NB, 3, 3))
     for b in range(NB):
         quat_matrix(s, 13 * b + 3, R[b])
     status = ST_OK
-    if Z[Z_CAPT] < 0.5:
-        ok = _faces_touch(s, R, COM, P, RIM)
-        for i in range(3):
+    for i in range(3):
+        if Z[Z_LATCHED + i] > 0.5:
             xl = _point(s, R, COM, 2, LATCH[i])[0]
-            d = R[0].T @ (xl - s[0:3]) + COM[0] - STRIKER[i]      # passive frame
-            if d[0] > P[P_CAPTURE_GAP] or math.sqrt(d[1] ** 2 + d[2] ** 2) > P[P_CAPTURE_TOL]:
-                ok = False
-        if ok:
+            px = (R[0].T @ (xl - s[0:3]) + COM[0])[0]
+            if px < Z[Z_ANCHOR + 3 * i]:
+                Z[Z_ANCHOR + 3 * i] = px                              # a latch lets the ring approach
+    if Z[Z_CAPT] < 0.5:
+        n = 0
+        touch = _faces_touch(s, R, COM, P, RIM)
+        for i in range(3):
+            if Z[Z_LATCHED + i] > 0.5:
+                n += 1
+                continue
+            if not touch:
+                continue
+            xl = _point(s, R, COM, 2, LATCH[i])[0]
+            p = R[0].T @ (xl - s[0:3]) + COM[0]                     # passive frame
+            d = p - STRIKER[i]
+            if d[0] <= P[P_CAPTURE_GAP] and math.sqrt(d[1] ** 2 + d[2] ** 2) <= P[P_CAPTURE_TOL]:
+                Z[Z_LATCHED + i] = 1.0
+                Z[Z_ANCHOR + 3 * i:Z_ANCHOR + 3 * i + 3] = p
+                n += 1
+        if n == 3:
             Z[Z_CAPT] = 1.0
             Z[Z_TCAPT] = t
-            for i in range(3):
+            for i in range(3):                                       # held across the axis from here
                 xl = _point(s, R, COM, 2, LATCH[i])[0]
-                Z[Z_ANCHOR + 3 * i:Z_ANCHOR + 3 * i + 3] = R[0].T @ (xl - s[0:3]) + COM[0]
+                Z[Z_ANCHOR + 3 * i + 1:Z_ANCHOR + 3 * i + 3] = (R[0].T @ (xl - s[0:3]) + COM[0])[1:3]
             _event(ev, n_ev, t, EV_CAPTURE, 0)
     elif Z[Z_RETRACT] < 0.5 and t >= Z[Z_TCAPT] + P[P_DELAY]:
         Z[Z_RETRACT] = 1.0

@@ -251,6 +251,8 @@ def load_peripheral(scenario_path) -> PeripheralModel:
     P[[D.P_K_PR, D.P_C_PR, D.P_MU_PR, D.P_VS_PR]] = cp["k"], cp["c"], cp["mu"], cp["slip_speed"]
     P[[D.P_K_LATCH, D.P_C_LATCH, D.P_CAPTURE_TOL, D.P_HOOK_GAP, D.P_TOL_R, D.P_CAPTURE_GAP]] = (
         cl["k"], cl["c"], g["latches"]["engage_travel"], g["hooks"]["gap"], 1e-3, g["latches"]["capture_gap"])
+    free = M.sub("legs").get("brake_before_capture")           # -1 (absent): brake_force throughout
+    P[D.P_BRAKE_FREE] = free if free >= 0.0 else LG["brake_force"]
     P[[D.P_K_PP, D.P_C_PP, D.P_MU_PP, D.P_VS_PP, D.P_GEN_R]] = (cq["k"], cq["c"], cq["mu"], cq["slip_speed"],
                                                              0.5 * GP["thickness"])
     # initial state: passive at rest at the origin; active frame at face gap + neutral height, missed and turned

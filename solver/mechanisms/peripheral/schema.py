@@ -78,7 +78,10 @@ MECHANISM = (
     *_t("mechanism", "legs", "Legs", [
         ("stiffness", "N/m", "[0, 1e7]", "leg stiffness", "spring about the (commanded) neutral length"),
         ("damping", "N*s/m", "[0, 1e6]", "leg damping", "viscous damper"),
-        ("brake_force", "N", "[0, 1e5]", "leg brake force", "electromagnetic brake level (Coulomb)"),
+        ("brake_force", "N", "[0, 1e5]", "leg brake force", "electromagnetic brake level (Coulomb) after soft capture"),
+        ("brake_before_capture", "N", "[0, 1e5]", "leg brake before capture",
+         "brake level until all three latches have caught (the ring compliant while the petals align it); "
+         "without it, brake_force throughout", {"default": -1.0}),
         ("brake_slip_speed", "m/s", "(0, 1]", "leg brake slip speed",
          "the brake's linear ramp below this leg rate (numerical)", {"default": 0.05}),
         ("stop_stiffness", "N/m", "(0, 1e9]", "leg stop stiffness", "end-of-stroke stop"),
@@ -93,10 +96,9 @@ MECHANISM = (
         ("striker_axial", "m", "[0, 0.3]", "striker axial", "pin ahead of its ring face"),
         ("hook_edge_radius", "m", "(0, 0.05]", "latch edge radius", "latch hook edge as a capsule"),
         ("engage_travel", "m", "(0, 0.1]", "capture tolerance",
-         "soft capture: every latch point within this distance of its striker across the axis; then the latches "
-         "hold the ring"),
-        ("capture_gap", "m", "[0, 0.05]", "capture gap", "soft capture needs the ring faces touching and every "
-         "latch point within this distance of its striker along the axis (the latch's reach)", {"default": 0.005}),
+         "a latch catches its striker within this distance across the axis; soft capture when all three have"),
+        ("capture_gap", "m", "[0, 0.05]", "capture gap", "a latch catches (the ring faces touching) with its "
+         "striker within this distance along the axis (the latch's reach)", {"default": 0.005}),
         ("radius", "m", "(0, 1.5]", "latch radius", "latch and striker points' radius on the ring face",
          {"default": 0.54}),
     ]),
