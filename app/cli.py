@@ -73,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="scenario TOML (resources/scenarios/*.toml or an edited copy)")
     r.add_argument("--describe", action="store_true",
                    help="print every scenario, mechanism and geometry key (unit, range, default, group, label, doc, "
-                        "source) from the parameter schema and exit; docs/parameters.md is the same table")
+                        "source) from the parameter schema and exit (with a SCENARIO: the keys of its mechanism type); "
+                        "docs/parameters.md and docs/parameters-peripheral.md are the same tables")
     r.add_argument("-o", "--out", type=Path, default=None, help="run file to write (default: <scenario>.h5 here)")
     r.add_argument("--t-end", type=float, default=None, help="end time, s (default: the scenario's duration)")
     r.add_argument("--output-step", type=float, default=None,
@@ -114,8 +115,12 @@ def cmd_run(args) -> int:
     from solver.simulate import RunCancelled, SolverDiverged, run_scenario, start_from_run, with_output_step
 
     if args.describe:
+        from solver.scenario import mechanism_type_of
         from solver.schema import describe
-        print(describe(), end="")
+        if args.scenario is not None and not args.scenario.is_file():
+            return fail(f"{args.scenario}: no such scenario file")
+        mtype = mechanism_type_of(args.scenario) if args.scenario is not None else "probe_cone"
+        print(describe(None, mtype), end="")
         return 0
     if args.scenario is None:
         return fail("run: a scenario TOML is needed (or --describe)")

@@ -206,11 +206,17 @@ def unit_check() -> list[str]:
     return bad
 
 
+def reference_file(mechanism_type: str = "probe_cone") -> str:
+    """The reference doc of a mechanism type: docs/parameters.md (probe-cone) or docs/parameters-<type>.md."""
+    return "docs/parameters.md" if mechanism_type == "probe_cone" else f"docs/parameters-{mechanism_type}.md"
+
+
 def reference(mechanism_type: str = "probe_cone") -> str:
-    """docs/parameters.md: the schema as Markdown tables, one per file kind (`python -m solver.schema`)."""
+    """The type's reference doc: the schema as Markdown tables, one per file kind (`python -m solver.schema TYPE`)."""
+    cmd = "python -m solver.schema" + ("" if mechanism_type == "probe_cone" else f" {mechanism_type}")
     out = [f"# Parameter reference ({mechanism_type})\n",
            "Generated from the parameter schema (solver/schema.py, solver/scenario_schema.py,",
-           f"solver/mechanisms/{mechanism_type}/schema.py) by `python -m solver.schema > docs/parameters.md`;",
+           f"solver/mechanisms/{mechanism_type}/schema.py) by `{cmd} > {reference_file(mechanism_type)}`;",
            "`dockmnemo run --describe` prints the same. A test keeps this file up to date. Ranges: `(` open, `[`",
            "closed; `xN` a list of N numbers; a key with a default may be left out; \"optional\" keys are read only",
            "where the doc says. A key not listed here is refused (`file: key: unknown key (did you mean ...)`).\n"]
@@ -220,4 +226,5 @@ def reference(mechanism_type: str = "probe_cone") -> str:
 
 
 if __name__ == "__main__":
-    print(reference(), end="")
+    import sys
+    print(reference(*sys.argv[1:2]), end="")

@@ -41,6 +41,15 @@ def _bundled_keys() -> set[tuple[str, str]]:
     return out
 
 
+def test_describe_of_a_scenario_lists_its_mechanism_types_keys(capsys, tmp_path):
+    scen = ROOT / "resources" / "peripheral" / "scenarios" / "nominal_10t.toml"
+    assert main(["run", "--describe", str(scen)]) == 0
+    out = capsys.readouterr().out
+    assert "hexapod.neutral_height" in out and "probe.stroke_max" not in out
+    assert main(["run", "--describe", str(tmp_path / "none.toml")]) == 2
+    assert "none.toml: no such scenario file" in capsys.readouterr().err
+
+
 def test_describe_lists_every_key_found_in_the_bundled_tomls(capsys):
     assert main(["run", "--describe"]) == 0
     out = capsys.readouterr().out
@@ -52,11 +61,12 @@ def test_describe_lists_every_key_found_in_the_bundled_tomls(capsys):
         assert re.search(r"\[(assumed|seed \d{3}[^\]]*)\]$", line), line
 
 
-def test_units_parse_and_the_reference_doc_is_up_to_date():
-    from solver.schema import reference, unit_check
+@pytest.mark.parametrize("mechanism_type", ["probe_cone", "peripheral"])
+def test_units_parse_and_the_reference_doc_is_up_to_date(mechanism_type):
+    from solver.schema import reference, reference_file, unit_check
     assert unit_check() == []
-    assert (ROOT / "docs" / "parameters.md").read_text() == reference(), \
-        "regenerate: python -m solver.schema > docs/parameters.md"
+    assert (ROOT / reference_file(mechanism_type)).read_text() == reference(mechanism_type), \
+        f"regenerate: python -m solver.schema {mechanism_type} > {reference_file(mechanism_type)}"
 
 
 def _tables(d: dict, pre=""):
