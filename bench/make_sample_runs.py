@@ -53,9 +53,11 @@ def decimate(src: Path, dst: Path, step: float) -> None:
                   parameters_toml=r.parameters_toml, contact_detail=True, contact_statistics=stats is not None)
     f = h5py.File(src, "r")
     n = r.n_frames
-    block = 2000 * k
-    for a in range(0, n, block):
-        sl = slice(a, min(n, a + block), k)
+    keep = np.arange(0, n, k)
+    if keep[-1] != n - 1:                   # the last frame too: the state at hard dock / hooks closed
+        keep = np.append(keep, n - 1)
+    for a in range(0, len(keep), 2000):
+        sl = keep[a:a + 2000]
         cont = {q: np.stack([f[f"contacts/{p.name}/{q}"][sl] for p in pairs], 1)
                 for q in ("active", "force", "point", "normal", "depth", "normal_speed")}
         w.append(f["time"][sl], np.stack([f[f"channels/{c}"][sl] for c in r.channels], 1),
