@@ -181,6 +181,8 @@ def test_the_run_opens_with_its_ring_legs_and_six_leg_bars(qtbot, tmp_path, cent
     assert dv.bars["legs"] == LEGS and dv.bars["capture"] == ["latches_engaged", "hooks_closed"]
     texts = {shown for shown, *_ in dv.label_rects()}
     assert {"plane x-y", "latches and hooks"} <= texts and not any("probe" in t for t in texts)
+    for k in range(1, 7):          # leg-force bars have a range (the spring at the stroke's end + the brake)
+        assert dv.scales[f"leg_{k}_force"] > 0
     for name in LEGS:
         assert dv.value(name) == pytest.approx(w.run.channel_at(name, w.playback.frame))
     labels = "\n".join(label_texts(d.scene))

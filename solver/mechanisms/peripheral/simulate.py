@@ -36,6 +36,8 @@ def channel_infos(m: PeripheralModel) -> list[ChannelInfo]:
     """Channel descriptions in the kernel's output order."""
     C = ChannelInfo
     leg_range = max(m.geo["stroke_retract"], m.geo["stroke_extend"])
+    # a leg's force bar: the spring at the end of its stroke plus the brake (the stops take more only past it)
+    force_range = m.P[D.P_K_LEG] * leg_range + max(m.P[D.P_BRAKE], m.P[D.P_BRAKE_FREE])
     out = []
     for name in D.CHANNELS:
         if name[0] in "FM" and len(name) == 2:
@@ -43,7 +45,7 @@ def channel_infos(m: PeripheralModel) -> list[ChannelInfo]:
             out.append(C(name, "N" if f else "N*m", f"{'force' if f else 'moment'} on the hexapod base {name[1]} "
                          f"(active docking frame{'' if f else ', about the base plane centre'})", "base_loads"))
         elif name.startswith("leg_") and name.endswith("_force"):
-            out.append(C(name, "N", f"leg {name[4]} force (tension +)", "mechanism"))
+            out.append(C(name, "N", f"leg {name[4]} force (tension +)", "mechanism", float(force_range)))
         elif name.startswith("leg_"):
             out.append(C(name, "m", f"leg {name[4]} stroke from neutral (+ longer)", "mechanism", leg_range))
         elif name.startswith("ring_v"):
