@@ -246,14 +246,21 @@ def _edge(s, R, COM, F, T, P, a, b, GEN, GID, W, circ, k, c, mu, vs, rec, j0, ou
         d, qx, qy, qz, nx, ny, nz = segment_torus(W, W_SEG, circ)
         if d <= 0.0:
             continue
-        xa = _to_world(s, R, COM, b, qx, qy, qz)
-        n = np.empty(3)
-        for q in range(3):
-            n[q] = R[b, q, 0] * nx + R[b, q, 1] * ny + R[b, q, 2] * nz
-        e_, q_ = _contact(s, R, COM, F, T, a, xa, b, n, d, k, c, mu, vs, rec, j0 + int(GID[i]), out)
+        e_, q_ = _contact_in_b(s, R, COM, F, T, a, b, d, qx, qy, qz, nx, ny, nz, k, c, mu, vs, rec,
+                               j0 + int(GID[i]), out)
         pe += e_
         pd += q_
     return pe, pd
+
+
+@njit(cache=True)
+def _contact_in_b(s, R, COM, F, T, a, b, d, qx, qy, qz, nx, ny, nz, k, c, mu, vs, rec, j, out):
+    """`_contact` of a pair routine's result given in body b's frame (point q, unit normal n, depth d)."""
+    xa = _to_world(s, R, COM, b, qx, qy, qz)
+    n = np.empty(3)
+    for q in range(3):
+        n[q] = R[b, q, 0] * nx + R[b, q, 1] * ny + R[b, q, 2] * nz
+    return _contact(s, R, COM, F, T, a, xa, b, n, d, k, c, mu, vs, rec, j, out)
 
 
 @njit(cache=True)
@@ -283,12 +290,8 @@ def _edges_plates(s, R, COM, P, a, b, EDGE, EID, W, w0, wp, F, T, rec, out):
             d, qx, qy, qz, nx, ny, nz = segment_trapezoid(W, ia, ib)
             if d <= 0.0:
                 continue
-            xa = _to_world(s, R, COM, b, qx, qy, qz)
-            n = np.empty(3)
-            for q in range(3):
-                n[q] = R[b, q, 0] * nx + R[b, q, 1] * ny + R[b, q, 2] * nz
             jr = PAIR_PET + (3 * int(EID[i]) + j if a == 2 else 3 * j + int(EID[i]))
-            e_, q_ = _contact(s, R, COM, F, T, a, xa, b, n, d, k, c, mu, vs, rec, jr, out)
+            e_, q_ = _contact_in_b(s, R, COM, F, T, a, b, d, qx, qy, qz, nx, ny, nz, k, c, mu, vs, rec, jr, out)
             pe += e_
             pd += q_
     return pe, pd
