@@ -58,7 +58,20 @@ def closest_segment_segment(p1x, p1y, p1z, q1x, q1y, q1z, p2x, p2y, p2z, q2x, q2
         return min(1.0, max(0.0, -c / a)), 0.0
     b = d1x * d2x + d1y * d2y + d1z * d2z
     den = a * e - b * b
-    s = min(1.0, max(0.0, (b * f - c * e) / den)) if den > 1e-14 * a * e else 0.0
+    if den > 1e-14 * a * e:
+        return _clamped_pair(min(1.0, max(0.0, (b * f - c * e) / den)), a, b, c, e, f)
+    # (nearly) parallel: the closest pair lies at an end of the overlap; try both ends of segment 1 (with s = 0
+    # alone, segments that meet at one end and part by L sin(angle) at the other gave that gap, not 0)
+    s0, t0 = _clamped_pair(0.0, a, b, c, e, f)
+    s1, t1 = _clamped_pair(1.0, a, b, c, e, f)
+    g0 = _gap2(s0, t0, rx, ry, rz, d1x, d1y, d1z, d2x, d2y, d2z)
+    g1 = _gap2(s1, t1, rx, ry, rz, d1x, d1y, d1z, d2x, d2y, d2z)
+    return (s0, t0) if g0 <= g1 else (s1, t1)
+
+
+@njit(cache=True)
+def _clamped_pair(s, a, b, c, e, f):
+    """Ericson's step: t for s on segment 2, clamped to [0, 1], then s again for a clamped t."""
     t = (b * s + f) / e
     if t < 0.0:
         t = 0.0
@@ -67,6 +80,12 @@ def closest_segment_segment(p1x, p1y, p1z, q1x, q1y, q1z, p2x, p2y, p2z, q2x, q2
         t = 1.0
         s = min(1.0, max(0.0, (b - c) / a))
     return s, t
+
+
+@njit(cache=True)
+def _gap2(s, t, rx, ry, rz, d1x, d1y, d1z, d2x, d2y, d2z):
+    """Squared distance of the points at s on segment 1 and t on segment 2 (r = p1 - p2)."""
+    return ((rx + s * d1x - t * d2x) ** 2 + (ry + s * d1y - t * d2y) ** 2 + (rz + s * d1z - t * d2z) ** 2)
 
 
 @njit(cache=True)
