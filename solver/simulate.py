@@ -53,6 +53,19 @@ class StartState:
     mechanism_type: str = "probe_cone"
 
 
+def run_plan(m, T: float, t0: float, start: StartState | None, mechanism_type: str,
+             solver_version: str) -> tuple[int, int, RunMeta]:
+    """Of a checked run from t0 to T: solver steps per frame, frames, and the run file's metadata (a branch's comment
+    names its source)."""
+    spo = int(round(m.output_step / m.step))
+    n_total = int(math.floor((T - t0) / m.output_step + 1e-9)) + 1
+    comment = m.comment if start is None else f"branch of {start.source} at t = {t0:.4f} s; {m.comment}"
+    meta = RunMeta(comment=comment, variant=m.variant, mechanism_type=mechanism_type,
+                   run_date=_dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+                   solver_version=solver_version, output_step=m.output_step, scenario=m.name)
+    return spo, n_total, meta
+
+
 def replay_to_branch(start: StartState, run_block, block: int, ok: int, n_ev, scenario_path) -> float:
     """Re-simulate a branch's `skip` frames from its snapshot (the same steps give the same state) with
     `run_block(t, frames)` -> (status, t, frames done), and forget their events; ScenarioError if that fails."""
@@ -269,12 +282,7 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
     from solver.warmup import compile_kernels
     compile_kernels(m)        # load the kernels, or compile them with a lock on the cache (once per cache directory)
     out_path = Path(out_path)
-    spo = int(round(m.output_step / m.step))
-    n_total = int(math.floor((T - t0) / m.output_step + 1e-9)) + 1
-    comment = m.comment if start is None else f"branch of {start.source} at t = {t0:.4f} s; {m.comment}"
-    meta = RunMeta(comment=comment, variant=m.variant, mechanism_type="probe_cone",
-                   run_date=_dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
-                   solver_version=SOLVER_VERSION, output_step=m.output_step, scenario=m.name)
+    spo, n_total, meta = run_plan(m, T, t0, start, "probe_cone", SOLVER_VERSION)
     pairs = [*m.cgeo.pair_info, LATCH_NECK]
     nc, npair = D.NCH, len(pairs)
     w = RunWriter(out_path, meta, channel_infos(m), BODIES, pairs, geometry(m), parameters_toml=m.text,

@@ -1,7 +1,6 @@
 """Run a peripheral scenario through its kernels and write a run file v1 with the shared RunWriter."""
 from __future__ import annotations
 
-import datetime as _dt
 import math
 from pathlib import Path
 
@@ -11,7 +10,7 @@ from solver.contact_events import EventAccumulator, event_records, event_rows
 from solver.mechanisms.peripheral import dynamics as D
 from solver.mechanisms.peripheral.model import PeripheralModel
 from solver.quat import from_axis_angle_many, to_matrix
-from solver.runfile import ChannelInfo, ContactPairInfo, PartGeometry, RunMeta, RunWriter
+from solver.runfile import ChannelInfo, ContactPairInfo, PartGeometry, RunWriter
 from solver.wireframe import Wire
 
 SOLVER_VERSION = "dockmnemo-solver peripheral 1 (three bodies, six legs, RK4)"
@@ -160,21 +159,13 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
                    block: int = 500, live: bool = False, start=None) -> Path:
     """Simulate to t_end (or hooks closed) into a run file; SolverDiverged on a NaN state, RunCancelled on cancel.
     `start` (solver.simulate.StartState): a branch from another run's stored state (one snapshot per block)."""
-    from solver.scenario import ScenarioError
-    from solver.simulate import end_run
-    T = float(t_end) if t_end is not None else m.duration
-    if not (T > 0 and math.isfinite(T)):
-        raise ScenarioError(scenario_path, "t_end", f"must be a positive number of seconds, found {t_end!r}")
+    from solver.simulate import end_run, run_plan
+    T = float(t_end) if t_end is not None else m.duration     # checked by solver.simulate.run_scenario
     t0 = float(start.t) if start is not None else 0.0
     if start is None:
         _refuse_overlap(m, scenario_path)
     out_path = Path(out_path)
-    spo = int(round(m.output_step / m.step))
-    n_total = int(math.floor((T - t0) / m.output_step + 1e-9)) + 1
-    comment = m.comment if start is None else f"branch of {start.source} at t = {t0:.4f} s; {m.comment}"
-    meta = RunMeta(comment=comment, variant=m.variant, mechanism_type="peripheral",
-                   run_date=_dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
-                   solver_version=SOLVER_VERSION, output_step=m.output_step, scenario=m.name)
+    spo, n_total, meta = run_plan(m, T, t0, start, "peripheral", SOLVER_VERSION)
     npair = len(PAIRS)
     w = RunWriter(out_path, meta, channel_infos(m), BODIES, PAIRS, geometry(m), parameters_toml=m.text,
                   contact_detail=True, live=live, contact_statistics=True,
