@@ -1379,7 +1379,7 @@ class RunFile:
             bad = ~(off <= QUATERNION_TOLERANCE)
             if bad.any():
                 j, k = (int(x[0]) for x in np.nonzero(bad))
-                norm = float(np.linalg.norm(block[j, k]))
+                norm = float(np.hypot.reduce(block[j, k]))   # (no overflow to inf)
                 raise self._err(f"/{name}", f"body {self.bodies[k]!r} at frame {a + j}: quaternion of norm "
                                             f"{norm:.6g}, not a rotation (unit within {QUATERNION_TOLERANCE:g})")
         elif name == "bodies/position":
@@ -1427,7 +1427,8 @@ class RunFile:
 
     @property
     def t_final(self) -> float:
-        return self.meta.t_final if math.isfinite(self.meta.t_final) else float(self.time[-1])
+        """T Final: the last frame's time (the root attribute, when given, was checked to be that at open)."""
+        return float(self.time[-1])
 
     @property
     def duration(self) -> float:
