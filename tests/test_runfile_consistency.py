@@ -305,3 +305,62 @@ def test_fuzzed_attribute_is_refused_by_name_or_changes_no_number(tmp_path_facto
     else:
         assert rc == 0 and not err, (target, value, rc, err)
         assert _numbers(out, shown) == _numbers(good_output, shown), (target, value)
+
+
+# ---- the viewer: data met while playing or analysing is the read-error dialog, never a number -----------------------
+def _boxes(title=None):
+    from PySide6.QtWidgets import QApplication, QMessageBox
+    return [w for w in QApplication.topLevelWidgets()
+            if isinstance(w, QMessageBox) and w.isVisible() and (title is None or w.windowTitle() == title)]
+
+
+@pytest.fixture
+def no_boxes_left(qtbot):
+    yield
+    for box in _boxes():
+        box.close()
+
+
+@pytest.mark.gui
+@pytest.mark.parametrize("dataset, change, words", [
+    ("channels/head_offset_y", _set("channels/head_offset_y", np.s_[8192:12288], -7.7e150),
+     "|value| 7.7e+150 at frame 8192 is beyond any physical value"),
+    ("bodies/quaternion", _set("bodies/quaternion", (9000, 4), 0.0), "body 'probe_head' at frame 9000: quaternion of "
+                                                                       "norm 0"),
+], ids=["garbage_chunk", "zero_quaternion"])
+def test_corrupt_data_met_while_playing_is_the_read_error_dialog(qtbot, tmp_path, no_boxes_left, dataset, change,
+                                                                  words):
+    """Playing into a chunk of decoded garbage (a device channel) or a zero quaternion pauses with the window's
+    read-error dialog naming the dataset; the panes keep their last picture (old main: the number, or blank views)."""
+    from tests.gui_util import main_window
+    bad = bad_copy(SYNTH, tmp_path, "bad", change)
+    w = main_window(qtbot, tmp_path / "settings.ini", run=bad, activate=False)
+    pb = w.playback
+    pb.seek_frame(8150)
+    pb.play()
+    qtbot.waitUntil(lambda: not pb.playing, timeout=10000)
+    assert 8150 < pb.frame < 12288
+    boxes = _boxes("Cannot read run file")
+    assert len(boxes) == 1, [b.text() for b in _boxes()]
+    assert boxes[0].text().startswith(f"{bad}: /{dataset}: ") and words in boxes[0].text(), boxes[0].text()
+    assert np.isfinite(w.diagram.devices.value("head_offset_y")) and abs(w.diagram.devices.value("head_offset_y")) < 1
+
+
+@pytest.mark.gui
+def test_corrupt_verdict_channel_is_a_dialog_not_a_225_digit_peak(qtbot, tmp_path, no_boxes_left, artifacts):
+    """A garbage chunk in Fx (a verdict channel): a dialog names /channels/Fx; no label shows the number."""
+    from PySide6.QtWidgets import QLabel
+
+    from tests.gui_util import main_window
+    bad = bad_copy(SYNTH, tmp_path, "bad_fx", _set("channels/Fx", np.s_[8192:8200], 3.38e224))
+    w = main_window(qtbot, tmp_path / "settings.ini", activate=False)
+    w.open_path(bad)
+    qtbot.waitUntil(lambda: bool(_boxes()), timeout=10000)
+    texts = [b.text() for b in _boxes()]
+    assert any(t.startswith(f"{bad}: /channels/Fx: |value| 3.38e+224 at frame 8192") for t in texts), texts
+    shown = [lab.text() for lab in w.findChildren(QLabel)]
+    assert not [t for t in shown if re.search(r"\d{20}", t) or "peak |Fx|" in t and "e+224" in t], shown
+    assert w.width() < 2600
+    from PySide6.QtWidgets import QApplication
+    qtbot.wait(200)
+    QApplication.primaryScreen().grabWindow(0).save(str(artifacts / "corrupt_verdict_channel_dialog.png"))
