@@ -287,15 +287,27 @@ def convert(cmap: ChannelMap, record: MeasuredRecord, run_units: dict[str, str])
         out_units[c.run] = ru
     for s in cmap.sensors:
         ru = [run_unit(ch, f"{s.key}.channels") for ch in s.channels]
-        Fs = np.column_stack([col(c, f"{s.key}.columns") for c in s.columns[:3]]) * unit_factor(
-            p, f"{s.key}.force_unit", s.force_unit, "N")
-        Ms = np.column_stack([col(c, f"{s.key}.columns") for c in s.columns[3:]]) * unit_factor(
-            p, f"{s.key}.moment_unit", s.moment_unit, "N*m")
-        F = Fs @ s.rotation.T                       # R F_s, row-wise
-        M = Ms @ s.rotation.T + np.cross(s.origin, F)
+        cols = [col(c, f"{s.key}.columns") for c in s.columns]
+        fu = unit_factor(p, f"{s.key}.force_unit", s.force_unit, "N")
+        mu = unit_factor(p, f"{s.key}.moment_unit", s.moment_unit, "N*m")
+        R, r = s.rotation, s.origin
+
+        def turned(first, k, factor):   # (R v_s)_k, one column at a time (memory: a few columns, not n x 6)
+            v = (R[k, 0] * factor) * cols[first]
+            v += (R[k, 1] * factor) * cols[first + 1]
+            v += (R[k, 2] * factor) * cols[first + 2]
+            return v
+        F = [turned(0, k, fu) for k in range(3)]                 # R F_s
+        M = [turned(3, k, mu) for k in range(3)]                 # R M_s + r x R F_s
+        for k in range(3):
+            a, b = (k + 1) % 3, (k + 2) % 3
+            M[k] += r[a] * F[b]
+            M[k] -= r[b] * F[a]
         for k, ch in enumerate(s.channels):
             si = unit_factor(p, f"{s.key}.channels", "N" if k < 3 else "N*m", ru[k])
-            out[ch] = s.sign * (F[:, k] if k < 3 else M[:, k - 3]) * si
+            v = F[k] if k < 3 else M[k - 3]
+            v *= s.sign * si
+            out[ch] = v
             out_units[ch] = ru[k]
     for ch, v in out.items():
         if not np.all(np.isfinite(v)):

@@ -8,7 +8,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from solver.errors import InputError, read_text
+from solver.errors import InputError
 
 CSV_SUFFIXES = (".csv", ".txt", ".tsv", ".dat")
 HDF5_SUFFIXES = (".h5", ".hdf5", ".hdf")
@@ -56,42 +56,110 @@ def read_record(path) -> MeasuredRecord:
     return MeasuredRecord(path, cols)
 
 
+HEAD_LINES = 50   # lines the delimiter is sniffed from
+
+
+def _text_lines(path: Path):
+    """(line number, line) of a UTF-8 text file, streamed (a BOM at the start dropped); MeasuredError naming the
+    offset of the first byte that is not UTF-8."""
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            for n, line in enumerate(fh, 1):
+                yield n, line.rstrip("\r\n")
+    except UnicodeDecodeError:
+        raise MeasuredError(path, "/", _not_utf8(path)) from None
+    except OSError as exc:
+        raise MeasuredError(path, "/", f"cannot be read ({exc.strerror or exc})") from None
+
+
+def _not_utf8(path: Path) -> str:
+    """Where a file stops being UTF-8 (read in blocks: bounded memory)."""
+    import codecs
+    dec, off = codecs.getincrementaldecoder("utf-8")(), 0
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 20):
+            try:
+                dec.decode(block)
+            except UnicodeDecodeError as exc:
+                at = max(off + exc.start - len(exc.object) + len(block), off)
+                with open(path, "rb") as g:
+                    g.seek(at)
+                    return f"not UTF-8 text (byte 0x{g.read(1)[0]:02x} at offset {at})"
+            off += len(block)
+    return "not UTF-8 text"
+
+
+def _data_lines(path: Path, limit: int | None = None):
+    """(line number, line) of the lines that are neither empty nor comments (#), streamed."""
+    k = 0
+    for n, ln in _text_lines(path):
+        if ln.strip() and not ln.lstrip().startswith("#"):
+            yield n, ln
+            k += 1
+            if limit is not None and k >= limit:
+                return
+
+
+def _cells(line: str, delim: str) -> list[str]:
+    return [c for c in next(csv.reader([line], delimiter=delim, skipinitialspace=True)) if c.strip() or delim != " "]
+
+
 def _read_csv(path: Path) -> dict[str, np.ndarray]:
-    """A delimited text file with a header row (delimiter found by csv.Sniffer); lines starting with # are skipped."""
-    text = read_text(path, MeasuredError, "CSV file")
-    lines = [(n, ln) for n, ln in enumerate(text.splitlines(), 1) if ln.strip() and not ln.lstrip().startswith("#")]
+    """A delimited text file with a header row (delimiter found by csv.Sniffer); lines starting with # are skipped.
+    The numbers are parsed by numpy.loadtxt, streamed (memory ~ the array); on a bad line the file is read again
+    line by line to name it."""
+    lines = list(_data_lines(path, HEAD_LINES))
     if len(lines) < 2:
         raise MeasuredError(path, "/", "needs a header row and at least one row of numbers")
     try:
-        delim = csv.Sniffer().sniff("\n".join(ln for _, ln in lines[:50]), delimiters=_DELIMITERS).delimiter
+        delim = csv.Sniffer().sniff("\n".join(ln for _, ln in lines), delimiters=_DELIMITERS).delimiter
     except csv.Error:    # rows of uneven length: the delimiter the header uses most (the rows are checked below)
         counts = {d: lines[0][1].strip().count(d) for d in _DELIMITERS}
         delim = max(counts, key=counts.get)
         if counts[delim] == 0:
             raise MeasuredError(path, f"line {lines[0][0]}", "cannot tell the delimiter (expected one of , ; tab | "
                                 "space between the column names)") from None
-    header = [h.strip() for h in next(csv.reader([lines[0][1]], delimiter=delim, skipinitialspace=True)) if
-              h.strip() or delim != " "]
+    head_n = lines[0][0]
+    header = [h.strip().lstrip("\ufeff").strip() for h in _cells(lines[0][1], delim)]
     if all(_is_number(h) for h in header):
         raise MeasuredError(path, "line 1", "no header row: the first line must name the columns")
     for k, h in enumerate(header):
         if not h:
-            raise MeasuredError(path, f"line {lines[0][0]}", f"column {k + 1} has no name")
+            raise MeasuredError(path, f"line {head_n}", f"column {k + 1} has no name")
         if header.count(h) > 1:
-            raise MeasuredError(path, f"line {lines[0][0]}", f"column name {h!r} is used twice")
-    rows = []
-    for n, ln in lines[1:]:
-        cells = [c for c in next(csv.reader([ln], delimiter=delim, skipinitialspace=True)) if c.strip() or delim != " "]
+            raise MeasuredError(path, f"line {head_n}", f"column name {h!r} is used twice")
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            data = np.loadtxt(fh, delimiter=None if delim == " " else delim, comments="#", skiprows=head_n,
+                              ndmin=2, dtype=float, quotechar='"')
+        if data.shape[1] != len(header):
+            raise ValueError("columns")
+    except UnicodeDecodeError:
+        raise MeasuredError(path, "/", _not_utf8(path)) from None
+    except ValueError:   # a line that numpy cannot parse: find and name it (else parse as Python does)
+        data = _parse_rows(path, header, delim, head_n)
+    return {h: data[:, k] for k, h in enumerate(header)}
+
+
+def _parse_rows(path: Path, header: list[str], delim: str, head_n: int) -> np.ndarray:
+    """The rows after the header, line by line (csv + float); MeasuredError naming the first bad line and column."""
+    from array import array
+    values = array("d")
+    for n, ln in _data_lines(path):
+        if n <= head_n:
+            continue
+        cells = _cells(ln, delim)
         if len(cells) != len(header):
             raise MeasuredError(path, f"line {n}", f"{len(cells)} values, the header names {len(header)} columns")
         try:
-            rows.append([float(c) for c in cells])
+            values.extend(float(c) for c in cells)
         except ValueError:
             bad = next(k for k, c in enumerate(cells) if not _is_number(c))
             raise MeasuredError(path, f"line {n}, column {header[bad]}", f"not a number: {cells[bad].strip()!r}") \
                 from None
-    data = np.array(rows, float).reshape(len(rows), len(header))
-    return {h: data[:, k] for k, h in enumerate(header)}
+    if not values:
+        raise MeasuredError(path, "/", "needs a header row and at least one row of numbers")
+    return np.frombuffer(values, float).reshape(-1, len(header)).copy()
 
 
 def _is_number(s: str) -> bool:
