@@ -261,8 +261,8 @@ def load_map(path) -> ChannelMap:
         ou = _str(path, f"{key}.origin_unit", s.get("origin_unit", "m"))
         r = _vec(path, f"{key}.origin", s.get("origin", [0.0, 0.0, 0.0]), 3) * unit_factor(path, f"{key}.origin_unit",
                                                                                            ou, "m")
-        if np.linalg.norm(r) > CHECKS["origin_limit"]:
-            raise MeasuredError(path, f"{key}.origin", f"{np.linalg.norm(r):.4g} m from the mechanism base "
+        if np.hypot.reduce(r) > CHECKS["origin_limit"]:   # (hypot: no overflow to inf)
+            raise MeasuredError(path, f"{key}.origin", f"{np.hypot.reduce(r):.4g} m from the mechanism base "
                                 f"(origin_unit {ou!r}): a load cell is within {CHECKS['origin_limit']:g} m of it; "
                                 "is origin_unit right (default m)?")
         cm.sensors.append(Sensor(tuple(_str(path, f"{key}.columns", c) for c in cols),

@@ -250,6 +250,8 @@ def _h5_columns(f: h5py.File, path: Path, others: dict[str, str]) -> _H5Columns:
             others[name] = f"a {len(shape)}-D dataset of shape {shape}"
     try:
         f.visititems(visit)
+    except MeasuredError:
+        raise
     except (RuntimeError, KeyError, ValueError) as exc:
         raise MeasuredError(path, "/", f"not a readable HDF5 file ({exc})") from None
     short: dict[str, list[str]] = {}
