@@ -167,8 +167,8 @@ def test_hdf5_columns_the_map_does_not_name_are_not_read(stand_cols, tmp_path):
 
 
 def test_large_csv_is_read_in_memory_near_its_array(tmp_path):
-    """100 000 rows x 8 columns (6.4 MB of numbers): the old main's lists of floats peaked at ~11x the array."""
-    n = 100_000
+    """50 000 rows x 8 columns (3.2 MB of numbers): the old main's lists of floats peaked at ~11x the array."""
+    n = 50_000
     a = np.column_stack([np.arange(n) * 1.0, np.random.default_rng(1).normal(size=(n, 7))])
     p = tmp_path / "big.csv"
     np.savetxt(p, a, delimiter=",", header="time_ms,LC_Fx,LC_Fy,LC_Fz,LC_Mx,LC_My,LC_Mz,stroke_mm", comments="",
