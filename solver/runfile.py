@@ -220,7 +220,8 @@ class RunWriter:
         f.attrs["format"] = FORMAT_NAME
         f.attrs["format_version"] = FORMAT_VERSION
         self._write_meta(meta)
-        comp = dict(compression=COMPRESSION, shuffle=True, fillvalue=0)
+        # fletcher32: a checksum per chunk, so a corrupt chunk is an HDF5 read error, never numbers (issue 31)
+        comp = dict(compression=COMPRESSION, shuffle=True, fletcher32=True, fillvalue=0)
 
         def grow(name, tail, dtype="f8"):
             return f.create_dataset(name, shape=(0, *tail), maxshape=(None, *tail), dtype=dtype,

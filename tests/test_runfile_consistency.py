@@ -364,3 +364,20 @@ def test_corrupt_verdict_channel_is_a_dialog_not_a_225_digit_peak(qtbot, tmp_pat
     from PySide6.QtWidgets import QApplication
     qtbot.wait(200)
     QApplication.primaryScreen().grabWindow(0).save(str(artifacts / "corrupt_verdict_channel_dialog.png"))
+
+
+def test_every_flipped_byte_in_a_new_runs_data_chunk_is_refused(tmp_path):
+    """The writer stores a fletcher32 checksum per chunk: a flipped byte in compressed channel data is an HDF5 read
+    error naming the dataset, never numbers (old main: some flips decoded into wrong values and exit 0)."""
+    from tests.synthetic_run import make
+    good = make(tmp_path / "fresh.h5", duration=3.0, step=0.01)
+    with h5py.File(good, "r") as f:
+        info_ = f["channels/Fx"].id.get_chunk_info(0)
+    data = good.read_bytes()
+    p = tmp_path / "flipped.h5"
+    for off in np.linspace(info_.byte_offset + 4, info_.byte_offset + info_.size - 5, 12).astype(int):
+        b = bytearray(data)
+        b[off] ^= 0x04
+        p.write_bytes(bytes(b))
+        rc, out, err = info(p)
+        assert rc == 2 and f"{p}: /channels/Fx: " in err, (off, out[-600:])
