@@ -381,3 +381,24 @@ def test_every_flipped_byte_in_a_new_runs_data_chunk_is_refused(tmp_path):
         p.write_bytes(bytes(b))
         rc, out, err = info(p)
         assert rc == 2 and f"{p}: /channels/Fx: " in err, (off, out[-600:])
+
+
+@pytest.mark.gui
+def test_export_refuses_a_run_with_a_corrupt_chunk(qtbot, tmp_path):
+    """`dockmnemo export` checks every frame first, as `info` does (old main: rendered the garbage, exit 0); the
+    renderer used by File > Export fails on a pane's read error instead of encoding its last picture."""
+    from viewer.clip_render import DiagramRenderer
+    bad = bad_copy(SYNTH, tmp_path, "bad", _set("channels/head_offset_y", np.s_[8192:12288], -7.7e150))
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(["export", str(bad), "--clip", "16:17", "-o", str(tmp_path / "clip.mp4")])
+    assert rc == 2 and err.getvalue().startswith(f"dockmnemo: error: {bad}: /channels/head_offset_y: "), err.getvalue()
+    assert not (tmp_path / "clip.mp4").exists()
+    with RunFile(bad) as run:
+        r = DiagramRenderer(run, (960, 540), plotted=["Fx"])   # head_offset_y: a device bar, read per frame
+        try:
+            r.render_time(1.0)
+            with pytest.raises(ValueError, match="/channels/head_offset_y"):
+                r.render_time(17.0)
+        finally:
+            r.close()
