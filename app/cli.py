@@ -285,7 +285,7 @@ def cmd_info(args) -> int:
             if sealed:
                 note = f"{args.run}: its writer was killed: sealed as " + (
                     "a complete run (killed as it closed the file)" if run.meta.complete else "an incomplete run")
-            run.check_poses()
+            run.check_data()   # every frame of every dataset: a corrupt chunk is refused, never printed
             print(run.summary())
             if run.live:
                 print("note          still being written: INCOMPLETE so far")

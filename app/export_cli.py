@@ -173,6 +173,11 @@ def _checked_export(args, stop) -> int:
     except RunFileError as exc:
         return fail(str(exc))
     try:
+        run.check_data()   # every frame, as `info` does: a corrupt chunk is refused, never rendered (issue 31)
+    except RunFileError as exc:
+        run.close()
+        return fail(str(exc))
+    try:
         try:
             clips = build_clip_list(args, run)
         except ClipError as exc:

@@ -9,6 +9,7 @@ import json
 import math
 import os
 import queue
+import re
 import struct
 import threading
 import time
@@ -36,6 +37,11 @@ EVENT_DTYPE = np.dtype([("time", "f8"), ("kind", _STR), ("pair", _STR), ("text",
 CONTACT_EVENT_DTYPE = np.dtype([("pair", _STR), ("start", "f8"), ("end", "f8"), ("peak_force", "f8"),
                                 ("peak_time", "f8"), ("impulse", "f8"), ("approach_speed", "f8"), ("rebound", "u1"),
                                 ("lasts_to_end", "u1")])
+
+
+def _text_out(text) -> str:
+    """A text attribute or event field as the writer stores it: one line (`one_line`), at most TEXT_LIMIT long."""
+    return one_line(text)[:TEXT_LIMIT]
 
 
 def _event_array(events) -> np.ndarray:
@@ -214,7 +220,8 @@ class RunWriter:
         f.attrs["format"] = FORMAT_NAME
         f.attrs["format_version"] = FORMAT_VERSION
         self._write_meta(meta)
-        comp = dict(compression=COMPRESSION, shuffle=True, fillvalue=0)
+        # fletcher32: a checksum per chunk, so a corrupt chunk is an HDF5 read error, never numbers (issue 31)
+        comp = dict(compression=COMPRESSION, shuffle=True, fletcher32=True, fillvalue=0)
 
         def grow(name, tail, dtype="f8"):
             return f.create_dataset(name, shape=(0, *tail), maxshape=(None, *tail), dtype=dtype,
@@ -374,17 +381,17 @@ class RunWriter:
 
     def _write_meta(self, meta: RunMeta):
         a = self.f.attrs
-        a["run_date"] = meta.run_date
-        a["comment"] = meta.comment
-        a["variant"] = meta.variant
+        a["run_date"] = _text_out(meta.run_date)
+        a["comment"] = _text_out(meta.comment)
+        a["variant"] = _text_out(meta.variant)
         if meta.mechanism_type:
-            a["mechanism_type"] = meta.mechanism_type
-        a["solver_version"] = meta.solver_version
+            a["mechanism_type"] = _text_out(meta.mechanism_type)
+        a["solver_version"] = _text_out(meta.solver_version)
         a["output_step"] = float(meta.output_step)
         a["t_capture"] = float(meta.t_capture)
         a["t_final"] = float(meta.t_final)
         a["complete"] = bool(meta.complete)
-        a["scenario"] = meta.scenario
+        a["scenario"] = _text_out(meta.scenario)
 
     def append(self, time, channels, positions, quaternions, active=None, force=None, point=None,
                normal=None, depth=None, normal_speed=None):
@@ -465,7 +472,7 @@ class RunWriter:
     def add_event(self, time: float, kind: str, pair: str = "", text: str = ""):
         if kind not in EVENT_KINDS:
             raise ValueError(f"unknown event kind {kind!r}")
-        self._events.append(Event(float(time), kind, pair, text))
+        self._events.append(Event(float(time), kind, _text_out(pair), _text_out(text)))
 
     def set_contact_events(self, rows: np.ndarray, sample_step: float):
         """The contact intervals' statistics (CONTACT_EVENT_DTYPE rows) computed from frames `sample_step` s
@@ -562,7 +569,7 @@ class RunWriter:
         for ch, m in zip(self.channels, self._abs_max):   # the device bars' full scale without reading the data
             g[ch.name].attrs["abs_max"] = float(m)
         if comment is not None:
-            a["comment"] = comment
+            a["comment"] = _text_out(comment)
         self._write_events()
         self.f.flush()
         a["complete"] = bool(complete)
@@ -668,6 +675,29 @@ HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 # dataset declares < 1 x the file's size); a flipped byte declaring 1e15 frames is refused before a read.
 DEFLATE_MAX_RATIO = 1032
 SIZE_SLACK = 1 << 20
+
+
+def _load_checks() -> dict:
+    """The plausibility limits of resources/run_checks.toml (all assumed), as floats."""
+    import tomllib
+    path = Path(__file__).resolve().parent.parent / "resources" / "run_checks.toml"
+    with open(path, "rb") as fh:
+        return {k: float(v) for k, v in tomllib.load(fh).items()}
+
+
+_CHECKS = _load_checks()
+TIME_LIMIT = _CHECKS["time_limit"]                  # s: |time|, duration, T capture
+OUTPUT_STEP_RATIO = _CHECKS["output_step_ratio"]    # output_step vs the median frame step
+MIN_OUTPUT_STEP = _CHECKS["min_output_step"]        # s (a one-frame run has no frame step to compare with)
+VALUE_LIMIT = _CHECKS["value_limit"]                # |value| of channels, positions, contact forces and points
+QUATERNION_TOLERANCE = _CHECKS["quaternion_tolerance"]
+TEXT_LIMIT = int(_CHECKS["text_limit"])             # characters of a text attribute
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")           # a text attribute is one line: no newline, tab or other control
+
+
+def one_line(text: str) -> str:
+    """`text` with each control character (newline, tab, ...) made a space: how text attributes are written."""
+    return _CONTROL.sub(" ", str(text))
 
 
 # Under SWMR, HDF5 re-reads metadata whose checksum fails (a writer may be mid-write), sleeping 1, 2, 4, ... ns
@@ -884,6 +914,17 @@ class RunFile:
                             f"{mtype.name} (one of {', '.join(mtype.run_variants)})")
         if not (self.meta.output_step > 0 and math.isfinite(self.meta.output_step)):
             raise self._err("/@output_step", f"must be a positive number, found {self.meta.output_step}")
+        for k in ("t_capture", "t_final"):   # NaN: not known (no capture; T Final from /time)
+            v = getattr(self.meta, k)
+            if math.isinf(v) or abs(v) > TIME_LIMIT:
+                raise self._err(f"/@{k}", f"{v:.6g} s is not a time of a run (NaN when unknown, |t| <= "
+                                          f"{TIME_LIMIT:g} s)")
+        if self.meta.run_date:
+            import datetime
+            try:
+                datetime.datetime.fromisoformat(self.meta.run_date)
+            except ValueError:
+                raise self._err("/@run_date", f"not an ISO 8601 date and time: {self.meta.run_date[:80]!r}") from None
 
         t = self._dataset("time", ndim=1, kind="f", keep=True)
         if self.live:
@@ -902,9 +943,11 @@ class RunFile:
                 raise self._err("/time", f"time not increasing at frame {bad} "
                                 f"({time[bad - 1]:.6g} -> {time[bad]:.6g})")
         self.time = time
+        self._check_time_axis()
 
         self.channels: dict[str, ChannelInfo] = {}
         self._channel_ds: dict[str, h5py.Dataset] = {}
+        self._abs_max: dict[str, float] = {}   # abs_max as stored (NaN: not stored)
         for name, d in self._members("channels"):
             ds = f"/channels/{name}"
             if not isinstance(d, h5py.Dataset):
@@ -920,6 +963,7 @@ class RunFile:
             self.channels[name] = ChannelInfo(name, self._str_attr(d, ds, "unit", ""), self._str_attr(d, ds, "label", name),
                                               grp, self._float_attr(d, ds, "stroke", math.nan),
                                               self._float_attr(d, ds, "place", math.nan))
+            self._check_channel_attrs(d, ds, self.channels[name])
             self._channel_ds[name] = self._handles[ds[1:]] = d
 
         self._group("bodies")
@@ -970,6 +1014,11 @@ class RunFile:
                 raise self._err(f"/{base}@visible_channel", f"names channel {vis!r}, which does not exist")
             self.geometry[name] = PartGeometry(name, body, pts, lines.astype(np.int32),
                                                self._str_attr(pg, f"/{base}", "kind", "mechanism"), vis)
+        for pair in self.contact_pairs.values() if self.geometry else ():   # the parts it turns red ("": none)
+            for k in ("part_a", "part_b"):
+                part = getattr(pair, k)
+                if part and part not in self.geometry:
+                    raise self._err(f"/contacts/{pair.name}@{k}", f"names part {part!r}, which is not in /geometry")
 
         ev = self._dataset("events", ndim=1)
         names = ev.dtype.names or ()
@@ -993,9 +1042,14 @@ class RunFile:
             if i and e.time < self.events[i - 1].time:
                 raise self._err("/events", f"not sorted by time at row {i} "
                                 f"({self.events[i - 1].time:.6g} -> {e.time:.6g})")
+            if abs(e.time) > TIME_LIMIT:
+                raise self._err("/events", f"row {i} ({e.kind}): time {e.time:.6g} s is not a time of a run "
+                                           f"(|t| <= {TIME_LIMIT:g} s)")
+            if max(len(e.pair), len(e.text)) > TEXT_LIMIT:
+                raise self._err("/events", f"row {i} ({e.kind}): text of more than {TEXT_LIMIT:,} characters")
 
         par = self._dataset("parameters", shape=())
-        self.parameters_toml = str(_decode(self._read_whole(par)))
+        self.parameters_toml = self._parameters_text(par)
 
         self.state_sizes: dict[str, int] = {}
         self._state_frames = np.zeros(0, np.int64)
@@ -1019,6 +1073,78 @@ class RunFile:
             self._state_frames = frames
         with self._reading("/"):
             self._time_datasets()   # keep the handles
+        self._contact_stats = None if self.live else self._read_contact_statistics()
+
+    # ---- consistency: attributes against /time and each other (docs/run-format.md, "Consistency") --------------
+    def _tolerance(self) -> float:
+        """How far a time may lie past the last frame: one frame step (the solver stops between two frames)."""
+        t = self.time
+        step = max(self.meta.output_step, float(t[-1] - t[-2]) if len(t) > 1 else 0.0)
+        return step + 1e-9 * max(1.0, abs(float(t[-1])))
+
+    def _check_time_axis(self):
+        """/time plausible, and the root attributes consistent with it: output_step, T Final, T capture."""
+        t, m = self.time, self.meta
+        if max(abs(float(t[0])), abs(float(t[-1]))) > TIME_LIMIT:
+            raise self._err("/time", f"runs from {t[0]:.6g} to {t[-1]:.6g} s: not a time axis of a run "
+                                     f"(|t| <= {TIME_LIMIT:g} s)")
+        if len(t) > 1:
+            med = float(np.median(np.diff(t)))
+            if not med / OUTPUT_STEP_RATIO <= m.output_step <= med * OUTPUT_STEP_RATIO:
+                raise self._err("/@output_step", f"{m.output_step:.6g} s, but the frames of /time are {med:.6g} s "
+                                                 f"apart (median; expected within a factor {OUTPUT_STEP_RATIO:g})")
+        elif not MIN_OUTPUT_STEP <= m.output_step <= TIME_LIMIT:
+            raise self._err("/@output_step", f"{m.output_step:.6g} s is not an output step "
+                                             f"({MIN_OUTPUT_STEP:g} .. {TIME_LIMIT:g} s)")
+        if self.live:   # a run being written: T Final and T capture are set when it ends
+            return
+        last = float(t[-1])
+        half = 0.5 * (float(t[-1] - t[-2]) if len(t) > 1 else m.output_step)
+        if math.isfinite(m.t_final) and abs(m.t_final - last) > half + 1e-9 * max(1.0, abs(last)):
+            raise self._err("/@t_final", f"T Final {m.t_final:.6g} s is not the last frame's time {last:.6g} s "
+                                         "of /time")
+        if math.isfinite(m.t_capture) and m.t_capture > last + self._tolerance():
+            raise self._err("/@t_capture", f"T capture {m.t_capture:.6g} s is after the run's last frame "
+                                           f"({last:.6g} s)")
+        with self._reading("/time@t_capture"):
+            tc = _scalar_attr(self._ds("time"), "t_capture", None, False)
+        if tc is not None:
+            tc = self._float_attr(self._ds("time"), "/time", "t_capture", math.nan)
+            if not (math.isnan(tc) and math.isnan(m.t_capture) or tc == m.t_capture
+                    or abs(tc - m.t_capture) <= 1e-9 * max(1.0, abs(tc))):
+                raise self._err("/time@t_capture", f"{tc:.6g} s differs from the root T capture {m.t_capture:.6g} s "
+                                                   "(a finished run has the same value in both)")
+
+    def _check_channel_attrs(self, d, ds: str, ch: ChannelInfo):
+        """A channel's stroke (NaN or > 0), place (NaN or finite) and abs_max (NaN or >= 0), all finite."""
+        if not (math.isnan(ch.stroke) or 0 < ch.stroke <= VALUE_LIMIT):
+            raise self._err(f"{ds}@stroke", f"must be a positive full-scale range (NaN if none), found {ch.stroke:.6g}")
+        if not (math.isnan(ch.place) or abs(ch.place) <= 360):
+            raise self._err(f"{ds}@place", f"must be an angle in degrees (NaN if none), found {ch.place:.6g}")
+        m = self._float_attr(d, ds, "abs_max", math.nan)
+        if not (math.isnan(m) or 0 <= m <= VALUE_LIMIT):
+            raise self._err(f"{ds}@abs_max", f"must be the channel's max |value| (>= 0, NaN if not stored), "
+                                             f"found {m:.6g}")
+        self._abs_max[ch.name] = m
+
+    def _parameters_text(self, par) -> str:
+        """/parameters: the input TOML text (UTF-8), not a number or binary data."""
+        if par.dtype.kind not in "OS" or (par.dtype.kind == "O" and h5py.check_string_dtype(par.dtype) is None):
+            raise self._err("/parameters", f"must be text (the scenario and mechanism TOML), found dtype {par.dtype}")
+        v = self._read_whole(par)
+        v = v.item() if isinstance(v, np.ndarray) else v
+        if isinstance(v, bytes):
+            try:
+                v = v.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise self._err("/parameters", f"not UTF-8 text (byte {exc.start}): binary data, not the input "
+                                               "TOML") from None
+        v = str(v)
+        bad = re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", v)
+        if bad:
+            raise self._err("/parameters", f"control character {bad.group()!r} at character {bad.start()}: binary "
+                                           "data, not the input TOML")
+        return v
 
     def _time_datasets(self) -> list:
         """Every dataset indexed by frame (they grow together while the run is written), one kept handle each.
@@ -1143,16 +1269,32 @@ class RunFile:
             return _decode(_attr(obj, name, default))
 
     def _str_attr(self, obj, where: str, name: str, default: str) -> str:
+        """A text attribute: a string of one line, at most TEXT_LIMIT characters (an integer unit is refused)."""
         with self._reading(self._at(where, name)):
-            return str(_decode(_scalar_attr(obj, name, default, True)))
+            v = _decode(_scalar_attr(obj, name, default, True))
+        return self._text(self._at(where, name), v)
+
+    def _text(self, at: str, v) -> str:
+        if not isinstance(v, str):
+            raise self._err(at, f"must be text, found {_shown(v)[:80]}")
+        if len(v) > TEXT_LIMIT:
+            raise self._err(at, f"text of {len(v):,} characters, more than {TEXT_LIMIT:,}")
+        bad = _CONTROL.search(v)
+        if bad:
+            raise self._err(at, f"must be one line of text, found {bad.group()!r} at character {bad.start()}")
+        return str(v)
 
     def _float_attr(self, obj, where: str, name: str, default: float) -> float:
+        """A number attribute (an integer or float scalar; text such as "0.5", a boolean or an array is refused)."""
         with self._reading(self._at(where, name)):
             v = _scalar_attr(obj, name, default, False)
+        v = _decode(v)
+        if isinstance(v, (str, bytes, bool, np.bool_)) or (isinstance(v, np.ndarray) and v.shape != ()):
+            raise self._err(self._at(where, name), f"must be a number, found {_shown(v)[:80]}")
         try:
             return float(v)
         except (TypeError, ValueError):
-            raise self._err(self._at(where, name), f"must be a number, found {_shown(v)}") from None
+            raise self._err(self._at(where, name), f"must be a number, found {_shown(v)[:80]}") from None
 
     def _group(self, name):
         with self._reading(f"/{name}", "cannot be opened, file corrupt"):
@@ -1232,6 +1374,17 @@ class RunFile:
         if not np.all(np.isfinite(block)):
             j = int(np.flatnonzero(~np.all(np.isfinite(block.reshape(len(block), -1)), axis=1))[0])
             raise self._err(f"/{name}", f"NaN or inf at frame {a + j}")
+        if name == "bodies/quaternion" and block.size:   # (N, B, 4): each a unit quaternion, within the tolerance
+            with np.errstate(over="ignore"):
+                off = np.abs(np.sqrt(np.sum(block * block, axis=-1)) - 1)
+            bad = ~(off <= QUATERNION_TOLERANCE)
+            if bad.any():
+                j, k = (int(x[0]) for x in np.nonzero(bad))
+                norm = float(np.hypot.reduce(block[j, k]))   # (no overflow to inf)
+                raise self._err(f"/{name}", f"body {self.bodies[k]!r} at frame {a + j}: quaternion of norm "
+                                            f"{norm:.6g}, not a rotation (unit within {QUATERNION_TOLERANCE:g})")
+        elif name == "bodies/position":
+            self._plausible(name, block, a)
         return block
 
     def _check_finite(self, name: str):
@@ -1251,6 +1404,23 @@ class RunFile:
         self._check_finite("bodies/position")
         self._check_finite("bodies/quaternion")
 
+    def check_data(self):
+        """Read every frame of every time-indexed dataset once (poses, channels, contact records) and raise
+        RunFileError at the first value that is not finite where it must be, or not plausible (`_plausible`)."""
+        self.check_poses()
+        n = self.n_frames
+        for name in self.channels:
+            step = max(1, self._chunk_frames(f"channels/{name}", 65536)) * 8
+            for i in range(0, n, step):
+                self.channel(name, i, min(i + step, n))
+        for pair in self.contact_pairs:
+            step = max(1, self._chunk_frames(f"contacts/{pair}/force", 65536)) * 8
+            for i in range(0, n, step):
+                j = min(i + step, n)
+                self.contact_force(pair, i, j)
+                self.contact_point(pair, i, j)
+                self.contact_detail(pair, i, j)
+
     # ---- public reading API ----------------------------------------------------------------
     @property
     def t_capture(self) -> float:
@@ -1258,7 +1428,8 @@ class RunFile:
 
     @property
     def t_final(self) -> float:
-        return self.meta.t_final if math.isfinite(self.meta.t_final) else float(self.time[-1])
+        """T Final: the last frame's time (the root attribute, when given, was checked to be that at open)."""
+        return float(self.time[-1])
 
     @property
     def duration(self) -> float:
@@ -1271,23 +1442,38 @@ class RunFile:
 
     def stored_abs_max(self, name: str) -> float:
         """max |value| of a channel as its writer stored it at the end (NaN: not stored, or the run may still grow)."""
-        d = self._channel_ds.get(name)
-        if d is None or self.live:
+        if self.live:
             return math.nan
-        try:
-            v = self._float_attr(d, f"/channels/{name}", "abs_max", math.nan)
-        except RunFileError:   # unreadable: as if not stored (the caller computes it from the values)
-            return math.nan
-        return v if v >= 0 else math.nan
+        return self._abs_max.get(name, math.nan)   # (checked >= 0 or NaN at open)
 
     def channel(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
-        """Values of one channel over frames [start, stop)."""
+        """Values of one channel over frames [start, stop); RunFileError if one is beyond the stored abs_max or any
+        physical value (a corrupt chunk), never the number."""
         if name not in self.channels:
             raise KeyError(f"{self.path}: no channel {name!r}")
-        return self._read(f"channels/{name}", np.s_[start:self._stop(stop)])
+        start = start + (self.n_frames if start < 0 else 0)
+        return self._plausible(f"channels/{name}", self._read(f"channels/{name}", np.s_[start:self._stop(stop)]),
+                               start, self.stored_abs_max(name))
 
     def channel_at(self, name: str, frame: int) -> float:
-        return float(self._read(f"channels/{name}", frame))
+        frame = int(frame) + (self.n_frames if frame < 0 else 0)
+        return float(self._plausible(f"channels/{name}", np.atleast_1d(self._read(f"channels/{name}", frame)),
+                                     frame, self.stored_abs_max(name))[0])
+
+    def _plausible(self, name: str, values: np.ndarray, first: int, abs_max: float = math.nan) -> np.ndarray:
+        """`values` (frames first, from frame `first`) if every one is within VALUE_LIMIT and the stored abs_max
+        (NaN allowed); else RunFileError naming the dataset and the first bad frame: the data is corrupt."""
+        a = np.abs(values.reshape(len(values), -1)) if values.ndim else np.abs(values.reshape(1, 1))
+        limit = VALUE_LIMIT if math.isnan(abs_max) else abs_max * (1 + 1e-9) + 1e-300
+        with np.errstate(invalid="ignore"):
+            bad = a > limit
+        if bad.any():
+            j = int(np.flatnonzero(bad.any(axis=1))[0])
+            v = float(a[j][bad[j]][0])
+            why = (f"beyond any physical value (|value| <= {VALUE_LIMIT:g})" if math.isnan(abs_max) or v > VALUE_LIMIT
+                   else f"more than the run's max |value| {abs_max:.6g} stored in its abs_max")
+            raise self._err(f"/{name}", f"|value| {v:.6g} at frame {first + j} is {why}: data corrupt")
+        return values
 
     def channels_at(self, names, frame: int) -> dict[str, float]:
         return {n: self.channel_at(n, frame) for n in names}
@@ -1314,8 +1500,9 @@ class RunFile:
         out = {}
         for name in self.contact_pairs:
             base = f"contacts/{name}"
-            out[name] = (bool(self._read(f"{base}/active", frame)), self._read(f"{base}/force", frame),
-                         self._read(f"{base}/point", frame))
+            out[name] = (bool(self._read(f"{base}/active", frame)),
+                         self._plausible(f"{base}/force", self._read(f"{base}/force", frame)[None], frame)[0],
+                         self._plausible(f"{base}/point", self._read(f"{base}/point", frame)[None], frame)[0])
         return out
 
     def _stop(self, stop):
@@ -1326,58 +1513,93 @@ class RunFile:
         return self._read(f"contacts/{name}/active", np.s_[start:self._stop(stop)]).astype(bool)
 
     def contact_force(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
-        return self._read(f"contacts/{name}/force", np.s_[start:self._stop(stop)])
+        return self._plausible(f"contacts/{name}/force", self._read(f"contacts/{name}/force",
+                                                                    np.s_[start:self._stop(stop)]), start)
 
     def contact_point(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
-        return self._read(f"contacts/{name}/point", np.s_[start:self._stop(stop)])
+        return self._plausible(f"contacts/{name}/point", self._read(f"contacts/{name}/point",
+                                                                    np.s_[start:self._stop(stop)]), start)
 
     def contact_detail(self, name: str, start: int = 0, stop: int | None = None,
                        fields=("normal", "depth", "normal_speed")) -> dict[str, np.ndarray]:
         """Optional per-pair normal, depth and normal_speed over [start, stop) (empty dict if absent)."""
         held = self._handles
-        return {k: self._read(f"contacts/{name}/{k}", np.s_[start:self._stop(stop)])
+        return {k: self._plausible(f"contacts/{name}/{k}", self._read(f"contacts/{name}/{k}",
+                                                                      np.s_[start:self._stop(stop)]), start)
                 for k in fields if f"contacts/{name}/{k}" in held}
 
     def contact_statistics(self) -> tuple[np.ndarray, float] | None:
         """The writer's contact-interval table (CONTACT_EVENT_DTYPE rows, pair names as str) and the step of the
-        frames it was computed from; None when the file has none (or its writer stopped before writing it)."""
+        frames it was computed from; None when the file has none (or its writer stopped before writing it).
+        Checked when the run is opened (a run being written has none yet)."""
+        return None if self.live else self._contact_stats
+
+    def _read_contact_statistics(self) -> tuple[np.ndarray, float] | None:
+        """/contact_events read and checked: fields and their kinds, sample_step, known pairs, finite times inside
+        the run with start <= end, no negative or non-finite force or impulse, no negative speed."""
         name = "/contact_events"
         with self._reading(name, "cannot be opened, file corrupt"):
             d = self._f.get("contact_events")
-        if d is None or self.live:
+        if d is None:
             return None
         with self._reading(name):
             if not isinstance(d, h5py.Dataset) or d.ndim != 1:
                 raise self._err(name, "expected a one-dimensional table")
-            missing = [k for k in CONTACT_EVENT_DTYPE.names if k not in (d.dtype.names or ())]
+            fields = d.dtype.names or ()
+            missing = [k for k in CONTACT_EVENT_DTYPE.names if k not in fields]
         if missing:
             raise self._err(name, f"wrong dtype {d.dtype}: missing fields {', '.join(missing)}")
+        for k in CONTACT_EVENT_DTYPE.names:
+            kind = d.dtype[k].kind
+            if (kind not in "OSU" or kind == "O" and h5py.check_string_dtype(d.dtype[k]) is None) if k == "pair" \
+                    else kind not in "fiu":
+                raise self._err(name, f"field {k} has dtype {d.dtype[k]}, expected "
+                                      f"{'text' if k == 'pair' else 'a number'}")
         with self._reading(f"{name}@sample_step"):
             step = _scalar_attr(d, "sample_step", None, False)
         if step is None:
             raise self._err(f"{name}@sample_step", "missing")
+        step = _decode(step)
         try:
+            if isinstance(step, (str, bytes, bool, np.bool_)):
+                raise TypeError
             step = float(step)
         except (TypeError, ValueError):
-            raise self._err(f"{name}@sample_step", f"must be a number of seconds, found {step!r}") from None
+            raise self._err(f"{name}@sample_step", f"must be a number of seconds, found {_shown(step)[:80]}") from None
         if math.isnan(step):
             return None                                   # created, never filled: its writer stopped
-        if not (step > 0 and math.isfinite(step)):
+        if not (0 < step <= TIME_LIMIT):
             raise self._err(f"{name}@sample_step", f"must be a positive number of seconds, found {step}")
         raw = self._read_whole(d)
         rows = np.zeros(len(raw), dtype=[(k, object if k == "pair" else CONTACT_EVENT_DTYPE[k])
                                          for k in CONTACT_EVENT_DTYPE.names])
-        for k in CONTACT_EVENT_DTYPE.names:
-            rows[k] = [str(_decode(v)) for v in raw[k]] if k == "pair" else raw[k]
+        with self._reading(name, "rows cannot be decoded"):
+            for k in CONTACT_EVENT_DTYPE.names:
+                rows[k] = [str(_decode(v)) for v in raw[k]] if k == "pair" else raw[k]
+        tol = self._tolerance() + step
+        t0, t1 = float(self.time[0]), float(self.time[-1])
         for i, r in enumerate(rows):
-            where = f"row {i} ({r['pair']})"
+            where = f"row {i} ({r['pair'][:80]})"
             if r["pair"] not in self.contact_pairs:
                 raise self._err(name, f"{where}: pair is not in /contacts")
-            if not (math.isfinite(r["start"]) and math.isfinite(r["end"]) and r["end"] >= r["start"]):
-                raise self._err(name, f"{where}: start {r['start']} and end {r['end']} must be finite, end >= start")
-            if r["approach_speed"] < 0 or r["peak_force"] < 0 or r["impulse"] < 0:
-                raise self._err(name, f"{where}: negative approach_speed, peak_force or impulse "
-                                      f"(closing speed and normal force are >= 0; NaN when unknown)")
+            start, end = float(r["start"]), float(r["end"])
+            if not (math.isfinite(start) and math.isfinite(end) and end >= start):
+                raise self._err(name, f"{where}: start {start} and end {end} must be finite, end >= start")
+            if start < t0 - tol or end > t1 + tol:
+                raise self._err(name, f"{where}: {start:.6g} .. {end:.6g} s is outside the run "
+                                      f"({t0:.6g} .. {t1:.6g} s)")
+            pt = float(r["peak_time"])
+            if not (math.isnan(pt) or start - step - 1e-9 <= pt <= end + step + 1e-9):
+                raise self._err(name, f"{where}: peak_time {pt:.6g} s is outside its interval "
+                                      f"{start:.6g} .. {end:.6g} s")
+            if not (0 <= r["peak_force"] <= VALUE_LIMIT and 0 <= r["impulse"] <= VALUE_LIMIT):
+                raise self._err(name, f"{where}: peak_force {r['peak_force']:.6g} and impulse {r['impulse']:.6g} "
+                                      "must be finite and >= 0 (the normal force is >= 0)")
+            if r["approach_speed"] < 0 or r["approach_speed"] > VALUE_LIMIT:
+                raise self._err(name, f"{where}: approach_speed {r['approach_speed']:.6g} must be >= 0 "
+                                      "(closing speed; NaN when unknown)")
+            if r["rebound"] not in (0, 1) or r["lasts_to_end"] not in (0, 1):
+                raise self._err(name, f"{where}: rebound and lasts_to_end must be 0 or 1")
         return rows, step
 
     def groups(self) -> dict[str, list[str]]:
@@ -1417,7 +1639,7 @@ class RunFile:
             f"events        {len(self.events)}",
         ]
         for e in self.events[:40]:
-            lines.append(f"  {e.time:10.4f} s  {e.kind:<14} {e.pair:<20} {e.text}")
+            lines.append(f"  {e.time:10.4f} s  {e.kind:<14} {one_line(e.pair):<20} {one_line(e.text)}")
         if len(self.events) > 40:
             lines.append(f"  ... {len(self.events) - 40} more")
         return "\n".join(lines)
@@ -1537,7 +1759,11 @@ def _write_sealed(run: RunFile, tmp: Path, complete: bool, events: list[Event], 
             ev[:] = _event_array(events)
         dst.attrs["complete"] = complete
         dst.attrs["t_final"] = t_final
-        dst.attrs["t_capture"] = run.meta.t_capture   # (a killed writer stored it on /time only)
+        t_capture = run.meta.t_capture   # (a killed writer stored it on /time only)
+        if t_capture > t_final + run._tolerance():   # noqa: SLF001  captured after the last frame kept: not in it
+            t_capture = math.nan
+        dst.attrs["t_capture"] = t_capture
+        dst["time"].attrs["t_capture"] = t_capture
         if records is not None and "contact_events" in src:
             ce = dst.create_dataset("contact_events", data=records, maxshape=(None,), chunks=(256,))
             ce.attrs["sample_step"] = run.meta.output_step

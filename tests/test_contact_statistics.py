@@ -182,27 +182,23 @@ GOOD = ("head_cone", 0.2, 0.3, 1000.0, 0.25, 50.0, 0.15, 0, 0)
 @pytest.mark.parametrize("rows, step, message", [
     ([("no_such_pair", *GOOD[1:])], 1e-3, "row 0 (no_such_pair): pair is not in /contacts"),
     ([("head_cone", 0.3, 0.2, *GOOD[3:])], 1e-3, "must be finite, end >= start"),
-    ([(*GOOD[:6], -0.1, 0, 0)], 1e-3, "negative approach_speed"),
+    ([(*GOOD[:6], -0.1, 0, 0)], 1e-3, "approach_speed -0.1 must be >= 0"),
     ([GOOD], None, "/contact_events@sample_step: missing"),
     ([GOOD], -1.0, "/contact_events@sample_step: must be a positive number"),
 ])
 def test_bad_contact_events_table_is_refused_with_its_name(tmp_path, rows, step, message):
     from solver.runfile import CONTACT_EVENT_DTYPE
     path = _with_table(tmp_path, "bad", np.array(rows, dtype=CONTACT_EVENT_DTYPE), step)
-    with RunFile(path) as r:
-        with pytest.raises(RunFileError) as e:
-            table_from_run(r)
+    with pytest.raises(RunFileError) as e:   # refused when the run is opened (issue 31), not when listed
+        RunFile(path)
     assert str(e.value).startswith(f"{path}: /contact_events") and message in str(e.value)
 
 
 def test_wrong_fields_are_refused_and_the_app_path_reports_it(tmp_path):
-    from viewer.capture_verdict import DEFAULT_CRITERIA
-    from viewer.diagram import analyse_run
     path = _with_table(tmp_path, "fields", np.zeros(2, dtype=[("pair", "S8"), ("start", "f8")]))
-    with RunFile(path) as r:
-        events, verdict, error = analyse_run(r, DEFAULT_CRITERIA)
-    assert events is None and verdict is not None
-    assert f"contact events unavailable: {path}: /contact_events: wrong dtype" in error and "missing fields end" in error
+    with pytest.raises(RunFileError) as e:   # refused when the run is opened (issue 31): the app's open dialog
+        RunFile(path)
+    assert f"{path}: /contact_events: wrong dtype" in str(e.value) and "missing fields end" in str(e.value)
 
 
 def test_a_table_its_writer_never_filled_falls_back_to_the_frames(tmp_path):

@@ -55,7 +55,8 @@ def test_datasets_are_chunked_along_time_and_compressed(small_run):
 def test_writer_roundtrip_exact_values(tmp_path):
     p = tmp_path / "exact.h5"
     chans = [ChannelInfo("Fx", "N", "force x", "base_loads"), ChannelInfo("XLimD", "m", "limiter spring", "axial_damper", 0.05)]
-    parts = [PartGeometry("receiving_cone", "passive_craft", np.zeros((2, 3)), np.array([[0, 1]]), "cone")]
+    parts = [PartGeometry("receiving_cone", "passive_craft", np.zeros((2, 3)), np.array([[0, 1]]), "cone"),
+             PartGeometry("probe_head", "active_craft", np.zeros((2, 3)), np.array([[0, 1]]))]   # the pair's parts
     w = RunWriter(p, RunMeta(comment="exact", variant="movable_limiter", output_step=0.5), chans,
                   ["passive_craft", "active_craft"], [ContactPairInfo("head_cone", "probe_head", "receiving_cone")], parts,
                   parameters_toml="x = 1\n", chunk=4)

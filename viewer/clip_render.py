@@ -70,6 +70,8 @@ class DiagramRenderer:
         if transport is not None:
             transport.hide()
         d.plots.set_rows_scroll(False)   # a video cannot scroll: the plots share the pane's height
+        self.read_errors: list[str] = []   # data a pane could not show (a corrupt chunk): the export fails
+        d.readError.connect(self.read_errors.append)
         d.set_run(run, plotted)
         d.ensure_analysed()   # lanes and verdict in every exported frame
         d.act_scrolling.setChecked(bool(scrolling))
@@ -138,6 +140,8 @@ class DiagramRenderer:
         pb = self.playback
         before = pb.frame
         pb.seek_time(t)  # the panes redraw through frameChanged when the frame changes
+        if self.read_errors:   # a pane kept its last picture: never encode it as this frame
+            raise ValueError(f"frame {pb.frame} cannot be shown: {self.read_errors[0]}")
         if pb.frame != self.frame or self.frame < 0:
             if pb.frame == before and self._vtk is not None:
                 self._vtk.rw.Render()  # same frame, changed view (camera, pane sizes): render the scene again

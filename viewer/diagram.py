@@ -51,9 +51,12 @@ def failure_key(exc: BaseException) -> tuple:
     return (type(exc).__name__, str(exc))
 
 
-def analyse_run(run: RunFile | None, criteria_path) -> tuple[EventTable | None, Verdict | None, str]:
-    """(contact-event table, capture verdict, why either is missing) of a run; no Qt, safe in a thread."""
+def analyse_run(run: RunFile | None, criteria_path, failures: list | None = None
+                ) -> tuple[EventTable | None, Verdict | None, str]:
+    """(contact-event table, capture verdict, why either is missing) of a run; no Qt, safe in a thread.
+    `failures` collects the RunFileErrors met (a corrupt chunk): the window shows them in its read-error dialog."""
     events, verdict, error = None, None, ""
+    failures = [] if failures is None else failures
     if run is not None and run.live:
         error = "run still being written: events and verdict when it ends"
     elif run is not None:
@@ -61,10 +64,13 @@ def analyse_run(run: RunFile | None, criteria_path) -> tuple[EventTable | None, 
             events = table_from_run(run)
         except RunFileError as exc:
             error = f"contact events unavailable: {exc}"
+            failures.append(exc)
         try:
             verdict = evaluate(run, load_criteria(criteria_path) if criteria_path else None)
         except (CriteriaError, RunFileError) as exc:
             error = (error + "; " if error else "") + f"verdict unavailable: {exc}"
+            if isinstance(exc, RunFileError):
+                failures.append(exc)
     return events, verdict, error
 
 
@@ -78,6 +84,7 @@ class _AnalysisJob:
     def __init__(self, run: RunFile, criteria_path):
         self.run, self.criteria_path = run, criteria_path
         self.result: tuple = (None, None, "contact events unavailable: analysis did not finish")
+        self.failures: list = []   # RunFileErrors met (shown in the read-error dialog)
         self.signals = _AnalysisSignals()
         self._thread = threading.Thread(target=self._work, name="run-analysis", daemon=True)
 
@@ -89,7 +96,7 @@ class _AnalysisJob:
 
     def _work(self):
         try:
-            self.result = analyse_run(self.run, self.criteria_path)
+            self.result = analyse_run(self.run, self.criteria_path, self.failures)
         except Exception as exc:  # noqa: BLE001  (e.g. the run was closed meanwhile; shown only if still open)
             self.result = (None, None, f"contact events unavailable: {exc}")
         try:
@@ -625,7 +632,7 @@ class MnemonicDiagram(QWidget):
     def _analysis_done(self, run: RunFile):
         job = self._analysis_jobs.pop(run, None)
         if job is not None and run is self.run and self._analysed_run is not run:
-            self._apply_analysis(run, job.result)
+            self._apply_analysis(run, job.result, job.failures)
 
     @property
     def analysed(self) -> bool:
@@ -638,16 +645,20 @@ class MnemonicDiagram(QWidget):
         if run is None or run is not self.run or self._analysed_run is run:
             return
         job = self._analysis_jobs.pop(run, None)
+        failures: list = []
         if job is not None:
             job.join()          # under way in a thread: wait for it rather than compute twice
-            result = job.result
+            result, failures = job.result, job.failures
         else:
-            result = analyse_run(run, self.criteria_path)
-        self._apply_analysis(run, result)
+            result = analyse_run(run, self.criteria_path, failures)
+        self._apply_analysis(run, result, failures)
 
-    def _apply_analysis(self, run: RunFile, result):
+    def _apply_analysis(self, run: RunFile, result, failures=()):
+        """Show the events and verdict; data found corrupt on the way (RunFileError) gets the read-error dialog."""
         self._analysed_run = run
         self.events, self.verdict, self.analysis_error = result
+        for exc in failures:
+            self._read_error(str(exc), failure_key(exc))
         self._show_events(run)
         self.playback.set_event_frames(self.events.start_frame if self.events is not None else [])
         self._show_verdict()

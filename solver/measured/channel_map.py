@@ -17,6 +17,16 @@ from solver.measured.record import MeasuredError, MeasuredRecord
 BASE_CHANNELS = ("Fx", "Fy", "Fz", "Mx", "My", "Mz")
 
 
+def _load_checks() -> dict[str, float]:
+    """The plausibility limits of resources/measured/checks.toml (all assumed)."""
+    import tomllib
+    with open(Path(__file__).resolve().parents[2] / "resources" / "measured" / "checks.toml", "rb") as fh:
+        return {k: float(v) for k, v in tomllib.load(fh).items()}
+
+
+CHECKS = _load_checks()
+
+
 @lru_cache(maxsize=1)
 def units():
     """The one pint unit registry."""
@@ -96,6 +106,7 @@ class ChannelMap:
     channels: list[MappedChannel] = field(default_factory=list)
     sensors: list[Sensor] = field(default_factory=list)
     comment: str = ""
+    warnings: list[str] = field(default_factory=list)   # `map: key: what looks wrong` (radians as degrees, ...)
 
     @property
     def run_channels(self) -> list[str]:
@@ -147,7 +158,16 @@ def _check_known(path, prefix, table: dict, known):
             raise MeasuredError(path, prefix + k, unknown(k, known))
 
 
-def _rotation(path, key, s: dict) -> np.ndarray:
+def _looks_like_radians(ang: np.ndarray) -> bool:
+    """Euler angles that read as radians: none beyond 2 pi, and a non-zero one within 0.005 of a multiple of 15 deg
+    in radians (0.2618, 0.5236, 1.5708, ...) that is not a whole number of degrees."""
+    if not ang.any() or np.abs(ang).max() > 2 * math.pi:
+        return False
+    step = math.pi / 12
+    return any(a != 0 and a != round(a) and abs(a / step - round(a / step)) * step < 0.005 for a in ang)
+
+
+def _rotation(path, key, s: dict, warnings: list | None = None) -> np.ndarray:
     """R (v_base = R v_sensor: its columns are the sensor axes in base components) from `rotation` (3x3) or from
     `euler_deg` + `euler_sequence` (scipy Rotation.from_euler); the identity if neither is given."""
     if "rotation" in s and "euler_deg" in s:
@@ -169,6 +189,9 @@ def _rotation(path, key, s: dict) -> np.ndarray:
                 and seq[0] != seq[1] and seq[1] != seq[2]):
             raise MeasuredError(path, f"{key}.euler_sequence", f"{seq!r}: three axes like \"ZYX\" (upper case: "
                                 "intrinsic, rotating axes) or \"xyz\" (lower case: extrinsic, fixed axes)")
+        if warnings is not None and _looks_like_radians(ang):
+            warnings.append(f"{path}: {key}.euler_deg: {ang.tolist()} look like radians "
+                            f"({np.degrees(ang).round(2).tolist()} deg if they are): the angles are read as degrees")
         return Rotation.from_euler(seq, ang, degrees=True).as_matrix()
     if "euler_sequence" in s:
         raise MeasuredError(path, f"{key}.euler_sequence", "given without euler_deg")
@@ -238,10 +261,21 @@ def load_map(path) -> ChannelMap:
         ou = _str(path, f"{key}.origin_unit", s.get("origin_unit", "m"))
         r = _vec(path, f"{key}.origin", s.get("origin", [0.0, 0.0, 0.0]), 3) * unit_factor(path, f"{key}.origin_unit",
                                                                                            ou, "m")
+        if np.hypot.reduce(r) > CHECKS["origin_limit"]:   # (hypot: no overflow to inf)
+            raise MeasuredError(path, f"{key}.origin", f"{np.hypot.reduce(r):.4g} m from the mechanism base "
+                                f"(origin_unit {ou!r}): a load cell is within {CHECKS['origin_limit']:g} m of it; "
+                                "is origin_unit right (default m)?")
         cm.sensors.append(Sensor(tuple(_str(path, f"{key}.columns", c) for c in cols),
                                  tuple(_str(path, f"{key}.channels", c) for c in chs), fu, mu,
-                                 _rotation(path, key, s), r, _sign(path, f"{key}.sign", s.get("sign", 1)),
+                                 _rotation(path, key, s, cm.warnings), r, _sign(path, f"{key}.sign", s.get("sign", 1)),
                                  _num(path, f"{key}.weight", s.get("weight", 1.0), 0.0), key))
+    used: dict[str, str] = {tcol: "time.column"}   # one column is one measured quantity
+    for where, col in [(f"{c.key}.column", c.column) for c in cm.channels] + \
+            [(f"{s.key}.columns", c) for s in cm.sensors for c in s.columns]:
+        if col in used:
+            raise MeasuredError(path, where, f"column {col!r} is already used by {used[col]}: each column is one "
+                                "measured quantity, mapped once")
+        used[col] = where
     seen: dict[str, str] = {}
     for c in cm.channels:
         if c.run in seen:
@@ -266,9 +300,21 @@ def convert(cmap: ChannelMap, record: MeasuredRecord, run_units: dict[str, str])
     n = len(t)
     if n < 2:
         raise MeasuredError(record.path, cmap.time_column, "needs at least 2 samples")
-    if not np.all(np.isfinite(t)) or np.any(np.diff(t) <= 0):
-        bad = int(np.argmax(~np.isfinite(t))) if not np.all(np.isfinite(t)) else int(np.argmax(np.diff(t) <= 0)) + 1
-        raise MeasuredError(record.path, cmap.time_column, f"time must increase strictly (sample {bad}: {t[bad]!r})")
+    if not np.all(np.isfinite(t)):
+        bad = int(np.argmax(~np.isfinite(t)))
+        raise MeasuredError(record.path, cmap.time_column, f"time must be a finite number (sample {bad}: {t[bad]})")
+    dt = np.diff(t)
+    if np.any(dt <= 0):
+        bad = int(np.argmax(dt <= 0)) + 1
+        what = "the same time stamp as" if dt[bad - 1] == 0 else "earlier than"
+        raise MeasuredError(record.path, cmap.time_column, f"time must increase strictly: sample {bad} "
+                            f"({float(t[bad]):.9g} s) is {what} sample {bad - 1} ({float(t[bad - 1]):.9g} s)")
+    step, span = float(np.median(dt)), float(t[-1] - t[0])
+    if not (CHECKS["min_sample_step"] <= step <= CHECKS["max_sample_step"] and span <= CHECKS["max_span"]):
+        raise MeasuredError(p, "time.unit", f"{cmap.time_unit!r} makes the record's samples {step:.3g} s apart over "
+                            f"{span:.3g} s: far outside a measured record ({CHECKS['min_sample_step']:g} to "
+                            f"{CHECKS['max_sample_step']:g} s apart, at most {CHECKS['max_span']:g} s long); is the "
+                            "unit of the time column right?")
 
     def col(name, where):
         v = record.column(name, where, p)
@@ -287,15 +333,27 @@ def convert(cmap: ChannelMap, record: MeasuredRecord, run_units: dict[str, str])
         out_units[c.run] = ru
     for s in cmap.sensors:
         ru = [run_unit(ch, f"{s.key}.channels") for ch in s.channels]
-        Fs = np.column_stack([col(c, f"{s.key}.columns") for c in s.columns[:3]]) * unit_factor(
-            p, f"{s.key}.force_unit", s.force_unit, "N")
-        Ms = np.column_stack([col(c, f"{s.key}.columns") for c in s.columns[3:]]) * unit_factor(
-            p, f"{s.key}.moment_unit", s.moment_unit, "N*m")
-        F = Fs @ s.rotation.T                       # R F_s, row-wise
-        M = Ms @ s.rotation.T + np.cross(s.origin, F)
+        cols = [col(c, f"{s.key}.columns") for c in s.columns]
+        fu = unit_factor(p, f"{s.key}.force_unit", s.force_unit, "N")
+        mu = unit_factor(p, f"{s.key}.moment_unit", s.moment_unit, "N*m")
+        R, r = s.rotation, s.origin
+
+        def turned(first, k, factor):   # (R v_s)_k, one column at a time (memory: a few columns, not n x 6)
+            v = (R[k, 0] * factor) * cols[first]
+            v += (R[k, 1] * factor) * cols[first + 1]
+            v += (R[k, 2] * factor) * cols[first + 2]
+            return v
+        F = [turned(0, k, fu) for k in range(3)]                 # R F_s
+        M = [turned(3, k, mu) for k in range(3)]                 # R M_s + r x R F_s
+        for k in range(3):
+            a, b = (k + 1) % 3, (k + 2) % 3
+            M[k] += r[a] * F[b]
+            M[k] -= r[b] * F[a]
         for k, ch in enumerate(s.channels):
             si = unit_factor(p, f"{s.key}.channels", "N" if k < 3 else "N*m", ru[k])
-            out[ch] = s.sign * (F[:, k] if k < 3 else M[:, k - 3]) * si
+            v = F[k] if k < 3 else M[k - 3]
+            v *= s.sign * si
+            out[ch] = v
             out_units[ch] = ru[k]
     for ch, v in out.items():
         if not np.all(np.isfinite(v)):

@@ -40,14 +40,16 @@ class Comparison:
     auto: bool = True
     record_time: np.ndarray | None = None     # the record's own samples in run time (t_measured - offset), s
     record: dict[str, np.ndarray] = field(default_factory=dict)   # ... and its channels there, in run units
+    warnings: list[str] = field(default_factory=list)   # what looks wrong in the map (the numbers may be too)
 
     def difference(self, channel: str) -> np.ndarray:
         """measured - run on the run's grid (NaN outside the record)."""
         return self.measured[channel] - self.run[channel]
 
     def report(self) -> str:
-        """`time offset: <s> s`, then one line per channel."""
-        return "\n".join([f"time offset: {self.offset:.6f} s", *(m.line() for m in self.metrics)])
+        """`warning: ...` lines (if any), `time offset: <s> s`, then one line per channel."""
+        return "\n".join([*(f"warning: {w}" for w in self.warnings), f"time offset: {self.offset:.6f} s",
+                          *(m.line() for m in self.metrics)])
 
 
 def first_crossing(t: np.ndarray, v: np.ndarray, threshold: float) -> float:
@@ -131,7 +133,7 @@ def compare_arrays(t_run, run: dict[str, np.ndarray], sig: MeasuredSignals, cmap
     names = cmap.run_channels
     cmp_ = Comparison(float(offset), t_run, {ch: run[ch] for ch in names}, {ch: meas[ch] for ch in names},
                       dict(sig.units), auto=auto, record_time=sig.time - offset,
-                      record={ch: sig.values[ch] for ch in names})
+                      record={ch: sig.values[ch] for ch in names}, warnings=list(cmap.warnings))
     cmp_.metrics = [metrics_of(ch, sig.units[ch], t_run, run[ch], meas[ch], float(offset)) for ch in names]
     return cmp_
 
