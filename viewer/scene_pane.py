@@ -33,7 +33,7 @@ from solver import mechanisms  # noqa: E402
 from solver.runfile import TIME_CHUNK, RunFile, RunFileError  # noqa: E402
 from viewer.scene_geometry import arrow_elements, cross3, ld_plane, lateral_direction, pose_matrices  # noqa: E402
 from viewer.flow_row import FlowRow  # noqa: E402
-from viewer.numbers import force_text  # noqa: E402
+from viewer.numbers import count_text, fixed, force_text, is_count  # noqa: E402
 from viewer.steady_label import SteadyLabel  # noqa: E402
 from viewer.vtk_view import OffscreenVTKWidget  # noqa: E402
 
@@ -100,13 +100,15 @@ def _draw_on_top(actor: vtkActor):
         "//VTK::Depth::Impl", True, "//VTK::Depth::Impl\n  gl_FragDepth = 0.0;\n", False)
 
 
-def _fmt(name: str, value: float, unit: str, width: int) -> str:
-    v = "       —" if not math.isfinite(value) else f"{value:+9.4f}" if abs(value) < 1e4 else f"{value:+9.3g}"
+def _fmt(name: str, value: float, unit: str, width: int, count: bool = False) -> str:
+    """A readout line: name, value (a count as a whole number), unit; never "-0.0000"."""
+    v = "       —" if not math.isfinite(value) else f"{count_text(value):>9}" if count else \
+        fixed(value, 4, True, 9) if abs(value) < 1e4 else f"{value:+9.3g}"
     return f"{name:<{width}}{v} {unit}".rstrip()
 
 
 def _fmt_load(name: str, value: float, unit: str) -> str:
-    return f"{name} {'—' if not math.isfinite(value) else f'{value:.1f}'} {unit}"
+    return f"{name} {'—' if not math.isfinite(value) else fixed(value, 1)} {unit}"
 
 
 class _BlockCache:
@@ -317,6 +319,7 @@ class ScenePane(QWidget):
         self._cache: _BlockCache | None = None
         self._texts = {"left": "", "right": "", "loads": ""}
         self._text_layouts: dict[bool, tuple] = {}   # after capture -> readout names of the run (see _text_layout)
+        self._counts: set[str] = set()                 # readouts that count things (latches engaged): whole numbers
         self._extent = (-0.6, 0.8, 0.7)  # x min, x max, radial extent (m)
         self._ghost: dict | None = None   # a second run drawn as a ghost wireframe (see set_ghost)
         self._tints: dict[str, str] = {}  # part -> channel it is coloured by (the type's scene.tinted_parts)
@@ -488,6 +491,7 @@ class ScenePane(QWidget):
             t.setText("")
         self._texts = {"left": "", "right": "", "loads": ""}
         self._text_layouts = {}
+        self._counts = set()
         self._tints, self.tint_caption = {}, ""
 
     def _add_part(self, name: str, g):
@@ -803,6 +807,7 @@ class ScenePane(QWidget):
             lh = rh = ro.head
             ln = [(n, run.channels[n].unit) for n in ro.left if n in run.channels]
             rn = [(n, run.channels[n].unit) for n in ro.right if n in run.channels]
+            self._counts.update(n for n, u in ln + rn if is_count(u, run.channels[n].stroke))
             lw = max((len(n) for n, _ in ln), default=0) + 1
             rw = max((len(n) for n, _ in rn), default=0) + 1
             loads = [(n, run.channels[n].unit.replace("*", "·")) for n in self.mtype.base_loads if n in run.channels]
@@ -817,8 +822,9 @@ class ScenePane(QWidget):
         after = math.isfinite(tc) and t >= tc
         lh, rh, ln, rn, lw, rw, load_names = self._text_layout(after)
         k = cache.at(i)
-        left = "\n".join(_fmt(n, cache.value_at(n, k), u, lw) for n, u in ln)
-        right = "\n".join(_fmt(n, cache.value_at(n, k), u, rw) for n, u in rn)
+        counts = self._counts
+        left = "\n".join(_fmt(n, cache.value_at(n, k), u, lw, n in counts) for n, u in ln)
+        right = "\n".join(_fmt(n, cache.value_at(n, k), u, rw, n in counts) for n, u in rn)
         loads = "   ".join(_fmt_load(n, cache.value_at(n, k), u) for n, u in load_names)
         if loads:
             loads = "base: " + loads
