@@ -66,9 +66,10 @@ class DiagramRenderer:
         d.setAttribute(Qt.WA_DontShowOnScreen, True)
         if hasattr(d.scene, "render_async"):
             d.scene.render_async = False   # each seek renders at once: its pixels are read from VTK's buffer
-        transport = d.findChild(QWidget, "transport")
-        if transport is not None:
-            transport.hide()
+        for name in ("transport", "camera_buttons"):   # controls, not the diagram: never in a clip frame
+            control = d.findChild(QWidget, name)
+            if control is not None:
+                control.hide()
         d.plots.set_rows_scroll(False)   # a video cannot scroll: the plots share the pane's height
         d.set_run(run, plotted)
         d.ensure_analysed()   # lanes and verdict in every exported frame

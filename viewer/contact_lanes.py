@@ -8,20 +8,23 @@ import re
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QPainter, QPicture
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QLinearGradient, QPainter, QPicture
 from PySide6.QtWidgets import QGraphicsItem
+from pyqtgraph.graphicsItems.GraphicsWidgetAnchor import GraphicsWidgetAnchor
 
 from solver.contact_events import EventTable
 from viewer.ahead_image import AheadImages, sole_view, view_box_transform
 from viewer.plots.axes import AXIS_W
 from viewer.plots.pg_internals import bar_drawing
-from viewer.plots.view import CursorLine, TimeCursor, plot_label
+from viewer.plots.view import CursorLine, TimeCursor
 from viewer import style
 from viewer.numbers import force_text
 from viewer.time_axis import TimeAxis
 
 LANE_PX = 15          # height of one lane
+LEGEND_ROWS = 1       # lanes' height kept free above the top lane for the force scale (no bar is ever under it)
+SCALE_W, SCALE_H = 64, 7   # px of the force scale's colour ramp
 MAX_EMPTY_LANES = 8   # up to this many pairs every pair gets a lane; beyond it, only the pairs that touch,
                       # and pairs numbered alike (name_1, name_2, ...) share one lane
 AXIS_PX = 34          # the time axis under the lanes
@@ -51,6 +54,75 @@ def _small_font() -> QFont:
     f = QFont()
     f.setPointSizeF(style.SMALL_PT)
     return f
+
+
+class ForceScale(pg.GraphicsObject, GraphicsWidgetAnchor):
+    """The lanes' colour scale: "peak normal force 0 [colour ramp] 2.33 kN", a gradient through FORCE_COLORS
+    (anchored in the legend row above the lanes)."""
+
+    def __init__(self):
+        pg.GraphicsObject.__init__(self)
+        GraphicsWidgetAnchor.__init__(self)
+        self.text = ""              # what it says, as plain text ("peak normal force 0 … 2.33 kN", "no contacts")
+        self._parts: tuple = ()     # (prefix, max text) when a scale is shown
+        self._font = _small_font()
+        self._fm = QFontMetricsF(self._font)
+        self._rect = QRectF()
+
+    def set_scale(self, prefix: str, max_text: str):
+        self.prepareGeometryChange()
+        self._parts = (prefix, max_text)
+        self.text = f"{prefix}0 … {max_text}"
+        self._layout()
+
+    def setText(self, text: str):
+        """A note instead of a scale ("no contacts", or "" for none)."""
+        self.prepareGeometryChange()
+        self._parts = ()
+        self.text = text
+        self._layout()
+
+    def _layout(self):
+        fm = self._fm
+        if self._parts:
+            prefix, top = self._parts
+            w = fm.horizontalAdvance(prefix + "0 ") + SCALE_W + fm.horizontalAdvance(" " + top)
+        else:
+            w = fm.horizontalAdvance(self.text)
+        self._rect = QRectF(0, 0, w + 2, fm.height())
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(self._rect)
+
+    def ramp_rect(self) -> QRectF:
+        """Where the colour ramp is drawn (item coordinates); empty when no scale is shown."""
+        if not self._parts:
+            return QRectF()
+        x = self._fm.horizontalAdvance(self._parts[0] + "0 ")
+        return QRectF(x, (self._rect.height() - SCALE_H) / 2, SCALE_W, SCALE_H)
+
+    def paint(self, p: QPainter, *args):
+        p.setFont(self._font)
+        base = self._fm.ascent()
+        key = QColor(style.KEY_TEXT)
+        if not self._parts:
+            p.setPen(key)
+            p.drawText(QPointF(0, base), self.text)
+            return
+        prefix, top = self._parts
+        p.setPen(key)
+        p.drawText(QPointF(0, base), prefix)
+        x = self._fm.horizontalAdvance(prefix)
+        p.setPen(QColor(*FORCE_COLORS[0]))
+        p.drawText(QPointF(x, base), "0")
+        ramp = self.ramp_rect()
+        grad = QLinearGradient(ramp.topLeft(), ramp.topRight())
+        for k, c in enumerate(FORCE_COLORS):
+            grad.setColorAt(k / (len(FORCE_COLORS) - 1), QColor(*c))
+        p.fillRect(ramp, grad)
+        p.setPen(QColor(*FORCE_COLORS[-1]))
+        p.drawText(QPointF(ramp.right() + self._fm.horizontalAdvance(" "), base), top)
 
 
 class LaneBars(pg.BarGraphItem):
@@ -140,14 +212,14 @@ class ContactLanes(pg.PlotItem):
         self.capture = CursorLine(0.0, pg.mkPen(style.CAPTURE, width=1, style=Qt.DashLine))
         self.capture.setVisible(False)
         self.addItem(self.capture, ignoreBounds=True)
-        self.force_legend = plot_label("", size=style.LEGEND_SIZE, color=style.KEY_TEXT)
+        self.force_legend = ForceScale()     # in the legend row above the top lane
         self.force_legend.setParentItem(vb)
-        self.force_legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-4, -2))
+        self.force_legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-4, 2))
         self.time = np.zeros(1)
 
     def height_px(self) -> int:
-        """Height the lanes want in the plots pane: one lane per pair plus the time axis."""
-        return LANE_PX * max(len(self.lanes), 1) + AXIS_PX
+        """Height the lanes want in the plots pane: one lane per pair, the legend row and the time axis."""
+        return LANE_PX * (max(len(self.lanes), 1) + LEGEND_ROWS) + AXIS_PX
 
     def set_events(self, table: EventTable | None, run=None):
         """Show a run's contact events (None clears)."""
@@ -169,7 +241,7 @@ class ContactLanes(pg.PlotItem):
             lane = np.array([self._lane_index[table.pairs[int(i)]] for i in table.pair_index], int)
         self.time = run.time if run is not None else np.zeros(1)
         n = max(len(self.lanes), 1)
-        vb.setYRange(0, n, padding=0)
+        vb.setYRange(0, n + LEGEND_ROWS, padding=0)   # the top row: the force scale
         labels = {}
         for p, k in zip(self.pairs, keys):
             text = table.labels.get(p, p)
@@ -193,12 +265,8 @@ class ContactLanes(pg.PlotItem):
         self.bars = LaneBars(x0=table.start, x1=np.maximum(table.end, table.start), y0=y0, height=0.64,
                               brushes=brushes, pens=pens)
         self.addItem(self.bars)
-        lo, mid, hi = (pg.mkColor(*FORCE_COLORS[0]).name(), pg.mkColor(*FORCE_COLORS[2]).name(),
-                       pg.mkColor(*FORCE_COLORS[-1]).name())
         approx = "≈ recomputed from frames: " if table.approximate else ""   # see EventTable.describe
-        self.force_legend.setText(f"{approx}peak normal force <span style='color:{lo}'>0</span> "
-                            f"<span style='color:{mid}'>&#9632;</span> "
-                            f"<span style='color:{hi}'>{force_text(self.max_force)}</span>")
+        self.force_legend.set_scale(f"{approx}peak normal force ", force_text(self.max_force))
 
     def colors(self) -> list[tuple[int, int, int]]:
         """RGB of each event's bar (by its peak normal force relative to the run's largest)."""

@@ -359,9 +359,9 @@ class OffscreenVTKWidget(QWidget):
         self.settle()
         self._event_info(ev)
         self._wheel += ev.angleDelta().y()
-        if self._wheel >= 120:
+        while self._wheel >= 120:      # a notch per 120 eighths of a degree (fine-grained wheels add up)
             self._Iren.MouseWheelForwardEvent()
-            self._wheel = 0
-        elif self._wheel <= -120:
+            self._wheel -= 120
+        while self._wheel <= -120:
             self._Iren.MouseWheelBackwardEvent()
-            self._wheel = 0
+            self._wheel += 120
