@@ -23,7 +23,6 @@ from viewer.numbers import force_text
 from viewer.time_axis import TimeAxis
 
 LANE_PX = 15          # height of one lane
-LEGEND_ROWS = 1       # lanes' height kept free above the top lane for the force scale (no bar is ever under it)
 SCALE_W, SCALE_H = 64, 7   # px of the force scale's colour ramp
 MAX_EMPTY_LANES = 8   # up to this many pairs every pair gets a lane; beyond it, only the pairs that touch,
                       # and pairs numbered alike (name_1, name_2, ...) share one lane
@@ -58,7 +57,7 @@ def _small_font() -> QFont:
 
 class ForceScale(pg.GraphicsObject, GraphicsWidgetAnchor):
     """The lanes' colour scale: "peak normal force 0 [colour ramp] 2.33 kN", a gradient through FORCE_COLORS
-    (anchored in the legend row above the lanes)."""
+    (anchored at the bottom right, in the time axis' label row: under the lanes, never over a bar)."""
 
     def __init__(self):
         pg.GraphicsObject.__init__(self)
@@ -212,14 +211,14 @@ class ContactLanes(pg.PlotItem):
         self.capture = CursorLine(0.0, pg.mkPen(style.CAPTURE, width=1, style=Qt.DashLine))
         self.capture.setVisible(False)
         self.addItem(self.capture, ignoreBounds=True)
-        self.force_legend = ForceScale()     # in the legend row above the top lane
-        self.force_legend.setParentItem(vb)
-        self.force_legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-4, 2))
+        self.force_legend = ForceScale()     # right of the time axis' label, under the lanes
+        self.force_legend.setParentItem(self)
+        self.force_legend.anchor(itemPos=(1, 1), parentPos=(1, 1), offset=(-4, -1))
         self.time = np.zeros(1)
 
     def height_px(self) -> int:
-        """Height the lanes want in the plots pane: one lane per pair, the legend row and the time axis."""
-        return LANE_PX * (max(len(self.lanes), 1) + LEGEND_ROWS) + AXIS_PX
+        """Height the lanes want in the plots pane: one lane per pair plus the time axis (and its force scale)."""
+        return LANE_PX * max(len(self.lanes), 1) + AXIS_PX
 
     def set_events(self, table: EventTable | None, run=None):
         """Show a run's contact events (None clears)."""
@@ -241,7 +240,7 @@ class ContactLanes(pg.PlotItem):
             lane = np.array([self._lane_index[table.pairs[int(i)]] for i in table.pair_index], int)
         self.time = run.time if run is not None else np.zeros(1)
         n = max(len(self.lanes), 1)
-        vb.setYRange(0, n + LEGEND_ROWS, padding=0)   # the top row: the force scale
+        vb.setYRange(0, n, padding=0)
         labels = {}
         for p, k in zip(self.pairs, keys):
             text = table.labels.get(p, p)
