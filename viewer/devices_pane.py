@@ -88,14 +88,19 @@ def _octant_step(x: float) -> int:
 
 
 def abbreviations(name: str) -> list[str]:
-    """Shorter and shorter forms of a name that keep each word's start and every number: spring_mechanism_2 ->
-    spring_mech_2 -> spr_mec_2 -> s_m_2 (a name is never cut in the middle of a word)."""
+    """Shorter and shorter forms of a name that keep each word's start and every number, a letter at a time from the
+    longest word (the rightmost of equals), words kept to 4 letters first, then fewer: spring_mechanism_2 ->
+    spring_mechan_2 -> spring_mecha_2 -> … -> spri_mech_2 -> … -> s_m_2 (never cut in the middle of a word)."""
     words = name.split("_")
     out = []
-    for k in (6, 5, 4, 3, 2, 1):
-        t = "_".join(w if w.isdigit() or len(w) <= k else w[:k] for w in words)
-        if t != name and t not in out:
-            out.append(t)
+    for floor in (4, 3, 2, 1):
+        while True:
+            cut = [i for i, w in enumerate(words) if not w.isdigit() and len(w) > floor]
+            if not cut:
+                break
+            i = max(cut, key=lambda k: (len(words[k]), k))
+            words[i] = words[i][:-1]
+            out.append("_".join(words))
     return out
 
 
