@@ -45,6 +45,17 @@ def test_force_scale_sits_above_every_lane_bar(window, qtbot, scrolling):
             assert not vb.mapViewToScene(r).boundingRect().intersects(legend), (t, r)
 
 
+@pytest.mark.parametrize("width", [1280, 1366])
+def test_force_scale_keeps_clear_of_the_time_label_in_a_narrow_window(qtbot, tmp_path, width):
+    w = main_window(qtbot, tmp_path / "s.ini", EXPERT, size=(width, 720 if width == 1280 else 768))
+    lanes = w.diagram.lanes
+    qtbot.wait(50)
+    legend = lanes.force_legend.sceneBoundingRect()
+    label = lanes.getAxis("bottom").label.sceneBoundingRect()
+    assert legend.left() >= label.right() + 4, (legend, label)
+    assert lanes.force_legend.text.endswith("kN") and lanes.sceneBoundingRect().contains(legend)
+
+
 def test_force_scale_is_a_colour_ramp(window, qtbot):
     lanes = window.diagram.lanes
     plots = window.diagram.plots

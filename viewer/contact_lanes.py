@@ -64,15 +64,31 @@ class ForceScale(pg.GraphicsObject, GraphicsWidgetAnchor):
         GraphicsWidgetAnchor.__init__(self)
         self.text = ""              # what it says, as plain text ("peak normal force 0 … 2.33 kN", "no contacts")
         self._parts: tuple = ()     # (prefix, max text) when a scale is shown
+        self._prefixes: tuple = ()  # the prefix and shorter ones, for a narrow pane (see fit)
         self._font = _small_font()
         self._fm = QFontMetricsF(self._font)
         self._rect = QRectF()
 
-    def set_scale(self, prefix: str, max_text: str):
+    def set_scale(self, prefix: str, max_text: str, shorter: tuple[str, ...] = ()):
+        """The scale from 0 to `max_text`, after `prefix` (or the first of `shorter` prefixes that `fit` picks)."""
+        self._prefixes = (prefix,) + tuple(shorter)
+        self._set_parts(prefix, max_text)
+
+    def _set_parts(self, prefix: str, max_text: str):
         self.prepareGeometryChange()
         self._parts = (prefix, max_text)
         self.text = f"{prefix}0 … {max_text}"
         self._layout()
+
+    def fit(self, width: float):
+        """Take the longest prefix with which the scale is at most `width` px wide (the shortest if none is)."""
+        if not self._parts:
+            return
+        fm, top = self._fm, self._parts[1]
+        rest = fm.horizontalAdvance("0 ") + SCALE_W + fm.horizontalAdvance(" " + top) + 2
+        prefix = next((q for q in self._prefixes if fm.horizontalAdvance(q) + rest <= width), self._prefixes[-1])
+        if prefix != self._parts[0]:
+            self._set_parts(prefix, top)
 
     def setText(self, text: str):
         """A note instead of a scale ("no contacts", or "" for none)."""
@@ -214,6 +230,7 @@ class ContactLanes(pg.PlotItem):
         self.force_legend = ForceScale()     # right of the time axis' label, under the lanes
         self.force_legend.setParentItem(self)
         self.force_legend.anchor(itemPos=(1, 1), parentPos=(1, 1), offset=(-4, -1))
+        self.geometryChanged.connect(self._fit_legend)
         self.time = np.zeros(1)
 
     def height_px(self) -> int:
@@ -265,7 +282,15 @@ class ContactLanes(pg.PlotItem):
                               brushes=brushes, pens=pens)
         self.addItem(self.bars)
         approx = "≈ recomputed from frames: " if table.approximate else ""   # see EventTable.describe
-        self.force_legend.set_scale(f"{approx}peak normal force ", force_text(self.max_force))
+        self.force_legend.set_scale(f"{approx}peak normal force ", force_text(self.max_force),
+                                    (f"{approx}peak force ", f"{approx}peak ", approx, ""))
+        self._fit_legend()
+
+    def _fit_legend(self):
+        """The force scale keeps right of the time axis' label "time (s)": shorter words where the pane is narrow."""
+        label = self.getAxis("bottom").label
+        right = label.mapRectToItem(self, label.boundingRect()).right() if label.isVisible() else 0.0
+        self.force_legend.fit(self.width() - right - 12)
 
     def colors(self) -> list[tuple[int, int, int]]:
         """RGB of each event's bar (by its peak normal force relative to the run's largest)."""
