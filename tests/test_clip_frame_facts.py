@@ -31,8 +31,9 @@ def test_clip_facts_show_the_verdict_whole_without_a_scroll_bar(qtbot, run_name,
         assert not area.verticalScrollBar().isVisible()
         labels = area.widget().findChildren(QLabel)
         key = next(lab for lab in labels if lab.text() == "Verdict")
+        y = key.mapTo(area.widget(), QPoint(0, 0)).y()
         verdict = next(lab for lab in labels if lab is not key and lab.isVisible()
-                       and abs(lab.mapTo(area.widget(), QPoint(0, 0)).y() - key.mapTo(area.widget(), QPoint(0, 0)).y()) < 3)
+                       and abs(lab.mapTo(area.widget(), QPoint(0, 0)).y() - y) < 3)
         assert verdict.text() not in ("", "—")
         top = verdict.mapTo(area.viewport(), QPoint(0, 0)).y()
         assert top >= 0 and top + verdict.heightForWidth(verdict.width()) <= area.viewport().height() + 1, \

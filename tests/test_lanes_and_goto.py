@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication, QInputDialog  # noqa: E402
 
 from tests.gui_util import main_window  # noqa: E402
 from viewer.contact_lanes import FORCE_COLORS  # noqa: E402
+from viewer.plots.pg_internals import bar_drawing  # noqa: E402
 
 pytestmark = pytest.mark.gui
 EXPERT = Path(__file__).resolve().parent.parent / "sample_runs" / "expert_existing.h5"
@@ -40,7 +41,7 @@ def test_force_scale_sits_above_every_lane_bar(window, qtbot, scrolling):
         axis = lanes.getAxis("bottom")
         assert not legend.intersects(axis.label.sceneBoundingRect())           # "time (s)" stays readable
         assert lanes.sceneBoundingRect().contains(legend)
-        rects, _, _ = __import__("viewer.plots.pg_internals", fromlist=["bar_drawing"]).bar_drawing(lanes.bars)
+        rects, _, _ = bar_drawing(lanes.bars)
         for r in rects:
             assert not vb.mapViewToScene(r).boundingRect().intersects(legend), (t, r)
 
