@@ -68,20 +68,29 @@ def _overlaps(items) -> list[str]:
 def test_force_labels_never_overlap_over_many_frames(qtbot, expert, size):
     """Every 7th frame from 0.05 s to 40 s of the expert run (up to 10 contacts at once), as playing shows them."""
     p = _pane(qtbot, expert, size)
-    seen = crowded = 0
+    seen = crowded = merged = 0
     for f in range(50, expert.frame_at(40.0), 7):
         p.show_frame(f)
         items = p.label_rects()
         assert _overlaps(items) == [], (f, _overlaps(items))
         for _, _, rect, _, _, view in items:
             assert view.contains(rect), (f, rect, view)
-        labels = _force_labels(p)
-        shown = sum(1 for a in p._arrows if a["visible"])
-        per_view = len(labels) / 3
-        seen += len(labels)
-        crowded += shown >= 2 and per_view >= 2
-        assert shown == 0 or per_view >= 1, f     # a label per view at least, wherever a force is drawn
-    assert seen > 100 and crowded > 20
+        shown = len(p.force_labels())
+        for view, labels in p.force_label_places().items():   # every force has its value in every view
+            assert _represented(labels) == shown, (f, view, [t for _, t, _, _ in labels])
+            seen += len(labels)
+            merged += sum(1 for _, t, _, _ in labels if "," in t or " +" in t)
+        crowded += shown >= 2
+    assert seen > 100 and crowded > 20 and merged > 0
+
+
+def _represented(labels) -> int:
+    """How many forces the labels give: "837 N", "837 N, 802 N", "837 N, 802 N +2", "837 N +3"."""
+    n = 0
+    for _, text, _, _ in labels:
+        head, _, more = text.partition(" +")
+        n += 1 + head.count(", ") + (int(more) if more else 0)
+    return n
 
 
 def test_force_labels_of_a_clip_frame_never_overlap(qtbot, expert):

@@ -50,6 +50,7 @@ FONT = 12
 VIEW_3D_SHARE = 0.30
 LABEL_OFFSET_PX = 7   # force magnitude label: right of and above the contact point (its first place)
 LABEL_GAP_PX = 2      # force labels keep this far from each other and from the views' captions
+LABEL_MERGE_PX = 6    # contact points closer than this on screen share one label ("837 N, 802 N", "+n" beyond two)
 LABEL_RINGS_PX = (10, 22, 36, 52, 72, 96)   # farther places tried (a leader line joins the label to its point)
 ZOOM_STEP = 1.25      # one wheel notch zooms a 2D view by this factor
 VIEW_HINTS = {"ld": "wheel: zoom, drag: pan, double-click: fit", "top": "wheel: zoom, drag: pan, double-click: fit",
@@ -1301,7 +1302,7 @@ class ScenePane(QWidget):
 
     def _force_label_places(self) -> list[tuple]:
         """(view, view rect, [(pair, text, rect, anchor)]) of the visible arrows' magnitude labels, placed by a rule:
-        the largest force first; each label right of and above its contact point if that is free, else at the place it
+        points closer than LABEL_MERGE_PX on screen merged into one label (largest first); the largest force first; each label right of and above its contact point if that is free, else at the place it
         had last, else the nearest free place on rings around the point (a leader line then joins them); free means
         inside the view, clear of the view's captions and of the labels placed before it by LABEL_GAP_PX. A label
         with no free place is left out (never drawn over another)."""
@@ -1315,25 +1316,40 @@ class ScenePane(QWidget):
         for v, view, texts in self._captions():
             inner = view.adjusted(1, 1, -1, -1)
             taken = [rect.adjusted(-gap, -gap, gap, gap) for _, rect, _, _ in texts]
-            labels = []
+            groups: list[list] = []      # [anchor, [arrows]]: points closer than LABEL_MERGE_PX share one label
             for a in shown:
                 v.renderer.SetWorldPoint(*a["point"], 1.0)
                 v.renderer.WorldToDisplay()
                 dx, dy, _ = v.renderer.GetDisplayPoint()
                 anchor = QPointF(dx / dpr, (h - dy) / dpr)
-                size = self._static_text(a["text"], self._label_font).size()
-                key = (v.name, a["pair"])
+                near = next((g for g in groups if abs(g[0].x() - anchor.x()) <= LABEL_MERGE_PX
+                             and abs(g[0].y() - anchor.y()) <= LABEL_MERGE_PX), None)
+                if near is None:
+                    groups.append([anchor, [a]])
+                else:
+                    near[1].append(a)
+            labels = []
+            for anchor, arrows in groups:
+                values = [a["text"] for a in arrows]
+                forms = [", ".join(values[:2]) + (f" +{len(values) - 2}" if len(values) > 2 else "")]
+                if len(values) > 1:
+                    forms.append(f"{values[0]} +{len(values) - 1}")      # shorter, where the longer has no room
+                key = (v.name, arrows[0]["pair"])
                 rect = None
-                for slot in self._slots(key):
-                    r = self._slot_rect(slot, anchor, size.width(), size.height())
-                    if inner.contains(r) and not any(r.intersects(t) for t in taken):
-                        rect = r
-                        self._label_slots[key] = slot
+                for text in forms:
+                    size = self._static_text(text, self._label_font).size()
+                    for slot in self._slots(key):
+                        r = self._slot_rect(slot, anchor, size.width(), size.height())
+                        if inner.contains(r) and not any(r.intersects(t) for t in taken):
+                            rect = r
+                            self._label_slots[key] = slot
+                            break
+                    if rect is not None:
                         break
                 if rect is None:
                     continue
                 taken.append(rect.adjusted(-gap, -gap, gap, gap))
-                labels.append((a["pair"], a["text"], rect, anchor))
+                labels.append((arrows[0]["pair"], text, rect, anchor))
             out.append((v, view, labels))
         return out
 
