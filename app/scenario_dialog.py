@@ -181,6 +181,8 @@ def _fmt(v, literal: bool = False) -> str:
     return str(v)
 
 
+T_END_KEY = "new_run/t_end"   # QSettings: the "Run to t" the user typed last (a new run keeps it)
+
 class ScenarioDialog(QDialog):
     """Edit a scenario (from a file or from a run's stored parameters); Run is enabled only for valid input."""
 
@@ -205,6 +207,10 @@ class ScenarioDialog(QDialog):
         self.fields: list[Field] = FIELDS
         self._timer = QTimer(self, singleShot=True, interval=150, timeout=self.validate)
         self._filling = False
+        self.settings = getattr(parent, "settings", None)   # the window's QSettings: the last "Run to t" typed
+        self._t_end_typed = ""    # a "Run to t" the user typed (or typed last time): kept over a change of scenario
+        if t_end is None and branch_time is None and self.settings is not None:
+            self._t_end_typed = str(self.settings.value(T_END_KEY, "") or "")
         self._build(source_label)
         if parameters_text is not None:
             self.load_parameters(parameters_text, source_label)
@@ -257,6 +263,7 @@ class ScenarioDialog(QDialog):
         self.t_end_edit = QLineEdit()
         self.t_end_edit.setMaximumWidth(100)
         self.t_end_edit.textChanged.connect(self._edited)
+        self.t_end_edit.textEdited.connect(self._t_end_edited)
         trow.addWidget(self.t_end_edit)
         trow.addWidget(QLabel("s"))
         trow.addStretch(1)
@@ -435,7 +442,7 @@ class ScenarioDialog(QDialog):
         self._loaded = {}
         self._fill_fields(("scenario", "mechanism", "geometry"), {"scenario": sdoc, "mechanism": mdoc, "geometry": self._geometry_doc(mdoc)})
         dur = sdoc.get("solver", {}).get("duration") if isinstance(sdoc.get("solver"), dict) else None
-        self.t_end_edit.setText(_fmt(dur))
+        self.t_end_edit.setText(self._t_end_typed or _fmt(dur))   # the user's choice stays; else the scenario's
         self.mechanism_combo.blockSignals(True)
         self.mechanism_combo.setEditText(Path(self.mech_name).stem if self.mech_name.endswith(".toml")
                                          else self.mech_name)
@@ -482,6 +489,9 @@ class ScenarioDialog(QDialog):
                 self.show_group(f.group)
                 return self.edits[f.ident]
         raise KeyError(f"{table}.{key}[{index}]")
+
+    def _t_end_edited(self, text: str):
+        self._t_end_typed = text.strip()
 
     def _edited(self, *_):
         if not self._filling:
@@ -653,4 +663,6 @@ class ScenarioDialog(QDialog):
 
     def accept(self):
         if self.validate():   # nothing starts on bad input
+            if self.settings is not None and self.branch_time is None and self._t_end_typed:
+                self.settings.setValue(T_END_KEY, self._t_end_typed)   # the next new run starts from it
             super().accept()

@@ -1,5 +1,6 @@
 """Following a run file while another process writes it: the panes show its newest frame after a live refresh,
 and the refresh runs in steps of bounded work (each reads or refreshes at most a group of datasets)."""
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -180,7 +181,7 @@ def shown(w) -> dict:
     s = d.scene
     return {
         "frame": w.playback.frame,
-        "time": d.time_text().rsplit("/", 1)[0],   # (without the number of frames, which grows)
+        "time": re.sub(r"(/\d+| of \d+ so far)$", "", d.time_text()),   # (without the number of frames: it grows)
         "devices": {n: d.devices.value(n) for n in d.devices.shown_channels()},
         "T Current box": d.plots.values(),
         "curves": {n: (np.array(c.xData), np.array(c.yData)) for n, c in zip(d.plots.names, d.plots.curves)},

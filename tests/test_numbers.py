@@ -20,3 +20,12 @@ def test_gauge_steps_are_the_devices_bars():
 
 def test_force_text():
     assert force_text(850.0) == "850 N" and force_text(1234.0) == "1.23 kN"
+
+
+def test_a_value_that_rounds_to_zero_has_no_minus():
+    from viewer.devices_pane import format_value
+    assert format_value(-0.00001, "m") == "+0.0 mm"
+    assert value_text(-0.00001, "N") == "0.0000 N" and value_text(-0.0004, "deg", GAUGE, signed=True) == "+0.000 deg"
+    assert force_text(-0.3) == "0 N" and value_text(-0.0006, "N", GAUGE, signed=True) == "-0.001 N"
+    from viewer.numbers import length_text
+    assert length_text(-4e-5) == "0.0 mm"

@@ -203,7 +203,7 @@ def test_screenshots_show_red_only_in_contact(pane, run, artifacts):
             assert red == 0, (label, red)
 
 
-def test_only_the_3d_view_orbits(pane, qtbot):
+def test_only_the_3d_view_orbits_the_2d_views_pan(pane, qtbot):
     pane.show_frame(400)
     w = pane.vtk_widget
     ld, c3 = pane.views["ld"].camera, pane.views["3d"].camera
@@ -216,8 +216,11 @@ def test_only_the_3d_view_orbits(pane, qtbot):
         QTest.mouseRelease(w, Qt.LeftButton, Qt.NoModifier, QPoint(x1, y))
 
     x_ld, x_3d = int(0.15 * w.width()), int(0.82 * w.width())
-    drag(x_ld, x_ld + 80, 200)  # inside plane Ld
-    assert ld.GetPosition() == ld_pos and c3.GetPosition() == pos3
+    ld_dop = ld.GetDirectionOfProjection()
+    drag(x_ld, x_ld + 80, 200)  # inside plane Ld: it pans (the same direction), the 3D view stays
+    np.testing.assert_allclose(ld.GetDirectionOfProjection(), ld_dop, atol=1e-12)
+    assert ld.GetPosition() != ld_pos and c3.GetPosition() == pos3
+    ld_pos = ld.GetPosition()
     drag(x_3d, x_3d + 80, 200)  # inside the 3D view
     assert c3.GetPosition() != pos3
     assert ld.GetPosition() == ld_pos

@@ -26,6 +26,10 @@ from viewer.video_export import ExportCancelled, FrameSink
 from viewer.vtk_view import settle_renders
 
 CAPTION_BG = QColor(*style.CAPTION_BACKGROUND)
+CLIP_DROPS_FACTS = ("Comment", "Run Date", "GraphStep")
+"""Facts a clip frame leaves out, in this order, until the rest fits the facts panel without a scroll bar (the
+verdict is never cut; the caption names the run)."""
+CLIP_FACTS_MIN_PT = 5.5   # then the facts' text gets smaller, down to this
 
 
 def caption_height(height: int) -> int:
@@ -66,9 +70,10 @@ class DiagramRenderer:
         d.setAttribute(Qt.WA_DontShowOnScreen, True)
         if hasattr(d.scene, "render_async"):
             d.scene.render_async = False   # each seek renders at once: its pixels are read from VTK's buffer
-        transport = d.findChild(QWidget, "transport")
-        if transport is not None:
-            transport.hide()
+        for name in ("transport", "camera_buttons"):   # controls, not the diagram: never in a clip frame
+            control = d.findChild(QWidget, name)
+            if control is not None:
+                control.hide()
         d.plots.set_rows_scroll(False)   # a video cannot scroll: the plots share the pane's height
         self.read_errors: list[str] = []   # data a pane could not show (a corrupt chunk): the export fails
         d.readError.connect(self.read_errors.append)
@@ -88,6 +93,7 @@ class DiagramRenderer:
         self._settle()
         if splitter_sizes:
             self.set_splitter_proportions(splitter_sizes)
+        self.fit_facts()
         if hasattr(d.scene, "render_window"):
             d.scene.render_window.SetOffScreenRendering(1)  # render into VTK's framebuffer; no window blit
         self.canvas = QImage(lw, lh, QImage.Format_RGB32)
@@ -109,6 +115,47 @@ class DiagramRenderer:
         room = d.splitter.height() - d.splitter.handleWidth() * 2
         d.splitter.setSizes([int(round(v * room / total)) for v in sizes])
         self._settle()
+        self.fit_facts()
+
+    dropped_facts: list[str] = []
+
+    def fit_facts(self):
+        """The plots pane's facts in a clip frame: no scroll bar, and rows of CLIP_DROPS_FACTS left out until the
+        others (the verdict last of all) are shown whole."""
+        from PySide6.QtWidgets import QGridLayout, QScrollArea
+        self.dropped_facts = []
+        for area in self.diagram.plots.findChildren(QScrollArea):
+            content = area.widget()
+            grid = content.layout() if content is not None else None
+            if not isinstance(grid, QGridLayout):
+                continue
+            area.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+            rows = {}
+            for r in range(grid.rowCount()):
+                key = grid.itemAtPosition(r, 0)
+                if key is not None and hasattr(key.widget(), "text"):
+                    rows[key.widget().text()] = [grid.itemAtPosition(r, c).widget() for c in range(grid.columnCount())
+                                                 if grid.itemAtPosition(r, c) is not None]
+
+            def fits() -> bool:
+                self._settle()
+                w = area.viewport().width()
+                need = content.heightForWidth(w) if content.hasHeightForWidth() else content.sizeHint().height()
+                return need <= area.viewport().height()
+
+            for name in CLIP_DROPS_FACTS:
+                if fits():
+                    break
+                for widget in rows.get(name, ()):
+                    widget.hide()
+                self.dropped_facts.append(name)
+            font = content.font()
+            size = font.pointSizeF()
+            while not fits() and size > CLIP_FACTS_MIN_PT:   # a small clip: smaller text, the verdict still whole
+                size -= 0.5
+                font.setPointSizeF(size)
+                for widget in [content] + content.findChildren(QWidget):
+                    widget.setFont(font)
         self.frame = -1
 
     def copy_view(self, camera):

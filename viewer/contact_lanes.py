@@ -8,20 +8,22 @@ import re
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QPainter, QPicture
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QLinearGradient, QPainter, QPicture
 from PySide6.QtWidgets import QGraphicsItem
+from pyqtgraph.graphicsItems.GraphicsWidgetAnchor import GraphicsWidgetAnchor
 
 from solver.contact_events import EventTable
 from viewer.ahead_image import AheadImages, sole_view, view_box_transform
 from viewer.plots.axes import AXIS_W
 from viewer.plots.pg_internals import bar_drawing
-from viewer.plots.view import CursorLine, TimeCursor, plot_label
+from viewer.plots.view import CursorLine, TimeCursor
 from viewer import style
 from viewer.numbers import force_text
 from viewer.time_axis import TimeAxis
 
 LANE_PX = 15          # height of one lane
+SCALE_W, SCALE_H = 64, 7   # px of the force scale's colour ramp
 MAX_EMPTY_LANES = 8   # up to this many pairs every pair gets a lane; beyond it, only the pairs that touch,
                       # and pairs numbered alike (name_1, name_2, ...) share one lane
 AXIS_PX = 34          # the time axis under the lanes
@@ -51,6 +53,91 @@ def _small_font() -> QFont:
     f = QFont()
     f.setPointSizeF(style.SMALL_PT)
     return f
+
+
+class ForceScale(pg.GraphicsObject, GraphicsWidgetAnchor):
+    """The lanes' colour scale: "peak normal force 0 [colour ramp] 2.33 kN", a gradient through FORCE_COLORS
+    (anchored at the bottom right, in the time axis' label row: under the lanes, never over a bar)."""
+
+    def __init__(self):
+        pg.GraphicsObject.__init__(self)
+        GraphicsWidgetAnchor.__init__(self)
+        self.text = ""              # what it says, as plain text ("peak normal force 0 … 2.33 kN", "no contacts")
+        self._parts: tuple = ()     # (prefix, max text) when a scale is shown
+        self._prefixes: tuple = ()  # the prefix and shorter ones, for a narrow pane (see fit)
+        self._font = _small_font()
+        self._fm = QFontMetricsF(self._font)
+        self._rect = QRectF()
+
+    def set_scale(self, prefix: str, max_text: str, shorter: tuple[str, ...] = ()):
+        """The scale from 0 to `max_text`, after `prefix` (or the first of `shorter` prefixes that `fit` picks)."""
+        self._prefixes = (prefix,) + tuple(shorter)
+        self._set_parts(prefix, max_text)
+
+    def _set_parts(self, prefix: str, max_text: str):
+        self.prepareGeometryChange()
+        self._parts = (prefix, max_text)
+        self.text = f"{prefix}0 … {max_text}"
+        self._layout()
+
+    def fit(self, width: float):
+        """Take the longest prefix with which the scale is at most `width` px wide (the shortest if none is)."""
+        if not self._parts:
+            return
+        fm, top = self._fm, self._parts[1]
+        rest = fm.horizontalAdvance("0 ") + SCALE_W + fm.horizontalAdvance(" " + top) + 2
+        prefix = next((q for q in self._prefixes if fm.horizontalAdvance(q) + rest <= width), self._prefixes[-1])
+        if prefix != self._parts[0]:
+            self._set_parts(prefix, top)
+
+    def setText(self, text: str):
+        """A note instead of a scale ("no contacts", or "" for none)."""
+        self.prepareGeometryChange()
+        self._parts = ()
+        self.text = text
+        self._layout()
+
+    def _layout(self):
+        fm = self._fm
+        if self._parts:
+            prefix, top = self._parts
+            w = fm.horizontalAdvance(prefix + "0 ") + SCALE_W + fm.horizontalAdvance(" " + top)
+        else:
+            w = fm.horizontalAdvance(self.text)
+        self._rect = QRectF(0, 0, w + 2, fm.height())
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(self._rect)
+
+    def ramp_rect(self) -> QRectF:
+        """Where the colour ramp is drawn (item coordinates); empty when no scale is shown."""
+        if not self._parts:
+            return QRectF()
+        x = self._fm.horizontalAdvance(self._parts[0] + "0 ")
+        return QRectF(x, (self._rect.height() - SCALE_H) / 2, SCALE_W, SCALE_H)
+
+    def paint(self, p: QPainter, *args):
+        p.setFont(self._font)
+        base = self._fm.ascent()
+        key = QColor(style.KEY_TEXT)
+        if not self._parts:
+            p.setPen(key)
+            p.drawText(QPointF(0, base), self.text)
+            return
+        prefix, top = self._parts
+        p.setPen(key)
+        p.drawText(QPointF(0, base), prefix)
+        x = self._fm.horizontalAdvance(prefix)
+        p.setPen(QColor(*FORCE_COLORS[0]))
+        p.drawText(QPointF(x, base), "0")
+        ramp = self.ramp_rect()
+        grad = QLinearGradient(ramp.topLeft(), ramp.topRight())
+        for k, c in enumerate(FORCE_COLORS):
+            grad.setColorAt(k / (len(FORCE_COLORS) - 1), QColor(*c))
+        p.fillRect(ramp, grad)
+        p.setPen(QColor(*FORCE_COLORS[-1]))
+        p.drawText(QPointF(ramp.right() + self._fm.horizontalAdvance(" "), base), top)
 
 
 class LaneBars(pg.BarGraphItem):
@@ -140,13 +227,14 @@ class ContactLanes(pg.PlotItem):
         self.capture = CursorLine(0.0, pg.mkPen(style.CAPTURE, width=1, style=Qt.DashLine))
         self.capture.setVisible(False)
         self.addItem(self.capture, ignoreBounds=True)
-        self.force_legend = plot_label("", size=style.LEGEND_SIZE, color=style.KEY_TEXT)
-        self.force_legend.setParentItem(vb)
-        self.force_legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-4, -2))
+        self.force_legend = ForceScale()     # right of the time axis' label, under the lanes
+        self.force_legend.setParentItem(self)
+        self.force_legend.anchor(itemPos=(1, 1), parentPos=(1, 1), offset=(-4, -1))
+        self.geometryChanged.connect(self._fit_legend)
         self.time = np.zeros(1)
 
     def height_px(self) -> int:
-        """Height the lanes want in the plots pane: one lane per pair plus the time axis."""
+        """Height the lanes want in the plots pane: one lane per pair plus the time axis (and its force scale)."""
         return LANE_PX * max(len(self.lanes), 1) + AXIS_PX
 
     def set_events(self, table: EventTable | None, run=None):
@@ -193,12 +281,16 @@ class ContactLanes(pg.PlotItem):
         self.bars = LaneBars(x0=table.start, x1=np.maximum(table.end, table.start), y0=y0, height=0.64,
                               brushes=brushes, pens=pens)
         self.addItem(self.bars)
-        lo, mid, hi = (pg.mkColor(*FORCE_COLORS[0]).name(), pg.mkColor(*FORCE_COLORS[2]).name(),
-                       pg.mkColor(*FORCE_COLORS[-1]).name())
         approx = "≈ recomputed from frames: " if table.approximate else ""   # see EventTable.describe
-        self.force_legend.setText(f"{approx}peak normal force <span style='color:{lo}'>0</span> "
-                            f"<span style='color:{mid}'>&#9632;</span> "
-                            f"<span style='color:{hi}'>{force_text(self.max_force)}</span>")
+        self.force_legend.set_scale(f"{approx}peak normal force ", force_text(self.max_force),
+                                    (f"{approx}peak force ", f"{approx}peak ", approx, ""))
+        self._fit_legend()
+
+    def _fit_legend(self):
+        """The force scale keeps right of the time axis' label "time (s)": shorter words where the pane is narrow."""
+        label = self.getAxis("bottom").label
+        right = label.mapRectToItem(self, label.boundingRect()).right() if label.isVisible() else 0.0
+        self.force_legend.fit(self.width() - right - 12)
 
     def colors(self) -> list[tuple[int, int, int]]:
         """RGB of each event's bar (by its peak normal force relative to the run's largest)."""

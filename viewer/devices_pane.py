@@ -19,7 +19,7 @@ from solver.mechanisms.base import fill_fraction  # noqa: F401  (the bars' rule,
 from solver.runfile import RunFile
 from viewer import style
 from viewer.channel_blocks import ChannelBlocks
-from viewer.numbers import GAUGE, value_text
+from viewer.numbers import GAUGE, count_text, is_count, length_text, value_text
 
 BACKGROUND = QColor(style.BACKGROUND)
 FRAME = QColor(style.FRAME)
@@ -30,6 +30,7 @@ NEGATIVE = QColor(*style.NEGATIVE)
 BAR_BACKGROUND = QColor(*style.BAR_BACKGROUND)
 FULL = QColor(*style.FULL_SCALE)    # outline of a bar at or beyond its full scale
 NO_RANGE = "no range"               # on a bar whose channel has no range in the file: its value, never a fill
+STATE = QColor(*style.STATE_FILL)   # the fill of a count (latches engaged): a state, not an alarm
 NO_RANGE_HATCH = QColor(*style.NO_RANGE_HATCH)  # hatching of a bar without a range (its "no range" shows where the value leaves room)
 STACK_BAR_MIN_W = 90   # px of a stacked bar beside its name (its value: "+0.000 rpm")
 NUMBER_LABEL_W = 104   # px of a sketch number's label (its value ends at the box's right)
@@ -61,14 +62,22 @@ def _qpen(pen: Pen) -> QPen:
 
 
 def range_text(full_scale: float, unit: str) -> str:
-    """A bar's range as written by its name ("range 30.00 deg"), or "no range" (the file gives the channel none)."""
-    return f"range {format_value(full_scale, unit).lstrip('+')}" if full_scale > 0 else NO_RANGE
+    """A bar's range as written by its name ("range 30.00 deg", "of 3" for a count), or "no range" (the file gives
+    the channel none)."""
+    if not full_scale > 0:
+        return NO_RANGE
+    if is_count(unit, full_scale):
+        return f"of {count_text(full_scale, unit)}"
+    return f"range {format_value(full_scale, unit).lstrip('+')}"
 
 
-def format_value(value: float, unit: str) -> str:
-    """A bar's value: signed, lengths in mm with one decimal (viewer.numbers.GAUGE steps otherwise)."""
-    if unit == "m" and math.isfinite(value):
-        return f"{value * 1000:+.1f} mm"
+def format_value(value: float, unit: str, full_scale: float = math.nan) -> str:
+    """A bar's value: a count as a whole number, lengths in mm with one decimal, else signed with
+    viewer.numbers.GAUGE steps; never "-0.0"."""
+    if is_count(unit, full_scale):
+        return count_text(value, unit)
+    if unit == "m":
+        return length_text(value, signed=True)
     return value_text(value, unit, GAUGE, signed=True)
 
 
@@ -78,10 +87,29 @@ def _octant_step(x: float) -> int:
     return 0 if abs(x) < 0.3827 else (1 if x > 0 else -1)
 
 
+def abbreviations(name: str) -> list[str]:
+    """Shorter and shorter forms of a name that keep each word's start and every number, a letter at a time from the
+    longest word (the rightmost of equals), words kept to 4 letters first, then fewer: spring_mechanism_2 ->
+    spring_mechan_2 -> spring_mecha_2 -> … -> spri_mech_2 -> … -> s_m_2 (never cut in the middle of a word)."""
+    words = name.split("_")
+    out = []
+    for floor in (4, 3, 2, 1):
+        while True:
+            cut = [i for i, w in enumerate(words) if not w.isdigit() and len(w) > floor]
+            if not cut:
+                break
+            i = max(cut, key=lambda k: (len(words[k]), k))
+            words[i] = words[i][:-1]
+            out.append("_".join(words))
+    return out
+
+
 def _shortened(fm: QFontMetrics, variants: tuple[str, ...], width: float) -> str:
-    """The first of `variants` (long to short) that fits `width`, else the last one elided in the middle."""
-    return next((t for t in variants if fm.horizontalAdvance(t) <= width),
-                fm.elidedText(variants[-1], Qt.ElideMiddle, int(width)))
+    """The first of `variants` (long to short) that fits `width`, else the first abbreviation of the last one that
+    fits (`abbreviations`), else that elided at its end."""
+    forms = list(variants) + abbreviations(variants[-1])
+    return next((t for t in forms if fm.horizontalAdvance(t) <= width),
+                fm.elidedText(forms[-1], Qt.ElideRight, int(width)))
 
 
 def short_names(names: list[str]) -> dict[str, str]:
@@ -124,6 +152,8 @@ class DevicesPane(QWidget):
         self.values: dict[str, float] = {}
         self.scales: dict[str, float] = {}
         self.bar_rects: dict[str, QRectF] = {}       # where each device bar was last painted (widget pixels)
+        self.value_texts: dict[str, str] = {}        # each bar's value as last painted ("+12.3 mm", "3")
+        self.axes_symbols: dict[str, QRectF] = {}    # an "around" group's axis symbol (ring, cross, +y, +z) as painted
         self.sketch_scale: dict = {}                 # the sketch's run-level scales at the painted size
         self._facts: _Facts | None = None
         self._font = QFont(self.font())
@@ -232,21 +262,24 @@ class DevicesPane(QWidget):
             self._paint_view(p, band, view)
         p.setPen(TEXT)
         for name, right, base, unit in self._number_texts:
-            self._text_left_of(p, right, base, format_value(values.get(name, nan), unit))
+            self._text_left_of(p, right, base, format_value(values.get(name, nan), unit, self._stroke(name)))
         p.setRenderHint(QPainter.Antialiasing, False)   # axis-aligned rectangles: no edge blending needed
-        pos, neg, plain, full, texts, notes = [], [], [], [], [], []
+        pos, neg, state, plain, full, texts, notes = [], [], [], [], [], [], []
         for name, r, scale, right, base, unit in self._bar_items:
             v = values.get(name, nan)
             frac = fill_fraction(v, scale)
+            count = is_count(unit, scale)     # a count is a state: its own colour, no full-scale alarm outline
             if frac > 0:
-                (pos if v > 0 else neg).append(QRectF(r.left(), r.top(), r.width() * frac, r.height()))
-            (plain if frac < 1.0 else full).append(r)
-            text = format_value(v, unit)
+                (state if count else pos if v > 0 else neg).append(QRectF(r.left(), r.top(), r.width() * frac,
+                                                                          r.height()))
+            (plain if frac < 1.0 or count else full).append(r)
+            text = format_value(v, unit, scale)
+            self.value_texts[name] = text
             texts.append((right, base, text))
             if not scale > 0 and self._adv(NO_RANGE) + self._adv(text) + 8 <= right - r.left() - 4:
                 notes.append(QPointF(r.left() + 4, base))
         p.setPen(Qt.NoPen)
-        for rects, colour in ((pos, POSITIVE), (neg, NEGATIVE)):
+        for rects, colour in ((pos, POSITIVE), (neg, NEGATIVE), (state, STATE)):
             if rects:
                 p.setBrush(colour)
                 p.drawRects(rects)
@@ -263,6 +296,11 @@ class DevicesPane(QWidget):
             for at in notes:
                 p.drawText(at, NO_RANGE)
         p.setRenderHint(QPainter.Antialiasing, True)
+
+    def _stroke(self, name: str) -> float:
+        """The range the file gives a channel (NaN: none), for the count rule of the sketch's numbers."""
+        info = self.run.channels.get(name) if self.run is not None else None
+        return info.stroke if info is not None else math.nan
 
     def _text_left_of(self, p: QPainter, right: float, baseline: float, text: str):
         """Draw `text` ending at x = right on this baseline (as drawText right-aligned in a rect, no layout)."""
@@ -467,7 +505,9 @@ class DevicesPane(QWidget):
             self._empty(p, r, group)
             return
         fm = QFontMetrics(self._font)
-        c = r.center()
+        items = self.around_layout(names, r, fm)
+        c = self.axes_center(items, r)
+        self.axes_symbols[group.group] = self.axes_rect(c)
         rad = 10.0   # the mechanism axis seen along it: axes[0] up, axes[1] to the left
         p.setPen(QPen(FRAME, 1, Qt.DashLine))
         p.drawEllipse(c, rad, rad)
@@ -479,10 +519,29 @@ class DevicesPane(QWidget):
                                  (group.axes[1], c.x() - rad - 18, c.y() - 3)):
             self._fit_text(p, QRectF(left, base - fm_f.ascent(), fm_f.horizontalAdvance(text) + 1, fm_f.height()),
                            Qt.AlignLeft | Qt.AlignTop, text)
-        for name, text, label, align, box in self.around_layout(names, r, fm):
+        for name, text, label, align, box in items:
             p.setPen(DIM)
             self._fit_text(p, label, align | Qt.AlignBottom, self._around_full.get(name, text), shown=text)
             self._bar(p, box, name)
+
+    @staticmethod
+    def axes_rect(c: QPointF) -> QRectF:
+        """What the axis symbol (ring, cross, +y, +z) takes around its centre."""
+        return QRectF(c.x() - 30, c.y() - 26, 60, 40)
+
+    def axes_center(self, items, r: QRectF) -> QPointF:
+        """Where the axis symbol goes: the box's centre, or the nearest free place left or right of it (a flat pane
+        stacks the centre column's devices over the centre)."""
+        taken = [q for item in items for q in (item[2], item[4])]
+        c = r.center()
+        steps = sorted(((dx, dy) for dx in range(-60, 61) for dy in range(-20, 21)),
+                       key=lambda d: d[0] * d[0] + 4 * d[1] * d[1])     # 6 px apart, nearest the centre first
+        for dx, dy in steps:
+            at = QPointF(c.x() + 6 * dx, c.y() + 6 * dy)
+            box = self.axes_rect(at)
+            if r.contains(box) and not any(box.intersects(q) for q in taken):
+                return at
+        return c
 
     def around_layout(self, names: list[str], r: QRectF, fm: QFontMetrics) -> list[tuple[str, str, QRectF, object,
                                                                                           QRectF]]:
@@ -515,7 +574,7 @@ class DevicesPane(QWidget):
                     out.append((name, text, label, align, box))
         for i, rect, full in wide:   # a label keeps more of its name where that overlaps nothing
             others = [q for j, item in enumerate(out) if j != i for q in (item[2], item[4])]
-            others.append(QRectF(c.x() - 30, c.y() - 26, 60, 40))   # the +y/+z axes cross
+            others.append(self.axes_rect(c))   # the +y/+z axes cross, where it goes when the centre is free
             if not any(rect.intersects(q) for q in others):
                 name, _, _, align, box = out[i]
                 out[i] = (name, _shortened(fm, (full, name), rect.width()), rect, align, box)

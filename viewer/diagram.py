@@ -427,7 +427,7 @@ class MnemonicDiagram(QWidget):
             self.slider.blockSignals(True)
             self.slider.setValue(frame)
             self.slider.blockSignals(False)
-        self.time_label.setText(f"T Current {pb.t_current:9.4f} s   frame {frame + 1}/{pb.n_frames}")
+        self.time_label.setText(f"T Current {pb.t_current:9.4f} s   {pb.frame_text()}")
 
     def _show_playing(self, on: bool):
         self.play_button.setIcon(self.style().standardIcon(QStyle.SP_MediaPause if on else QStyle.SP_MediaPlay))

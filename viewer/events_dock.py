@@ -1,4 +1,5 @@
-"""Events dock: the run's contact events in a sortable, filterable table; double-click jumps to a start.
+"""Events dock: the run's contact events in a sortable, filterable table; double-click jumps to a start, the
+context menu (and keys K, Ctrl+G) to an event's peak or end, or to a typed time.
 
 Events touching the shown frame are bold on a dark yellow row. The dock observes the diagram's
 `eventsChanged` and the playback's `frameChanged`; it changes time only through the playback model.
@@ -10,9 +11,10 @@ import math
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics
+from PySide6.QtGui import QAction, QBrush, QColor, QFont, QFontMetrics, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDockWidget, QDoubleSpinBox, QFileDialog,
-                               QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableView, QVBoxLayout, QWidget)
+                               QHBoxLayout, QHeaderView, QInputDialog, QLabel, QMenu, QPushButton, QTableView,
+                               QVBoxLayout, QWidget)
 
 from solver.contact_events import EventTable, write_csv
 from viewer import style
@@ -158,7 +160,8 @@ class EventFilter(QSortFilterProxyModel):
 class EventsDock(QDockWidget):
     """Dock with the contact-event table of the diagram's run."""
 
-    seekRequested = Signal(int)     # a frame to go to (the start of a double-clicked event)
+    seekRequested = Signal(int)     # a frame to go to (the start of a double-clicked event, an event's peak or end)
+    timeRequested = Signal(float)   # a run time to go to (Go to time…)
 
     def __init__(self, diagram=None, parent=None):
         super().__init__("Contact events", parent)
@@ -218,15 +221,21 @@ class EventsDock(QDockWidget):
         self.view.horizontalHeader().setStretchLastSection(True)
         self.view.horizontalHeader().setMinimumSectionSize(24)
         self.view.doubleClicked.connect(self._double_clicked)
+        self.view.setContextMenuPolicy(Qt.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._context_menu)
         v.addWidget(self.view, 1)
         self.setWidget(w)
         self.pair_box.currentIndexChanged.connect(self._filter_changed)
         self.min_force_box.valueChanged.connect(self._filter_changed)
         self.last_export = None
+        self.act_go_peak = self._action("Go to the &peak of this event", "K", self.go_to_peak,
+                                        "the selected event's peak normal force (else: of the event at T Current)")
+        self.act_go_time = self._action("&Go to time…", "Ctrl+G", self.go_to_time_dialog, "type a run time to show")
         if diagram is not None:
             diagram.eventsChanged.connect(lambda t: self.set_events(t, diagram.run))
             diagram.playback.frameChanged.connect(self.show_frame)
             self.seekRequested.connect(diagram.playback.seek_frame)
+            self.timeRequested.connect(diagram.playback.seek_time)
             if diagram.events is not None:
                 self.set_events(diagram.events, diagram.run)
 
@@ -321,6 +330,97 @@ class EventsDock(QDockWidget):
         row = self.proxy.mapToSource(index).row()
         if self.table is not None and row >= 0:
             self.seekRequested.emit(int(self.table.start_frame[row]))
+
+    # ---- going to an event's peak, its end, a time ---------------------------------------------
+    def _action(self, text: str, key: str, slot, tip: str) -> QAction:
+        """An action of the dock with a window-wide key (the window may also put it in its Playback menu)."""
+        a = QAction(text, self)
+        a.setShortcut(QKeySequence(key))
+        a.setShortcutContext(Qt.WindowShortcut)
+        a.setToolTip(tip)
+        a.triggered.connect(lambda *_: slot())
+        self.addAction(a)
+        return a
+
+    def navigation_actions(self) -> list[QAction]:
+        """Go to the peak of this event (K), Go to time… (Ctrl+G): for the window's Playback menu."""
+        return [self.act_go_peak, self.act_go_time]
+
+    def selected_row(self) -> int:
+        """The EventTable row selected in the view (-1: none)."""
+        rows = self.view.selectionModel().selectedRows() if self.view.selectionModel() else []
+        return self.proxy.mapToSource(rows[0]).row() if rows else -1
+
+    def _event_row(self, row: int | None) -> int:
+        """`row`, else the selected event, else the event at T Current with the largest peak (-1: none)."""
+        if self.table is None or len(self.table) == 0:
+            return -1
+        if row is None or row < 0:
+            row = self.selected_row()
+        if row < 0 and self.model.current:
+            row = max(self.model.current, key=lambda r: float(np.nan_to_num(self.table.peak_force[r], nan=-1.0)))
+        return int(row)
+
+    def peak_frame(self, row: int) -> int:
+        """The stored frame at (or just before) an event's peak normal force; its start if the peak time is unknown."""
+        t = self.table
+        pt = float(t.peak_time[row])
+        if not math.isfinite(pt) or self.run is None:
+            return int(t.start_frame[row])
+        return int(min(max(self.run.frame_at(pt + 1e-9), t.start_frame[row]), self.run.n_frames - 1))
+
+    def go_to_peak(self, row: int | None = None) -> bool:
+        """Show the peak of an event (`_event_row`); False if there is no event to go to."""
+        row = self._event_row(row)
+        if row < 0:
+            return False
+        self.seekRequested.emit(self.peak_frame(row))
+        return True
+
+    def go_to_end(self, row: int | None = None) -> bool:
+        """Show an event's last frame in contact."""
+        row = self._event_row(row)
+        if row < 0:
+            return False
+        t = self.table
+        last = int(t.end_frame[row]) if t.lasts_to_end[row] else int(t.end_frame[row]) - 1
+        self.seekRequested.emit(max(int(t.start_frame[row]), last))
+        return True
+
+    def go_to_time(self, t: float):
+        """Show run time `t` (ValueError, naming the run's span, if it is outside the run)."""
+        if self.run is None:
+            raise ValueError("no run open")
+        t0, t1 = float(self.run.time[0]), float(self.run.time[-1])
+        if not (math.isfinite(t) and t0 - 1e-9 <= t <= t1 + 1e-9):
+            raise ValueError(f"time {t:g} s is outside the run ({t0:g}–{t1:g} s)")
+        self.timeRequested.emit(float(t))
+
+    def go_to_time_dialog(self):
+        """Ask for a time (within the run) and go there."""
+        if self.run is None:
+            return None
+        t0, t1 = float(self.run.time[0]), float(self.run.time[-1])
+        now = float(self.run.time[min(self.frame, self.run.n_frames - 1)])
+        t, ok = QInputDialog.getDouble(self, "Go to time", f"T Current, s ({t0:g}–{t1:g}):", now, t0, t1, 4)
+        if ok:
+            self.go_to_time(t)
+        return t if ok else None
+
+    def _context_menu(self, pos):
+        index = self.view.indexAt(pos)
+        row = self.proxy.mapToSource(index).row() if index.isValid() else -1
+        menu = QMenu(self)
+        if row >= 0:
+            self.view.selectRow(index.row())
+            menu.addAction("Go to the &start of this event", lambda: self.seekRequested.emit(
+                int(self.table.start_frame[row])))
+            menu.addAction(self.act_go_peak)
+            menu.addAction("Go to the &end of this event", lambda: self.go_to_end(row))
+            menu.addSeparator()
+        menu.addAction(self.act_go_time)
+        self.context_menu = menu   # (tests read it)
+        menu.popup(self.view.viewport().mapToGlobal(pos))
 
     # ---- export ---------------------------------------------------------------------------
     def export_csv(self, path) -> str:

@@ -5,6 +5,7 @@ Panes observe `frameChanged(int)`; keyboard, slider and plot clicks change only 
 from __future__ import annotations
 
 import time as _time
+from pathlib import Path
 
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import numpy as np
@@ -12,6 +13,17 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
 from viewer.playback_state import (EVERY_FRAME, SPEED_LADDER, SPEEDS, TICK_MS, PlaybackState,  # noqa: F401
                                    Snapshot, default_graph_step, speed_label)
+
+
+def _same_file(a, b) -> bool:
+    """Two RunFiles (or None) of one file on disk."""
+    pa, pb = getattr(a, "path", None), getattr(b, "path", None)
+    if pa is None or pb is None:
+        return False
+    try:
+        return Path(pa).resolve() == Path(pb).resolve()
+    except OSError:
+        return False
 
 
 class Playback(QObject):
@@ -105,14 +117,18 @@ class Playback(QObject):
             self.frameChanged.emit(s.frame)
 
     def set_run(self, run):
-        """Attach a RunFile (or None); announces runChanged then frame 0."""
+        """Attach a RunFile (or None); announces runChanged then frame 0, or the frame at the same time when `run` is
+        the file shown before opened again (a run that was being written and has ended: the view stays where it was)."""
         self._timer.stop()
         was_playing = self.state.playing
+        keep = self.state.t_current if _same_file(self.run, run) else None
         self.run = run
         if run is None:
             self.state.set_time(np.zeros(1))
         else:
             self.state.set_time(run.time, run.meta.output_step)
+            if keep is not None:
+                self.state.seek_time(keep)
         if was_playing:
             self.playingChanged.emit(False)
         self.graphStepChanged.emit(self.state.graph_step)
@@ -131,6 +147,12 @@ class Playback(QObject):
         self._announce(before)
         if not follow or self.state.frame == before.frame:
             self.frameChanged.emit(self.state.frame)   # the panes redraw the frame from the new data
+
+    def frame_text(self) -> str:
+        """The transport's frame counter: "frame 248/3985"; a run still being written has no last frame yet:
+        "frame 8000 of 8000 so far"."""
+        n, f = self.state.n_frames, self.state.frame + 1
+        return f"frame {f} of {n} so far" if getattr(self.run, "live", False) else f"frame {f}/{n}"
 
     def seek_frame(self, i: int):
         self._apply(self.state.seek_frame, i)

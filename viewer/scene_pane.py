@@ -18,7 +18,8 @@ import vtkmodules.vtkRenderingOpenGL2  # noqa: E402,F401  (rendering back end)
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal, Slot  # noqa: E402
 from PySide6.QtGui import (QColor, QFont, QFontDatabase, QFontMetricsF, QImage, QPainter, QStaticText, QTextOption,  # noqa: E402
                            QTransform)
-from PySide6.QtWidgets import QApplication, QGridLayout, QLabel, QVBoxLayout, QWidget  # noqa: E402
+from PySide6.QtWidgets import (QApplication, QGridLayout, QHBoxLayout, QLabel, QPushButton, QToolTip,  # noqa: E402
+                               QVBoxLayout, QWidget)
 from vtkmodules.util.numpy_support import numpy_to_vtk, numpy_to_vtkIdTypeArray, vtk_to_numpy  # noqa: E402
 from vtkmodules.vtkCommonCore import vtkIdTypeArray, vtkPoints  # noqa: E402
 from vtkmodules.vtkCommonDataModel import vtkCellArray, vtkPolyData  # noqa: E402
@@ -33,7 +34,7 @@ from solver import mechanisms  # noqa: E402
 from solver.runfile import TIME_CHUNK, RunFile, RunFileError  # noqa: E402
 from viewer.scene_geometry import arrow_elements, cross3, ld_plane, lateral_direction, pose_matrices  # noqa: E402
 from viewer.flow_row import FlowRow  # noqa: E402
-from viewer.numbers import force_text  # noqa: E402
+from viewer.numbers import count_text, fixed, force_text, is_count  # noqa: E402
 from viewer.steady_label import SteadyLabel  # noqa: E402
 from viewer.vtk_view import OffscreenVTKWidget  # noqa: E402
 
@@ -47,7 +48,15 @@ from viewer.style import TINT_NEGATIVE, TINT_POSITIVE  # noqa: E402
 STRIP_W = 212      # readout columns (Qt labels) left and right of the VTK views
 FONT = 12
 VIEW_3D_SHARE = 0.30
-LABEL_OFFSET_PX = 7   # force magnitude label: right of and above the contact point
+LABEL_OFFSET_PX = 7   # force magnitude label: right of and above the contact point (its first place)
+LABEL_GAP_PX = 2      # force labels keep this far from each other and from the views' captions
+LABEL_MERGE_PX = 6    # contact points closer than this on screen share one label ("837 N, 802 N", "+n" beyond two)
+LABEL_RINGS_PX = (10, 22, 36, 52, 72, 96)   # farther places tried (a leader line joins the label to its point)
+ZOOM_STEP = 1.25      # one wheel notch zooms a 2D view by this factor
+VIEW_HINTS = {"ld": "wheel: zoom, drag: pan, double-click: fit", "top": "wheel: zoom, drag: pan, double-click: fit",
+              "3d": "drag: orbit, wheel: zoom, double-click: fit; presets below the readouts"}
+"""What the mouse does in each view: the views' tooltips (never painted into the image, so never into a clip)."""
+CAMERA_PRESETS = ("front", "side", "top", "iso")
 CAPTION_MARGIN = 6    # views' titles and the ghost's caption: from the view's edges
 TINT_LEVELS = 8       # a tinted part's colour steps from 0 to the full |value| (each step rebuilds its body's lines)
 
@@ -100,13 +109,15 @@ def _draw_on_top(actor: vtkActor):
         "//VTK::Depth::Impl", True, "//VTK::Depth::Impl\n  gl_FragDepth = 0.0;\n", False)
 
 
-def _fmt(name: str, value: float, unit: str, width: int) -> str:
-    v = "       —" if not math.isfinite(value) else f"{value:+9.4f}" if abs(value) < 1e4 else f"{value:+9.3g}"
+def _fmt(name: str, value: float, unit: str, width: int, count: bool = False) -> str:
+    """A readout line: name, value (a count as a whole number), unit; never "-0.0000"."""
+    v = "       —" if not math.isfinite(value) else f"{count_text(value):>9}" if count else \
+        fixed(value, 4, True, 9) if abs(value) < 1e4 else f"{value:+9.3g}"
     return f"{name:<{width}}{v} {unit}".rstrip()
 
 
 def _fmt_load(name: str, value: float, unit: str) -> str:
-    return f"{name} {'—' if not math.isfinite(value) else f'{value:.1f}'} {unit}"
+    return f"{name} {'—' if not math.isfinite(value) else fixed(value, 1)} {unit}"
 
 
 class _BlockCache:
@@ -210,6 +221,7 @@ class _View:
         self.renderer.SetErase(0)  # the background renderer clears the whole window once
         self.renderer.SetInteractive(int(interactive))
         self.title = label   # drawn over the rendered image, top left (ScenePane._paint_overlays)
+        self.hint = VIEW_HINTS.get(name, "")   # what the mouse does here: a tooltip, never painted
         edge = vtkPolyData()
         pts = vtkPoints()
         pts.InsertNextPoint(1.0, 0.0, 0.0)
@@ -265,6 +277,8 @@ class ScenePane(QWidget):
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setSpacing(0)
         self._columns = (self._column(self._left_head, self._left), self._column(self._right_head, self._right))
+        self.camera_buttons = self._camera_row()
+        self._columns[1].layout().addWidget(self.camera_buttons)
         grid.addWidget(self._columns[0], 0, 0)
         grid.addWidget(self.vtk_widget, 0, 1)
         grid.addWidget(self._columns[1], 0, 2)
@@ -279,7 +293,7 @@ class ScenePane(QWidget):
         self.views = {
             "ld": _View("ld", self.mtype.scene.ld_title, False),
             "top": _View("top", "top view", False),
-            "3d": _View("3d", "3D (drag to orbit, wheel to zoom)", True),
+            "3d": _View("3d", "3D", True),
         }
         self.background = vtkRenderer()  # one full-window clear is cheaper than three scissored ones
         self.background.SetBackground(*VIEW_BACKGROUND)
@@ -313,11 +327,17 @@ class ScenePane(QWidget):
         self._texts_laid: dict = {}                    # (text, font, width) -> QStaticText (see _static_text)
         self._captions_laid = None                     # (size and ghost caption, laid-out captions) (see _captions)
         self.vtk_widget.overlay = self._paint_overlays
+        self.vtk_widget.resized = self._views_resized
         self._static_actors: list[tuple[vtkRenderer, vtkActor]] = []
         self._cache: _BlockCache | None = None
         self._texts = {"left": "", "right": "", "loads": ""}
         self._text_layouts: dict[bool, tuple] = {}   # after capture -> readout names of the run (see _text_layout)
+        self._counts: set[str] = set()                 # readouts that count things (latches engaged): whole numbers
         self._extent = (-0.6, 0.8, 0.7)  # x min, x max, radial extent (m)
+        self.view_zoom = {"ld": 1.0, "top": 1.0}   # 2D views: magnification over the fit (wheel)
+        self._pan: tuple | None = None           # a drag panning a 2D view: (view key, last x, last y) in pixels
+        self._label_slots: dict = {}             # (view, pair) -> the place its force label had last (kept if free)
+        self.camera_preset = "iso"
         self._ghost: dict | None = None   # a second run drawn as a ghost wireframe (see set_ghost)
         self._tints: dict[str, str] = {}  # part -> channel it is coloured by (the type's scene.tinted_parts)
         self._tint_full = math.nan        # |value| drawn in the full tint colour
@@ -356,32 +376,183 @@ class ScenePane(QWidget):
         lay.addWidget(body, 1)  # fills the column: new text never changes the layout
         return col
 
+    def _camera_row(self) -> QWidget:
+        """Buttons under the right readouts: the 3D view's camera presets and Fit (every view back to its fit).
+        They are widgets beside the views, so neither a grab of the views nor a clip frame shows them."""
+        row = QWidget()
+        row.setObjectName("camera_buttons")
+        lay = QHBoxLayout(row)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(3)
+        self.preset_buttons: dict[str, QPushButton] = {}
+        for key, text, tip in (("front", "Front", "3D view along the docking axis"),
+                               ("side", "Side", "3D view from the side (x to the right, z up)"),
+                               ("top", "Top", "3D view from above (x to the right, y up)"),
+                               ("iso", "Iso", "3D view: the oblique overview"),
+                               ("fit", "Fit", "every view: the whole scene (also: double-click a view)")):
+            b = self.preset_buttons[key] = QPushButton(text)
+            b.setToolTip(tip)
+            b.setFocusPolicy(Qt.NoFocus)        # keys stay with the window (playback shortcuts)
+            b.setStyleSheet(f"QPushButton {{ color: {_hex(TEXT_COLOR)}; background: {_hex(VIEW_BACKGROUND)}; "
+                            f"border: 1px solid {_hex(VIEW_TITLE)}; padding: 1px 4px; }}")
+            b.clicked.connect(self.fit_views if key == "fit" else (lambda _=False, k=key: self.set_camera_preset(k)))
+            lay.addWidget(b)
+        lay.addStretch(1)
+        return row
+
+    def view_at(self, x: float, y: float) -> str | None:
+        """The view under display point (x, y) (VTK pixels, origin bottom left), or None."""
+        for key, v in self.views.items():
+            if v.renderer.IsInViewport(int(x), int(y)):
+                return key
+        return None
+
     def _install_mouse_filter(self, iren):
-        """Only the 3D view orbits and zooms; the projections keep their camera logic."""
+        """The 3D view orbits and zooms (VTK's trackball); the 2D views zoom about the pointer (wheel) and pan
+        (left drag); a double-click fits the view it is in."""
         style = self._style
 
-        def inside_3d():
+        def where():
             x, y = iren.GetEventPosition()
-            return bool(self.views["3d"].renderer.IsInViewport(x, y))
+            return self.view_at(x, y), x, y
 
-        def gate(action):
+        def press(action):
             def handler(obj, ev):
-                if inside_3d():
+                key, x, y = where()
+                if key is None:
+                    return
+                if iren.GetRepeatCount() and ev == "LeftButtonPressEvent":
+                    self.fit_view(key)
+                elif key == "3d":
                     action()
+                elif ev == "LeftButtonPressEvent":
+                    self._pan = (key, x, y)
             return handler
 
-        style.AddObserver("LeftButtonPressEvent", gate(style.OnLeftButtonDown))
-        style.AddObserver("MiddleButtonPressEvent", gate(style.OnMiddleButtonDown))
-        style.AddObserver("RightButtonPressEvent", gate(style.OnRightButtonDown))
-        style.AddObserver("MouseWheelForwardEvent", gate(style.OnMouseWheelForward))
-        style.AddObserver("MouseWheelBackwardEvent", gate(style.OnMouseWheelBackward))
+        def wheel(action, notches):
+            def handler(obj, ev):
+                key, x, y = where()
+                if key == "3d":
+                    action()
+                elif key is not None:
+                    self.zoom_view(key, ZOOM_STEP ** notches, (x, y))
+            return handler
+
+        def move(obj, ev):
+            if self._pan is None:
+                style.OnMouseMove()
+                return
+            key, x0, y0 = self._pan
+            x, y = iren.GetEventPosition()
+            self._pan = (key, x, y)
+            self.pan_view(key, x - x0, y - y0)
+
+        def release(obj, ev):
+            if self._pan is not None:
+                self._pan = None
+            else:
+                style.OnLeftButtonUp()
+
+        style.AddObserver("LeftButtonPressEvent", press(style.OnLeftButtonDown))
+        style.AddObserver("LeftButtonReleaseEvent", release)
+        style.AddObserver("MouseMoveEvent", move)
+        style.AddObserver("MiddleButtonPressEvent", press(style.OnMiddleButtonDown))
+        style.AddObserver("RightButtonPressEvent", press(style.OnRightButtonDown))
+        style.AddObserver("MouseWheelForwardEvent", wheel(style.OnMouseWheelForward, 1))
+        style.AddObserver("MouseWheelBackwardEvent", wheel(style.OnMouseWheelBackward, -1))
         style.AddObserver("CharEvent", lambda o, e: None)      # no 'q' exit, 'w'/'s' render modes
         style.AddObserver("KeyPressEvent", lambda o, e: None)
+        self.vtk_widget.installEventFilter(self)
+
+    def eventFilter(self, obj, ev):
+        """The views' tooltips: what the mouse does in the view under the pointer."""
+        if obj is self.vtk_widget and ev.type() == QEvent.Type.ToolTip:
+            dpr = self.vtk_widget.devicePixelRatioF() or 1.0
+            h = self.render_window.GetSize()[1]
+            key = self.view_at(ev.pos().x() * dpr, h - ev.pos().y() * dpr)
+            if key is not None:
+                QToolTip.showText(ev.globalPos(), f"{self.views[key].title}: {self.views[key].hint}", self.vtk_widget)
+            else:
+                QToolTip.hideText()
+            return True
+        return super().eventFilter(obj, ev)
+
+    # ---- 2D zoom, pan and fit; 3D presets --------------------------------------------------------
+    def _world_per_pixel(self, key: str) -> float:
+        """Metres per display pixel of a 2D view (parallel projection)."""
+        v = self.views[key]
+        _, y0, _, y1 = v.renderer.GetViewport()
+        h = max((y1 - y0) * self.render_window.GetSize()[1], 1.0)
+        return 2.0 * v.camera.GetParallelScale() / h
+
+    def _shift_camera(self, key: str, d):
+        cam = self.views[key].camera
+        cam.SetFocalPoint(*(np.array(cam.GetFocalPoint()) + d))
+        cam.SetPosition(*(np.array(cam.GetPosition()) + d))
+
+    def pan_view(self, key: str, dx: float, dy: float):
+        """Move a 2D view's picture by (dx, dy) display pixels (y up), as a drag does."""
+        self.vtk_widget.settle()
+        cam = self.views[key].camera
+        up = np.array(cam.GetViewUp())
+        right = cross3(np.array(cam.GetDirectionOfProjection()), up)
+        self._shift_camera(key, -self._world_per_pixel(key) * (dx * right + dy * up))
+        self._render()
+
+    def zoom_view(self, key: str, factor: float, at=None):
+        """Magnify a 2D view by `factor` about display point `at` (VTK pixels; None: the view's centre)."""
+        self.vtk_widget.settle()
+        v = self.views[key]
+        if at is not None:   # the world point under the pointer stays under it
+            ren = v.renderer
+            ren.SetDisplayPoint(float(at[0]), float(at[1]), 0.0)
+            ren.DisplayToWorld()
+            wx, wy, wz, ww = ren.GetWorldPoint()
+            p = np.array([wx, wy, wz]) / (ww or 1.0)
+            f = np.array(v.camera.GetFocalPoint())
+            dop = np.array(v.camera.GetDirectionOfProjection())
+            off = (p - f) - dop * float(np.dot(p - f, dop))
+            self._shift_camera(key, off * (1.0 - 1.0 / factor))
+        self.view_zoom[key] *= factor
+        v.camera.SetParallelScale(v.camera.GetParallelScale() / factor)
+        self._render()
+
+    def fit_view(self, key: str):
+        """A view back to the whole scene: 2D views at zoom 1 on the scene's centre, the 3D view to its preset."""
+        self.vtk_widget.settle()
+        if key == "3d":
+            self.set_camera_preset(self.camera_preset)
+            return
+        x0, x1, _ = self._extent
+        f = np.array(self.views[key].camera.GetFocalPoint())
+        self._shift_camera(key, np.array([0.5 * (x0 + x1), 0.0, 0.0]) - f)
+        self.view_zoom[key] = 1.0
+        self._layout()
+        self._render()
+
+    def fit_views(self):
+        """Every view back to the whole scene (the Fit button)."""
+        for key in self.views:
+            self.fit_view(key)
+
+    def set_camera_preset(self, name: str):
+        """The 3D camera from the front (along the docking axis), side, top or the oblique iso overview."""
+        if name not in CAMERA_PRESETS:
+            raise ValueError(f"camera preset {name!r}: one of {', '.join(CAMERA_PRESETS)}")
+        self.camera_preset = name
+        self.reset_3d_view(name)
 
     # ---- layout ------------------------------------------------------------------------------
     def resizeEvent(self, ev):
         super().resizeEvent(ev)
         self._layout()
+
+    def _views_resized(self):
+        """The VTK widget changed size (a window resize, a splitter, wider readouts): new viewports and, with a run,
+        a render at once, so the old image never shows stretched or spilling across the views."""
+        self._layout()
+        if self.run is not None and self.current_frame >= 0:
+            self._render()
 
     def _layout(self):
         """Viewports of the VTK window: [plane Ld | top view | 3D]."""
@@ -395,13 +566,14 @@ class ScenePane(QWidget):
         self._frame_projections(wp * w, h)
 
     def _frame_projections(self, vw: float, vh: float):
-        """Fixed parallel scale so the whole scene fits both projections at the same scale."""
+        """Parallel scale so the whole scene fits both projections at the same scale (at zoom 1; the wheel's zoom
+        is kept over a resize)."""
         x0, x1, rad = self._extent
         half_h = 1.08 * rad
         half_w = 0.54 * (x1 - x0)
         scale = max(half_h, half_w * vh / max(vw, 1.0))
         for key in ("ld", "top"):
-            self.views[key].camera.SetParallelScale(scale)
+            self.views[key].camera.SetParallelScale(scale / self.view_zoom[key])
 
     # ---- run -----------------------------------------------------------------------------------
     def set_run(self, run: RunFile | None):
@@ -427,6 +599,8 @@ class ScenePane(QWidget):
                                                      tuple(self._tints.values())), self._pairs)
         self._fit_columns()
         self._compute_extent(run)
+        self.view_zoom = {"ld": 1.0, "top": 1.0}
+        self._label_slots.clear()
         self._setup_cameras()
         self.show_frame(0)
 
@@ -488,6 +662,7 @@ class ScenePane(QWidget):
             t.setText("")
         self._texts = {"left": "", "right": "", "loads": ""}
         self._text_layouts = {}
+        self._counts = set()
         self._tints, self.tint_caption = {}, ""
 
     def _add_part(self, name: str, g):
@@ -636,16 +811,16 @@ class ScenePane(QWidget):
                     a.SetVisibility(False)
                     v.renderer.AddActor(a)
                     actors.append((v.renderer, a))
-            self._arrows.append(dict(pair=pair, arrow=am, dot=dm, actors=actors, visible=False, text="",
+            self._arrows.append(dict(pair=pair, arrow=am, dot=dm, actors=actors, visible=False, text="", magnitude=0.0,
                                      point=(0.0, 0.0, 0.0)))   # (its label: drawn by _paint_overlays)
 
     def _compute_extent(self, run: RunFile):
-        """Scene extent: from the passive craft's far end (socket) to the mechanism at start and capture."""
+        """Scene extent: every part (the passive craft's far end, petals reaching through the ring plane) at the start
+        and at capture."""
         frames = {0}
         if math.isfinite(run.t_capture):
             frames.add(run.frame_at(run.t_capture))
-        passive = run.bodies[0] if "passive_craft" not in run.bodies else "passive_craft"
-        xs, rs, x_passive = [], [], []
+        xs, rs = [], []
         for fr in sorted(frames):
             try:
                 pos, q = run.poses(fr)
@@ -658,11 +833,8 @@ class ScenePane(QWidget):
                 if len(w):
                     xs += [w[:, 0].min(), w[:, 0].max()]
                     rs.append(np.hypot(w[:, 1], w[:, 2]).max())
-                    if g.body == passive:
-                        x_passive.append(w[:, 0].min())
         if xs:
-            x0 = min(x_passive) if x_passive else min(xs)
-            self._extent = (float(x0), float(max(xs)), float(max(rs)))
+            self._extent = (float(min(xs)), float(max(xs)), float(max(rs)))
         ref = None
         for fr in sorted(frames):
             try:
@@ -691,17 +863,21 @@ class ScenePane(QWidget):
         self._layout()
         self.reset_3d_view()
 
-    def reset_3d_view(self):
-        """Put the free 3D view back to its oblique overview of the scene."""
+    def reset_3d_view(self, preset: str | None = None):
+        """Put the free 3D view back to a preset (default: the current one, the oblique overview at first): "front"
+        looks along the docking axis (+x away from the viewer), "side" from -y, "top" from +z, "iso" obliquely."""
         self.vtk_widget.settle()
+        preset = preset or self.camera_preset
         x0, x1, rad = self._extent
         xc = 0.5 * (x0 + x1)
         r3 = self.views["3d"].renderer
         cam = r3.GetActiveCamera()
         cam.ParallelProjectionOff()
         cam.SetFocalPoint(xc, 0.0, 0.0)
-        cam.SetPosition(xc + 0.9, -1.6, 1.0)
-        cam.SetViewUp(0.0, 0.0, 1.0)
+        offset, up = {"front": ((-1.0, 0.0, 0.0), (0.0, 0.0, 1.0)), "side": ((0.0, -1.0, 0.0), (0.0, 0.0, 1.0)),
+                      "top": ((0.0, 0.0, 1.0), (0.0, 1.0, 0.0)), "iso": ((0.9, -1.6, 1.0), (0.0, 0.0, 1.0))}[preset]
+        cam.SetPosition(xc + offset[0], offset[1], offset[2])
+        cam.SetViewUp(*up)
         r3.ResetCamera(x0, x1, -rad, rad, -rad, rad)
         cam.Zoom(1.25)
         r3.ResetCameraClippingRange(x0 - 1, x1 + 1, -rad - 1, rad + 1, -rad - 1, rad + 1)
@@ -769,7 +945,8 @@ class ScenePane(QWidget):
                 a["arrow"].DeepCopy(m)
                 x, y, z = point
                 a["dot"].DeepCopy((1.0, 0.0, 0.0, x, 0.0, 1.0, 0.0, y, 0.0, 0.0, 1.0, z, 0.0, 0.0, 0.0, 1.0))
-                a["text"] = force_text(math.sqrt(force[0] * force[0] + force[1] * force[1] + force[2] * force[2]))
+                a["magnitude"] = math.sqrt(force[0] * force[0] + force[1] * force[1] + force[2] * force[2])
+                a["text"] = force_text(a["magnitude"])
                 a["point"] = (x, y, z)
             vis = m is not None
             if vis != a["visible"]:
@@ -803,6 +980,7 @@ class ScenePane(QWidget):
             lh = rh = ro.head
             ln = [(n, run.channels[n].unit) for n in ro.left if n in run.channels]
             rn = [(n, run.channels[n].unit) for n in ro.right if n in run.channels]
+            self._counts.update(n for n, u in ln + rn if is_count(u, run.channels[n].stroke))
             lw = max((len(n) for n, _ in ln), default=0) + 1
             rw = max((len(n) for n, _ in rn), default=0) + 1
             loads = [(n, run.channels[n].unit.replace("*", "·")) for n in self.mtype.base_loads if n in run.channels]
@@ -817,8 +995,9 @@ class ScenePane(QWidget):
         after = math.isfinite(tc) and t >= tc
         lh, rh, ln, rn, lw, rw, load_names = self._text_layout(after)
         k = cache.at(i)
-        left = "\n".join(_fmt(n, cache.value_at(n, k), u, lw) for n, u in ln)
-        right = "\n".join(_fmt(n, cache.value_at(n, k), u, rw) for n, u in rn)
+        counts = self._counts
+        left = "\n".join(_fmt(n, cache.value_at(n, k), u, lw, n in counts) for n, u in ln)
+        right = "\n".join(_fmt(n, cache.value_at(n, k), u, rw, n in counts) for n, u in rn)
         loads = "   ".join(_fmt_load(n, cache.value_at(n, k), u) for n, u in load_names)
         if loads:
             loads = "base: " + loads
@@ -1105,21 +1284,107 @@ class ScenePane(QWidget):
         return out
 
     def label_rects(self) -> list[tuple]:
-        """The texts painted over the views (titles, the ghost's caption) as laid out: (text shown, full text, rect in
-        the scene widget, font, QPainter text flags, view rect); the rects of one view never intersect."""
+        """The texts painted over the views (titles, the ghost's caption, the force labels) as laid out: (text shown,
+        full text, rect in the scene widget, font, QPainter text flags, view rect); the rects of one view never
+        intersect."""
         off = QPointF(self.vtk_widget.pos())
-        return [(text, text, rect.translated(off), self._title_font, int(Qt.TextWrapAnywhere), view.translated(off))
-                for _, view, texts in self._captions() for text, rect, _, _ in texts]
+        self.vtk_widget.settle()
+        out = [(text, text, rect.translated(off), self._title_font, int(Qt.TextWrapAnywhere), view.translated(off))
+               for _, view, texts in self._captions() for text, rect, _, _ in texts]
+        out += [(text, text, rect.translated(off), self._label_font, int(Qt.AlignLeft | Qt.AlignTop),
+                 view.translated(off)) for _, view, labels in self._force_label_places() for _, text, rect, _ in labels]
+        return out
+
+    def force_label_places(self) -> dict[str, list[tuple[str, str, QRectF, QPointF]]]:
+        """Per view: (pair, text, rect, its contact point) of each force label as painted now (VTK widget pixels)."""
+        self.vtk_widget.settle()
+        return {v.name: labels for v, _, labels in self._force_label_places()}
+
+    def _force_label_places(self) -> list[tuple]:
+        """(view, view rect, [(pair, text, rect, anchor)]) of the visible arrows' magnitude labels, placed by a rule:
+        points closer than LABEL_MERGE_PX on screen merged into one label (largest first); the largest force first; each label right of and above its contact point if that is free, else at the place it
+        had last, else the nearest free place on rings around the point (a leader line then joins them); free means
+        inside the view, clear of the view's captions and of the labels placed before it by LABEL_GAP_PX. A label
+        with no free place is left out (never drawn over another)."""
+        shown = sorted((a for a in self._arrows if a["visible"]), key=lambda a: -a["magnitude"])
+        if not shown:
+            return []
+        h = self.render_window.GetSize()[1]
+        dpr = self.vtk_widget.devicePixelRatioF() or 1.0
+        gap = LABEL_GAP_PX
+        out = []
+        for v, view, texts in self._captions():
+            inner = view.adjusted(1, 1, -1, -1)
+            taken = [rect.adjusted(-gap, -gap, gap, gap) for _, rect, _, _ in texts]
+            groups: list[list] = []      # [anchor, [arrows]]: points closer than LABEL_MERGE_PX share one label
+            for a in shown:
+                v.renderer.SetWorldPoint(*a["point"], 1.0)
+                v.renderer.WorldToDisplay()
+                dx, dy, _ = v.renderer.GetDisplayPoint()
+                anchor = QPointF(dx / dpr, (h - dy) / dpr)
+                near = next((g for g in groups if abs(g[0].x() - anchor.x()) <= LABEL_MERGE_PX
+                             and abs(g[0].y() - anchor.y()) <= LABEL_MERGE_PX), None)
+                if near is None:
+                    groups.append([anchor, [a]])
+                else:
+                    near[1].append(a)
+            labels = []
+            for anchor, arrows in groups:
+                values = [a["text"] for a in arrows]
+                forms = [", ".join(values[:2]) + (f" +{len(values) - 2}" if len(values) > 2 else "")]
+                if len(values) > 1:
+                    forms.append(f"{values[0]} +{len(values) - 1}")      # shorter, where the longer has no room
+                key = (v.name, arrows[0]["pair"])
+                rect = None
+                for text in forms:
+                    size = self._static_text(text, self._label_font).size()
+                    for slot in self._slots(key):
+                        r = self._slot_rect(slot, anchor, size.width(), size.height())
+                        if inner.contains(r) and not any(r.intersects(t) for t in taken):
+                            rect = r
+                            self._label_slots[key] = slot
+                            break
+                    if rect is not None:
+                        break
+                if rect is None:
+                    continue
+                taken.append(rect.adjusted(-gap, -gap, gap, gap))
+                labels.append((arrows[0]["pair"], text, rect, anchor))
+            out.append((v, view, labels))
+        return out
+
+    def _slots(self, key):
+        """Places tried for a label, in order: the first (right, above), the one it had last, then ring by ring."""
+        last = self._label_slots.get(key)
+        yield (0, 0)
+        if last is not None and last != (0, 0):
+            yield last
+        for ring in range(len(LABEL_RINGS_PX)):
+            for k in range(12):
+                yield (ring + 1, k)
+
+    @staticmethod
+    def _slot_rect(slot, anchor: QPointF, w: float, h: float) -> QRectF:
+        """A label's rect at a place: (0, 0) right of and above the point; (ring, k) centred at angle 30k degrees,
+        its edge LABEL_RINGS_PX[ring - 1] from the point."""
+        ring, k = slot
+        if ring == 0:
+            return QRectF(anchor.x() + LABEL_OFFSET_PX, anchor.y() - LABEL_OFFSET_PX - h, w, h)
+        r = LABEL_RINGS_PX[ring - 1]
+        ang = math.radians(30.0 * k + 45.0)
+        c, s_ = math.cos(ang), -math.sin(ang)
+        cx = anchor.x() + c * (r + w / 2)
+        cy = anchor.y() + s_ * (r + h / 2)
+        return QRectF(cx - w / 2, cy - h / 2, w, h)
 
     def _paint_overlays(self, p: QPainter):
         """Over the rendered image: each view's title, top left, its caption at the foot, and each visible arrow's
-        magnitude label in every view, right of and above its contact point, all on a translucent box (QPainter text: a VTK text actor cost
-        ~0.25 ms a render each)."""
-        shown = [a for a in self._arrows if a["visible"]]
-        w, h = self.render_window.GetSize()
-        dpr = self.vtk_widget.devicePixelRatioF() or 1.0
+        magnitude label in every view, placed clear of the others (`_force_label_places`), all on a translucent box
+        (QPainter text: a VTK text actor cost ~0.25 ms a render each). Nothing here is a UI hint: this is what a clip
+        frame shows too."""
         p.save()
         try:
+            places = {id(v): labels for v, _, labels in self._force_label_places()}
             for v, view, texts in self._captions():
                 p.setClipRect(view)
                 p.setFont(self._title_font)
@@ -1127,20 +1392,19 @@ class ScenePane(QWidget):
                     p.fillRect(rect.adjusted(-1, -1, 1, 1), self._label_box)
                     p.setPen(pen)
                     p.drawStaticText(rect.topLeft(), st)
-                if not shown:
+                labels = places.get(id(v), [])
+                if not labels:
                     continue
                 p.setFont(self._label_font)
-                p.setPen(self._label_pen)
-                for a in shown:
-                    v.renderer.SetWorldPoint(*a["point"], 1.0)
-                    v.renderer.WorldToDisplay()
-                    dx, dy, _ = v.renderer.GetDisplayPoint()
-                    st = self._static_text(a["text"], self._label_font)
-                    size = st.size()
-                    left, bottom = (dx + LABEL_OFFSET_PX) / dpr, (h - dy - LABEL_OFFSET_PX) / dpr
-                    p.fillRect(QRectF(left - 1, bottom - size.height() - 1, size.width() + 2, size.height() + 2),
-                               self._label_box)
-                    p.drawStaticText(QPointF(left, bottom - size.height()), st)
+                for _, text, rect, anchor in labels:
+                    if not rect.adjusted(-LABEL_OFFSET_PX - 1, -1, 1, LABEL_OFFSET_PX + 1).contains(anchor):
+                        p.setPen(self._label_pen)      # a leader line from the point to the label's nearest edge
+                        p.drawLine(anchor, QPointF(min(max(anchor.x(), rect.left()), rect.right()),
+                                                   min(max(anchor.y(), rect.top()), rect.bottom())))
+                for _, text, rect, anchor in labels:
+                    p.fillRect(rect.adjusted(-1, -1, 1, 1), self._label_box)
+                    p.setPen(self._label_pen)
+                    p.drawStaticText(rect.topLeft(), self._static_text(text, self._label_font))
         finally:
             p.restore()
 

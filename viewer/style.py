@@ -46,6 +46,7 @@ NEGATIVE = (50, 110, 235)
 BAR_BACKGROUND = (30, 36, 54)
 FULL_SCALE = (255, 220, 0)    # outline of a bar at or beyond its full scale
 NO_RANGE_HATCH = (58, 66, 92)
+STATE_FILL = (40, 150, 120)    # a count's bar (latches engaged): a state, not an alarm
 FORCE_SCALE = [(70, 140, 255), (60, 220, 170), (255, 215, 0), (255, 40, 30)]   # lanes: low .. high peak force
 
 # ---- scene (VTK, RGB 0..1) -----------------------------------------------------------------------

@@ -236,6 +236,7 @@ class OffscreenVTKWidget(QWidget):
         self._wheel = 0
         self._button = Qt.NoButton
         self.overlay = None    # callable(painter) drawing over the image (e.g. the scene's force labels)
+        self.resized = None    # callable() after the render window took a new size (the scene re-lays its views out)
 
     # ---- QVTKRenderWindowInteractor's interface used by the panes --------------------------------
     def GetRenderWindow(self) -> vtkRenderWindow:
@@ -283,6 +284,10 @@ class OffscreenVTKWidget(QWidget):
     def paintEvent(self, _ev):
         img = self.image()
         p = QPainter(self)
+        s = self.devicePixelRatioF()
+        if not img.isNull() and (img.width(), img.height()) != (max(1, round(s * self.width())),
+                                                                max(1, round(s * self.height()))):
+            img = QImage()   # rendered at another size (no render since the resize): never shown stretched or spilled
         if img.isNull():
             p.fillRect(self.rect(), Qt.black)
         else:
@@ -319,6 +324,8 @@ class OffscreenVTKWidget(QWidget):
         self._rw.SetSize(w, h)
         self._Iren.SetSize(w, h)
         self._Iren.ConfigureEvent()
+        if self.resized is not None:
+            self.resized()
 
     # ---- mouse ---------------------------------------------------------------------------------
     def _event_info(self, ev, repeat: int = 0):
@@ -352,9 +359,9 @@ class OffscreenVTKWidget(QWidget):
         self.settle()
         self._event_info(ev)
         self._wheel += ev.angleDelta().y()
-        if self._wheel >= 120:
+        while self._wheel >= 120:      # a notch per 120 eighths of a degree (fine-grained wheels add up)
             self._Iren.MouseWheelForwardEvent()
-            self._wheel = 0
-        elif self._wheel <= -120:
+            self._wheel -= 120
+        while self._wheel <= -120:
             self._Iren.MouseWheelBackwardEvent()
-            self._wheel = 0
+            self._wheel += 120
