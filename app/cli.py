@@ -63,6 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_campaign_rerun_parser(sub)
     from app.measured_cli import add_measured_parsers  # validate and calibrate against a measured record
     add_measured_parsers(sub)
+    from app.figure_cli import add_figure_parser  # report figures (matplotlib) from a run's data
+    add_figure_parser(sub)
     r = sub.add_parser("run", help="simulate a scenario into a run file (exit 2 on bad input, nothing written)",
                        description="Validate SCENARIO.toml (and the mechanism it names), then integrate and write "
                                    "a run file. Ctrl+C or SIGTERM stops after the current block and keeps the "
