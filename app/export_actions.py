@@ -70,11 +70,13 @@ def figure_spec_of(window):
 
 
 def export_figure(window, path):
-    """Write the report figure of the window's plots to `path` (.pdf, .svg, .png); the measured record shown is drawn
-    dashed over its channels."""
+    """Write the report figure of the window's plots to `path` (.pdf, .svg, .png); the measured record and the
+    compared run shown are drawn dashed over their channels."""
     from viewer.report_figure import save_figure
     measured = getattr(getattr(window, "measured", None), "comparison", None)
-    return save_figure(window.run, figure_spec_of(window), path, measured)
+    d = window.diagram
+    compare = (d.compare_run, d.compare_offset) if d.compare_run is not None else None
+    return save_figure(window.run, figure_spec_of(window), path, measured, compare)
 
 
 def export_figure_dialog(window, path=None):

@@ -33,6 +33,8 @@ def add_figure_parser(sub) -> argparse.ArgumentParser:
     f.add_argument("--dpi", type=int, default=300, help="dots per inch of a PNG and of px sizes (default 300)")
     f.add_argument("--theme", choices=("light", "dark"), default="light", help="light (paper, default) or dark")
     f.add_argument("--title", default=None, help="the figure's title (default: the run's scenario)")
+    f.add_argument("--compare", type=Path, default=None, metavar="RUN_B.h5",
+                   help="a second run drawn dashed over the same channels (aligned on t = 0)")
     f.add_argument("-o", "--out", type=Path, required=True, help="output file: .pdf, .svg or .png")
     f.set_defaults(handler=cmd_figure)
     return f
@@ -56,7 +58,11 @@ def cmd_figure(args) -> int:
         if not args.out.parent.is_dir():
             raise FigureError(f"{args.out}: -o: no such directory {args.out.parent}")
         with RunFile(args.run) as run:
-            out = save_figure(run, spec, args.out)
+            if args.compare is None:
+                out = save_figure(run, spec, args.out)
+            else:
+                with RunFile(args.compare) as run_b:
+                    out = save_figure(run, spec, args.out, compare=(run_b, 0.0))
     except (FigureError, RunFileError) as exc:
         return fail(exc)
     except OSError as exc:

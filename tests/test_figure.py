@@ -8,12 +8,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from PIL import Image
 
 from app.cli import main
 from solver.runfile import RunFile
 from viewer import style
-from viewer.report_figure import FigureSpec, build_figure, parse_size, peak_decimate
+from viewer.report_figure import FigureSpec, build_figure, parse_size, peak_decimate, shown_tick_labels
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPERT = ROOT / "sample_runs" / "expert_existing.h5"
@@ -77,7 +78,7 @@ def test_axes_have_units_ticks_legends_and_the_time_lines():
     with RunFile(EXPERT) as run:
         spec = FigureSpec(plots=[["Fx", "Fy"], ["probe_stroke"]], xy=[("probe_stroke", "Fx")], t=(0, 20), at=12.0)
         fig = build_figure(run, spec)
-        fig.canvas.draw()
+        FigureCanvasAgg(fig).draw()
         t_axes, xy = fig.axes_time, fig.axes_xy[0]
         assert [ax.get_ylabel() for ax in t_axes] == ["Fx, Fy [N]", "probe_stroke [m]"]
         assert t_axes[-1].get_xlabel() == "time [s]" and t_axes[0].get_xlim() == (0.0, 20.0)
@@ -94,7 +95,24 @@ def test_axes_have_units_ticks_legends_and_the_time_lines():
         fx = t_axes[0].get_lines()[0]                                   # the data as the run file holds it
         a, b = run.frame_at(0.0), run.frame_at(20.0) + 1
         assert np.array_equal(fx.get_ydata(), run.channel("Fx", a, b))
-        assert "expert_existing.h5" in t_axes[0].get_title(loc="left")
+        assert "run expert_existing.h5 · existing · capture 5.982 s · T Current 12.000 s" in fig._suptitle.get_text().replace("\u00a0", " ")
+        r = fig.canvas.get_renderer()                                    # legends sit above their plots' data
+        for ax in t_axes + [xy]:
+            assert ax.get_legend().get_window_extent(r).y0 >= ax.get_window_extent(r).y1 - 1
+
+
+def test_a_compared_run_is_drawn_dashed_in_its_channels_colour(tmp_path):
+    out = tmp_path / "cmp.png"
+    b = EXPERT.with_name("expert_modified_dampers.h5")
+    assert main(["figure", str(EXPERT), "--plot", "Fx", "--t", "0:20", "--compare", str(b), "-o", str(out)]) == 0
+    with RunFile(EXPERT) as run, RunFile(b) as run_b:
+        fig = build_figure(run, FigureSpec(plots=[["Fx"]], t=(0, 20)), compare=(run_b, 0.0))
+        a_line, b_line = fig.axes_time[0].get_lines()[:2]
+        assert b_line.get_label() == "Fx (B)" and b_line.get_color() == a_line.get_color()
+        assert b_line.get_linestyle() != a_line.get_linestyle()
+        k = run_b.frame_at(20.0) + 1
+        assert np.array_equal(b_line.get_ydata(), run_b.channel("Fx", 0, k))
+        assert "dashed: B = expert_modified_dampers.h5" in fig._suptitle.get_text().replace("\u00a0", " ")
 
 
 @pytest.mark.parametrize("args, words", [
@@ -143,3 +161,33 @@ def test_the_command_line_entry_point_writes_the_figure(tmp_path):
     r = subprocess.run([sys.executable, "-m", "app", "figure", str(EXPERT), "--plot", "Fx", "-o", str(out)],
                        capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0 and out.is_file(), r.stderr
+
+
+@pytest.mark.parametrize("size_mm, plots", [((85, 90), [["Fx", "Fy"], ["probe_stroke"]]),
+                                            ((120, 80), [["Fx", "Fy", "Fz"], ["probe_stroke"]]),
+                                            ((160, 120), [["Fx", "Fy", "Fz"], ["probe_stroke"]]),
+                                            ((300, 200), [["Fx", "Fy", "Fz"], ["probe_stroke"], ["Mx", "My"]])])
+def test_texts_stay_apart_and_inside_at_any_size(size_mm, plots, recwarn):
+    """From a single journal column to a slide: tick labels of one axis never touch, every text lies inside the
+    figure, constrained layout applies (a comparison run, T Current and capture in the legends)."""
+    with RunFile(EXPERT.with_name("central_impact_20t.h5")) as run, RunFile(EXPERT) as run_b:
+        spec = FigureSpec(plots=plots, xy=[("probe_stroke", "Fx")], t=(0, 12),
+                          at=6.0, size=(size_mm[0] / 25.4, size_mm[1] / 25.4), dpi=150)
+        fig = build_figure(run, spec, compare=(run_b, 0.0))
+        fig.canvas.draw()
+        r = fig.canvas.get_renderer()
+        box = fig.bbox.padded(1)
+        ticks = {id(t) for ax in fig.axes for axis in (ax.xaxis, ax.yaxis) for t in axis.get_ticklabels()}
+        shown = [t for ax in fig.axes for axis in (ax.xaxis, ax.yaxis) for t in shown_tick_labels(axis)]
+        texts = [t for t in fig.findobj(lambda a: hasattr(a, "get_text") and hasattr(a, "get_window_extent"))
+                 if t.get_visible() and t.get_text().strip() and id(t) not in ticks] + shown
+        assert texts
+        for t in texts:
+            e = t.get_window_extent(r)
+            assert box.x0 <= e.x0 and e.x1 <= box.x1 and box.y0 <= e.y0 and e.y1 <= box.y1, (t.get_text(), e)
+        for ax in fig.axes:
+            for axis in (ax.xaxis, ax.yaxis):
+                boxes = [t.get_window_extent(r) for t in shown_tick_labels(axis)]
+                assert len(boxes) >= 3 or (axis is ax.xaxis and ax in fig.axes_time[:-1]), (size_mm, ax.get_ylabel())
+                assert not any(p.overlaps(q) for i, p in enumerate(boxes) for q in boxes[i + 1:]), size_mm
+    assert not [w for w in recwarn if "constrained_layout" in str(w.message)]
