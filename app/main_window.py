@@ -27,7 +27,7 @@ APP_NAME = "dockmnemo"
 MAX_RECENT = 10
 DEFAULT_SIZE = (1600, 1000)   # px, where the screen has the room
 EVENTS_DOCK_W = 480           # px of the events dock where the window is wide ...
-EVENTS_DOCK_SHARE = 0.26      # ... and at most this share of the window's width
+EVENTS_DOCK_SHARE = 0.30      # ... and at most this share of the window's width
 PANE_TITLES = {"scene": "Scene", "devices": "Devices", "plots": "Plots"}
 KEYS_HELP = """<table>
 <tr><td><b>Space</b></td><td>play / pause</td></tr>

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDockWidget, QDoubl
 
 from solver.contact_events import EventTable, write_csv
 from viewer import style
-from viewer.flow_row import FlowRow
 from viewer.contact_lanes import pair_title
 
 COLUMNS = ("pair", "start s", "end s", "dur. s", "peak N", "imp. N·s", "v m/s", "reb.")
@@ -183,13 +182,16 @@ class EventsDock(QDockWidget):
         self.export_button.setFocusPolicy(Qt.NoFocus)
         self.export_button.setToolTip("Write the rows shown (filter and order as in the table) to a CSV file")
         self.export_button.clicked.connect(self.export_dialog)
-        pair, peak = QWidget(), QWidget()     # label and box kept together; the row wraps where the dock is narrow
-        for holder, label, box in ((pair, "pair", self.pair_box), (peak, "peak ≥", self.min_force_box)):
-            h = QHBoxLayout(holder)
-            h.setContentsMargins(0, 0, 0, 0)
-            h.addWidget(QLabel(label))
-            h.addWidget(box, 1)
-        v.addWidget(FlowRow([pair, peak, self.count_label, self.export_button], margins=(0, 0, 0, 0), spacing=8))
+        row = QHBoxLayout()                    # two rows: the dock keeps to a quarter of a 1280 px window
+        row.addWidget(QLabel("pair"))
+        row.addWidget(self.pair_box, 1)
+        row.addWidget(QLabel("peak ≥"))
+        row.addWidget(self.min_force_box)
+        v.addLayout(row)
+        row = QHBoxLayout()
+        row.addWidget(self.count_label, 1)
+        row.addWidget(self.export_button)
+        v.addLayout(row)
         self.source_label = QLabel("")          # where the statistics come from (solver, or recomputed: approximate)
         self.source_label.setWordWrap(True)
         f = self.source_label.font()
