@@ -191,3 +191,31 @@ def test_texts_stay_apart_and_inside_at_any_size(size_mm, plots, recwarn):
                 assert len(boxes) >= 3 or (axis is ax.xaxis and ax in fig.axes_time[:-1]), (size_mm, ax.get_ylabel())
                 assert not any(p.overlaps(q) for i, p in enumerate(boxes) for q in boxes[i + 1:]), size_mm
     assert not [w for w in recwarn if "constrained_layout" in str(w.message)]
+
+
+@pytest.mark.skipif(shutil.which("inkscape") is None, reason="needs inkscape")
+def test_inkscape_draws_the_svg_and_the_pdf(figures, tmp_path):
+    for kind in ("svg", "pdf"):
+        out = tmp_path / f"{kind}.png"
+        subprocess.run(["inkscape", str(figures[kind]), "--export-type=png", f"--export-filename={out}",
+                        "--export-dpi=96"], capture_output=True, check=True, timeout=120)
+        im = np.asarray(Image.open(out).convert("RGBA")).astype(int)
+        assert abs(im.shape[1] - 160 / 25.4 * 96) < 3 and abs(im.shape[0] - 120 / 25.4 * 96) < 3
+        ink = (im[..., 3] > 0) & (im[..., :3].sum(axis=2) < 200)        # dark lines and text drawn
+        assert ink.sum() > 1000, kind
+
+
+def test_a_measured_record_is_drawn_dashed_over_its_channel(tmp_path):
+    from solver.measured import compare_run
+    from tests.measured_truth import EXAMPLE_MAP, write_measured_csv
+    run_path = EXPERT.with_name("central_impact_20t.h5")
+    record = write_measured_csv(run_path, tmp_path / "stand.csv", 0.1374, end_margin=0.5)
+    cmp_ = compare_run(run_path, record, EXAMPLE_MAP)
+    with RunFile(run_path) as run:
+        fig = build_figure(run, FigureSpec(plots=[["Fx"], ["probe_stroke"]], t=(0, 5)), measured=cmp_)
+        lines = {ln.get_label(): ln for ln in fig.axes_time[0].get_lines()}
+        m = lines["Fx measured"]
+        assert m.get_linestyle() == "--" and m.get_color() == style.FIGURE_THEMES["light"]["measured"]
+        tm = np.asarray(cmp_.record_time)
+        keep = (tm >= 0) & (tm <= 5)
+        assert m.get_ydata().max() == pytest.approx(np.nanmax(np.asarray(cmp_.record["Fx"])[keep]))
