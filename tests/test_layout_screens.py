@@ -10,7 +10,7 @@ pytest.importorskip("PySide6")
 from PySide6.QtCore import QRect, QSettings  # noqa: E402
 from PySide6.QtGui import QImage, QPainter  # noqa: E402
 
-from tests.layout_check import widget_problems  # noqa: E402
+from tests.layout_check import painted, widget_problems  # noqa: E402
 from tests.measured_truth import EXAMPLE_MAP, write_measured_csv  # noqa: E402
 
 pytestmark = pytest.mark.gui
@@ -87,7 +87,7 @@ def in_window(w, widget) -> bool:
 
 def check(w, size) -> list[str]:
     d = w.diagram
-    problems = widget_problems(w) + tick_text_problems(d.plots)
+    problems = widget_problems(w) + tick_text_problems(d.plots) + painted(d.scene) + painted(d.devices)
     if w.size().toTuple() != size:
         problems.append(f"window is {w.size().toTuple()}, asked {size}")
     bar = d.play_button.parentWidget()
