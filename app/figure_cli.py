@@ -35,12 +35,17 @@ def add_figure_parser(sub) -> argparse.ArgumentParser:
     f.add_argument("--title", default=None, help="the figure's title (default: the run's scenario)")
     f.add_argument("--compare", type=Path, default=None, metavar="RUN_B.h5",
                    help="a second run drawn dashed over the same channels (aligned on t = 0)")
+    f.add_argument("--measured", type=Path, default=None, metavar="RECORD",
+                   help="a measured record drawn dashed over its channels (CSV, HDF5, .mat; docs/measured-data.md)")
+    f.add_argument("--map", dest="map", type=Path, default=None, metavar="MAP.toml",
+                   help="its channel map (default: RECORD's stem + _map.toml next to it)")
     f.add_argument("-o", "--out", type=Path, required=True, help="output file: .pdf, .svg or .png")
     f.set_defaults(handler=cmd_figure)
     return f
 
 
 def cmd_figure(args) -> int:
+    from solver.errors import InputError
     from solver.runfile import RunFile, RunFileError
     from viewer.report_figure import FORMATS, FigureError, FigureSpec, parse_interval, parse_size, parse_xy, \
         save_figure
@@ -57,13 +62,21 @@ def cmd_figure(args) -> int:
                           dpi=args.dpi, theme=args.theme, title=args.title, at=args.at)
         if not args.out.parent.is_dir():
             raise FigureError(f"{args.out}: -o: no such directory {args.out.parent}")
+        measured = None
+        if args.measured is not None:
+            from solver.measured import compare_run
+            beside = args.measured.with_name(args.measured.stem + "_map.toml")
+            map_path = args.map or (beside if beside.is_file() else None)
+            if map_path is None:
+                raise FigureError(f"{args.measured}: --map: none given and no {args.measured.stem}_map.toml next to it")
+            measured = compare_run(args.run, args.measured, map_path)
         with RunFile(args.run) as run:
             if args.compare is None:
-                out = save_figure(run, spec, args.out)
+                out = save_figure(run, spec, args.out, measured)
             else:
                 with RunFile(args.compare) as run_b:
-                    out = save_figure(run, spec, args.out, compare=(run_b, 0.0))
-    except (FigureError, RunFileError) as exc:
+                    out = save_figure(run, spec, args.out, measured, compare=(run_b, 0.0))
+    except (FigureError, RunFileError, InputError) as exc:
         return fail(exc)
     except OSError as exc:
         return fail(f"{args.out}: cannot be written ({exc})")

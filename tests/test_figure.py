@@ -215,7 +215,21 @@ def test_a_measured_record_is_drawn_dashed_over_its_channel(tmp_path):
         fig = build_figure(run, FigureSpec(plots=[["Fx"], ["probe_stroke"]], t=(0, 5)), measured=cmp_)
         lines = {ln.get_label(): ln for ln in fig.axes_time[0].get_lines()}
         m = lines["Fx measured"]
-        assert m.get_linestyle() == "--" and m.get_color() == style.FIGURE_THEMES["light"]["measured"]
+        assert m.get_linestyle() == "--" and m.get_color() == lines["Fx [N]"].get_color()
+        assert m.get_zorder() < lines["Fx [N]"].get_zorder()                # under the run's curve
         tm = np.asarray(cmp_.record_time)
         keep = (tm >= 0) & (tm <= 5)
         assert m.get_ydata().max() == pytest.approx(np.nanmax(np.asarray(cmp_.record["Fx"])[keep]))
+
+
+def test_the_command_line_takes_a_measured_record_and_names_a_missing_map(tmp_path, capsys):
+    from tests.measured_truth import EXAMPLE_MAP, write_measured_csv
+    run_path = EXPERT.with_name("central_impact_20t.h5")
+    record = write_measured_csv(run_path, tmp_path / "stand.csv", 0.1374, end_margin=0.5)
+    out = tmp_path / "m.svg"
+    assert main(["figure", str(run_path), "--plot", "Fx", "--t", "0:5", "--measured", str(record), "--map",
+                 str(EXAMPLE_MAP), "-o", str(out)]) == 0
+    assert out.is_file()
+    assert main(["figure", str(run_path), "--plot", "Fx", "--measured", str(record), "-o", str(tmp_path / "n.png")]) == 2
+    assert "stand.csv: --map: none given and no stand_map.toml next to it" in capsys.readouterr().err
+    assert not (tmp_path / "n.png").exists()

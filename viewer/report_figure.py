@@ -222,8 +222,8 @@ def _build(run, spec: FigureSpec, measured, compare, a: int, b: int, pal: dict):
                 if measured is not None and name in getattr(measured, "record", {}):
                     tm, ym = np.asarray(measured.record_time, float), np.asarray(measured.record[name], float)
                     keep = (tm >= t[0]) & (tm <= t[-1])
-                    ax.plot(*peak_decimate(tm[keep], ym[keep]), color=pal["measured"], lw=0.8, ls="--",
-                            label=f"{name} measured")
+                    ax.plot(*peak_decimate(tm[keep], ym[keep]), color=colour, lw=0.7, ls=(0, (3, 1.5)), alpha=0.7,
+                            zorder=1.5, label=f"{name} measured")   # under the run's line, in its colour
             ax.set_ylabel(_unit_text(run, names), fontsize=pal["label"])
             ax.yaxis.set_major_locator(MaxNLocator(nbins=5, min_n_ticks=3))
             if i < n_t - 1:

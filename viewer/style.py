@@ -96,10 +96,10 @@ def mono_font(point_size: float, bold: bool = False):
 # ---- report figures (matplotlib: viewer/report_figure.py), one palette per theme ----------------------
 FIGURE_THEMES = {
     "light": dict(background="#ffffff", text="#1a1a1a", dim="#555555", grid="#d9d9d9", frame="#444444",
-                  cursor="#c98a00", capture="#333333", measured="#c2185b", difference="#6a1b9a",
+                  cursor="#c98a00", capture="#333333",
                   traces=("#1f5fbf", "#d62728", "#2e8b3a", "#8e44ad", "#e67e00", "#17a2b8", "#8c564b", "#7f7f7f")),
     "dark": dict(background=BACKGROUND, text=TEXT, dim=KEY_TEXT, grid=SPLITTER, frame=FRAME, cursor=CURSOR,
-                 capture=CAPTURE, measured=MEASURED, difference="#ce93d8", traces=TRACE_COLORS),
+                 capture=CAPTURE, traces=TRACE_COLORS),
 }
 """Colours of a report figure: paper-white `light` (the default) and the window's `dark`."""
 
