@@ -193,6 +193,7 @@ def test_texts_stay_apart_and_inside_at_any_size(size_mm, plots, recwarn):
     assert not [w for w in recwarn if "constrained_layout" in str(w.message)]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("inkscape") is None, reason="needs inkscape")
 def test_inkscape_draws_the_svg_and_the_pdf(figures, tmp_path):
     for kind in ("svg", "pdf"):

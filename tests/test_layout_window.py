@@ -125,6 +125,7 @@ def _rgb(colour: str) -> np.ndarray:
     return np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("theme", ["dark", "light"])
 def test_view_screenshot_renders_the_window_at_its_size_time_and_theme(tmp_path, theme):
     r, out = _shot(tmp_path, "--at", "24.7", "--size", "1366x768", "--theme", theme)
@@ -138,6 +139,7 @@ def test_view_screenshot_renders_the_window_at_its_size_time_and_theme(tmp_path,
     assert (im.mean(axis=2) > 200).mean() > (0.4 if theme == "light" else 0.0)
 
 
+@pytest.mark.slow
 def test_view_screenshot_while_playing_and_bad_requests(tmp_path):
     r, out = _shot(tmp_path, "--at", "10", "--size", "1280x720", "--playing")
     assert r.returncode == 0 and ", playing" in r.stdout, r.stderr
