@@ -649,8 +649,8 @@ class MainWindow(QMainWindow):
             return
         from PySide6.QtCore import QProcess
         root = Path(__file__).resolve().parent.parent
-        args = ["-m", "app", "view"] + ([str(self.run.path), "--at", f"{self.playback.t_current:.6f}"]
-                                        if self.run is not None else [])
+        args = ["-m", "app", "view", "--theme", name] + (
+            [str(Path(self.run.path).resolve()), "--at", f"{self.playback.t_current:.6f}"] if self.run is not None else [])
         if QProcess.startDetached(sys.executable, args, str(root))[0]:
             self.close()
         else:
