@@ -50,7 +50,8 @@ def add_figure_action(window, menu, before=None):
 
 def figure_spec_of(window):
     """The report-figure spec of the window's plots as shown: the plots pane's `figure_spec()` where it has one,
-    else one plot per plotted channel over the shown time range; T Current from the playback."""
+    else one plot per plotted channel over the shown time range; T Current from the playback; size, dpi and theme
+    from the settings (default 160x120 mm, 300 dpi, light)."""
     from viewer.report_figure import FigureSpec
     pane = window.diagram.plots
     if hasattr(pane, "figure_spec"):
@@ -65,8 +66,16 @@ def figure_spec_of(window):
     t0, t1 = float(run.time[0]), float(run.time[-1])
     if t is not None:
         t = (max(float(t[0]), t0), min(float(t[1]), t1))
+    from viewer.report_figure import FigureError, parse_size
+    s = window.settings
+    try:   # the size, dpi and theme kept in the settings (figure/size, figure/dpi, figure/theme), else report defaults
+        dpi = int(s.value("figure/dpi", 300))
+        size = parse_size(str(s.value("figure/size", "160x120mm")), dpi)
+    except (FigureError, TypeError, ValueError):
+        dpi, size = 300, parse_size("160x120mm", 300)
+    theme = str(s.value("figure/theme", "light"))
     return FigureSpec(plots=[list(p) for p in shown.get("plots", []) if p], xy=[tuple(p) for p in shown.get("xy", [])],
-                      t=t, at=at, theme=str(window.settings.value("figure/theme", "light")))
+                      t=t, at=at, size=size, dpi=dpi, theme=theme if theme in ("light", "dark") else "light")
 
 
 def export_figure(window, path):

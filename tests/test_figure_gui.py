@@ -48,6 +48,14 @@ def test_the_plots_panes_own_figure_spec_is_used_where_it_has_one(window, tmp_pa
     assert export_figure_dialog(window, tmp_path / "own.png").is_file()
 
 
+def test_size_dpi_and_theme_come_from_the_settings(window, tmp_path):
+    from app.export_actions import export_figure_dialog
+    for k, v in (("figure/size", "85x60mm"), ("figure/dpi", 200), ("figure/theme", "dark")):
+        window.settings.setValue(k, v)
+    im = np.asarray(Image.open(export_figure_dialog(window, tmp_path / "small.png")).convert("RGB"))
+    assert im.shape[:2] == (round(60 / 25.4 * 200), round(85 / 25.4 * 200)) and im[2, 2].max() < 40   # dark ground
+
+
 def test_a_figure_that_cannot_be_written_says_why(window, tmp_path):
     from app.export_actions import export_figure_dialog
     assert export_figure_dialog(window, tmp_path / "nowhere" / "fig.png") is None
