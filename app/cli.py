@@ -49,6 +49,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a measured record to overlay (CSV, HDF5, .mat; docs/measured-data.md)")
     v.add_argument("--map", dest="map", type=Path, default=None, metavar="MAP.toml",
                    help="its channel map (default: RECORD's stem + _map.toml next to it)")
+    v.add_argument("--at", type=float, default=None, metavar="T", help="open at T Current = T s")
+    v.add_argument("--theme", choices=("dark", "light"), default=None,
+                   help="window theme (default: the one chosen in View → Theme, else dark)")
+    v.add_argument("--size", default=None, metavar="WxH", help="window size in px (e.g. 1280x720)")
+    v.add_argument("--screenshot", type=Path, default=None, metavar="OUT.png",
+                   help="render the whole window (at --size, --at) to OUT.png and exit, with default settings "
+                        "(headless: xvfb-run -a -s '-screen 0 1920x1200x24' dockmnemo view ...)")
+    v.add_argument("--playing", action="store_true",
+                   help="with --screenshot: play from --at for a second of real time, then take it while playing")
     i = sub.add_parser("info", help="print a run file's summary and exit (exit 2 on a bad file)",
                        description="Print variant, comment, Run Date, duration, frames, T capture, T Final, "
                                    "channel groups, contact pairs and events of RUN.h5.")
@@ -63,6 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_campaign_rerun_parser(sub)
     from app.measured_cli import add_measured_parsers  # validate and calibrate against a measured record
     add_measured_parsers(sub)
+    from app.figure_cli import add_figure_parser  # report figures (matplotlib) from a run's data
+    add_figure_parser(sub)
     r = sub.add_parser("run", help="simulate a scenario into a run file (exit 2 on bad input, nothing written)",
                        description="Validate SCENARIO.toml (and the mechanism it names), then integrate and write "
                                    "a run file. Ctrl+C or SIGTERM stops after the current block and keeps the "
@@ -307,9 +318,31 @@ def cmd_info(args) -> int:
 
 
 def cmd_view(args) -> int:
+    from viewer import style
+    size = None
+    if getattr(args, "size", None):
+        try:
+            size = tuple(int(x) for x in args.size.lower().split("x"))
+            assert len(size) == 2 and 320 <= size[0] <= 8000 and 240 <= size[1] <= 8000
+        except (ValueError, AssertionError):
+            return fail(f"--size: {args.size!r} is not WxH in px, each 320 (240) to 8000 (e.g. 1280x720)")
+    shot = getattr(args, "screenshot", None)
+    if shot is not None and shot.suffix.lower() != ".png":
+        return fail(f"{shot}: --screenshot: the file must end in .png")
+    if getattr(args, "playing", False) and shot is None:
+        return fail("--playing: only with --screenshot")
+    theme = getattr(args, "theme", None)
+    if theme is None and shot is None:
+        from PySide6.QtCore import QSettings
+        theme = str(QSettings("dockmnemo", "dockmnemo").value("theme", "dark"))
+    style.set_theme(theme if theme in style.THEMES else "dark")   # before the panes' modules read the palette
+    run = args.run if getattr(args, "run", None) else default_run()
+    measured, map_path = getattr(args, "measured", None), getattr(args, "map", None)
+    if shot is not None:
+        from app.main_window import screenshot
+        return screenshot(run, shot, size or (1600, 1000), args.at, args.playing, measured, map_path)
     from app.main_window import run_app
-    return run_app(args.run if getattr(args, "run", None) else default_run(),
-                   measured=getattr(args, "measured", None), map_path=getattr(args, "map", None))
+    return run_app(run, measured=measured, map_path=map_path, at=getattr(args, "at", None), size=size)
 
 
 def main(argv=None) -> int:

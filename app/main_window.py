@@ -1,6 +1,7 @@
 """Main window: the mnemonic diagram, menus, opening runs (with error dialogs), recent runs, drag and drop.
 
-Window layout, pane visibility, plotted variables, scrolling mode and speed are kept per user in QSettings.
+Window layout, pane visibility, plotted variables, scrolling mode, speed and theme are kept per user in QSettings;
+named layouts (View → Layouts) too. The window fits the screen it opens on; a pane's title maximises it (double-click).
 """
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ import sys
 from pathlib import Path
 
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
-from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QApplication, QDialog, QFileDialog, QMainWindow, QMenu, QMessageBox,
-                               QVBoxLayout)
+from PySide6.QtCore import QSettings, QSize, Qt
+from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (QApplication, QDialog, QFileDialog, QInputDialog, QLabel, QMainWindow, QMenu,
+                               QMessageBox, QVBoxLayout, QWidget)
 
 from solver.runfile import RunFile, RunFileError, seal_if_orphaned
 from viewer.diagram import PANES, MnemonicDiagram, compose_grab, describe_failure
@@ -20,9 +21,14 @@ from viewer.events_dock import EventsDock
 from viewer.playback import SPEEDS
 from viewer.run_facts import RunFactsPanel
 from viewer.variable_chooser import VariableChooser
+from viewer import style
 
 APP_NAME = "dockmnemo"
 MAX_RECENT = 10
+DEFAULT_SIZE = (1600, 1000)   # px, where the screen has the room
+EVENTS_DOCK_W = 480           # px of the events dock where the window is wide ...
+EVENTS_DOCK_SHARE = 0.30      # ... and at most this share of the window's width
+PANE_TITLES = {"scene": "Scene", "devices": "Devices", "plots": "Plots"}
 KEYS_HELP = """<table>
 <tr><td><b>Space</b></td><td>play / pause</td></tr>
 <tr><td><b>Left / Right</b></td><td>step one frame back / forward</td></tr>
@@ -36,8 +42,30 @@ KEYS_HELP = """<table>
 <tr><td><b>F</b></td><td>contact points and force vectors on / off</td></tr>
 <tr><td><b>click in a plot</b></td><td>go to that time</td></tr>
 <tr><td><b>mouse wheel in a plot</b></td><td>zoom the time axis; <b>double-click</b> or <b>Ctrl+0</b>: back</td></tr>
-<tr><td><b>right click in a plot</b></td><td>export it or all plots (PNG, SVG), the shown data (CSV)</td></tr>
+<tr><td><b>right click in a plot</b></td><td>export the figure (PDF, SVG, PNG), the shown data (CSV)</td></tr>
+<tr><td><b>double-click a pane's title</b></td><td>maximise the pane / restore the layout</td></tr>
 </table>"""
+
+
+class PaneTitle(QLabel):
+    """A pane's slim title bar: double-click maximises the pane (the others hidden) and restores the layout."""
+
+    def __init__(self, key: str, on_double_click, parent=None):
+        super().__init__(parent)
+        self.key, self._on_double_click = key, on_double_click
+        self.setObjectName("paneTitle")
+        self.setStyleSheet(f"QLabel#paneTitle {{ background: {style.TRANSPORT_BACKGROUND}; color: {style.KEY_TEXT}; "
+                           f"padding: 0px 6px; font-size: {style.SMALL_PT}pt; }}")
+        self.set_maximised(False)
+
+    def set_maximised(self, on: bool):
+        name = PANE_TITLES[self.key]
+        self.setText(f"{name}  (maximised: double-click to restore)" if on else name)
+        self.setToolTip("Double-click: restore the layout" if on else f"Double-click: maximise the {self.key} pane")
+
+    def mouseDoubleClickEvent(self, e):
+        self._on_double_click(self.key)
+        e.accept()
 
 
 class MainWindow(QMainWindow):
@@ -55,16 +83,23 @@ class MainWindow(QMainWindow):
         self.diagram = MnemonicDiagram(self)
         self.setCentralWidget(self.diagram)
         self.playback = self.diagram.playback
+        self.maximised: str | None = None       # the pane maximised by a double-click on its title
+        self._shown_before_max: dict[str, bool] = {}
+        self._build_pane_titles()
+        self.setStyleSheet(f"QMainWindow::separator {{ background: {style.SPLITTER}; width: 4px; height: 4px; }}")
         self._build_menus()
         self._build_events_ui()
         self._build_run_ui()
         from app.measured_actions import MeasuredView   # measured data, its metrics dock; plot exports and zoom
         self.measured = MeasuredView(self)
+        from app.export_actions import add_figure_action   # File → Export figure… (matplotlib, the plots shown)
+        add_figure_action(self, self._file_menu(), before=self.measured.act_csv)
         state = self.settings.value("window/state")   # after every dock exists: a dock tabified with the events
         if state is not None:                         # dock, restored before it was made, left its tab bars
             self.restoreState(state)                  # over the menu and the diagram
-        self.resize(1600, 1000)
+        self.resize(self.fitted_size(QSize(*DEFAULT_SIZE)))
         self._restore_settings()
+        self._build_layout_menus()
         self.playback.speedChanged.connect(lambda s: self.settings.setValue("speed", float(s)))
         self.diagram.plots.plotsChanged.connect(self._plots_changed)
         self.diagram.act_scrolling.toggled.connect(lambda on: self.settings.setValue("scrolling", bool(on)))
@@ -120,7 +155,7 @@ class MainWindow(QMainWindow):
         d = self.diagram
         self.events_dock = EventsDock(d, self)
         self.addDockWidget(Qt.RightDockWidgetArea, self.events_dock)
-        self.resizeDocks([self.events_dock], [480], Qt.Horizontal)
+        self.resizeDocks([self.events_dock], [EVENTS_DOCK_W], Qt.Horizontal)
         self.act_export_events = QAction("Export contact &events as CSV…", self, triggered=self.export_events_dialog)
         menus = {a.text(): a.menu() for a in self.menuBar().actions() if a.menu() is not None}
         file_menu, view_menu = menus["&File"], menus["&View"]
@@ -427,6 +462,200 @@ class MainWindow(QMainWindow):
         """The window as shown, VTK scene included."""
         return compose_grab(self, self.diagram)
 
+    # ---- fitting the screen, pane titles (maximise), named layouts, theme ------------------------
+    def available_size(self) -> QSize | None:
+        """The room of the screen the window is on (its available geometry less the window frame), None if unknown."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            return None
+        avail = screen.availableGeometry().size()
+        frame = self.frameGeometry().size() - self.geometry().size() if self.isVisible() else QSize(0, 0)
+        return QSize(max(avail.width() - frame.width(), 1), max(avail.height() - frame.height(), 1))
+
+    def fitted_size(self, want: QSize) -> QSize:
+        """`want`, made no larger than the screen's available room."""
+        room = self.available_size()
+        return want if room is None else want.boundedTo(room)
+
+    def fit_to_screen(self):
+        """Shrink the window to the screen's available room (and move it onto it); the events dock keeps at most
+        EVENTS_DOCK_SHARE of the width."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None or self.isMaximized() or self.isFullScreen():
+            return
+        size = self.fitted_size(self.size())
+        if size != self.size():
+            self.resize(size)
+        avail = screen.availableGeometry()
+        geo = self.frameGeometry()
+        if not avail.contains(geo):
+            self.move(max(avail.left(), min(geo.left(), avail.right() - geo.width() + 1)),
+                      max(avail.top(), min(geo.top(), avail.bottom() - geo.height() + 1)))
+        self.fit_docks()
+
+    def fit_docks(self):
+        """The right-hand docks take at most EVENTS_DOCK_SHARE of the window's width."""
+        dock = self.events_dock
+        most = int(self.width() * EVENTS_DOCK_SHARE)
+        if dock.isVisible() and not dock.isFloating() and dock.width() > most:
+            self.resizeDocks([dock], [min(EVENTS_DOCK_W, most)], Qt.Horizontal)
+
+    def resizeEvent(self, e):
+        super().resizeEvent(e)
+        if e.size().width() < e.oldSize().width():   # a narrower window: the docks give up their share too
+            self.fit_docks()
+
+    def showEvent(self, e):
+        super().showEvent(e)
+        if not getattr(self, "_fitted", False):
+            self._fitted = True
+            self.fit_to_screen()
+
+    def _build_pane_titles(self):
+        """Wrap each pane of the diagram's splitter in a box under a slim title (double-click: maximise)."""
+        d = self.diagram
+        self.pane_titles: dict[str, PaneTitle] = {}
+        self.pane_boxes: dict[str, QWidget] = {}
+        for i, key in enumerate(PANES):
+            pane = d.pane(key)
+            box = QWidget(objectName=f"paneBox_{key}")
+            lay = QVBoxLayout(box)
+            lay.setContentsMargins(0, 0, 0, 0)
+            lay.setSpacing(0)
+            title = PaneTitle(key, self.toggle_maximised)
+            d.splitter.replaceWidget(i, box)
+            lay.addWidget(title)
+            lay.addWidget(pane, 1)
+            pane.show()
+            self.pane_titles[key], self.pane_boxes[key] = title, box
+        d.scene.raise_()   # painted after the other panes (see MnemonicDiagram)
+        d.paneVisibilityChanged.connect(lambda key, on: self.pane_boxes[key].setVisible(on))
+
+    def toggle_maximised(self, key: str):
+        """Maximise pane `key` (the other panes hidden), or restore the panes shown before."""
+        d = self.diagram
+        if self.maximised is None:
+            self._shown_before_max = {k: d.pane_actions[k].isChecked() for k in PANES}
+            self.maximised = key
+            d.set_pane_visible(key, True)
+            for k in PANES:
+                if k != key:
+                    d.set_pane_visible(k, False)
+        else:
+            self.maximised = None
+            for k, on in self._shown_before_max.items():
+                d.set_pane_visible(k, on)
+        for k, t in self.pane_titles.items():
+            t.set_maximised(self.maximised == k)
+
+    def _build_layout_menus(self):
+        """View → Layouts (save, load, delete named layouts) and View → Theme (dark, light)."""
+        v = self.view_menu()
+        v.addSeparator()
+        self.layouts_menu = v.addMenu("La&youts")
+        self.layouts_menu.aboutToShow.connect(self._fill_layouts_menu)
+        self._fill_layouts_menu()
+        tm = v.addMenu("&Theme")
+        self.theme_group = QActionGroup(self)
+        self.theme_actions = {}
+        for name in ("dark", "light"):
+            a = QAction(name.capitalize(), self, checkable=True, checked=style.theme() == name)
+            a.triggered.connect(lambda _=False, n=name: self.choose_theme(n))
+            self.theme_group.addAction(a)
+            tm.addAction(a)
+            self.theme_actions[name] = a
+
+    def _fill_layouts_menu(self):
+        m = self.layouts_menu
+        m.clear()
+        m.addAction(QAction("&Save layout as…", m, triggered=self.save_layout_dialog))
+        names = self.layout_names()
+        if names:
+            m.addSeparator()
+            for n in names:
+                m.addAction(QAction(n, m, triggered=lambda _=False, n=n: self.load_named_layout(n)))
+            delete = m.addMenu("&Delete layout")
+            for n in names:
+                delete.addAction(QAction(n, delete, triggered=lambda _=False, n=n: self.delete_named_layout(n)))
+
+    def layout_names(self) -> list[str]:
+        self.settings.beginGroup("layouts")
+        try:
+            return sorted(self.settings.childGroups())
+        finally:
+            self.settings.endGroup()
+
+    def save_layout_dialog(self):
+        name, ok = QInputDialog.getText(self, "Save layout", "Name of this layout:")
+        if ok and name.strip():
+            self.save_named_layout(name.strip())
+
+    def save_named_layout(self, name: str):
+        """Keep the window's layout under `name`: docks, pane sizes, panes shown, maximised pane, plotted channels."""
+        s, d = self.settings, self.diagram
+        key = "layouts/" + name.replace("/", "_")
+        s.setValue(f"{key}/state", self.saveState())
+        s.setValue(f"{key}/splitter", d.splitter.saveState())
+        shown = self._shown_before_max if self.maximised else {k: d.pane_actions[k].isChecked() for k in PANES}
+        for k in PANES:
+            s.setValue(f"{key}/panes/{k}", bool(shown[k]))
+        s.setValue(f"{key}/maximised", self.maximised or "")
+        s.setValue(f"{key}/plots", list(d.plots.names))
+        s.setValue(f"{key}/scrolling", bool(d.act_scrolling.isChecked()))
+        s.sync()
+        self.statusBar().showMessage(f"layout '{name}' saved", 5000)
+
+    def load_named_layout(self, name: str) -> bool:
+        """Put back the layout saved under `name` (channels the open run lacks are left out); False if none."""
+        s, d = self.settings, self.diagram
+        key = "layouts/" + name.replace("/", "_")
+        if name not in self.layout_names():
+            self.statusBar().showMessage(f"no layout '{name}'", 5000)
+            return False
+        if self.maximised:
+            self.toggle_maximised(self.maximised)
+        for k in PANES:
+            d.set_pane_visible(k, _as_bool(s.value(f"{key}/panes/{k}", True)))
+        state, split = s.value(f"{key}/state"), s.value(f"{key}/splitter")
+        if state is not None:
+            self.restoreState(state)
+        if split is not None:
+            d.splitter.restoreState(split)
+        d.act_scrolling.setChecked(_as_bool(s.value(f"{key}/scrolling", True)))
+        plots = s.value(f"{key}/plots")
+        plots = [plots] if isinstance(plots, str) and plots else list(plots or [])
+        if self.run is not None and plots:
+            keep = [str(n) for n in plots if str(n) in self.run.channels]
+            if keep:
+                d.plots.set_plotted(keep)
+        maxed = str(s.value(f"{key}/maximised", "") or "")
+        if maxed in PANES:
+            self.toggle_maximised(maxed)
+        self.fit_docks()
+        self.statusBar().showMessage(f"layout '{name}'", 5000)
+        return True
+
+    def delete_named_layout(self, name: str):
+        self.settings.remove("layouts/" + name.replace("/", "_"))
+        self.settings.sync()
+
+    def choose_theme(self, name: str, restart: bool = True):
+        """Keep `name` as the theme; the window opens again in it (same run, T Current and layout) when `restart`."""
+        self.settings.setValue("theme", name)
+        self.settings.sync()
+        for n, a in self.theme_actions.items():
+            a.setChecked(n == name)
+        if name == style.theme() or not restart:
+            return
+        from PySide6.QtCore import QProcess
+        root = Path(__file__).resolve().parent.parent
+        args = ["-m", "app", "view", "--theme", name] + (
+            [str(Path(self.run.path).resolve()), "--at", f"{self.playback.t_current:.6f}"] if self.run is not None else [])
+        if QProcess.startDetached(sys.executable, args, str(root))[0]:
+            self.close()
+        else:
+            self.statusBar().showMessage(f"theme {name}: applied when dockmnemo starts again", 10000)
+
     # ---- settings -------------------------------------------------------------------------
     def _restore_settings(self):
         s = self.settings
@@ -459,6 +688,8 @@ class MainWindow(QMainWindow):
             self.settings.setValue("plots", list(names))
 
     def save_layout(self):
+        if self.maximised:                            # the layout kept is the one a double-click restores
+            self.toggle_maximised(self.maximised)
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/splitter", self.diagram.splitter.saveState())
         self.settings.setValue("window/state", self.saveState())
@@ -483,6 +714,9 @@ class MainWindow(QMainWindow):
         self.recent_menu.setEnabled(bool(self.recent_runs()))
 
     # ---- campaigns ----------------------------------------------------------------------------
+    def _file_menu(self) -> QMenu:
+        return {a.text(): a.menu() for a in self.menuBar().actions() if a.menu() is not None}["&File"]
+
     def view_menu(self) -> QMenu:
         return {a.text(): a.menu() for a in self.menuBar().actions() if a.menu() is not None}["&View"]
 
@@ -649,26 +883,78 @@ class UnexpectedErrors:
             pass
 
 
-def start_app(path, measured=None, map_path=None) -> tuple[MainWindow, UnexpectedErrors]:
-    """The shown window on `path` (and a measured record over it) with the last-resort error hook installed; a file
-    that cannot be opened leaves the window empty (or without the record) with a dialog (never an exit)."""
+def start_app(path, measured=None, map_path=None, at=None, size=None,
+              settings: QSettings | None = None) -> tuple[MainWindow, UnexpectedErrors]:
+    """The shown window on `path` (and a measured record over it, at T Current `at`, `size` px fitted to the screen)
+    with the last-resort error hook installed; a file that cannot be opened leaves the window empty (or without
+    the record) with a dialog (never an exit)."""
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName(APP_NAME)
     logging.basicConfig(format="%(name)s: %(levelname)s: %(message)s")
-    w = MainWindow()
+    w = MainWindow(settings)
     errors = UnexpectedErrors(w).install()
+    if size is not None:
+        w.resize(w.fitted_size(QSize(*size)))
     w.show()
     try:
         if w.open_path(path) and measured is not None:
             w.measured.open(measured, map_path)
+        if at is not None and w.run is not None:
+            w.playback.seek_time(float(at))
     except Exception:  # noqa: BLE001  (never an exit: the dialog says what happened)
         errors(*sys.exc_info())
     return w, errors
 
 
-def run_app(path, measured=None, map_path=None) -> int:
+def screenshot(path, out, size: tuple[int, int], at=None, playing: bool = False, measured=None,
+               map_path=None) -> int:
+    """`dockmnemo view RUN --size WxH --at T --screenshot OUT.png`: the whole window at that size and time, with
+    default settings (a temporary settings file), written to OUT.png; exit 2 if the run, record or size fails."""
+    import tempfile
+    import time
+
+    from app.progress import fail
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    with tempfile.TemporaryDirectory(prefix="dockmnemo-shot-") as tmp:
+        settings = QSettings(str(Path(tmp) / "settings.ini"), QSettings.IniFormat)
+        w, errors = start_app(path, measured, map_path, at, None, settings)
+        try:
+            w.resize(*size)            # exactly: a screenshot is not fitted to the screen
+            t_end = time.monotonic() + 0.3
+            while time.monotonic() < t_end:
+                app.processEvents()
+            if w.last_error or w.run is None:
+                return fail(w.last_error or f"{path}: not a run file")
+            if w.size().toTuple() != tuple(size):
+                return fail(f"--size: the window is {w.width()}x{w.height()}, not {size[0]}x{size[1]}: the screen "
+                            f"is too small (xvfb-run -a -s '-screen 0 1920x1200x24')")
+            w.diagram.ensure_analysed()
+            if at is not None:
+                w.playback.seek_time(float(at))
+            if playing:
+                w.playback.play()
+            t_end = time.monotonic() + (1.0 if playing else 0.3)
+            while time.monotonic() < t_end:
+                app.processEvents()
+                time.sleep(0.005)
+            img = w.grab_image()
+            if playing and not w.playback.playing:
+                return fail(f"{path}: --playing: playback stopped before the screenshot (the run ended?)")
+            w.playback.pause()
+            if not img.save(str(out)):
+                return fail(f"{out}: cannot be written")
+            print(f"wrote {out} ({img.width()}x{img.height()}, T Current {w.playback.t_current:.3f} s"
+                  f"{', playing' if playing else ''})")
+            return 0
+        finally:
+            errors.uninstall()
+            w.close()
+            app.processEvents()
+
+
+def run_app(path, measured=None, map_path=None, at=None, size=None) -> int:
     """`dockmnemo view`: the window until it is closed."""
-    w, errors = start_app(path, measured, map_path)
+    w, errors = start_app(path, measured, map_path, at, size)
     try:
         return QApplication.instance().exec()
     finally:

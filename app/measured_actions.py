@@ -1,5 +1,5 @@
-"""File → Open / Close measured data, the measured − run plots, the metrics dock; plot exports (PNG, SVG, CSV) and
-the wheel zoom's way back. Dialogs here; drawing in viewer.plots, numbers in solver.measured."""
+"""File → Open / Close measured data, the measured − run plots, the metrics dock; the plots' CSV export, their context
+menu (with File → Export figure…, app.export_actions) and the wheel zoom's way back. Dialogs here; drawing in viewer.plots, numbers in solver.measured."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu
 from solver.measured import compare_arrays, load_measured
 from viewer.diagram import describe_failure
 from viewer.measured_dock import MeasuredDock
-from viewer.plots.export import export_csv, export_image
+from viewer.plots.export import export_csv
 
 RECORD_FILTER = "Measured records (*.csv *.txt *.tsv *.dat *.h5 *.hdf5 *.hdf *.mat);;All files (*)"
 
@@ -53,8 +53,6 @@ class MeasuredView:
         self.act_close = QAction("C&lose measured data", window, triggered=self.close, enabled=False)
         self.act_diff = QAction("&Measured − run difference plots", window, checkable=True, enabled=False,
                                 toggled=self.set_difference)
-        self.act_png = QAction("Export plots as &PNG…", window, triggered=lambda: self.export_dialog(".png"))
-        self.act_svg = QAction("Export plots as S&VG…", window, triggered=lambda: self.export_dialog(".svg"))
         self.act_csv = QAction("Export shown plot &data as CSV…", window, triggered=self.export_csv_dialog)
         self.act_reset_zoom = QAction("&Reset plot zoom", window, shortcut=QKeySequence("Ctrl+0"),
                                       triggered=pane.reset_zoom, enabled=False)
@@ -67,8 +65,7 @@ class MeasuredView:
         for a in (self.act_open, self.act_close):
             file_menu.insertAction(anchor, a)
         last = seps[-1] if seps else None
-        for a in (self.act_png, self.act_svg, self.act_csv):
-            file_menu.insertAction(last, a)
+        file_menu.insertAction(last, self.act_csv)
         view_menu.addSeparator()
         self.dock.toggleViewAction().setText("Measured data &metrics dock")
         for a in (self.act_diff, self.dock.toggleViewAction(), self.act_reset_zoom):
@@ -160,20 +157,6 @@ class MeasuredView:
         self._show(comparison, self.record, self.map, self.offset)
 
     # ---- plot exports -----------------------------------------------------------------------------
-    def export_dialog(self, suffix: str, index: int = -1):
-        """Ask for a file; write plot `index` (-1: all plots) as PNG or SVG."""
-        w = self.w
-        if w.run is None:
-            return None
-        kind = suffix[1:].upper()
-        what = "all plots" if index < 0 else w.diagram.plots.names[index]
-        start = str(Path(str(w.settings.value("export_dir", str(Path.cwd())))) / f"{w.run.path.stem}_plots{suffix}")
-        path, _ = QFileDialog.getSaveFileName(w, f"Export {what} as {kind}", start, f"{kind} (*{suffix})")
-        if not path:
-            return None
-        path = Path(path) if Path(path).suffix.lower() == suffix else Path(path + suffix)
-        return self._export(lambda: export_image(w.diagram.plots, path, index), path)
-
     def export_csv_dialog(self):
         w = self.w
         if w.run is None:
@@ -195,13 +178,9 @@ class MeasuredView:
         return path
 
     def plot_menu(self, index: int, screen_pos):
-        """The plots' context menu: export this plot or all plots, the shown data, reset the zoom."""
+        """The plots' context menu: the report figure of the plots shown, the shown data, reset the zoom."""
         menu = QMenu(self.w)
-        if index >= 0:
-            name = self.w.diagram.plots.names[index]
-            menu.addAction(f"Export {name} as PNG…", lambda: self.export_dialog(".png", index))
-            menu.addAction(f"Export {name} as SVG…", lambda: self.export_dialog(".svg", index))
-        for a in (self.act_png, self.act_svg, self.act_csv, None, self.act_reset_zoom, self.act_diff):
+        for a in (getattr(self.w, "act_export_figure", None), self.act_csv, None, self.act_reset_zoom, self.act_diff):
             menu.addSeparator() if a is None else menu.addAction(a)
         self.menu = menu
         menu.popup(screen_pos.toPoint())

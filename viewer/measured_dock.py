@@ -29,6 +29,7 @@ class MeasuredDock(QDockWidget):
         self.source = QLabel("no measured data open (File → Open measured data…)")
         self.source.setWordWrap(True)
         self.offset_label = QLabel("")
+        self.offset_label.setWordWrap(True)    # (the dock keeps to its share of a small window's width)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().setVisible(False)

@@ -92,3 +92,45 @@ def mono_font(point_size: float, bold: bool = False):
     f.setBold(bold)
     return f
 
+
+
+# ---- report figures (matplotlib: viewer/report_figure.py), one palette per theme ----------------------
+FIGURE_THEMES = {
+    "light": dict(background="#ffffff", text="#1a1a1a", dim="#555555", grid="#d9d9d9", frame="#444444",
+                  cursor="#c98a00", capture="#333333",
+                  traces=("#1f5fbf", "#d62728", "#2e8b3a", "#8e44ad", "#e67e00", "#17a2b8", "#8c564b", "#7f7f7f")),
+    "dark": dict(background=BACKGROUND, text=TEXT, dim=KEY_TEXT, grid=SPLITTER, frame=FRAME, cursor=CURSOR,
+                 capture=CAPTURE, traces=TRACE_COLORS),
+}
+"""Colours of a report figure: paper-white `light` (the default) and the window's `dark`."""
+
+
+# ---- window themes -----------------------------------------------------------------------------------
+LIGHT = dict(
+    BACKGROUND="#f7f8fa", TRANSPORT_BACKGROUND="#e3e6ed", SPLITTER="#b9c0cf", FRAME="#8790a6", TEXT="#1b2030",
+    KEY_TEXT="#5b6377", AXIS_TEXT="#2c3345", LANE_TEXT="#2e3548", NO_VALUE="#9aa1b0", CURSOR="#d08a00",
+    CAPTURE="#30343c", MEASURED="#c2185b", PASS="#1e8e3e", FAIL="#d32f2f", APPROX="#b26a00",
+    TRACE_COLORS=("#1f5fbf", "#2e8b3a", "#d84315", "#8e44ad", "#ad1457", "#558b2f", "#e67e00", "#546e7a"),
+    LOOP_RANGE_FILL=(0, 0, 0, 16), LOOP_RANGE_EDGE=(0, 0, 0, 60), CURRENT_ROW=(255, 236, 150),
+    BAR_BACKGROUND=(224, 228, 237), NO_RANGE_HATCH=(186, 193, 208), FULL_SCALE=(215, 150, 0),
+)
+"""The light window theme: the Qt panes' colours on a light ground. The VTK scene keeps its dark views (as CAD
+viewports do) and clips their dark cards, so their colours are not in it."""
+DARK = {k: globals()[k] for k in LIGHT}
+THEMES = {"dark": DARK, "light": LIGHT}
+_theme = "dark"
+
+
+def set_theme(name: str) -> None:
+    """Make `name` (dark or light) the palette. Panes read colours when they are built: call it before the window
+    (and the viewer modules that name colours at import) is made."""
+    if name not in THEMES:
+        raise ValueError(f"theme {name!r}: one of {', '.join(THEMES)}")
+    global _theme
+    globals().update(THEMES[name])
+    _theme = name
+
+
+def theme() -> str:
+    """The palette in use: dark or light."""
+    return _theme
