@@ -83,6 +83,12 @@ class FactsPanel(QWidget):
         self.t_label, self.readout = SteadyLabel(self.t_label), SteadyLabel(self.readout)   # new text each frame
         bl.addWidget(self.t_label)
         bl.addWidget(self.readout, 1)
+        self.measure = QLabel("")       # the measuring cursors' Δt, ΔY and slope
+        self.measure.setFont(style.mono_font(style.READOUT_PT))
+        self.measure.setTextFormat(Qt.RichText)
+        self.measure.setWordWrap(True)
+        self.measure.setVisible(False)
+        bl.addWidget(self.measure)
         v.addWidget(box)
 
     def set_graph_step(self, seconds: float):
@@ -117,19 +123,35 @@ class FactsPanel(QWidget):
         lab.setStyleSheet(f"color: {color};" + (" font-weight: bold;" if passed is False else ""))
         lab.setToolTip(f"<pre>{report}</pre>" if report else "")
 
-    def show_values(self, t: float | None, rows: list[tuple[str, float, str]]):
-        """T Current and each plotted channel's (name, value, unit) in its trace colour; t None: no run."""
+    def show_values(self, t: float | None, rows: list[tuple], colors: list[str] | None = None):
+        """T Current and each plotted channel's (name, value, unit[, measured value or None]) in its trace colour
+        (`colors`, default: TRACE_COLORS in order); with a measured value, a line for it and one for measured −
+        run under the channel's; t None: no run."""
         if t is None:
             self.t_label.setText("T Current  —")
             self.readout.setText("")
             return
         self.t_label.setText(f"T Current  {t:10.4f} s")
         out = []
-        for i, (n, v, unit) in enumerate(rows):
-            col = style.TRACE_COLORS[i % len(style.TRACE_COLORS)]
-            name, value = (f"{n:<14}", f" {value_text(v, unit):>14}")   # (&nbsp; in texts, not tags)
-            out.append(f"<span style='color:{col}'>{name.replace(' ', '&nbsp;')}</span>{value.replace(' ', '&nbsp;')}")
+
+        def line(color, left, right):   # (&nbsp; in texts, not tags)
+            left, right = f"{left:<14}", f" {right:>14}"
+            return f"<span style='color:{color}'>{left.replace(' ', '&nbsp;')}</span>{right.replace(' ', '&nbsp;')}"
+        for i, (n, v, unit, *more) in enumerate(rows):
+            col = colors[i] if colors is not None else style.TRACE_COLORS[i % len(style.TRACE_COLORS)]
+            out.append(line(col, n, value_text(v, unit)))
+            m = more[0] if more else None
+            if m is not None:
+                out.append(line(style.MEASURED, "  measured", value_text(m, unit)))
+                out.append(line(style.DIFFERENCE, "  Δ meas−run", value_text(m - v, unit, signed=True)))
         self.readout.setText("<br>".join(out))
+
+    def show_measure(self, lines: list[str]):
+        """The measuring cursors' readout (Δt, ΔY, slope) under the values; hidden when empty."""
+        text = "<br>".join(f"<span style='color:{style.TEXT}'>{x}</span>" for x in lines)
+        if text != self.measure.text():
+            self.measure.setText(text)
+            self.measure.setVisible(bool(lines))
 
     def fit_rows(self, lines: int):
         """Room in the readout box for `lines` values."""
