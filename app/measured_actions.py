@@ -166,7 +166,7 @@ class MeasuredView:
         if w.run is None:
             return None
         kind = suffix[1:].upper()
-        what = "all plots" if index < 0 else w.diagram.plots.names[index]
+        what = "all plots" if index < 0 else w.diagram.plots.plot_title(index)
         start = str(Path(str(w.settings.value("export_dir", str(Path.cwd())))) / f"{w.run.path.stem}_plots{suffix}")
         path, _ = QFileDialog.getSaveFileName(w, f"Export {what} as {kind}", start, f"{kind} (*{suffix})")
         if not path:
@@ -198,9 +198,10 @@ class MeasuredView:
         """The plots' context menu: export this plot or all plots, the shown data, reset the zoom."""
         menu = QMenu(self.w)
         if index >= 0:
-            name = self.w.diagram.plots.names[index]
+            name = self.w.diagram.plots.plot_title(index)
             menu.addAction(f"Export {name} as PNG…", lambda: self.export_dialog(".png", index))
             menu.addAction(f"Export {name} as SVG…", lambda: self.export_dialog(".svg", index))
+        self.w.diagram.plots.add_plot_actions(menu, index)   # (remove a channel, XY plots, measuring cursors)
         for a in (self.act_png, self.act_svg, self.act_csv, None, self.act_reset_zoom, self.act_diff):
             menu.addSeparator() if a is None else menu.addAction(a)
         self.menu = menu

@@ -40,7 +40,6 @@ HOVER = "#b0bec5"             # the hover cursor's dashed line and its readout's
 CURSOR_A, CURSOR_B = "#00e5ff", "#ff9100"   # the two measuring cursors
 READOUT_BACKGROUND = (12, 16, 28, 220)      # the hover readout's box (RGBA)
 TICK_PT = 8.0                 # the plots' tick labels
-XY_POINT = "#ffd700"          # the XY plot's current point (T Current's yellow)
 
 # ---- clips (QColor RGB) ------------------------------------------------------------------------
 CARD_BACKGROUND = (12, 16, 24)

@@ -15,20 +15,38 @@ AXIS_W = 112            # px of every plot's left axis (the contact lanes' pair 
 LABEL_GAP = 4           # px at least between two tick labels
 
 
+_TICK_FONT: list = []
+
+
 def tick_font() -> QFont:
-    f = QFont()
-    f.setPointSizeF(style.TICK_PT)
-    return f
+    """The plots' tick label font (style.TICK_PT)."""
+    if not _TICK_FONT:
+        f = QFont()
+        f.setPointSizeF(style.TICK_PT)
+        _TICK_FONT.append(f)
+    return QFont(_TICK_FONT[0])
+
+
+_DEFAULT_PX: list = []   # label_px of the tick font (measured once)
 
 
 def label_px(font: QFont | None = None) -> float:
     """A tick label's height as pyqtgraph measures it (0.8 of the text's bounding box)."""
-    return 0.8 * QFontMetricsF(font or tick_font()).height()
+    if font is None or font == tick_font():
+        if not _DEFAULT_PX:
+            _DEFAULT_PX.append(0.8 * QFontMetricsF(tick_font()).height())
+        return _DEFAULT_PX[0]
+    return 0.8 * QFontMetricsF(font).height()
 
 
 def label_room(font: QFont | None = None) -> float:
     """px from one tick label to the next at least."""
     return label_px(font) + LABEL_GAP
+
+
+def label_width(unit: str, font: QFont | None = None) -> float:
+    """px a horizontal value axis keeps from one label to the next: a wide label ("-0.88 unit") and gaps."""
+    return QFontMetricsF(font or tick_font()).horizontalAdvance(f"-0.88 {unit}".strip()) + 2 * LABEL_GAP
 
 
 class ValueAxis(TimeAxis):
@@ -51,9 +69,17 @@ class ValueAxis(TimeAxis):
         dif = abs(maxVal - minVal)
         if not (dif > 0 and size > 0 and math.isfinite(dif)):
             return super().tickSpacing(minVal, maxVal, size)
-        room = label_room(self.style["tickFont"])
+        room = self.room()
         major = next(m for m in nice_steps(dif * room / size) if m * size / dif >= room * (1 - 1e-9))
         return [(major, 0.0)]
+
+    def room(self) -> float:
+        """px from one tick label to the next at least: a label's height on a vertical axis, the width of a
+        typical label on a horizontal one."""
+        font = self.style["tickFont"]
+        if self.orientation in ("left", "right"):
+            return label_room(font)
+        return label_width(self.unit, font)
 
     def _levels(self, r0: float, r1: float, length: float):
         return self.tickSpacing(r0, r1, length)   # (cheap; no memo keyed by the width alone)

@@ -67,6 +67,14 @@ class FactsPanel(QWidget):
             lab.setWordWrap(True)
             lab.setTextInteractionFlags(Qt.TextSelectableByMouse)
             add_row(key(k), lab)
+        self.measure_key = key("Cursors")   # the measuring cursors' Δt, ΔY and slope (scrolls with the facts)
+        self.measure = QLabel("")
+        self.measure.setWordWrap(True)
+        self.measure.setTextFormat(Qt.RichText)
+        self.measure.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        add_row(self.measure_key, self.measure)
+        for w in (self.measure_key, self.measure):
+            w.setVisible(False)
         form.setRowStretch(form.rowCount(), 1)
         v.addWidget(scroll_area(form_box, style.BACKGROUND), 1)   # a long comment or verdict scrolls; the box stays
         box = QFrame(objectName="readout")
@@ -83,12 +91,6 @@ class FactsPanel(QWidget):
         self.t_label, self.readout = SteadyLabel(self.t_label), SteadyLabel(self.readout)   # new text each frame
         bl.addWidget(self.t_label)
         bl.addWidget(self.readout, 1)
-        self.measure = QLabel("")       # the measuring cursors' Δt, ΔY and slope
-        self.measure.setFont(style.mono_font(style.READOUT_PT))
-        self.measure.setTextFormat(Qt.RichText)
-        self.measure.setWordWrap(True)
-        self.measure.setVisible(False)
-        bl.addWidget(self.measure)
         v.addWidget(box)
 
     def set_graph_step(self, seconds: float):
@@ -151,7 +153,8 @@ class FactsPanel(QWidget):
         text = "<br>".join(f"<span style='color:{style.TEXT}'>{x}</span>" for x in lines)
         if text != self.measure.text():
             self.measure.setText(text)
-            self.measure.setVisible(bool(lines))
+            for w in (self.measure_key, self.measure):
+                w.setVisible(bool(lines))
 
     def fit_rows(self, lines: int):
         """Room in the readout box for `lines` values."""

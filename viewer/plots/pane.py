@@ -140,7 +140,6 @@ class PlotsPane(QWidget):
         self.glw.setAcceptDrops(True)
         self.glw.viewport().setAcceptDrops(True)
         self.plots_scroll = scroll_area(self.glw, style.BACKGROUND)   # plots keep MIN_PLOT_H; more scroll
-        self.plots_scroll.viewport().installEventFilter(self)        # (its height: the strips' heights)
         self.rows_scroll = True       # False (a video: nothing can scroll): the plots share the pane's height
         self.xy_view = pg.GraphicsLayoutWidget()                     # the XY plots, beside the time plots
         self.xy_view.setBackground(style.BACKGROUND)
@@ -174,24 +173,26 @@ class PlotsPane(QWidget):
         return self.plots + [p for p in (self.diff_plot, *(p for p, _ in self.measured_diff_plots.values())) if p]
 
     def _layout_strips(self):
-        """Each time plot's row height: the rows' share (`weights`, changed by dragging a border) of the height
-        the view has, none under MIN_PLOT_H (rows_scroll), the labelled time axis on top of the last."""
+        """Each time plot's row: at least MIN_PLOT_H (rows_scroll; the labelled time axis on top of the last); with
+        `weights` (a dragged border), the rows' heights in those shares of the height they have together."""
         rows = self._strip_rows()
         if not rows:
             return
-        while len(self.weights) < len(rows):
-            self.weights.append(1.0)
-        del self.weights[len(rows):]
+        if len(self.weights) != len(rows):
+            self.weights = []
         lay = self.glw.ci.layout
-        footer = lay.rowMinimumHeight(len(rows)) + lay.verticalSpacing() if self._footer_shown() else 0
-        height = max(self.glw.height(), self.glw.minimumHeight()) if self.glw.height() > 0 else self.glw.minimumHeight()
-        free = height - footer - TIME_AXIS_H - lay.verticalSpacing() * (len(rows) - 1) - 4
-        floor = MIN_PLOT_H if self.rows_scroll else 24
-        total = sum(self.weights)
-        heights = [max(floor, free * w / total) for w in self.weights]
-        for r, h in enumerate(heights):
-            h = h + (TIME_AXIS_H if r == len(rows) - 1 else 0)
-            lay.setRowFixedHeight(r, float(int(h)))
+        floors = [self._strip_floor(r, len(rows)) for r in range(len(rows))]
+        pref = floors
+        if self.weights:
+            total = sum(p.sceneBoundingRect().height() for p in rows)
+            pref = [max(f, total * w / sum(self.weights)) for f, w in zip(floors, self.weights)]
+        for r in range(len(rows)):
+            lay.setRowMinimumHeight(r, floors[r])
+            lay.setRowPreferredHeight(r, pref[r])
+            lay.setRowStretchFactor(r, 1)
+
+    def _strip_floor(self, r: int, n: int) -> float:
+        return (MIN_PLOT_H if self.rows_scroll else 24) + (TIME_AXIS_H if r == n - 1 else 0)
 
     def strip_heights(self) -> list[float]:
         """The time plots' heights on screen, px (their view boxes')."""
@@ -214,13 +215,18 @@ class PlotsPane(QWidget):
         return -1
 
     def _drag_strip_to(self, y: float):
-        """Move the border being dragged to viewport y: the rows either side share their height anew."""
+        """Move the border being dragged to viewport y: the rows either side share their two heights anew, the
+        others keep theirs."""
         r, y0, (h0, h1) = self._drag_strip
-        floor = MIN_PLOT_H if self.rows_scroll else 24
-        dy = min(max(y - y0, floor - h0), h1 - floor)
-        pair = self.weights[r] + self.weights[r + 1]
-        self.weights[r], self.weights[r + 1] = pair * (h0 + dy) / (h0 + h1), pair * (h1 - dy) / (h0 + h1)
+        rows = self._strip_rows()
+        heights = [p.sceneBoundingRect().height() for p in rows]
+        f0, f1 = (self._strip_floor(k, len(rows)) for k in (r, r + 1))
+        pair = heights[r] + heights[r + 1]
+        top = min(max(h0 + y - y0 + (heights[r] - self.strip_heights()[r]), f0), pair - f1)   # (row px: + axes)
+        heights[r], heights[r + 1] = top, pair - top
+        self.weights = heights
         self._layout_strips()
+        self.glw.ci.layout.activate()
 
     def set_rows_scroll(self, on: bool):
         """Whether plots keep MIN_PLOT_H and scroll where they do not fit (off: they share the pane's height)."""
@@ -308,6 +314,8 @@ class PlotsPane(QWidget):
         self.glw.ci.clear()
         for r in range(self.glw.ci.layout.rowCount()):
             self.glw.ci.layout.setRowFixedHeight(r, -1)      # a footer row's fixed height must not stay
+            self.glw.ci.layout.setRowMinimumHeight(r, 0)
+            self.glw.ci.layout.setRowPreferredHeight(r, -1)
             self.glw.ci.layout.setRowStretchFactor(r, 1)
         self.plots, self.curves, self.cursors, self.capture_lines, self.ranges = [], [], [], [], []
         self.titles, self._top_px = [], []
@@ -447,7 +455,7 @@ class PlotsPane(QWidget):
             return
         if self.split.sizes()[1] < 50:
             w = sum(self.split.sizes())
-            self.split.setSizes([int(w * 0.68), int(w * 0.32)])
+            self.split.setSizes([int(w * 0.6), int(w * 0.4)])
         for k, (chx, chy) in enumerate(self.xy_pairs):
             color = style.TRACE_COLORS[(len(self.names) + k) % len(style.TRACE_COLORS)]
             self.xy_plots.append(XYPlot(self.xy_view, k, self.run, chx, chy, color))
@@ -462,7 +470,8 @@ class PlotsPane(QWidget):
             return
         if force or getattr(self, "_xy_range", None) != rng:
             self._xy_range = rng
-            a, b = frames_in(self.run.time, rng)
+            t = self.run.time
+            a, b = int(np.searchsorted(t, rng[0], side="left")), int(np.searchsorted(t, rng[1], side="right"))
             for xy in self.xy_plots:
                 xy.set_data(self.blocks.window(xy.chx, a, b), self.blocks.window(xy.chy, a, b))
         for xy in self.xy_plots:
@@ -477,15 +486,20 @@ class PlotsPane(QWidget):
         self.cursors_ab.set_on(on, self.x_range())
 
     def measure_readout(self) -> list[str]:
-        """The measuring cursors' readout lines (empty when they are off)."""
+        """The measuring cursors' readout lines (empty when they are off); made again only when the cursors or
+        the plotted channels change (not each frame)."""
         ab = self.cursors_ab.times()
         if ab is None or self.run is None:
             return []
+        key = (ab, tuple(self.names), id(self.run))
+        if getattr(self, "_measure_memo", (None,))[0] == key:
+            return self._measure_memo[1]
         rows = []
         for name in self.names:
             ya, yb = (self.value_at_time(name, t) for t in ab)
             rows.append((name, self.run.channels[name].unit, ya, yb))
-        return measure_lines(*ab, rows)
+        self._measure_memo = (key, measure_lines(*ab, rows))
+        return self._measure_memo[1]
 
     def value_at_time(self, name: str, t: float) -> float:
         """A channel's value at run time t, linear between frames (NaN outside the run)."""
@@ -510,6 +524,23 @@ class PlotsPane(QWidget):
                 m = value_at(self.measured.record_time, self.measured.record[n], t)
                 lines.append(f"<span style='color:{style.MEASURED}'>{n} measured {value_text(m, units[n].unit)}</span>")
         self.cursors_ab.hover(t, self.plots[index], lines)
+
+    def add_plot_actions(self, menu, index: int):
+        """Entries of the plots' context menu for plot `index` (-1: none): remove a channel, XY plots of its
+        channels against the other plotted ones, the measuring cursors."""
+        menu.addSeparator()
+        if 0 <= index < len(self.groups):
+            group = list(self.groups[index])
+            for n in group:
+                menu.addAction(f"Remove {n} from the plots", lambda n=n: self.remove_channel(n))
+            others = [n for n in self.names if n not in group]
+            if others:
+                sub = menu.addMenu(f"XY plot: {group[0]} against…")
+                for n in others:
+                    sub.addAction(n, lambda n=n, y=group[0]: self.add_xy(n, y))
+        for k, (chx, chy) in enumerate(self.xy_pairs):
+            menu.addAction(f"Close XY plot {chy} against {chx}", lambda k=k: self.remove_xy(k))
+        menu.addAction(self.act_measure)
 
     # ---- dropped channels -------------------------------------------------------------------
     def _drop_target(self, pos) -> int:
@@ -588,6 +619,7 @@ class PlotsPane(QWidget):
         row = difference_plot(self.glw, len(self.groups), self.run, b, self.diff_name, self.compare_offset,
                               self.blocks, not (self._footer_shown() or self._measured_diff_names()))
         plot, self.diff_curve = row.plot, row.curve
+        plot.getViewBox().sigResized.connect(lambda _vb, d=row: self._xrange is not None and self._fit_difference(d))
         self.diff_rows.append(row)
         self.diff_plot = plot
         self.titles.append(row.title)
@@ -629,6 +661,7 @@ class PlotsPane(QWidget):
             d = difference_row(self.glw, row + k, f"Δ {name} (measured − run) [{unit}]", m.time, m.difference(name),
                                unit, self.blocks.abs_max(name), k == len(diff_names) - 1 and not self._footer_shown())
             plot, curve, title = d.plot, d.curve, d.title
+            plot.getViewBox().sigResized.connect(lambda _vb, d=d: self._xrange is not None and self._fit_difference(d))
             self.diff_rows.append(d)
             self.measured_diff_plots[name] = (plot, curve)
             self.titles.append(title)
@@ -787,6 +820,8 @@ class PlotsPane(QWidget):
             self._x_master().setXRange(*rng, padding=0)
         self._fit_y()
         self._settle_views()
+        if self.xy_plots:
+            self._update_xy()
 
     def _x_views(self) -> list:
         """The view boxes on the shared time axis: the plots, the difference plot, the footer."""
@@ -1016,9 +1051,6 @@ class PlotsPane(QWidget):
 
     # ---- wheel zoom on the time axis (a view range; the playback model keeps time) ----------------
     def eventFilter(self, obj, ev):
-        scroll = getattr(self, "plots_scroll", None)
-        if scroll is not None and obj is scroll.viewport() and ev.type() == QEvent.Resize:
-            self._layout_strips()
         if obj is self.glw.viewport() and self.run is not None:
             et = ev.type()
             if et in (QEvent.MouseMove, QEvent.MouseButtonPress, QEvent.MouseButtonRelease, QEvent.Leave):

@@ -7,10 +7,11 @@ import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import pyqtgraph as pg
 
 from viewer import style
-from viewer.plots.axes import ValueAxis, label_px, label_room, style_plot
+from viewer.plots.axes import ValueAxis, label_px, label_room, label_width, style_plot
 from viewer.plots.view import plot_label
 from viewer.plots.yfit import readable_range
 
+XY_AXIS_W = 80       # px of an XY plot's left axis (no lane names to fit: narrower than the time plots')
 MAX_POINTS = 20000   # samples drawn at most (a longer interval is decimated by a stride: no peak method for XY)
 
 
@@ -23,18 +24,20 @@ class XYPlot:
         self.plot = glw.addPlot(row=row, col=0, enableMenu=False,
                                 axisItems={"left": ValueAxis("left", uy), "bottom": ValueAxis("bottom", ux)})
         style_plot(self.plot)
+        self.plot.getAxis("left").setWidth(XY_AXIS_W)
         self.plot.setLabel("bottom", chx)
         self.plot.getAxis("bottom").enableAutoSIPrefix(False)
         self.title = plot_label(f"{chy} against {chx}", color=color, size=style.PLOT_TITLE)
         self.title.setParentItem(self.plot.getViewBox())
         self.title.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(4, 0))
         self.curve = self.plot.plot([], [], pen=pg.mkPen(color, width=1))
-        self.point = pg.ScatterPlotItem([], [], size=9, pen=pg.mkPen(style.BACKGROUND), brush=pg.mkBrush(style.XY_POINT))
+        self.point = pg.ScatterPlotItem([], [], size=9, pen=pg.mkPen(style.BACKGROUND), brush=pg.mkBrush(style.CURSOR))
         self.point.setZValue(10)
         self.plot.addItem(self.point)
         vb = self.plot.getViewBox()
         vb.setMouseEnabled(x=False, y=False)
         vb.disableAutoRange()
+        vb.sigResized.connect(lambda _vb: self.fit())
         self.x = self.y = np.empty(0)
 
     def set_data(self, x: np.ndarray, y: np.ndarray):
@@ -54,7 +57,8 @@ class XYPlot:
         text, room = label_px(), label_room()
         top = self.title.boundingRect().height() + 2
         yr = readable_range(y0, y1, vb.height(), text, top, room)
-        xr = readable_range(x0, x1, vb.width(), text, 0.0, 3 * room)   # (labels side by side: wider apart)
+        xr = readable_range(x0, x1, vb.width(), label_width(self.plot.getAxis("bottom").unit), 0.0,
+                            label_width(self.plot.getAxis("bottom").unit))   # (labels side by side)
         vb.setRange(xRange=xr, yRange=yr, padding=0.0)
 
     def mark(self, x: float, y: float):

@@ -2,6 +2,7 @@
 would fit it (cheaper: measured once per x range and data, and ahead for the next scroll step)."""
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
@@ -82,6 +83,7 @@ def nice_steps(start: float):
         k += 1
 
 
+@functools.lru_cache(maxsize=512)
 def readable_range(lo: float, hi: float, height: float, text: float, top: float,
                    room: float) -> tuple[float, float]:
     """The narrowest y range holding [lo, hi] below the top `top` px (the legend's strip) and 3 labelled 1-2-5 ticks
