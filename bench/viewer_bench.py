@@ -94,9 +94,15 @@ def write_foreign(path: Path, duration: float = 400.0, rate: float = 1000.0, n_c
     tmp.replace(path)
 
 
-def feature_groups(names: list[str]) -> list[list[str]]:
-    """The plotted channels overlaid: consecutive channels of one unit share a plot, up to three."""
-    return [names[k:k + 3] for k in range(0, len(names), 3)] if len(names) > 4 else [names[:2], names[2:]]
+def feature_groups(names: list[str], unit) -> list[list[str]]:
+    """The plotted channels overlaid: consecutive channels of one unit (`unit(name)`) share a plot, up to three."""
+    out: list[list[str]] = []
+    for n in names:
+        if out and len(out[-1]) < 3 and unit(out[-1][0]) == unit(n):
+            out[-1].append(n)
+        else:
+            out.append([n])
+    return out
 
 
 def generate(path: Path, duration: float, rate: float, n_channels: int) -> None:
@@ -330,7 +336,7 @@ def main(argv=None) -> int:
     feats = "off"
     if a.features:
         if hasattr(d.plots, "set_groups"):
-            d.plots.set_groups(feature_groups(list(d.plots.names)))
+            d.plots.set_groups(feature_groups(list(d.plots.names), lambda n: run.channels[n].unit))
             d.plots.set_measuring(True)
             vb = d.plots.plots[0].getViewBox()
             d.plots.hover_at(float(vb.mapSceneToView(vb.sceneBoundingRect().center()).x()), 0)

@@ -75,9 +75,9 @@ def difference_row(glw: pg.GraphicsLayoutWidget, row: int, text: str, t, d, unit
     noise = noise_level(d)
     floor = max(SCALE_FLOOR * full_scale if math.isfinite(full_scale) else 0.0, NOISE_SPAN * noise)
     title = plot_label(f"{text}   <span style='color:{style.KEY_TEXT}'>noise ±{value_text(noise, unit)}</span>",
-                       color=style.DIFFERENCE, size=style.PLOT_TITLE)
+                       color=style.DIFFERENCE, size=style.PLOT_TITLE, tight=True)
     title.setParentItem(plot.getViewBox())
-    title.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(4, 0))
+    title.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(4, 1))
     band = pg.LinearRegionItem((-noise, noise), orientation="horizontal", movable=False,
                                brush=pg.mkBrush(*style.NOISE_BAND), pen=pg.mkPen(None))
     band.setZValue(-10)

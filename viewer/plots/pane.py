@@ -34,14 +34,15 @@ from viewer.plots.pg_internals import plain_follower, set_x_ranges
 from viewer.plots.seek import clicked_time
 from viewer.plots.trace import Trace
 from viewer.plots.view import CursorLine, PlotsView, TimeCursor, plot_label
-from viewer.plots.xy import XYPlot
+from viewer.plots.xy import MIN_W as XY_MIN_W, XYPlot
 from viewer.plots.yfit import YFits, readable_range, visible_bounds
 from viewer.time_axis import TimeAxis
 
 DOWNSAMPLE_PER_PX = 2.0   # samples per pixel drawn (min and max of each half pixel; pyqtgraph's default: 5)
-MIN_PLOT_H = 64         # px of a plot's row at least: room for its legend and 3 labelled ticks (yfit.readable_range);
+MIN_PLOT_H = 54         # px of a plot's row at least: room for its legend and 3 labelled ticks (yfit.readable_range);
                         # more plots than fit scroll
 TIME_AXIS_H = 40        # px of the labelled time axis under the last plot
+FOOTER_MIN = 90         # px of the footer (contact lanes) at least before the pane scrolls instead
 STRIP_GRIP = 4          # px either side of the border between two plots where a drag resizes them
 CHANNEL_MIME = "application/x-dockmnemo-channel"   # a channel dragged onto the plots (its name, UTF-8)
 
@@ -144,6 +145,7 @@ class PlotsPane(QWidget):
         self.xy_view = pg.GraphicsLayoutWidget()                     # the XY plots, beside the time plots
         self.xy_view.setBackground(style.BACKGROUND)
         self.xy_view.setVisible(False)
+        self.xy_view.setMinimumWidth(XY_MIN_W)
         self.split = QSplitter(Qt.Horizontal)
         self.split.setChildrenCollapsible(False)
         self.split.setHandleWidth(4)
@@ -339,9 +341,9 @@ class PlotsPane(QWidget):
                                     axisItems={"bottom": TimeAxis("bottom"), "left": ValueAxis("left", unit)})
                                     # scrolls reuse tick drawings; the next step's are drawn ahead (_prepare_next)
             style_plot(plot)
-            title = plot_label("", color=self.color_of(group[0]), size=style.PLOT_TITLE)
+            title = plot_label("", color=self.color_of(group[0]), size=style.PLOT_TITLE, tight=True)
             title.setParentItem(plot.getViewBox())
-            title.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(4, 0))
+            title.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(4, 1))
             self.titles.append(title)
             self._top_px.append(0.0)
             for ax in ("left", "bottom"):
@@ -415,7 +417,7 @@ class PlotsPane(QWidget):
             if any(n in self._ghost_of for n in group):
                 entries.append((style.KEY_TEXT, f"B: {self.compare_run.path.stem}", True))
             self.titles[i].setText(legend_html(entries), color=self.color_of(group[0]))
-            self._top_px[i] = self.titles[i].item.boundingRect().height() + 1
+            self._top_px[i] = self.titles[i].item.boundingRect().height() + 2
 
     def legend_texts(self, index: int) -> str:
         """Plot `index`'s legend as plain text (what a user reads)."""
@@ -578,16 +580,18 @@ class PlotsPane(QWidget):
         f.setXLink(first if first is not None else None)
 
     def _size_footer(self):
-        """The footer keeps its wanted height, but at most half the pane's height; where the plots' MIN_PLOT_H do
-        not fit beside it, the pane scrolls and the footer gets all its wanted height."""
+        """The footer keeps its wanted height, but at most half the pane's height and what the plots at MIN_PLOT_H
+        leave (at least FOOTER_MIN); where that is less, the pane scrolls and the footer gets all its wanted height."""
         if not self._footer_shown():
             return
         want = self.footer.height_px() if hasattr(self.footer, "height_px") else 80
         row = len(self.groups) + self._extra_rows()
         visible = self.plots_scroll.height()
         height = min(want, visible // 2)
-        if self.rows_scroll and row * MIN_PLOT_H + TIME_AXIS_H + height > visible:   # the pane scrolls anyway:
-            height = want                                                              # lanes at their height
+        left = visible - row * MIN_PLOT_H - TIME_AXIS_H - 2 * (row + 1)   # px beside the plots at MIN_PLOT_H
+        if self.rows_scroll and height > left:
+            height = left if left >= FOOTER_MIN else want   # squeezed to what is left, or the pane scrolls and the
+                                                            # lanes get their height
         self.glw.ci.layout.setRowFixedHeight(row, max(30, height))
         self._size_rows()
 
@@ -875,7 +879,7 @@ class PlotsPane(QWidget):
         lo, hi = min(lo, -row.floor), max(hi, row.floor)
         if not hi > lo:
             lo, hi = -1.0, 1.0
-        y = readable_range(lo, hi, vb.height(), label_px(), row.title.item.boundingRect().height() + 1, label_room())
+        y = readable_range(lo, hi, vb.height(), label_px(), row.title.item.boundingRect().height() + 2, label_room())
         if y != vb.viewRange()[1]:
             vb.setRange(yRange=y, padding=0.0)
 

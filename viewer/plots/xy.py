@@ -12,6 +12,7 @@ from viewer.plots.view import plot_label
 from viewer.plots.yfit import readable_range
 
 XY_AXIS_W = 80       # px of an XY plot's left axis (no lane names to fit: narrower than the time plots')
+MIN_W = XY_AXIS_W + 180   # px of the XY column at least: 3 labels of its horizontal axis
 MAX_POINTS = 20000   # samples drawn at most (a longer interval is decimated by a stride: no peak method for XY)
 
 
@@ -25,11 +26,12 @@ class XYPlot:
                                 axisItems={"left": ValueAxis("left", uy), "bottom": ValueAxis("bottom", ux)})
         style_plot(self.plot)
         self.plot.getAxis("left").setWidth(XY_AXIS_W)
-        self.plot.setLabel("bottom", chx)
+        self.plot.setLabel("bottom", f"{chx} [{ux}]" if ux else chx)
         self.plot.getAxis("bottom").enableAutoSIPrefix(False)
-        self.title = plot_label(f"{chy} against {chx}", color=color, size=style.PLOT_TITLE)
+        self.title = plot_label(f"{chy} [{uy}]" if uy else chy, color=color, size=style.PLOT_TITLE,
+                                tight=True)   # (x: the bottom axis' label; a long title is cut by a narrow plot)
         self.title.setParentItem(self.plot.getViewBox())
-        self.title.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(4, 0))
+        self.title.anchor(itemPos=(0, 0), parentPos=(0, 0), offset=(4, 1))
         self.curve = self.plot.plot([], [], pen=pg.mkPen(color, width=1))
         self.point = pg.ScatterPlotItem([], [], size=9, pen=pg.mkPen(style.BACKGROUND), brush=pg.mkBrush(style.CURSOR))
         self.point.setZValue(10)
@@ -55,7 +57,7 @@ class XYPlot:
         x0, x1 = float(self.x[ok].min()), float(self.x[ok].max())
         y0, y1 = float(self.y[ok].min()), float(self.y[ok].max())
         text, room = label_px(), label_room()
-        top = self.title.boundingRect().height() + 2
+        top = self.title.item.boundingRect().height() + 2
         yr = readable_range(y0, y1, vb.height(), text, top, room)
         xr = readable_range(x0, x1, vb.width(), label_width(self.plot.getAxis("bottom").unit), 0.0,
                             label_width(self.plot.getAxis("bottom").unit))   # (labels side by side)
