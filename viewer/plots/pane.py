@@ -39,10 +39,10 @@ from viewer.plots.yfit import YFits, readable_range, visible_bounds
 from viewer.time_axis import TimeAxis
 
 DOWNSAMPLE_PER_PX = 2.0   # samples per pixel drawn (min and max of each half pixel; pyqtgraph's default: 5)
-MIN_PLOT_H = 54         # px of a plot's row at least: room for its legend and 3 labelled ticks (yfit.readable_range);
+MIN_PLOT_H = 52         # px of a plot's row at least: room for its legend and 3 labelled ticks (yfit.readable_range:
+                        # 13 + 2 px legend, 2 x 14.2 px between labels, half a label under the lowest, the row's axis);
                         # more plots than fit scroll
 TIME_AXIS_H = 40        # px of the labelled time axis under the last plot
-FOOTER_MIN = 90         # px of the footer (contact lanes) at least before the pane scrolls instead
 STRIP_GRIP = 4          # px either side of the border between two plots where a drag resizes them
 CHANNEL_MIME = "application/x-dockmnemo-channel"   # a channel dragged onto the plots (its name, UTF-8)
 
@@ -580,18 +580,16 @@ class PlotsPane(QWidget):
         f.setXLink(first if first is not None else None)
 
     def _size_footer(self):
-        """The footer keeps its wanted height, but at most half the pane's height and what the plots at MIN_PLOT_H
-        leave (at least FOOTER_MIN); where that is less, the pane scrolls and the footer gets all its wanted height."""
+        """The footer keeps its wanted height, but at most half the pane's height; where the plots' MIN_PLOT_H do
+        not fit beside it, the pane scrolls and the footer gets all its wanted height."""
         if not self._footer_shown():
             return
         want = self.footer.height_px() if hasattr(self.footer, "height_px") else 80
         row = len(self.groups) + self._extra_rows()
         visible = self.plots_scroll.height()
         height = min(want, visible // 2)
-        left = visible - row * MIN_PLOT_H - TIME_AXIS_H - 2 * (row + 1)   # px beside the plots at MIN_PLOT_H
-        if self.rows_scroll and height > left:
-            height = left if left >= FOOTER_MIN else want   # squeezed to what is left, or the pane scrolls and the
-                                                            # lanes get their height
+        if self.rows_scroll and row * MIN_PLOT_H + TIME_AXIS_H + height > visible:   # the pane scrolls anyway:
+            height = want                                                              # lanes at their height
         self.glw.ci.layout.setRowFixedHeight(row, max(30, height))
         self._size_rows()
 
