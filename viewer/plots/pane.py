@@ -117,7 +117,8 @@ class PlotsPane(QWidget):
         self._top_px: list[float] = []                   # per plot: px its legend takes at the top (no data there)
         self.cursors_ab = Cursors(self)                  # the hover line and the measuring cursors A, B
         self.cursors_ab.changed.connect(self._update_readout)
-        self._drag_strip = None                          # (row above, row below, y at press, their heights)
+        self._drag_strip = None                          # (row above the dragged border, y at press, the view
+                                                         # heights of it and the row below then)
         self.measured = None                             # a solver.measured.Comparison drawn dashed (set_measured)
         self.measured_diff = False                       # its measured − run plots shown
         self._measured_of: dict[int, pg.PlotDataItem] = {}   # plot index -> the record's dashed curve in it
@@ -194,6 +195,7 @@ class PlotsPane(QWidget):
             lay.setRowStretchFactor(r, 1)
 
     def _strip_floor(self, r: int, n: int) -> float:
+        """Row r's least height of n rows (the last holds the labelled time axis too)."""
         return (MIN_PLOT_H if self.rows_scroll else 24) + (TIME_AXIS_H if r == n - 1 else 0)
 
     def strip_heights(self) -> list[float]:
