@@ -51,7 +51,8 @@ def plot_units(pane) -> list[str]:
     """The unit of each of time_plots: its (first) channel's."""
     units = pane.run.channels
     first = [g[0] for g in pane.groups] if hasattr(pane, "groups") else list(pane.names)
-    return [units[n].unit for n in first + list(pane.measured_diff_plots)]
+    diff = [pane.diff_name] if pane.diff_plot is not None else []
+    return [units[n].unit for n in first + diff + list(pane.measured_diff_plots)]
 
 
 def axis_problems(pane, check_units: bool = True) -> list[str]:
@@ -366,3 +367,21 @@ def test_figure_spec_describes_what_is_shown(pane, qtbot):
     assert spec == {"plots": [["Fx", "Fy"], ["probe_stroke"]], "xy": [("probe_stroke", "Fx")],
                     "t": pane.x_range()}
     assert isinstance(spec["t"][0], float) and math.isclose(spec["t"][1], float(pane.run.time[-1]))
+
+
+def test_the_a_minus_b_plot_has_its_scale_its_noise_band_and_3_labelled_ticks(pane, qtbot, expert):
+    """Run B (the modified dampers) against A: the A − B plot in the difference colour, ≥ 3 labelled ticks with
+    units, its legend over no data (fails on the old main: the capture white, one tick)."""
+    b = RunFile(ROOT / "sample_runs" / "expert_modified_dampers.h5")
+    try:
+        pane.set_plotted(["Fx", "probe_stroke"])
+        pane.set_compare(b, 0.0, "probe_stroke")
+        pane.set_scrolling(False)
+        qtbot.wait(100)
+        assert pane.diff_plot is not None
+        assert pane.diff_curve.opts["pen"].color().name() not in (style.CAPTURE, style.MEASURED)
+        assert axis_problems(pane) == [] and title_problems(pane) == []
+        assert "B: expert_modified_dampers" in pane.legend_texts(0)
+    finally:
+        pane.set_compare(None)
+        b.close()
