@@ -511,7 +511,7 @@ class PlotsPane(QWidget):
         if not (time[0] <= t <= time[-1]):
             return math.nan
         i = min(max(int(np.searchsorted(time, t)), 1), self.run.n_frames - 1)
-        y = self.blocks.window(name, i - 1, i + 1)
+        y = np.array([self.blocks.value(name, i - 1), self.blocks.value(name, i)])   # (blocks kept: no read)
         return value_at(np.asarray(time[i - 1:i + 1]), y, t)
 
     def hover_at(self, t: float | None, index: int = -1):
