@@ -7,7 +7,7 @@ import math
 import numpy as np
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, QPointF, Qt, Signal
 
 from viewer import style
 from viewer.numbers import value_text
@@ -113,11 +113,18 @@ class Cursors(QObject):
             return
         item = pg.TextItem(html="<br>".join(lines), anchor=(0, 0), border=pg.mkPen(style.HOVER),
                            fill=pg.mkBrush(*style.READOUT_BACKGROUND))
-        item.setZValue(30)
-        plot.addItem(item, ignoreBounds=True)
-        (x0, x1), (y0, y1) = plot.getViewBox().viewRange()
-        item.setAnchor((1, 0) if t > x0 + 0.6 * (x1 - x0) else (0, 0))
-        item.setPos(t, y1)
+        item.setZValue(1000)
+        scene = plot.scene()
+        scene.addItem(item)                  # (in the scene, not the plot: a short plot's view would cut it)
+        vb = plot.getViewBox()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        at = vb.mapViewToScene(QPointF(t, y1))
+        views = scene.views()
+        room = (views[0].mapToScene(views[0].viewport().rect()).boundingRect() if views else scene.sceneRect())
+        below = room.bottom() - at.y() >= item.boundingRect().height()
+        right = at.x() + item.boundingRect().width() <= room.right() and t <= x0 + 0.6 * (x1 - x0)
+        item.setAnchor((0 if right else 1, 0 if below else 1))   # (the side with room for it)
+        item.setPos(at if below else vb.mapViewToScene(QPointF(t, y0)))
         self.hover_text = item
 
 
