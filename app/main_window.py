@@ -132,6 +132,9 @@ class MainWindow(QMainWindow):
         v.addAction(self.act_choose)
         self.plot_menu = v.addMenu("Plot &variable")
         self.plot_menu.aboutToShow.connect(self._fill_plot_menu)
+        v.addAction(QAction("&XY plot…", self, triggered=self.xy_dialog))
+        v.addAction(d.plots.act_measure)
+        d.plots.refused.connect(lambda msg: self.statusBar().showMessage(msg, 10000))
         v.addSeparator()
         v.addAction(QAction("Run &summary…", self, triggered=self.show_summary))
 
@@ -430,19 +433,34 @@ class MainWindow(QMainWindow):
             self.plot_menu.addMenu(sub)
 
     def toggle_plot(self, name: str, on: bool):
-        names = list(self.diagram.plots.names)
-        if on and name not in names:
-            names.append(name)
-        elif not on and name in names:
-            names.remove(name)
-        self.diagram.plots.set_plotted(names)
+        plots = self.diagram.plots
+        if on and name not in plots.names:
+            plots.add_channel(name)
+        elif not on and name in plots.names:
+            plots.remove_channel(name)
+
+    def xy_dialog(self):
+        """Ask for two channels; an XY plot of the second against the first beside the time plots."""
+        from PySide6.QtWidgets import QInputDialog
+        if self.run is None:
+            return
+        names = sorted(self.run.channels)
+        plotted = self.diagram.plots.names
+        x0 = names.index("probe_stroke") if "probe_stroke" in names else 0
+        chx, ok = QInputDialog.getItem(self, "XY plot", "along x (horizontal)", names, x0, False)
+        if not ok:
+            return
+        y0 = names.index(plotted[0]) if plotted else 0
+        chy, ok = QInputDialog.getItem(self, "XY plot", f"along y, against {chx}", names, y0, False)
+        if ok:
+            self.diagram.plots.add_xy(chx, chy)
 
     def choose_variables(self):
         """The searchable tree of channels; OK plots the checked ones."""
         if self.run is None:
             return None
-        dlg = self.chooser = VariableChooser(self.run, self.diagram.plots.names, self)
-        dlg.chosen.connect(self.diagram.plots.set_plotted)
+        dlg = self.chooser = VariableChooser(self.run, self.diagram.plots.names, self, self.diagram.plots.groups)
+        dlg.chosenGroups.connect(self.diagram.plots.set_groups)
         dlg.open()
         return dlg
 

@@ -180,6 +180,7 @@ class MeasuredView:
     def plot_menu(self, index: int, screen_pos):
         """The plots' context menu: the report figure of the plots shown, the shown data, reset the zoom."""
         menu = QMenu(self.w)
+        self.w.diagram.plots.add_plot_actions(menu, index)   # (remove a channel, XY plots, measuring cursors)
         for a in (getattr(self.w, "act_export_figure", None), self.act_csv, None, self.act_reset_zoom, self.act_diff):
             menu.addSeparator() if a is None else menu.addAction(a)
         self.menu = menu

@@ -33,6 +33,14 @@ ERROR_RIM = "#f3b6ff"         # envelope map: a run that ended in an error
 LOOP_RANGE_FILL, LOOP_RANGE_EDGE = (255, 255, 255, 22), (255, 255, 255, 60)   # the plots' loop range (RGBA)
 CURRENT_ROW = (90, 76, 10)    # events dock: the event at T Current
 
+# ---- plots: overlays, cursors, axes (added for issue 32) -------------------------------------------
+DIFFERENCE = "#4db6ac"        # a difference curve (A − B, measured − run): not a trace's, not the measured pink
+NOISE_BAND = (77, 182, 172, 40)   # a difference plot's noise level ± (RGBA, the difference colour faint)
+HOVER = "#b0bec5"             # the hover cursor's dashed line and its readout's frame
+CURSOR_A, CURSOR_B = "#00e5ff", "#ff9100"   # the two measuring cursors
+READOUT_BACKGROUND = (12, 16, 28, 220)      # the hover readout's box (RGBA)
+TICK_PT = 8.0                 # the plots' tick labels
+
 # ---- clips (QColor RGB) ------------------------------------------------------------------------
 CARD_BACKGROUND = (12, 16, 24)
 CARD_TEXT = (235, 235, 235)

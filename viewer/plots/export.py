@@ -3,6 +3,7 @@ range as CSV (measured channels too, when a record is shown)."""
 from __future__ import annotations
 
 import csv
+import math
 from pathlib import Path
 
 import numpy as np
@@ -51,13 +52,27 @@ def shown_table(pane) -> tuple[list[str], np.ndarray]:
     return header, np.column_stack(cols)
 
 
+def time_decimals(step: float) -> int:
+    """Decimals that write every time of a run with output step `step` exactly: the step's own and 3 more (a
+    time is i × step, so 2.5300000000000002 is 2.53), at most 12."""
+    if not (math.isfinite(step) and step > 0):
+        return 12
+    return min(12, max(0, -math.floor(math.log10(step))) + 3)
+
+
+def time_text(t: float, decimals: int) -> str:
+    """A time rounded to `decimals` without trailing zeros: 2.53, 0.0, 12.0."""
+    return repr(round(float(t), decimals) + 0.0)
+
+
 def export_csv(pane, path) -> Path:
-    """Write `shown_table` as CSV (empty cells where a measured record has no value)."""
+    """Write `shown_table` as CSV (empty cells where a measured record has no value; times without float noise)."""
     path = Path(path)
     header, rows = shown_table(pane)
+    digits = time_decimals(pane.run.meta.output_step) if pane.run is not None else 12
     with open(path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(header)
         for r in rows:
-            w.writerow(["" if not np.isfinite(x) else repr(float(x)) for x in r])
+            w.writerow([time_text(r[0], digits)] + ["" if not np.isfinite(x) else repr(float(x)) for x in r[1:]])
     return path

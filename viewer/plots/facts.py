@@ -67,6 +67,14 @@ class FactsPanel(QWidget):
             lab.setWordWrap(True)
             lab.setTextInteractionFlags(Qt.TextSelectableByMouse)
             add_row(key(k), lab)
+        self.measure_key = key("Cursors")   # the measuring cursors' Δt, ΔY and slope (scrolls with the facts)
+        self.measure = QLabel("")
+        self.measure.setWordWrap(True)
+        self.measure.setTextFormat(Qt.RichText)
+        self.measure.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        add_row(self.measure_key, self.measure)
+        for w in (self.measure_key, self.measure):
+            w.setVisible(False)
         form.setRowStretch(form.rowCount(), 1)
         v.addWidget(scroll_area(form_box, style.BACKGROUND), 1)   # a long comment or verdict scrolls; the box stays
         box = QFrame(objectName="readout")
@@ -117,19 +125,36 @@ class FactsPanel(QWidget):
         lab.setStyleSheet(f"color: {color};" + (" font-weight: bold;" if passed is False else ""))
         lab.setToolTip(f"<pre>{report}</pre>" if report else "")
 
-    def show_values(self, t: float | None, rows: list[tuple[str, float, str]]):
-        """T Current and each plotted channel's (name, value, unit) in its trace colour; t None: no run."""
+    def show_values(self, t: float | None, rows: list[tuple], colors: list[str] | None = None):
+        """T Current and each plotted channel's (name, value, unit[, measured value or None]) in its trace colour
+        (`colors`, default: TRACE_COLORS in order); with a measured value, a line for it and one for measured −
+        run under the channel's; t None: no run."""
         if t is None:
             self.t_label.setText("T Current  —")
             self.readout.setText("")
             return
         self.t_label.setText(f"T Current  {t:10.4f} s")
         out = []
-        for i, (n, v, unit) in enumerate(rows):
-            col = style.TRACE_COLORS[i % len(style.TRACE_COLORS)]
-            name, value = (f"{n:<14}", f" {value_text(v, unit):>14}")   # (&nbsp; in texts, not tags)
-            out.append(f"<span style='color:{col}'>{name.replace(' ', '&nbsp;')}</span>{value.replace(' ', '&nbsp;')}")
+
+        def line(color, left, right):   # (&nbsp; in texts, not tags)
+            left, right = f"{left:<14}", f" {right:>14}"
+            return f"<span style='color:{color}'>{left.replace(' ', '&nbsp;')}</span>{right.replace(' ', '&nbsp;')}"
+        for i, (n, v, unit, *more) in enumerate(rows):
+            col = colors[i] if colors is not None else style.TRACE_COLORS[i % len(style.TRACE_COLORS)]
+            out.append(line(col, n, value_text(v, unit)))
+            m = more[0] if more else None
+            if m is not None:
+                out.append(line(style.MEASURED, "  measured", value_text(m, unit)))
+                out.append(line(style.DIFFERENCE, "  Δ meas−run", value_text(m - v, unit, signed=True)))
         self.readout.setText("<br>".join(out))
+
+    def show_measure(self, lines: list[str]):
+        """The measuring cursors' readout (Δt, ΔY, slope) under the values; hidden when empty."""
+        text = "<br>".join(f"<span style='color:{style.TEXT}'>{x}</span>" for x in lines)
+        if text != self.measure.text():
+            self.measure.setText(text)
+            for w in (self.measure_key, self.measure):
+                w.setVisible(bool(lines))
 
     def fit_rows(self, lines: int):
         """Room in the readout box for `lines` values."""

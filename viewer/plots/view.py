@@ -43,11 +43,14 @@ class CursorLine(LineBoundsHook):
         return br
 
 
-def plot_label(text: str, **kw) -> pg.LabelItem:
+def plot_label(text: str, tight: bool = False, **kw) -> pg.LabelItem:
     """pg.LabelItem whose text is painted from a pixmap cache: a scroll repaints it without laying out its text
-    again (the same pixels)."""
+    again (the same pixels); `tight`: no margin around the text (a plot's legend: the strip kept free of data)."""
     label = pg.LabelItem(text, **kw)
     label.item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+    if tight:
+        label.item.document().setDocumentMargin(0)
+        label.setText(text, **{k: v for k, v in kw.items() if k in ("color", "size", "bold", "italic")})
     return label
 
 

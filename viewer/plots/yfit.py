@@ -2,6 +2,7 @@
 would fit it (cheaper: measured once per x range and data, and ahead for the next scroll step)."""
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
@@ -68,3 +69,42 @@ class YFits:
             self._memo.clear()
         self._memo[key] = (y, [(c.xData, c.yData) for c in curves])   # (the arrays stay alive: ids stay theirs)
         return y
+
+
+def nice_steps(start: float):
+    """1-2-5 steps from the first one at or above `start` (> 0) upwards."""
+    p10 = 10.0 ** math.floor(math.log10(start))
+    k = 0
+    while True:
+        for m in (1.0, 2.0, 5.0):
+            step = m * p10 * 10.0 ** k
+            if step >= start * (1 - 1e-9):
+                yield step
+        k += 1
+
+
+@functools.lru_cache(maxsize=512)
+def readable_range(lo: float, hi: float, height: float, text: float, top: float,
+                   room: float) -> tuple[float, float]:
+    """The narrowest y range holding [lo, hi] below the top `top` px (the legend's strip) and 3 labelled 1-2-5 ticks
+    at least `room` px apart, none nearer an edge than half a label (`text` px: pyqtgraph drops a label that sticks
+    out); `height`: the view's px. [lo, hi] itself when the view is too short for that."""
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return lo, hi
+    if hi - lo <= 0:
+        d = abs(lo) * 0.1 or 1.0
+        lo, hi = lo - d, hi + d
+    b, a = text / 2 + 1, text / 2 + 1           # px kept free under the lowest and over the highest tick
+    if height <= top + b + 2 * room or height <= a + b + 2 * room:
+        return lo, hi
+    best = None
+    steps = nice_steps((hi - lo) * room / height)
+    for _ in range(12):
+        m = next(steps)
+        for k in range(math.floor(lo / m) - 2, math.ceil(hi / m) + 1):
+            t0, t1 = k * m, (k + 2) * m          # three ticks k, k+1, k+2
+            s = max((hi - lo) / (height - top), (t1 - lo) / (height - a), (hi - t0) / (height - top - b),
+                    (t1 - t0) / (height - a - b))   # units per px: every constraint met
+            if m / s >= room and (best is None or s < best[0]):
+                best = (s, min(lo, t0 - b * s), min(lo, t0 - b * s) + height * s)
+    return (best[1], best[2]) if best is not None else (lo, hi)
