@@ -9,6 +9,7 @@ import json
 import math
 import os
 import queue
+import re
 import struct
 import threading
 import time
@@ -588,12 +589,32 @@ class RunWriter:
         try:
             self.flush()
             self._do(self._abandon)
-        except RunWriteError:   # the writer thread had already stopped on its own failure
+        except RunWriteError:   # the writer thread had already stopped on its own failure: a file never put in
+            self._drop_creating()   # place (disk full in the first second) is unreadable and goes
             return
         finally:
             self._open = False
         if self._queue is not None:
             self._thread.join()
+
+    def discard(self):
+        """Stop without keeping anything: the file is closed and, if not put in place yet, removed (an older run file
+        at the path stays); never raises."""
+        if not self._open:
+            return
+        self._open = False
+        try:
+            self._do(self._abandon)
+        except RunWriteError:
+            pass
+        self._drop_creating()
+
+    def _drop_creating(self):
+        """Wait for the writer thread, then remove the file still under its temporary name (never put in place)."""
+        if self._queue is not None and self._thread is not threading.current_thread():
+            self._thread.join(10.0)
+        if self._creating is not None:
+            self._creating.unlink(missing_ok=True)
 
     def _close_file(self):
         self.f.close()
@@ -1502,14 +1523,15 @@ def seal_incomplete(path, reason: str) -> Path:
     t_final = float(run.time[-1])
     complete = run.meta.complete and orphan   # killed between marking it complete and closing it
     events, records = _sealed_events(run, t_final) if orphan and not complete else (list(run.events), None)
+    from solver.atomic import remove_stale, replacing
+    remove_stale(path.parent, re.escape(path.name) + r"\.sealing-(?P<pid>\d+)")   # left by a killed seal
     tmp = path.with_name(f"{path.name}.sealing-{os.getpid()}")   # the run file is replaced only when it is whole
     try:
-        _write_sealed(run, tmp, complete, events, records, reason)
-        run.close()
-        os.replace(tmp, path)
+        with replacing(path, tmp) as tmp:
+            _write_sealed(run, tmp, complete, events, records, reason)
+            run.close()
     finally:
         run.close()
-        tmp.unlink(missing_ok=True)
     return path
 
 
