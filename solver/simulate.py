@@ -81,8 +81,8 @@ STEPS_PER_CALL = 1000   # solver steps per kernel call at most: a numba call can
 def frames_in_calls(call, t: float, k: int, spo: int, outs: list, ok: int, cancel=None, tick=None, done=None,
                     piece=None, steps: int = STEPS_PER_CALL) -> tuple[int, float, int, bool]:
     """Integrate k frames of `spo` steps through `call(t, n, spo, outs) -> (status, t, rows)` (a kernel recording
-    frame rows from outs[i][0]) in calls of at most `steps` steps, `cancel()` checked and `tick(t)` called between
-    calls; a frame of more steps goes in pieces (`piece`, default `call`, records its start in a scratch row, dropped;
+    frame rows from outs[i][0]) in calls of at most `steps` steps, `cancel()` checked between calls; a frame of more
+    steps goes in pieces (`tick(t)` between them: nothing is written meanwhile) (`piece`, default `call`, records its start in a scratch row, dropped;
     kept as the frame's row when it ends the run with status `done`). Returns (status, t, rows, cancelled)."""
     rows, status, scratch = 0, ok, None
     per = max(1, steps // max(spo, 1))
@@ -112,8 +112,6 @@ def frames_in_calls(call, t: float, k: int, spo: int, outs: list, ok: int, cance
             rows += r
             if status != ok:
                 return status, t, rows, False
-        if tick is not None:
-            tick(t)
         if rows < k and cancel is not None and cancel():
             return status, t, rows, True
     return status, t, rows, False
@@ -381,7 +379,7 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
         done = 0
         t_capture = float(Z[D.Z_TCAPT]) if Z[D.Z_CAPT] > 0.5 else math.nan
         cancelled = False
-        tick = (lambda tt: progress(tt, T)) if progress is not None else None
+        tick = (lambda tt: progress(tt, T)) if progress is not None and not live else None   # (live: after writes)
         while done < n_total:
             k = min(block, n_total - done)
             w.add_state(done, {"s": s, "Z": Z, "contact_prev": prev})   # one snapshot per block, for branching
@@ -405,7 +403,7 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
             ev_written = int(n_ev[0])
             w.flush_due()   # every block when live; else every FLUSH_INTERVAL s of wall time
             if cancelled or (status == D.ST_OK and cancel is not None and done < n_total and cancel()):
-                cancelled, t = True, float(buf["t"][rows - 1]) if rows else t   # where the file ends
+                cancelled = True
             if progress is not None:
                 progress(t, T)
             if status != D.ST_OK or cancelled:

@@ -184,7 +184,7 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
         t, done, ev_written, status, cancelled = 0.0, 0, 0, D.ST_OK, False
         call = lambda t, k, spo_, o: D.run_block(s, Z, t, m.step, k, spo_, m.P, *m.arrays, ev, n_ev, prev, *o)  # noqa: E731
         piece = _piece(call, Z, prev, ev, n_ev)
-        tick = (lambda tt: progress(tt, T)) if progress is not None else None
+        tick = (lambda tt: progress(tt, T)) if progress is not None and not live else None   # (live: after writes)
         if start is not None:
             t = _branch_start(s, Z, prev, start, m, spo, ev, n_ev, outs, scenario_path, cancel, w)
             w.add_event(t, "phase", "", f"branch from {start.source} at t = {t:.4f} s with {Path(scenario_path).name}")
@@ -210,9 +210,7 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
             if status == D.ST_DONE:        # hooks closed: the run's last frame is the state at that moment
                 _write(w, acc, buf, outs, D.run_block(s, Z, t, m.step, 1, 0, m.P, *m.arrays, ev, n_ev, prev, *outs)[2], m)
             if cancelled or (status == D.ST_OK and cancel is not None and done < n_total and cancel()):
-                cancelled, t = True, float(buf["t"][rows - 1]) if rows else t   # where the file ends
-                if progress is not None:
-                    progress(t, T)
+                cancelled = True
             if status != D.ST_OK or cancelled:
                 break
         table = acc.table()
