@@ -89,8 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run every run of CAMPAIGN.toml (resources/campaigns/*.toml, docs/campaigns.md) on "
                                    "a Dask cluster into DIR: DIR/summary.h5 grows as results arrive; a killed or "
                                    "cancelled campaign resumes when the same command is run again (only the missing "
-                                   "runs). Ctrl+C or SIGTERM stops and keeps the finished rows. Exit: 0 done, "
-                                   "2 bad input, 4 cancelled. With --table DIR: print the success/fail table.")
+                                   "runs). Ctrl+C or SIGTERM stops within a second and keeps the finished rows. "
+                                   "Exit: 0 done, 2 bad input, 4 cancelled, 5 a file could not be written (disk "
+                                   "full; the rows before it kept). With --table DIR: print the success/fail table.")
     c.add_argument("campaign", type=Path, nargs="?", help="campaign TOML")
     c.add_argument("-o", "--out", type=Path, default=None, help="campaign directory (created, or resumed)")
     c.add_argument("--scheduler", default=None, help="Dask scheduler address tcp://host:port (default: a local "
@@ -260,8 +261,8 @@ def cmd_campaign(args) -> int:
     """Run (or resume) a campaign with a progress bar, or print a campaign directory's table."""
     import time
 
-    from app.progress import StopOnSignal, TerminalProgress
-    from solver.campaign import CampaignError, read_summary, run_campaign
+    from app.progress import StopOnSignal, Stopped, TerminalProgress
+    from solver.campaign import CampaignError, CampaignWriteError, read_summary, run_campaign
 
     if args.table is not None:
         try:
@@ -273,7 +274,7 @@ def cmd_campaign(args) -> int:
         return fail("campaign: give CAMPAIGN.toml and --out DIR (or --table DIR)")
     if args.workers is not None and args.workers < 1:
         return fail(f"--workers: must be at least 1, found {args.workers}")
-    stop = StopOnSignal()
+    stop = StopOnSignal(raising=True)   # (the rows are written atomically: a signal may stop it anywhere)
     bar = {}
 
     def progress(done, total):
@@ -285,16 +286,29 @@ def cmd_campaign(args) -> int:
                       file=sys.stderr, flush=True)
         bar["bar"].update(done)
     t0 = time.perf_counter()
+    ended = "stopped"
     try:
         res = run_campaign(args.campaign, args.out, scheduler=args.scheduler, workers=args.workers,
                            progress=progress, cancel=stop, cache_dir=args.cache_dir)
+        stop.raising = False
+        ended = "cancelled" if res.cancelled else ""
     except CampaignError as exc:
         return fail(exc)
+    except Stopped:   # while the cluster started, or between two checks of the flag
+        done = int(bar["bar"].done) if "bar" in bar else 0
+        total = f" of {int(bar['bar'].total)}" if "bar" in bar else ""
+        if "bar" in bar:
+            bar.pop("bar").close(done, "cancelled")
+        return fail(f"campaign cancelled by {stop.name} after {done}{total} runs; run the same command again to "
+                    f"resume", 4)
+    except CampaignWriteError as exc:   # disk full: the rows before it are kept, nothing half-written
+        return fail(f"{exc}; the finished rows are kept: run the same command again to resume", 5)
     except OSError as exc:   # scheduler unreachable, directory not writable
         return fail(f"{args.out}: {exc}")
     finally:
-        if "bar" in bar:
-            bar["bar"].close()
+        if "bar" in bar:   # the count reached, not the total, when it ended early
+            b = bar["bar"]
+            b.close(b.done, ended) if ended else b.close()
     s = read_summary(res.directory)
     wall = time.perf_counter() - t0
     rate = f", {res.n_run / res.wall_time:.2f} runs/s" if res.n_run and res.wall_time > 0 else ""
