@@ -113,6 +113,8 @@ def cmd_run(args) -> int:
         return _run(args, stop)
     except Stopped:
         return fail(f"run cancelled by {stop.name} before its first frame; nothing written", 4)
+    finally:
+        stop.restore()
 
 
 def _run(args, stop) -> int:

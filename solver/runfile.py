@@ -177,7 +177,13 @@ def _write_problem(exc: BaseException) -> str:
     text = " ".join(str(exc).split())
     if isinstance(exc, OSError) and exc.errno:
         return f"{os.strerror(exc.errno)} ({text})"
+    m = re.search(r"errno = (\d+)", text)   # HDF5's RuntimeError around a failed write names the errno
+    if m and int(m.group(1)):
+        return f"{os.strerror(int(m.group(1)))} ({text})"
     return f"{type(exc).__name__}: {text}"
+
+
+_UNCLOSABLE: list = []   # files whose creation failed part-way (disk full): never closed, see RunWriter.__init__
 
 
 class RunWriter:
@@ -188,12 +194,27 @@ class RunWriter:
     With `background` (the default) a writer thread does every file operation, in order, while the solver
     integrates; the solver runs at most WRITE_QUEUE operations ahead; a failure there raises RunWriteError here."""
 
-    def __init__(self, path, meta: RunMeta, channels: list[ChannelInfo], bodies: list[str],
-                 pairs: list[ContactPairInfo], geometry: list[PartGeometry],
-                 parameters_toml: str = "", chunk: int = TIME_CHUNK, contact_detail: bool = False,
-                 state_sizes: dict[str, int] | None = None, live: bool = False,
-                 contact_statistics: bool = False, flush_interval: float = FLUSH_INTERVAL, background: bool = True):
+    def __init__(self, path, *args, **kwargs):
+        """As `_create`; a failure to create the file (disk full) is a RunWriteError and leaves no file."""
+        try:
+            self._create(path, *args, **kwargs)
+        except Exception as exc:
+            if getattr(self, "f", None) is not None:   # HDF5 crashes closing a file whose metadata writes failed:
+                _UNCLOSABLE.append(self.f)              # kept open (never freed) and removed below
+            if getattr(self, "_lock", None) is not None:
+                self._release_lock()
+            Path(path).with_name(Path(path).name + ".creating").unlink(missing_ok=True)
+            if isinstance(exc, (OSError, RuntimeError)):
+                raise RunWriteError(path, _write_problem(exc)) from exc
+            raise
+
+    def _create(self, path, meta: RunMeta, channels: list[ChannelInfo], bodies: list[str],
+                pairs: list[ContactPairInfo], geometry: list[PartGeometry],
+                parameters_toml: str = "", chunk: int = TIME_CHUNK, contact_detail: bool = False,
+                state_sizes: dict[str, int] | None = None, live: bool = False,
+                contact_statistics: bool = False, flush_interval: float = FLUSH_INTERVAL, background: bool = True):
         """`contact_statistics`: the file gets a /contact_events table, filled by `set_contact_events`."""
+        self.f = self._lock = None
         self.path = Path(path)
         self.state_sizes = dict(state_sizes or {})
         self.chunk = int(chunk)
