@@ -78,6 +78,14 @@ STEPS_PER_CALL = 1000   # solver steps per kernel call at most: a numba call can
                         # for one call (~0.05 s of the probe-cone model, ~0.1 s peripheral), whatever the step
 
 
+BLOCK_STEPS = 5000      # solver steps per written block at most (a state snapshot, progress and a flush each)
+
+
+def block_frames(block: int, spo: int) -> int:
+    """Frames of a written block: `block`, fewer when its frames are many steps each (a long output step)."""
+    return max(1, min(block, BLOCK_STEPS // max(spo, 1)))
+
+
 def frames_in_calls(call, t: float, k: int, spo: int, outs: list, ok: int, cancel=None, tick=None, done=None,
                     piece=None, steps: int = STEPS_PER_CALL) -> tuple[int, float, int, bool]:
     """Integrate k frames of `spo` steps through `call(t, n, spo, outs) -> (status, t, rows)` (a kernel recording
@@ -381,7 +389,7 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
         cancelled = False
         tick = (lambda tt: progress(tt, T)) if progress is not None and not live else None   # (live: after writes)
         while done < n_total:
-            k = min(block, n_total - done)
+            k = min(block_frames(block, spo), n_total - done)
             w.add_state(done, {"s": s, "Z": Z, "contact_prev": prev})   # one snapshot per block, for branching
             last = int(done + k == n_total)   # the run's last frame: no integration past it (t_end holds for any step)
             status, t, rows, cancelled = frames_in_calls(call, t, k - last, spo, outs, D.ST_OK, cancel, tick,

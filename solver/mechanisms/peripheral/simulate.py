@@ -159,7 +159,7 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
                    block: int = 500, live: bool = False, start=None) -> Path:
     """Simulate to t_end (or hooks closed) into a run file; SolverDiverged on a NaN state, RunCancelled on cancel.
     `start` (solver.simulate.StartState): a branch from another run's stored state (one snapshot per block)."""
-    from solver.simulate import end_run, frames_in_calls, run_plan
+    from solver.simulate import block_frames, end_run, frames_in_calls, run_plan
     T = float(t_end) if t_end is not None else m.duration     # checked by solver.simulate.run_scenario
     t0 = float(start.t) if start is not None else 0.0
     if start is None:
@@ -189,7 +189,7 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
             t = _branch_start(s, Z, prev, start, m, spo, ev, n_ev, outs, scenario_path, cancel, w)
             w.add_event(t, "phase", "", f"branch from {start.source} at t = {t:.4f} s with {Path(scenario_path).name}")
         while done < n_total:
-            k = min(block, n_total - done)
+            k = min(block_frames(block, spo), n_total - done)
             w.add_state(done, {"s": s, "Z": Z, "contact_prev": prev})   # one snapshot per block, for branching
             last = done + k == n_total
             status, t, rows, cancelled = frames_in_calls(call, t, k - last, spo, outs, D.ST_OK, cancel, tick,
