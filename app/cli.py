@@ -289,28 +289,34 @@ def cmd_campaign(args) -> int:
         bar["bar"].update(done)
     t0 = time.perf_counter()
     ended = "stopped"
+
+    def close_bar():   # the count reached, not the total, when it ended early; before the error line
+        if "bar" in bar:
+            b = bar.pop("bar")
+            b.close(b.done, ended) if ended else b.close()
     try:
         res = run_campaign(args.campaign, args.out, scheduler=args.scheduler, workers=args.workers,
                            progress=progress, cancel=stop, cache_dir=args.cache_dir)
         stop.raising = False
         ended = "cancelled" if res.cancelled else ""
     except CampaignError as exc:
+        close_bar()
         return fail(exc)
     except Stopped:   # while the cluster started, or between two checks of the flag
         done = int(bar["bar"].done) if "bar" in bar else 0
         total = f" of {int(bar['bar'].total)}" if "bar" in bar else ""
-        if "bar" in bar:
-            bar.pop("bar").close(done, "cancelled")
+        ended = "cancelled"
+        close_bar()
         return fail(f"campaign cancelled by {stop.name} after {done}{total} runs; run the same command again to "
                     f"resume", 4)
     except CampaignWriteError as exc:   # disk full: the rows before it are kept, nothing half-written
+        close_bar()
         return fail(f"{exc}; the finished rows are kept: run the same command again to resume", 5)
     except OSError as exc:   # scheduler unreachable, directory not writable
+        close_bar()
         return fail(f"{args.out}: {exc}")
     finally:
-        if "bar" in bar:   # the count reached, not the total, when it ended early
-            b = bar["bar"]
-            b.close(b.done, ended) if ended else b.close()
+        close_bar()
     s = read_summary(res.directory)
     wall = time.perf_counter() - t0
     rate = f", {res.n_run / res.wall_time:.2f} runs/s" if res.n_run and res.wall_time > 0 else ""

@@ -196,17 +196,24 @@ class RunWriter:
 
     def __init__(self, path, *args, **kwargs):
         """As `_create`; a failure to create the file (disk full) is a RunWriteError and leaves no file."""
+        import sys
+        hook, lost = sys.unraisablehook, []
+        sys.unraisablehook = lost.append   # HDF5's failed metadata writes surface in h5py's deallocs, not raised
         try:
             self._create(path, *args, **kwargs)
+            if lost:
+                raise lost[0].exc_value
         except Exception as exc:
             if getattr(self, "f", None) is not None:   # HDF5 crashes closing a file whose metadata writes failed:
-                _UNCLOSABLE.append(self.f)              # kept open (never freed) and removed below
+                _UNCLOSABLE.append(self)                # kept open with its datasets (never freed), removed below
             if getattr(self, "_lock", None) is not None:
                 self._release_lock()
             Path(path).with_name(Path(path).name + ".creating").unlink(missing_ok=True)
             if isinstance(exc, (OSError, RuntimeError)):
-                raise RunWriteError(path, _write_problem(exc)) from exc
+                raise RunWriteError(path, _write_problem(exc)) from None
             raise
+        finally:
+            sys.unraisablehook = hook
 
     def _create(self, path, meta: RunMeta, channels: list[ChannelInfo], bodies: list[str],
                 pairs: list[ContactPairInfo], geometry: list[PartGeometry],
