@@ -9,7 +9,8 @@ def _starting(signum, _frame):
     cmd = sys.argv[1] if len(sys.argv) > 1 else "view"
     status = 4 if cmd in ("run", "campaign", "calibrate") else 128 + signum
     name = {signal.SIGINT: "Ctrl+C (SIGINT)", signal.SIGTERM: "SIGTERM"}.get(signum, f"signal {signum}")
-    os.write(2, f"dockmnemo: error: {cmd} cancelled by {name} while starting; nothing written\n".encode())
+    how = "cancelled" if status == 4 else "stopped"
+    os.write(2, f"dockmnemo: error: {cmd} {how} by {name} while starting; nothing written\n".encode())
     os._exit(status)
 
 
