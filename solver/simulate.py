@@ -88,10 +88,10 @@ def block_frames(block: int, spo: int) -> int:
 
 def frames_in_calls(call, t: float, k: int, spo: int, outs: list, ok: int, cancel=None, tick=None, done=None,
                     piece=None, steps: int = STEPS_PER_CALL) -> tuple[int, float, int, bool]:
-    """Integrate k frames of `spo` steps through `call(t, n, spo, outs) -> (status, t, rows)` (a kernel recording
-    frame rows from outs[i][0]) in calls of at most `steps` steps, `cancel()` checked between calls; a frame of more
-    steps goes in pieces (`tick(t)` between them: nothing is written meanwhile) (`piece`, default `call`, records its start in a scratch row, dropped;
-    kept as the frame's row when it ends the run with status `done`). Returns (status, t, rows, cancelled)."""
+    """Integrate k frames of `spo` steps through `call(t, n, spo, outs) -> (status, t, rows)` (a kernel recording frame
+    rows from outs[i][0]) in calls of at most `steps` steps, `cancel()` checked between calls. Returns (status, t,
+    rows, cancelled). A frame of more steps goes in pieces, `tick(t)` between them; a piece (`piece`, default `call`)
+    records its start in a scratch row: dropped, or the frame's row if the run ends in it with status `done`."""
     rows, status, scratch = 0, ok, None
     per = max(1, steps // max(spo, 1))
     while rows < k:
