@@ -1072,6 +1072,8 @@ def run_campaign(campaign_path, directory, scheduler: str | None = None, workers
 
 def _close_client(client, own_cluster: bool, cancelled: bool):
     """Close the client (and its local cluster): a cancelled campaign's workers are stopped, not waited for."""
+    if client is None:   # stopped while it started
+        return
     cluster = getattr(client, "cluster", None) if own_cluster else None
     if cancelled and cluster is not None:   # workers deep in a kernel do not stop on request: their processes end now
         for w in list(getattr(cluster, "workers", {}).values()):
@@ -1080,9 +1082,10 @@ def _close_client(client, own_cluster: bool, cancelled: bool):
             if pid:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
-    client.close(timeout=2 if cancelled else None)
-    if cluster is not None:
-        cluster.close(timeout=2 if cancelled else None)
+    with contextlib.suppress(Exception) if cancelled else contextlib.nullcontext():   # (cancelled: best effort)
+        client.close(timeout=0.5 if cancelled else None)
+        if cluster is not None:
+            cluster.close(timeout=0.5 if cancelled else None)
 
 
 def finished_futures(futures, timeout: float):
