@@ -100,8 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run every run of CAMPAIGN.toml (resources/campaigns/*.toml, docs/campaigns.md) on "
                                    "a Dask cluster into DIR: DIR/summary.h5 grows as results arrive; a killed or "
                                    "cancelled campaign resumes when the same command is run again (only the missing "
-                                   "runs). Ctrl+C or SIGTERM stops and keeps the finished rows. Exit: 0 done, "
-                                   "2 bad input, 4 cancelled. With --table DIR: print the success/fail table.")
+                                   "runs). Ctrl+C or SIGTERM stops within a second and keeps the finished rows. "
+                                   "Exit: 0 done, 2 bad input, 4 cancelled, 5 a file could not be written (disk "
+                                   "full; the rows before it kept). With --table DIR: print the success/fail table.")
     c.add_argument("campaign", type=Path, nargs="?", help="campaign TOML")
     c.add_argument("-o", "--out", type=Path, default=None, help="campaign directory (created, or resumed)")
     c.add_argument("--scheduler", default=None, help="Dask scheduler address tcp://host:port (default: a local "
@@ -116,14 +117,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_run(args) -> int:
-    """Simulate; bad input is reported before any file is created."""
+    """Simulate; bad input is reported before any file is created. Ctrl+C or SIGTERM: exit 4 within a second."""
+    from app.progress import StopOnSignal, Stopped
+    stop = StopOnSignal(raising=True)   # until the solver's loop a signal ends the command at once: nothing written yet
+    try:
+        return _run(args, stop)
+    except Stopped:
+        return fail(f"run cancelled by {stop.name} before its first frame; nothing written", 4)
+    finally:
+        stop.restore()
+
+
+def _run(args, stop) -> int:
     import math
     import time
 
-    from app.progress import StopOnSignal, TerminalProgress
+    from app.progress import TerminalProgress
     from solver.runfile import RunFile, RunFileError, RunWriteError
     from solver.scenario import ScenarioError, load_model
-    from solver.simulate import RunCancelled, SolverDiverged, run_scenario, start_from_run, with_output_step
+    from solver.simulate import (RunCancelled, SolverDiverged, run_scenario, start_from_run, t_end_limit,
+                                 with_output_step)
 
     if args.describe:
         from solver.scenario import mechanism_type_of
@@ -135,6 +148,8 @@ def cmd_run(args) -> int:
         return 0
     if args.scenario is None:
         return fail("run: a scenario TOML is needed (or --describe)")
+    if args.at is not None and args.branch_of is None:
+        return fail(f"{args.scenario}: --at: needs --from RUN.h5 (the run to branch from)")
     try:
         model = with_output_step(load_model(args.scenario), args.output_step, args.scenario)
     except ScenarioError as exc:
@@ -144,12 +159,19 @@ def cmd_run(args) -> int:
     t_end = args.t_end if args.t_end is not None else model.duration
     if not (math.isfinite(t_end) and t_end > 0):
         return fail(f"{args.scenario}: --t-end: must be a positive number of seconds, found {t_end}")
+    if t_end > t_end_limit(model):
+        return fail(f"{args.scenario}: --t-end: {t_end:g} s is beyond the longest run, {t_end_limit(model):g} s "
+                    f"(solver.duration's range)")
     start = None
     if args.branch_of is not None:
         if args.at is None:
             return fail("--from needs --at (the branch time in seconds)")
         try:
             with RunFile(args.branch_of) as src:
+                t0, t1 = float(src.time[0]), float(src.t_final)
+                if not (math.isfinite(args.at) and t0 - 1e-9 <= args.at <= t1 + 1e-9):
+                    return fail(f"{args.branch_of}: --at: {args.at:g} s is not a time of the run "
+                                f"({t0:g} s to {t1:g} s)")
                 frame = src.frame_at(args.at)
             start = start_from_run(args.branch_of, frame)
         except (RunFileError, ValueError) as exc:
@@ -161,9 +183,8 @@ def cmd_run(args) -> int:
         return fail(f"{args.scenario}: --output-step: {model.output_step:g} s must not exceed the run's length "
                     f"({t_end - t_start:g} s, from {t_start:g} s to --t-end)")
     out = Path(args.out or Path(args.scenario).with_suffix(".h5").name)
+    compile_solver_kernels(model, args.progress_lines, stop)   # before the bar: its ETA starts after compiling
     out.parent.mkdir(parents=True, exist_ok=True)
-    stop = StopOnSignal()
-    compile_solver_kernels(model, args.progress_lines)    # before the bar: its ETA starts after compiling
     bar = None if args.progress_lines else TerminalProgress(f"run {Path(args.scenario).name}", t_end, " s")
     t_wall = time.perf_counter()
     reached = [t_start]   # simulated time of the last block done
@@ -177,6 +198,9 @@ def cmd_run(args) -> int:
     if args.progress_lines:
         print(f"STARTED {Path(out).resolve()}", flush=True)
     error, code = None, 0
+    stop.raising = False   # from here a signal is a flag the solver reads between kernel calls (the file is kept)
+    if stop():
+        raise Stopped(stop.signal)
     try:
         run_scenario(args.scenario, out, progress=progress, t_end=t_end, start=start, cancel=stop,
                      live=args.progress_lines, output_step=args.output_step)   # the app's worker follows the file while it grows
@@ -189,8 +213,8 @@ def cmd_run(args) -> int:
     except SolverDiverged as exc:
         ended, error, code = f"diverged at {reached[0]:.3f} s", f"{exc} (partial run kept in {out})", 3
     except RunCancelled as exc:
-        ended, error, code = (f"cancelled at {reached[0]:.3f} s", f"{exc} (partial run kept in {out}, marked incomplete)",
-                              4)
+        ended, error, code = (f"cancelled at {reached[0]:.3f} s",
+                              f"{exc} (partial run kept in {out}, marked incomplete)" if exc.kept else exc, 4)
     except RunWriteError as exc:   # disk full, file too large: `info` seals what the file holds
         ended, error, code = f"stopped at {reached[0]:.3f} s", exc, 5
     except BaseException:
@@ -205,25 +229,53 @@ def cmd_run(args) -> int:
     return 0
 
 
-def compile_solver_kernels(model, progress_lines: bool) -> int:
+def compile_solver_kernels(model, progress_lines: bool, stop=None) -> int:
     """Load the solver kernels or compile them, saying so: `COMPILING k n` lines for the app's worker, else
-    "compiling solver kernels, first run only: k of n" on stderr."""
-    from solver.warmup import COMPILING, compile_kernels
+    "compiling solver kernels, first run only: k of n" on stderr. With `stop` (a StopOnSignal), in a thread this one
+    waits for: a signal ends the process at once with exit 4 (a numba compile cannot be stopped; nothing is written)."""
+    import threading
+
+    from solver.warmup import COMPILING, compile_kernels, stop_compiling
 
     def say(k, n):
         if progress_lines:
             print(f"COMPILING {k} {n}", flush=True)
         else:
             print(f"{COMPILING}: {k} of {n}", file=sys.stderr, flush=True)
-    return compile_kernels(model, say)
+    if stop is None:
+        return compile_kernels(model, say)
+    result, finished = {}, threading.Event()
+
+    def work():
+        try:
+            result["n"] = compile_kernels(model, say)
+        except BaseException as exc:  # noqa: BLE001  (raised again in the main thread)
+            result["error"] = exc
+        finally:
+            finished.set()
+    raising, stop.raising = stop.raising, False    # (a raise inside a join can leave the thread looking ended)
+    threading.Thread(target=work, name="compile solver kernels", daemon=True).start()
+    try:
+        while not finished.wait(0.05) and not stop():
+            pass
+    finally:
+        stop.raising = raising
+    if not finished.is_set():   # stopped while compiling: the second compile process too, then out (exit 4)
+        stop_compiling()
+        fail(f"run cancelled by {stop.name} while compiling the solver kernels; nothing written", 4)
+        sys.stdout.flush()
+        os._exit(4)
+    if "error" in result:
+        raise result["error"]
+    return result["n"]
 
 
 def cmd_campaign(args) -> int:
     """Run (or resume) a campaign with a progress bar, or print a campaign directory's table."""
     import time
 
-    from app.progress import StopOnSignal, TerminalProgress
-    from solver.campaign import CampaignError, read_summary, run_campaign
+    from app.progress import StopOnSignal, Stopped, TerminalProgress
+    from solver.campaign import CampaignError, CampaignWriteError, read_summary, run_campaign
 
     if args.table is not None:
         try:
@@ -235,7 +287,7 @@ def cmd_campaign(args) -> int:
         return fail("campaign: give CAMPAIGN.toml and --out DIR (or --table DIR)")
     if args.workers is not None and args.workers < 1:
         return fail(f"--workers: must be at least 1, found {args.workers}")
-    stop = StopOnSignal()
+    stop = StopOnSignal(raising=True)   # (the rows are written atomically: a signal may stop it anywhere)
     bar = {}
 
     def progress(done, total):
@@ -247,16 +299,35 @@ def cmd_campaign(args) -> int:
                       file=sys.stderr, flush=True)
         bar["bar"].update(done)
     t0 = time.perf_counter()
+    ended = "stopped"
+
+    def close_bar():   # the count reached, not the total, when it ended early; before the error line
+        if "bar" in bar:
+            b = bar.pop("bar")
+            b.close(b.done, ended) if ended else b.close()
     try:
         res = run_campaign(args.campaign, args.out, scheduler=args.scheduler, workers=args.workers,
                            progress=progress, cancel=stop, cache_dir=args.cache_dir)
+        stop.raising = False
+        ended = "cancelled" if res.cancelled else ""
     except CampaignError as exc:
+        close_bar()
         return fail(exc)
+    except Stopped:   # while the cluster started, or between two checks of the flag
+        done = int(bar["bar"].done) if "bar" in bar else 0
+        total = f" of {int(bar['bar'].total)}" if "bar" in bar else ""
+        ended = "cancelled"
+        close_bar()
+        return fail(f"campaign cancelled by {stop.name} after {done}{total} runs; run the same command again to "
+                    f"resume", 4)
+    except CampaignWriteError as exc:   # disk full: the rows before it are kept, nothing half-written
+        close_bar()
+        return fail(f"{exc}; the finished rows are kept: run the same command again to resume", 5)
     except OSError as exc:   # scheduler unreachable, directory not writable
+        close_bar()
         return fail(f"{args.out}: {exc}")
     finally:
-        if "bar" in bar:
-            bar["bar"].close()
+        close_bar()
     s = read_summary(res.directory)
     wall = time.perf_counter() - t0
     rate = f", {res.n_run / res.wall_time:.2f} runs/s" if res.n_run and res.wall_time > 0 else ""
@@ -345,17 +416,36 @@ def cmd_view(args) -> int:
     return run_app(run, measured=measured, map_path=map_path, at=getattr(args, "at", None), size=size)
 
 
+QUICK_EXIT = ("run", "campaign", "validate", "campaign-rerun")   # commands that end without the interpreter's teardown
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    if argv is None and args.command not in (*QUICK_EXIT, "export", "calibrate"):   # (app/__main__.py's handlers
+        import signal                                                                # were for starting only)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if args.command is None:
         return cmd_view(args)
     try:
         if getattr(args, "handler", None) is not None:  # subcommands defined in their own modules (export)
-            return args.handler(args)
-        return {"view": cmd_view, "info": cmd_info, "run": cmd_run, "campaign": cmd_campaign}[args.command](args)
+            status = args.handler(args)
+        else:
+            status = {"view": cmd_view, "info": cmd_info, "run": cmd_run, "campaign": cmd_campaign}[args.command](args)
     except BrokenPipeError:   # output piped into `head` and closed early: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    if argv is None and args.command in QUICK_EXIT:
+        quick_exit(int(status or 0))
+    return status
+
+
+def quick_exit(status: int):
+    """End the process now, its files closed and its output flushed: the teardown of the numba kernels it loaded takes
+    about a second (so a Ctrl+C would not end the command within one)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
 
 
 if __name__ == "__main__":

@@ -134,6 +134,28 @@ class _EndOnX:
         os._exit(status)
 
 
+def _end_at_once(stop, out):
+    """While frames are rendered, Ctrl+C or SIGTERM ends the process from its handler (a frame of the diagram, or
+    building it, takes longer than a second on a busy machine): partial files removed, one line, exit 130 / 143.
+    Returns the call that goes back to `stop`'s flag (before the finished file's rename: it is kept or not made)."""
+    import signal
+
+    def handler(signum, _frame):
+        from viewer.video_export import remove_partial_files
+        stop.signal = stop.signal or signum
+        remove_partial_files()
+        sys.stdout.flush()
+        os.write(2, f"\ndockmnemo: export stopped by {stop.name}; {out} not written, partial files removed\n".encode())
+        os._exit(stop.exit_status)
+    for sig in stop.SIGNALS:
+        signal.signal(sig, handler)
+
+    def back_to_flag():
+        for sig in stop.SIGNALS:
+            signal.signal(sig, stop._on_signal)  # noqa: SLF001  (app.progress's own handler)
+    return back_to_flag
+
+
 def cmd_export(args) -> int:
     """Export clips headlessly with a terminal progress bar; exit 2 on bad input, 130 on Ctrl+C, 143 on SIGTERM."""
     from app.progress import StopOnSignal
@@ -228,15 +250,25 @@ def _export(run, clips, out, fmt, plotted, stop) -> int:
     total = clips.total_frames()
     bar = TerminalProgress(f"export {out.name}", total, " frames")
     bar.update(0)
+    if stop():   # (a signal while Qt started)
+        if on_x is not None:
+            on_x.end()
+        return 1
+    back_to_flag = _end_at_once(stop, out)
+
+    def progress(done, n):
+        bar.update(done)
+        if done >= n:   # every frame written: a signal now waits for the file's rename (whole file or none)
+            back_to_flag()
     renderer = None
     try:
         renderer = DiagramRenderer(run, clips.size, plotted=plotted)
         if on_x is not None:
             on_x.arm()   # (again: now also before the GL driver's destructors)
-        path = export_clips(run, clips, out, fmt, progress=lambda done, n: bar.update(done), renderer=renderer,
-                            cancel=stop)
+        path = export_clips(run, clips, out, fmt, progress=progress, renderer=renderer, cancel=stop)
         status = 0
     except BaseException as exc:
+        back_to_flag()
         bar.close(bar.done)
         if on_x is not None and (stop() or not isinstance(exc, (OSError, ValueError))):
             if not stop():
@@ -250,6 +282,7 @@ def _export(run, clips, out, fmt, plotted, stop) -> int:
         else:
             raise
     else:
+        back_to_flag()
         bar.close()
         w, h = clips.size
         print(f"wrote {path}: {total} frames, {w}x{h}, {clips.fps} fps, {total / clips.fps:.2f} s, {fmt}", flush=True)

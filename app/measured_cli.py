@@ -13,8 +13,9 @@ def add_measured_parsers(sub):
     v = sub.add_parser("validate", help="compare a run with a measured record: metrics and an HTML report",
                        description="Align MEASURED (CSV, HDF5 or MATLAB .mat) with RUN.h5 through the channel map "
                                    "(docs/measured-data.md), print the time offset and per channel the RMS and peak "
-                                   "error and the correlation; --report writes a self-contained HTML report. "
-                                   "Exit: 0 done, 2 bad input (file: key: problem).")
+                                   "error and the correlation; --report writes a self-contained HTML report (whole "
+                                   "or not at all). Exit: 0 done, 2 bad input (file: key: problem), 5 the report "
+                                   "could not be written (disk full); Ctrl+C 130, SIGTERM 143, nothing written.")
     v.add_argument("run", type=Path, help="run file (HDF5, format v1)")
     v.add_argument("measured", type=Path, help="measured record: .csv/.txt/.tsv, .h5/.hdf5, .mat (v5 or v7.3)")
     v.add_argument("--map", dest="map", type=Path, required=True, help="channel map TOML")
@@ -50,10 +51,24 @@ def add_measured_parsers(sub):
 
 
 def cmd_validate(args) -> int:
+    """Compare; Ctrl+C or SIGTERM stops at once (exit 130 / 143), the report never half-written."""
+    from app.progress import StopOnSignal, Stopped
+    stop = StopOnSignal(raising=True)   # nothing is kept before the report, which is written atomically
+    try:
+        return _validate(args)
+    except Stopped:
+        return fail(f"validate stopped by {stop.name}; nothing written", stop.exit_status)
+    finally:
+        stop.restore()
+
+
+def _validate(args) -> int:
     from solver.measured import MeasuredError, compare_run
     from solver.runfile import RunFile, RunFileError
     if args.offset is not None and not math.isfinite(args.offset):
         return fail(f"--offset: must be a finite number of seconds, found {args.offset}")
+    if args.report is not None and not Path(args.report).absolute().parent.is_dir():
+        return fail(f"{args.report}: --report: the directory {Path(args.report).absolute().parent} does not exist")
     try:
         cmp_ = compare_run(args.run, args.measured, args.map, args.offset)
     except (MeasuredError, RunFileError) as exc:
@@ -64,10 +79,9 @@ def cmd_validate(args) -> int:
         with RunFile(args.run) as run:
             facts, params = run.summary(), run.parameters_toml
         try:
-            args.report.parent.mkdir(parents=True, exist_ok=True)
             write_report(args.report, cmp_, args.run, args.measured, args.map, facts, params)
-        except OSError as exc:
-            return fail(f"{args.report}: /: cannot be written ({exc.strerror or exc})")
+        except OSError as exc:   # disk full, file too large, not writable: no report file, not even part of one
+            return fail(f"{args.report}: /: cannot be written ({exc.strerror or exc}); nothing written", 5)
         print(f"wrote {args.report}", flush=True)
     return 0
 

@@ -62,6 +62,5 @@ channel map <code>{e(str(map_path))}</code></p>
 <h2>The run's parameters</h2><pre>{e(parameters)}</pre>
 </body></html>
 """
-    path = Path(path)
-    path.write_text(doc, encoding="utf-8")
-    return path
+    from solver.atomic import write_text
+    return write_text(path, doc)   # whole or not at all: a failed write leaves no truncated report

@@ -14,21 +14,29 @@ def fail(message, code: int = 2) -> int:
     return code
 
 
+class Stopped(BaseException):
+    """Raised by a `StopOnSignal` in its `raising` phase (imports, checks, waiting for a compile): nothing to keep."""
+
+
 class StopOnSignal:
     """SIGTERM / Ctrl+C set a flag; the instance is the `cancel()` the solver polls between blocks.
 
     A flag, not an exception: Python may run a handler inside a weakref callback, where a raise is swallowed, and
-    a KeyboardInterrupt raised inside a Qt or VTK callback (a paintEvent) unwinds through C++ and crashes."""
+    a KeyboardInterrupt raised inside a Qt or VTK callback (a paintEvent) unwinds through C++ and crashes. Where no
+    such callback runs and nothing is written yet, `raising = True` also raises `Stopped` (the flag stays set)."""
 
     SIGNALS = (signal.SIGTERM, signal.SIGINT)
     NAMES = {signal.SIGINT: "Ctrl+C (SIGINT)", signal.SIGTERM: "SIGTERM"}
 
-    def __init__(self):
+    def __init__(self, raising: bool = False):
         self.signal = 0
+        self.raising = raising
         self._previous = {sig: signal.signal(sig, self._on_signal) for sig in self.SIGNALS}
 
     def _on_signal(self, signum, _frame):
         self.signal = self.signal or signum
+        if self.raising:
+            raise Stopped(signum)
 
     def __call__(self) -> bool:
         return self.signal != 0

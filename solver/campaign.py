@@ -4,6 +4,7 @@ The campaign file, directory layout and resume semantics are described in docs/c
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import difflib
 import hashlib
@@ -13,6 +14,7 @@ import math
 import os
 import re
 import shutil
+import signal
 import socket
 import statistics
 import tempfile
@@ -44,6 +46,19 @@ ROWS_DIR, RUNS_DIR, BASE_DIR = "rows", "runs", "base"
 
 class CampaignError(InputError):
     """Bad campaign input or directory: names the file, the key and what is wrong."""
+
+
+class CampaignWriteError(OSError):
+    """A file of the campaign directory could not be written (disk full, file too large): names it and the cause;
+    nothing half-written is left (the rows before it are kept)."""
+
+    def __init__(self, path, exc: BaseException):
+        from solver.runfile import _write_problem
+        self.path = str(path)
+        super().__init__(f"{self.path}: writing failed: {_write_problem(exc)}")
+
+    def __str__(self):
+        return self.args[0]
 
 
 @dataclass(frozen=True)
@@ -751,12 +766,12 @@ def _sha(text: str) -> str:
 
 
 def _atomic_write(path: Path, data: bytes):
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    """solver.atomic.write_bytes; CampaignWriteError if it fails (its temporary file removed)."""
+    from solver.atomic import write_bytes
+    try:
+        write_bytes(path, data)
+    except OSError as exc:
+        raise CampaignWriteError(path, exc) from exc
 
 
 def prepare_directory(c: Campaign, directory) -> Path:
@@ -896,8 +911,8 @@ def _h5_rows(path: Path) -> dict[int, dict]:
 
 def all_rows(d: Path, clean: bool = False) -> dict[int, dict]:
     """Every finished row: the consolidated table, then the journal (newer) over it."""
-    if clean:   # a summary rewrite cut short by a kill leaves its temp file behind
-        for p in d.glob(f".{SUMMARY_FILE}.*.tmp"):
+    if clean:   # a summary rewrite or a kept run's copy cut short by a kill leaves its temp file behind
+        for p in [*d.glob(f".{SUMMARY_FILE}.*.tmp"), *(d / RUNS_DIR).glob(".*.tmp")]:
             p.unlink(missing_ok=True)
     try:
         rows = _h5_rows(d / SUMMARY_FILE)
@@ -909,11 +924,19 @@ def all_rows(d: Path, clean: bool = False) -> dict[int, dict]:
     return rows
 
 
-def write_summary(c: Campaign, d: Path, rows: dict[int, dict]):
+def write_summary(c: Campaign, d: Path, rows: dict[int, dict], fsync: bool = True):
     """Rewrite DIR/summary.h5 from all rows, atomically (temp file + rename): a kill never leaves half a table."""
+    from solver.atomic import replacing
+    try:
+        with replacing(d / SUMMARY_FILE, fsync=fsync) as tmp:
+            _write_summary_file(c, tmp, rows)
+    except OSError as exc:
+        raise CampaignWriteError(d / SUMMARY_FILE, exc) from exc
+
+
+def _write_summary_file(c: Campaign, tmp: Path, rows: dict[int, dict]):
     order = sorted(rows)
     n = len(order)
-    tmp = d / f".{SUMMARY_FILE}.{os.getpid()}.tmp"
     with h5py.File(tmp, "w") as f:
         a = f.attrs
         a["format"], a["format_version"] = FORMAT_NAME + "-summary", FORMAT_VERSION
@@ -937,7 +960,6 @@ def write_summary(c: Campaign, d: Path, rows: dict[int, dict]):
         f.create_dataset("jit_compiled", data=np.array([int(rows[i].get("jit_compiled", 0)) for i in order], np.int32))
         for k in _STR_FIELDS:
             f.create_dataset(k, data=[str(rows[i].get(k, "")) for i in order], dtype=h5py.string_dtype())
-    os.replace(tmp, d / SUMMARY_FILE)
 
 
 # ---- running ----------------------------------------------------------------------------------------------
@@ -1011,7 +1033,7 @@ def run_campaign(campaign_path, directory, scheduler: str | None = None, workers
         for i in missing:
             fut = client.submit(run_task, make_task(c, i, cache_dir), key=f"dockmnemo-{c.name}-{session}-{i}", pure=False)
             futures[fut] = i
-        for done, pending in finished_futures(futures, 0.5):
+        for done, pending in finished_futures(futures, 0.1):
             for fut in done:
                 i = futures[fut]
                 try:
@@ -1030,19 +1052,40 @@ def run_campaign(campaign_path, directory, scheduler: str | None = None, workers
                 last_flush = time.perf_counter()
             if pending and cancel is not None and cancel():
                 cancelled = True
-                client.cancel(list(pending))
+                if not own:   # (an own cluster's workers are stopped with it)
+                    client.cancel(list(pending))
                 break
+    except BaseException:   # a signal (the caller's exception), a failed write: the workers are not waited for
+        cancelled = True
+        raise
     finally:
-        write_summary(c, d, rows)
-        if own:
-            cluster = getattr(client, "cluster", None)
-            client.close()
-            if cluster is not None and not scheduler:
-                cluster.close()
+        try:
+            if own:
+                _close_client(client, not scheduler, cancelled)
+        finally:
+            write_summary(c, d, rows, fsync=not cancelled)   # (cancelled: within the second; the rows are synced)
     if len(rows) == c.count and not cancelled:   # complete: the table holds everything, the journal can go
         write_summary(c, d, rows)
         shutil.rmtree(d / ROWS_DIR, ignore_errors=True)
     return CampaignResult(d, c.count, n_before, n_run, cancelled, time.perf_counter() - t0, session)
+
+
+def _close_client(client, own_cluster: bool, cancelled: bool):
+    """Close the client (and its local cluster): a cancelled campaign's workers are stopped, not waited for."""
+    if client is None:   # stopped while it started
+        return
+    cluster = getattr(client, "cluster", None) if own_cluster else None
+    if cancelled and cluster is not None:   # workers deep in a kernel do not stop on request: their processes end now
+        for w in list(getattr(cluster, "workers", {}).values()):
+            proc = getattr(getattr(w, "process", None), "process", None)   # the nanny's worker process
+            pid = getattr(proc, "pid", None)
+            if pid:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(Exception) if cancelled else contextlib.nullcontext():   # (cancelled: best effort)
+        client.close(timeout=0.5 if cancelled else None)
+        if cluster is not None:
+            cluster.close(timeout=0.5 if cancelled else None)
 
 
 def finished_futures(futures, timeout: float):

@@ -182,7 +182,13 @@ def _write_problem(exc: BaseException) -> str:
     text = " ".join(str(exc).split())
     if isinstance(exc, OSError) and exc.errno:
         return f"{os.strerror(exc.errno)} ({text})"
+    m = re.search(r"errno = (\d+)", text)   # HDF5's RuntimeError around a failed write names the errno
+    if m and int(m.group(1)):
+        return f"{os.strerror(int(m.group(1)))} ({text})"
     return f"{type(exc).__name__}: {text}"
+
+
+_UNCLOSABLE: list = []   # files whose creation failed part-way (disk full): never closed, see RunWriter.__init__
 
 
 class RunWriter:
@@ -193,12 +199,34 @@ class RunWriter:
     With `background` (the default) a writer thread does every file operation, in order, while the solver
     integrates; the solver runs at most WRITE_QUEUE operations ahead; a failure there raises RunWriteError here."""
 
-    def __init__(self, path, meta: RunMeta, channels: list[ChannelInfo], bodies: list[str],
-                 pairs: list[ContactPairInfo], geometry: list[PartGeometry],
-                 parameters_toml: str = "", chunk: int = TIME_CHUNK, contact_detail: bool = False,
-                 state_sizes: dict[str, int] | None = None, live: bool = False,
-                 contact_statistics: bool = False, flush_interval: float = FLUSH_INTERVAL, background: bool = True):
+    def __init__(self, path, *args, **kwargs):
+        """As `_create`; a failure to create the file (disk full) is a RunWriteError and leaves no file."""
+        import sys
+        hook, lost = sys.unraisablehook, []
+        sys.unraisablehook = lost.append   # HDF5's failed metadata writes surface in h5py's deallocs, not raised
+        try:
+            self._create(path, *args, **kwargs)
+            if lost:
+                raise lost[0].exc_value
+        except Exception as exc:
+            if getattr(self, "f", None) is not None:   # HDF5 crashes closing a file whose metadata writes failed:
+                _UNCLOSABLE.append(self)                # kept open with its datasets (never freed), removed below
+            if getattr(self, "_lock", None) is not None:
+                self._release_lock()
+            Path(path).with_name(Path(path).name + ".creating").unlink(missing_ok=True)
+            if isinstance(exc, (OSError, RuntimeError)):
+                raise RunWriteError(path, _write_problem(exc)) from None
+            raise
+        finally:
+            sys.unraisablehook = hook
+
+    def _create(self, path, meta: RunMeta, channels: list[ChannelInfo], bodies: list[str],
+                pairs: list[ContactPairInfo], geometry: list[PartGeometry],
+                parameters_toml: str = "", chunk: int = TIME_CHUNK, contact_detail: bool = False,
+                state_sizes: dict[str, int] | None = None, live: bool = False,
+                contact_statistics: bool = False, flush_interval: float = FLUSH_INTERVAL, background: bool = True):
         """`contact_statistics`: the file gets a /contact_events table, filled by `set_contact_events`."""
+        self.f = self._lock = None
         self.path = Path(path)
         self.state_sizes = dict(state_sizes or {})
         self.chunk = int(chunk)
@@ -595,12 +623,32 @@ class RunWriter:
         try:
             self.flush()
             self._do(self._abandon)
-        except RunWriteError:   # the writer thread had already stopped on its own failure
+        except RunWriteError:   # the writer thread had already stopped on its own failure: a file never put in
+            self._drop_creating()   # place (disk full in the first second) is unreadable and goes
             return
         finally:
             self._open = False
         if self._queue is not None:
             self._thread.join()
+
+    def discard(self):
+        """Stop without keeping anything: the file is closed and, if not put in place yet, removed (an older run file
+        at the path stays); never raises."""
+        if not self._open:
+            return
+        self._open = False
+        try:
+            self._do(self._abandon)
+        except RunWriteError:
+            pass
+        self._drop_creating()
+
+    def _drop_creating(self):
+        """Wait for the writer thread, then remove the file still under its temporary name (never put in place)."""
+        if self._queue is not None and self._thread is not threading.current_thread():
+            self._thread.join(10.0)
+        if self._creating is not None:
+            self._creating.unlink(missing_ok=True)
 
     def _close_file(self):
         self.f.close()
@@ -1724,14 +1772,15 @@ def seal_incomplete(path, reason: str) -> Path:
     t_final = float(run.time[-1])
     complete = run.meta.complete and orphan   # killed between marking it complete and closing it
     events, records = _sealed_events(run, t_final) if orphan and not complete else (list(run.events), None)
+    from solver.atomic import remove_stale, replacing
+    remove_stale(path.parent, re.escape(path.name) + r"\.sealing-(?P<pid>\d+)")   # left by a killed seal
     tmp = path.with_name(f"{path.name}.sealing-{os.getpid()}")   # the run file is replaced only when it is whole
     try:
-        _write_sealed(run, tmp, complete, events, records, reason)
-        run.close()
-        os.replace(tmp, path)
+        with replacing(path, tmp) as tmp:
+            _write_sealed(run, tmp, complete, events, records, reason)
+            run.close()
     finally:
         run.close()
-        tmp.unlink(missing_ok=True)
     return path
 
 

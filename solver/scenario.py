@@ -173,7 +173,11 @@ class _Sec:
             raise self.missing(k)
         if not (isinstance(v, list) and len(v) == 3 and all(isinstance(r, list) and len(r) == 3 for r in v)):
             raise ScenarioError(self.path, self.key(k), "must be a 3x3 list of lists (kg*m^2)")
+        if any(isinstance(x, bool) or not isinstance(x, (int, float)) for r in v for x in r):
+            raise ScenarioError(self.path, self.key(k), f"must be a 3x3 list of lists of numbers, found {v!r}")
         a = np.array(v, float)
+        if not np.all(np.isfinite(a)):
+            raise ScenarioError(self.path, self.key(k), f"must be finite, found {v!r}")
         if not np.allclose(a, a.T, rtol=1e-9, atol=1e-9 * np.abs(a).max()):
             raise ScenarioError(self.path, self.key(k), "inertia tensor must be symmetric")
         ev = np.linalg.eigvalsh(a)
@@ -181,6 +185,10 @@ class _Sec:
             raise ScenarioError(self.path, self.key(k), "inertia tensor must be positive definite")
         if ev.max() > ev.min() + ev[1] + 1e-9 * ev.max():
             raise ScenarioError(self.path, self.key(k), "principal moments violate the triangle inequality")
+        p = self.param(k)
+        if ev.min() < p.lo or ev.max() > p.hi:
+            raise ScenarioError(self.path, self.key(k), f"principal moments {', '.join(f'{x:g}' for x in ev)} must lie "
+                                f"in the allowed range {p.range_text()} {p.unit}")
         return a
 
     def read_all(self):

@@ -14,9 +14,11 @@ def _craft(t: str, group: str, who: str, fixed: bool):
     out = [_s(f"{t}.fixed", kind="bool", default=False, group=group, label=f"{who} fixed",
               doc="true: a test stand, the craft does not move (then mass, inertia and com are left out)")] if fixed else []
     return out + [
-        _s(f"{t}.mass", "kg", "(0, 1e7]", f"{who} mass", f"{who} mass", group=group),
-        _s(f"{t}.inertia", "kg*m^2", label=f"{who} inertia", kind="inertia", group=group,
-           doc=f"{who} inertia tensor about its CoM, 3x3, symmetric, positive definite, triangle inequality"),
+        _s(f"{t}.mass", "kg", "[1, 1e7]", f"{who} mass", f"{who} mass (assumed limits: no craft docks below 1 kg)",
+           group=group),
+        _s(f"{t}.inertia", "kg*m^2", "[1e-3, 1e10]", label=f"{who} inertia", kind="inertia", group=group,
+           doc=f"{who} inertia tensor about its CoM, 3x3, symmetric, positive definite, triangle inequality; the range "
+               "bounds its principal moments (assumed)"),
         _s(f"{t}.com", "m", "[-100, 100]", f"{who} CoM", kind="vector", size=3, components=("x", "y", "z"), group=group,
            doc=f"{who} centre of mass in its docking frame (x along the docking axis)"),
     ]

@@ -57,7 +57,7 @@ class Param:
         """'[lo, hi]' / '(lo, hi]' for numbers, the choices for a choice, '' otherwise."""
         if self.choices:
             return " | ".join(map(str, self.choices))
-        if self.kind not in ("number", "int", "vector", "table") or (self.lo == -math.inf and self.hi == math.inf):
+        if self.kind not in ("number", "int", "vector", "table", "inertia") or (self.lo == -math.inf and self.hi == math.inf):
             return ""
         return f"{'(' if self.lo_open else '['}{_g(self.lo)}, {_g(self.hi)}]"
 
@@ -80,6 +80,9 @@ def _g(x: float) -> str:
     return f"{x:g}".replace("e+0", "e").replace("e-0", "e-").replace("e+", "e")
 
 
+# the least mass and inertia of any part a range "(0, hi]" admits (assumed: a gram; a gram at a millimetre), so a
+# value like 1e-300 is refused, for every mechanism type
+PHYSICAL_FLOOR = {"kg": 1e-3, "kg*m^2": 1e-9}
 _RANGE = re.compile(r"^\s*([\[(])\s*([-+0-9.einf]+)\s*,\s*([-+0-9.einf]+)\s*\]\s*$")
 
 
@@ -91,6 +94,8 @@ def param(key: str, file: str, unit: str = "", rng: str = "", label: str = "", d
         if not m:
             raise ValueError(f"{key}: bad range {rng!r}")
         kw.update(lo=float(m.group(2)), hi=float(m.group(3)), lo_open=m.group(1) == "(")
+        if kw["lo"] == 0.0 and kw["lo_open"] and unit in PHYSICAL_FLOOR:
+            kw.update(lo=PHYSICAL_FLOOR[unit], lo_open=False)
     assert kind in KINDS and file in FILES, key
     return Param(key, file, kind, unit, label=label or key.rpartition(".")[2].replace("_", " "), doc=doc,
                  group=group, **kw)

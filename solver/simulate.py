@@ -34,7 +34,15 @@ class SolverDiverged(RuntimeError):
 
 
 class RunCancelled(RuntimeError):
-    """The caller's `cancel()` said stop; the run file is kept, truncated and marked incomplete."""
+    """The caller's `cancel()` said stop; the run file is kept, truncated and marked incomplete (`kept` False: stopped
+    before its first frame, nothing written)."""
+    kept = True
+
+
+def t_end_limit(m) -> float:
+    """The longest run a scenario of m's mechanism type may ask for, s (the schema's range of solver.duration)."""
+    from solver import schema
+    return schema.lookup("solver.duration", getattr(m, "mechanism_type", "probe_cone")).hi
 
 
 # ---- run from a stored state (branch runs): snapshots under /state, one per written block ----------------
@@ -66,13 +74,73 @@ def run_plan(m, T: float, t0: float, start: StartState | None, mechanism_type: s
     return spo, n_total, meta
 
 
-def replay_to_branch(start: StartState, run_block, block: int, ok: int, n_ev, scenario_path) -> float:
+STEPS_PER_CALL = 1000   # solver steps per kernel call at most: a numba call cannot be interrupted, so a cancel waits
+                        # for one call (~0.05 s of the probe-cone model, ~0.1 s peripheral), whatever the step
+
+
+BLOCK_STEPS = 5000      # solver steps per written block at most (a state snapshot, progress and a flush each)
+
+
+def block_frames(block: int, spo: int) -> int:
+    """Frames of a written block: `block`, fewer when its frames are many steps each (a long output step)."""
+    return max(1, min(block, BLOCK_STEPS // max(spo, 1)))
+
+
+def frames_in_calls(call, t: float, k: int, spo: int, outs: list, ok: int, cancel=None, tick=None, done=None,
+                    piece=None, steps: int = STEPS_PER_CALL) -> tuple[int, float, int, bool]:
+    """Integrate k frames of `spo` steps through `call(t, n, spo, outs) -> (status, t, rows)` (a kernel recording frame
+    rows from outs[i][0]) in calls of at most `steps` steps, `cancel()` checked between calls. Returns (status, t,
+    rows, cancelled). A frame of more steps goes in pieces, `tick(t)` between them; a piece (`piece`, default `call`)
+    records its start in a scratch row: dropped, or the frame's row if the run ends in it with status `done`."""
+    rows, status, scratch = 0, ok, None
+    per = max(1, steps // max(spo, 1))
+    while rows < k:
+        view = [a[rows:] for a in outs]
+        if spo <= steps:
+            n = min(per, k - rows)
+            status, t, r = call(t, n, spo, view)
+            rows += r
+            if status != ok or r < n:
+                return status, t, rows, False
+        else:
+            status, t, r = call(t, 1, steps, view)
+            left = spo - steps
+            scratch = scratch or [np.zeros((1, *a.shape[1:]), a.dtype) for a in outs]
+            while status == ok and r == 1 and left > 0:
+                if tick is not None:
+                    tick(t)
+                if cancel is not None and cancel():
+                    return status, t, rows + 1, True
+                n = min(steps, left)
+                status, t, r = (piece or call)(t, 1, n, scratch)
+                left -= n
+                if r == 1 and done is not None and status == done:
+                    for a, b in zip(outs, scratch):
+                        a[rows] = b[0]
+            rows += r
+            if status != ok:
+                return status, t, rows, False
+        if rows < k and cancel is not None and cancel():
+            return status, t, rows, True
+    return status, t, rows, False
+
+
+def replay_to_branch(start: StartState, run_block, block: int, ok: int, n_ev, scenario_path, cancel=None,
+                     writer=None) -> float:
     """Re-simulate a branch's `skip` frames from its snapshot (the same steps give the same state) with
-    `run_block(t, frames)` -> (status, t, frames done), and forget their events; ScenarioError if that fails."""
+    `run_block(t, frames)` -> (status, t, frames done), and forget their events; ScenarioError if that fails,
+    RunCancelled (the `writer`'s file discarded) on `cancel()`."""
     t, left, status = start.t_snap, int(start.skip), ok
     while left > 0 and status == ok:
         status, t, done = run_block(t, min(block, left))
         left -= done
+        if cancel is not None and cancel():
+            if writer is not None:
+                writer.discard()
+            exc = RunCancelled(f"{Path(scenario_path).name}: cancelled while re-simulating to the branch time "
+                               f"{start.t:g} s; nothing written")
+            exc.kept = False
+            raise exc
         if done == 0:
             break
     n_ev[0] = 0
@@ -269,6 +337,8 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
     T = float(t_end) if t_end is not None else m.duration
     if not (T > 0 and math.isfinite(T)):
         raise ScenarioError(scenario_path, "t_end", f"must be a positive number of seconds, found {t_end!r}")
+    if T > t_end_limit(m):
+        raise ScenarioError(scenario_path, "t_end", f"{T:g} s is beyond the longest run, {t_end_limit(m):g} s")
     t0 = float(start.t) if start is not None else 0.0
     if T <= t0:
         raise ScenarioError(scenario_path, "t_end", f"{T:g} s must be later than the branch time {t0:g} s")
@@ -298,6 +368,7 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
                    act=np.zeros((block, npair), np.uint8), f=np.zeros((block, npair, 3)), p=np.zeros((block, npair, 3)),
                    n=np.zeros((block, npair, 3)), d=np.zeros((block, npair)), vn=np.zeros((block, npair)))
         outs = [buf[k] for k in ("t", "ch", "pos", "q", "act", "f", "p", "n", "d", "vn")]
+        call = lambda t, k, spo_, o: D.run_block(s, Z, t, m.step, k, spo_, *kargs, diag, prev, ev, n_ev, *o)  # noqa: E731
         ev = np.zeros((16384, 3))
         diag = np.zeros(2)
         n_ev = np.zeros(1, np.int64)
@@ -307,8 +378,8 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
             s[:] = start.state["s"]
             Z[:] = start.state["Z"]
             prev[:] = start.state["contact_prev"]
-            replay_to_branch(start, lambda t, k: D.run_block(s, Z, t, m.step, k, spo, *kargs, diag, prev, ev, n_ev,
-                                                             *outs), block, D.ST_OK, n_ev, scenario_path)
+            replay_to_branch(start, lambda t, k: frames_in_calls(call, t, k, spo, outs, D.ST_OK, cancel)[:3], block,
+                             D.ST_OK, n_ev, scenario_path, cancel, w)
             t = t0
             w.add_event(t0, "phase", "",
                         f"branch from {start.source} at t = {t0:.4f} s with {Path(scenario_path).name}")
@@ -316,12 +387,14 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
         done = 0
         t_capture = float(Z[D.Z_TCAPT]) if Z[D.Z_CAPT] > 0.5 else math.nan
         cancelled = False
+        tick = (lambda tt: progress(tt, T)) if progress is not None and not live else None   # (live: after writes)
         while done < n_total:
-            k = min(block, n_total - done)
+            k = min(block_frames(block, spo), n_total - done)
             w.add_state(done, {"s": s, "Z": Z, "contact_prev": prev})   # one snapshot per block, for branching
             last = int(done + k == n_total)   # the run's last frame: no integration past it (t_end holds for any step)
-            status, t, rows = D.run_block(s, Z, t, m.step, k - last, spo, *kargs, diag, prev, ev, n_ev, *outs)
-            if last and status == D.ST_OK:
+            status, t, rows, cancelled = frames_in_calls(call, t, k - last, spo, outs, D.ST_OK, cancel, tick,
+                                                         D.ST_DONE)
+            if last and status == D.ST_OK and not cancelled:
                 status, t, r = D.run_block(s, Z, t, m.step, 1, 1, *kargs, diag, prev, ev, n_ev,
                                            *[a[rows:] for a in outs])
                 rows += r
@@ -337,12 +410,11 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
                 _add_kernel_event(w, ev[i], pairs)
             ev_written = int(n_ev[0])
             w.flush_due()   # every block when live; else every FLUSH_INTERVAL s of wall time
+            if cancelled or (status == D.ST_OK and cancel is not None and done < n_total and cancel()):
+                cancelled = True
             if progress is not None:
                 progress(t, T)
-            if status != D.ST_OK:
-                break
-            if cancel is not None and done < n_total and cancel():
-                cancelled = True
+            if status != D.ST_OK or cancelled:
                 break
         if status == D.ST_DONE:          # hard dock: the cyclogram's terminal event; the run is complete
             status = D.ST_OK

@@ -23,6 +23,7 @@ import numpy as np
 
 COMPILING = "compiling solver kernels, first run only"
 LOCK_NAME = "dockmnemo-compile.lock"
+_CHILDREN: set = set()   # second compile processes running (`stop_compiling` kills them)
 N_CHILD = 4     # kernel_units' first units (the contact chain pair_eval .. pairs_step, and record): a second process
                 # compiles them while this one compiles post_step, cyclogram, trig_table and `evaluate`
 
@@ -198,6 +199,7 @@ def _start_compile_process(units):
         p = subprocess.Popen([sys.executable, "-c", "from solver.warmup import _compile_child; _compile_child()"],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              env=dict(os.environ, PYTHONPATH=os.pathsep.join(d for d in sys.path if d)))
+        _CHILDREN.add(p)
         p.stdin.write(pickle.dumps(spec))
         p.stdin.close()
     except Exception:   # noqa: BLE001  (no second process: this one compiles everything)
@@ -205,9 +207,20 @@ def _start_compile_process(units):
     return p
 
 
+def stop_compiling():
+    """Kill the second compile processes still running (a run cancelled while its kernels compile)."""
+    for p in list(_CHILDREN):
+        if p.poll() is None:
+            p.kill()
+        _CHILDREN.discard(p)
+
+
 def _compile_child():
     """The second process: compile the units pickled on stdin, one line on stdout as each starts."""
     import importlib
+    import signal
+    for sig in (signal.SIGINT, signal.SIGTERM):   # a Ctrl+C to the process group: ended without a traceback
+        signal.signal(sig, signal.SIG_DFL)
     spec = pickle.loads(sys.stdin.buffer.read())
     for mod, name, sig in spec:
         disp = getattr(importlib.import_module(mod), name)

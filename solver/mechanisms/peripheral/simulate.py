@@ -159,7 +159,7 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
                    block: int = 500, live: bool = False, start=None) -> Path:
     """Simulate to t_end (or hooks closed) into a run file; SolverDiverged on a NaN state, RunCancelled on cancel.
     `start` (solver.simulate.StartState): a branch from another run's stored state (one snapshot per block)."""
-    from solver.simulate import end_run, run_plan
+    from solver.simulate import block_frames, end_run, frames_in_calls, run_plan
     T = float(t_end) if t_end is not None else m.duration     # checked by solver.simulate.run_scenario
     t0 = float(start.t) if start is not None else 0.0
     if start is None:
@@ -182,15 +182,21 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
         ev = np.zeros((1024, 3))
         n_ev = np.zeros(1, np.int64)
         t, done, ev_written, status, cancelled = 0.0, 0, 0, D.ST_OK, False
+        call = lambda t, k, spo_, o: D.run_block(s, Z, t, m.step, k, spo_, m.P, *m.arrays, ev, n_ev, prev, *o)  # noqa: E731
+        piece = _piece(call, Z, prev, ev, n_ev)
+        tick = (lambda tt: progress(tt, T)) if progress is not None and not live else None   # (live: after writes)
         if start is not None:
-            t = _branch_start(s, Z, prev, start, m, spo, ev, n_ev, outs, scenario_path)
+            t = _branch_start(s, Z, prev, start, m, spo, ev, n_ev, outs, scenario_path, cancel, w)
             w.add_event(t, "phase", "", f"branch from {start.source} at t = {t:.4f} s with {Path(scenario_path).name}")
         while done < n_total:
-            k = min(block, n_total - done)
+            k = min(block_frames(block, spo), n_total - done)
             w.add_state(done, {"s": s, "Z": Z, "contact_prev": prev})   # one snapshot per block, for branching
             last = done + k == n_total
-            status, t, rows = D.run_block(s, Z, t, m.step, k, spo, m.P, *m.arrays, ev, n_ev, prev,
-                                          *outs) if not last else _last_block(s, Z, t, m, k, spo, ev, n_ev, prev, outs)
+            status, t, rows, cancelled = frames_in_calls(call, t, k - last, spo, outs, D.ST_OK, cancel, tick,
+                                                         piece=piece)   # in kernel calls of a bounded length
+            if last and status == D.ST_OK and not cancelled:   # the last frame recorded only
+                status, t, r = call(t, 1, 0, [a[rows:] for a in outs])
+                rows += r
             _write(w, acc, buf, outs, rows, m)
             done += rows
             if Z[D.Z_CAPT] > 0.5:
@@ -203,10 +209,9 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
                 progress(t, T)
             if status == D.ST_DONE:        # hooks closed: the run's last frame is the state at that moment
                 _write(w, acc, buf, outs, D.run_block(s, Z, t, m.step, 1, 0, m.P, *m.arrays, ev, n_ev, prev, *outs)[2], m)
-            if status != D.ST_OK:
-                break
-            if cancel is not None and done < n_total and cancel():
+            if cancelled or (status == D.ST_OK and cancel is not None and done < n_total and cancel()):
                 cancelled = True
+            if status != D.ST_OK or cancelled:
                 break
         table = acc.table()
         for row in event_rows(table):
@@ -221,13 +226,29 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
     return out_path
 
 
-def _branch_start(s, Z, prev, start, m, spo, ev, n_ev, outs, scenario_path) -> float:
+def _branch_start(s, Z, prev, start, m, spo, ev, n_ev, outs, scenario_path, cancel=None, w=None) -> float:
     """Load the branch's snapshot into s, Z, prev and re-simulate to the branch time; the branch time."""
-    from solver.simulate import replay_to_branch
+    from solver.simulate import frames_in_calls, replay_to_branch
     s[:], Z[:], prev[:] = start.state["s"], start.state["Z"], start.state["contact_prev"]
-    replay_to_branch(start, lambda t, k: D.run_block(s, Z, t, m.step, k, spo, m.P, *m.arrays, ev, n_ev, prev, *outs),
-                     len(outs[0]), D.ST_OK, n_ev, scenario_path)
+    call = lambda t, k, spo_, o: D.run_block(s, Z, t, m.step, k, spo_, m.P, *m.arrays, ev, n_ev, prev, *o)  # noqa: E731
+    replay_to_branch(start, lambda t, k: frames_in_calls(call, t, k, spo, outs, D.ST_OK, cancel,
+                                                         piece=_piece(call, Z, prev, ev, n_ev))[:3],
+                     len(outs[0]), D.ST_OK, n_ev, scenario_path, cancel, w)
     return float(start.t)
+
+
+def _piece(call, Z, prev, ev, n_ev):
+    """`call` for a piece of a frame (solver.simulate.frames_in_calls): its recorded start is no frame, so the contact
+    flags and first contact it would note are put back (the kernel notes them only where it records)."""
+    def piece(t, k, spo, outs):
+        saved, first, n0 = prev.copy(), Z[D.Z_FIRST], int(n_ev[0])
+        res = call(t, k, spo, outs)
+        prev[:], Z[D.Z_FIRST] = saved, first
+        keep = [i for i in range(n0, int(n_ev[0])) if int(ev[i, 1]) != D.EV_FIRST]
+        ev[n0:n0 + len(keep)] = ev[keep]
+        n_ev[0] = n0 + len(keep)
+        return res
+    return piece
 
 
 def _refuse_overlap(m: PeripheralModel, scenario_path):
@@ -250,18 +271,6 @@ def _write(w: RunWriter, acc: EventAccumulator, buf: dict, outs: list, rows: int
     w.append(buf["t"][:rows], buf["ch"][:rows], np.concatenate([buf["pos"][:rows], lp], 1),
              np.concatenate([buf["q"][:rows], lq], 1), *[a[:rows] for a in outs[4:]])
     acc.append(buf["t"][:rows], buf["act"][:rows], buf["f"][:rows], buf["n"][:rows], buf["vn"][:rows])
-
-
-def _last_block(s, Z, t, m, k, spo, ev, n_ev, prev, outs):
-    """The run's last block: k - 1 frames integrated, then the last frame recorded only."""
-    rows = 0
-    status = D.ST_OK
-    if k > 1:
-        status, t, rows = D.run_block(s, Z, t, m.step, k - 1, spo, m.P, *m.arrays, ev, n_ev, prev, *outs)
-    if status == D.ST_OK and rows == k - 1:
-        status, t, r = D.run_block(s, Z, t, m.step, 1, 0, m.P, *m.arrays, ev, n_ev, prev, *[a[rows:] for a in outs])
-        rows += r
-    return status, t, rows
 
 
 def _event(w: RunWriter, row):
