@@ -26,7 +26,7 @@ def solver_only(t_sim: float | None, cpu: list | None = None, scenario=SCEN, blo
     """Wall seconds of the kernels alone (no run-file writing) for t_sim seconds of the scenario (None: its duration,
     or to hard dock); CPU seconds appended to `cpu`, simulated seconds to `sim`."""
     import numpy as np
-    from solver import dynamics as D
+    from solver.mechanisms.probe_cone import dynamics as D
     from solver.scenario import load_model
     from solver.simulate import kernel_args
     m = load_model(scenario)

@@ -690,7 +690,7 @@ def use_cache_dir(cache_dir) -> bool:
     """Point numba's kernel cache at `cache_dir` in this process, if the solver kernels are not imported yet (a
     fresh worker); True if it did. Workers sharing the directory compile the kernels once between them."""
     import sys
-    if not cache_dir or "solver.dynamics" in sys.modules:
+    if not cache_dir or "solver.mechanisms.probe_cone.dynamics" in sys.modules:
         return False
     os.environ["NUMBA_CACHE_DIR"] = str(cache_dir)
     if "numba" in sys.modules:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from solver import dynamics as D
+from solver.mechanisms.probe_cone import dynamics as D
 from solver import contact as C
 from solver.contact.pairset import PAR_C, PAR_DMAX, PAR_K, PAR_MU, PAR_VSLIP
 from solver import schema

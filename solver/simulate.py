@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from solver import dynamics as D
+from solver.mechanisms.probe_cone import dynamics as D
 from solver.contact import BODIES as CONTACT_BODIES
 from solver.contact.pairset import PAR_DMAX
 from solver.contact_events import EventAccumulator, event_records, event_rows

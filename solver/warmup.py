@@ -57,7 +57,7 @@ def _arg_types(m) -> dict:
 
 def kernel_units(m) -> list[tuple[str, object, tuple]]:
     """(name, dispatcher, argument types) of the compiled units of a run of model m, callees first."""
-    from solver import dynamics as D
+    from solver.mechanisms.probe_cone import dynamics as D
     from solver.contact import pairset as PS
     t = _arg_types(m)
     out = []

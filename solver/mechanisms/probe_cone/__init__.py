@@ -1,6 +1,6 @@
 """The probe-cone docking mechanism (Soyuz, Progress): the first mechanism type, with its three variants.
 
-Its solver model is solver.scenario / solver.dynamics; this package tells the rest what a probe-cone run holds.
+Its solver model is solver.scenario / solver.mechanisms.probe_cone.dynamics; this package tells the rest what a probe-cone run holds.
 """
 from __future__ import annotations
 
