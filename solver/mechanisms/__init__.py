@@ -12,6 +12,7 @@ from solver.mechanisms.peripheral import PERIPHERAL
 from solver.mechanisms.probe_cone import PROBE_CONE
 
 _TYPES: dict[str, MechanismType] = {}
+DEFAULT_TYPE = PROBE_CONE.name   # of a mechanism file that declares no mechanism_type, and of a run without one
 
 
 def register(mtype: MechanismType) -> MechanismType:
