@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+import numpy as np
+
 from solver.contact_events import EventAccumulator, event_records, event_rows
 from solver.runfile import RunFile, RunMeta, RunWriter
 from solver.scenario import ScenarioError, load_model  # noqa: F401  (re-exported)
@@ -183,6 +185,70 @@ def run_kernels(w: RunWriter, k: Kernels, pairs, output_step: float, scenario_pa
         w.abort()          # for a divergence or a cancel)
         raise
     return w.path
+
+
+class BlockKernels:
+    """`Kernels` of a step kernel with the engine's calling convention, so a type needs no adapter of its own:
+    run_block(s, Z, t, h, n_out, spo, *arrays, ev, n_ev, prev, *outs) -> (status, t, rows), status 0 to go on, spo 0
+    records a frame without a step, ev rows (t, kind, pair), capture flag and time at Z[capture[0]], Z[capture[1]];
+    the model's s0 and Z0 start the state."""
+    ok = 0
+
+    def __init__(self, run_block, m, arrays: tuple, spo: int, block: int, shapes: tuple,
+                 events: dict, pairs, capture: tuple[int, int], n_events: int = 1024):
+        self.run_block, self.m, self.arrays, self.spo, self.pairs = run_block, m, arrays, spo, pairs
+        self.events, self.capture = events, capture
+        self.state = {"s": m.s0.copy(), "Z": m.Z0.copy(), "contact_prev": np.zeros(len(pairs), np.int64)}
+        nc, nb, npair = shapes
+        self.outs = [np.zeros(block), np.zeros((block, nc)), np.zeros((block, nb, 3)), np.zeros((block, nb, 4)),
+                     np.zeros((block, npair), np.uint8), np.zeros((block, npair, 3)), np.zeros((block, npair, 3)),
+                     np.zeros((block, npair, 3)), np.zeros((block, npair)), np.zeros((block, npair))]
+        self.ev, self.n_ev, self.read = np.zeros((n_events, 3)), np.zeros(1, np.int64), 0
+
+    def advance(self, t: float, frames: int, last: bool = False):
+        st, m = self.state, self.m
+        args = (*self.arrays, self.ev, self.n_ev, st["contact_prev"])
+        status, t, rows = self.run_block(st["s"], st["Z"], t, m.step, frames - last, self.spo, *args, *self.outs)
+        if last and status == self.ok:
+            status, t, r = self.run_block(st["s"], st["Z"], t, m.step, 1, 0, *args, *[a[rows:] for a in self.outs])
+            rows += r
+        return status, t, rows
+
+    def frames(self, rows: int) -> tuple:
+        return tuple(a[:rows] for a in self.outs)
+
+    def t_capture(self) -> float:
+        Z = self.state["Z"]
+        return float(Z[self.capture[1]]) if Z[self.capture[0]] > 0.5 else math.nan
+
+    def forget_events(self):
+        self.n_ev[0], self.read = 0, 0
+
+    def new_events(self, w: RunWriter):
+        """Each kernel event as `events[kind]` = (event kind, text with {pair} for the pair's label) says."""
+        for i in range(self.read, min(int(self.n_ev[0]), self.ev.shape[0])):
+            t, kind, j = self.ev[i]
+            name, text = self.events[int(kind)]
+            pair = self.pairs[int(j)] if 0 <= j < len(self.pairs) else None
+            w.add_event(float(t), name, pair.name if pair else "", text.format(pair=pair.label if pair else ""))
+        self.read = int(self.n_ev[0])
+
+    def finish(self, w: RunWriter, status: int, t: float):
+        return status, (None if status == self.ok else f"solver status {status}")
+
+
+def run_model(m, scenario_path, out_path, kernels, meta_args: tuple, channels, bodies, pairs, parts,
+              state_sizes: dict, progress=None, t_end=None, cancel=None, live: bool = False, start=None,
+              block: int = 500) -> Path:
+    """Plan, open the writer and drive `kernels(spo, block)` (a Kernels) with `run_kernels`: a type's runner in one
+    call. meta_args: (mechanism type, solver version)."""
+    T = float(t_end) if t_end is not None else m.duration
+    t0 = float(start.t) if start is not None else 0.0
+    spo, n_total, meta = run_plan(m, T, t0, start, *meta_args)
+    w = RunWriter(Path(out_path), meta, channels, bodies, pairs, parts, parameters_toml=m.text, contact_detail=True,
+                  state_sizes={**state_sizes, "contact_prev": len(pairs)}, live=live, contact_statistics=True)
+    return run_kernels(w, kernels(spo, block), pairs, m.output_step, scenario_path, T, t0, n_total, start=start,
+                       progress=progress, cancel=cancel, block=block)
 
 
 def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: StartState | None = None,

@@ -8,11 +8,12 @@ from pathlib import Path
 import numpy as np
 
 from solver import contact as C
+from solver import scenario as _scenario      # its GEOMETRY and MECHANISMS read at call time (tests move them)
 from solver import schema
 from solver.contact.pairset import PAR_C, PAR_DMAX, PAR_K, PAR_MU, PAR_VSLIP
-from solver.mechanisms.probe_cone import dynamics as D
 from solver.errors import unknown
-from solver.scenario import GEOMETRY, MECHANISMS, ScenarioError, _craft, _load, _refuse_unread, _Sec
+from solver.mechanisms.probe_cone import dynamics as D
+from solver.scenario import ScenarioError, _craft, _load, _refuse_unread, _Sec
 
 MTYPE = "probe_cone"
 
@@ -83,7 +84,7 @@ def load_probe_cone(spath: Path) -> Model:
     if not isinstance(mech, str) or not mech:
         raise ScenarioError(spath, "mechanism", "missing; name a file in resources/mechanisms (e.g. \"existing\")")
     # a name is a file in resources/mechanisms; "x.toml" is a file next to the scenario (an edited copy)
-    mpath = spath.parent / mech if mech.endswith(".toml") else MECHANISMS / f"{mech}.toml"
+    mpath = spath.parent / mech if mech.endswith(".toml") else _scenario.MECHANISMS / f"{mech}.toml"
     if not mpath.is_file():
         raise ScenarioError(spath, "mechanism", f"no mechanism file {mpath}")
     mtext, mt = _load(mpath, "mechanism file")
@@ -115,7 +116,7 @@ def load_probe_cone(spath: Path) -> Model:
     gname = mt.get("geometry")
     if not isinstance(gname, str) or not gname:
         raise ScenarioError(mpath, "geometry", "missing; name a file in resources/geometry (e.g. \"probe_cone\")")
-    gpath = GEOMETRY / f"{gname}.toml"
+    gpath = _scenario.GEOMETRY / f"{gname}.toml"
     if not gpath.is_file():
         raise ScenarioError(mpath, "geometry", f"no geometry file {gpath}")
     gtext, gt = _load(gpath, "geometry file")
