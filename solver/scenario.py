@@ -214,7 +214,7 @@ def _craft(sec: _Sec, fixed_allowed: bool):
 
 def mechanism_type_of(scenario_path) -> str:
     """The mechanism type of a scenario: its mechanism file's `mechanism_type` (the default type when the file declares
-    none or cannot be read: the probe-cone loader then names the problem)."""
+    none or cannot be read: that type's loader then names the problem)."""
     import tomllib
     spath = Path(scenario_path)
     try:

@@ -1,5 +1,5 @@
 """Rigid bodies and joints (numba): a revolute-joint tree on a fixed base, by CRBA and recursive Newton-Euler, and
-the Cholesky solve of its mass matrix (the probe-cone's chain solves with the same two functions).
+the Cholesky solve of a mass matrix (every type's minimal-coordinate chain solves with these two functions).
 
 A tree is one float64 array JOINT (n, NJ), parents before children: joint i turns link i about `axis` (link frame)
 at `offset` in its parent's link frame (parent -1: the base, world frame); link i has mass, CoM (link frame) and
