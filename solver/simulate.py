@@ -252,7 +252,7 @@ def run_model(m, scenario_path, out_path, kernels, meta_args: tuple, channels, b
 
 
 def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: StartState | None = None,
-                 cancel=None, block: int = 1000, live: bool = False, output_step: float | None = None) -> Path:
+                 cancel=None, block: int | None = None, live: bool = False, output_step: float | None = None) -> Path:
     """Simulate a scenario into a run file; raises ScenarioError on bad input, SolverDiverged on divergence.
 
     `start`: begin at another run's stored state (a branch); `cancel()` -> True stops after the current block
@@ -282,5 +282,6 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
         runner = mechanisms.mechanism_type(mtype).run
     except KeyError as exc:
         raise ScenarioError(scenario_path, "mechanism", f"its mechanism_type: {exc.args[0]}") from None
-    return runner(m, scenario_path, out_path, progress=progress, t_end=T, cancel=cancel, live=live, start=start)
+    more = {} if block is None else {"block": block}       # frames per block (and snapshot); else the type's own
+    return runner(m, scenario_path, out_path, progress=progress, t_end=T, cancel=cancel, live=live, start=start, **more)
 
