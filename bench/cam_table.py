@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT))
 
 def geometry(mechanism: str) -> tuple[dict, dict]:
     """Geometry TOML with the mechanism's [geometry_changes] applied, and the mechanism TOML."""
-    from solver.scenario import _geometry_changes
+    from solver.mechanisms.probe_cone.model import _geometry_changes
     mpath = ROOT / "resources" / "mechanisms" / f"{mechanism}.toml"
     mt = tomllib.loads(mpath.read_text())
     gpath = ROOT / "resources" / "geometry" / f"{mt['geometry']}.toml"

@@ -26,9 +26,9 @@ def solver_only(t_sim: float | None, cpu: list | None = None, scenario=SCEN, blo
     """Wall seconds of the kernels alone (no run-file writing) for t_sim seconds of the scenario (None: its duration,
     or to hard dock); CPU seconds appended to `cpu`, simulated seconds to `sim`."""
     import numpy as np
-    from solver import dynamics as D
+    from solver.mechanisms.probe_cone import dynamics as D
     from solver.scenario import load_model
-    from solver.simulate import kernel_args
+    from solver.mechanisms.probe_cone.simulate import kernel_args
     m = load_model(scenario)
     spo = int(round(m.output_step / m.step))
     n_total = int(round((m.duration if t_sim is None else t_sim) / m.output_step))

@@ -62,8 +62,8 @@ def main(argv=None):
     ap.add_argument("--unchecked", action="store_true", help="skip the loader's step check and substeps (study only)")
     a = ap.parse_args(argv)
     if a.unchecked:
-        import solver.scenario
-        solver.scenario._step_rates = lambda P, cgeo, step: (0.0, 0.0, np.ones(len(cgeo.pair_groups)))
+        import solver.mechanisms.probe_cone.model as probe_cone_model
+        probe_cone_model._step_rates = lambda P, cgeo, step: (0.0, 0.0, np.ones(len(cgeo.pair_groups)))
     rows = {}
     with tempfile.TemporaryDirectory() as d:
         d = Path(d)

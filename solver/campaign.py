@@ -29,6 +29,7 @@ import tomlkit
 
 from solver import schema
 from solver.errors import InputError, read_toml, unknown
+from solver.mechanisms import DEFAULT_TYPE
 from solver.verdict import DEFAULT_CRITERIA, Criteria, CriteriaError, evaluate, load_criteria
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -163,7 +164,7 @@ class Campaign:
     pairs: list[tuple[str, str]] = field(default_factory=list)   # contact pairs of the mechanism: (name, label)
     criteria_path: Path = DEFAULT_CRITERIA
     criteria_text: str = ""
-    mechanism_type: str = "probe_cone"                          # the base scenario's mechanism type (solver.mechanisms)
+    mechanism_type: str = DEFAULT_TYPE                          # the base scenario's mechanism type (solver.mechanisms)
     _samples: np.ndarray | None = None
 
     @property
@@ -281,7 +282,7 @@ def resolve_base(campaign_path: Path, name: str) -> Path:
 
 
 def scenario_dirs() -> list[Path]:
-    """The bundled scenario directories of the registered mechanism types, probe-cone's first."""
+    """The bundled scenario directories of the registered mechanism types, the default type's first."""
     from solver import mechanisms
     dirs = [SCENARIOS] + [mechanisms.mechanism_type(n).scenarios_dir for n in mechanisms.names()]
     return list(dict.fromkeys(d for d in dirs if d is not None))
@@ -587,12 +588,12 @@ KEY_OUTPUTS = ("t_capture", "peak_base_force", "peak_base_moment")   # the envel
 
 def _type(mtype):
     from solver import mechanisms
-    return mechanisms.mechanism_type("probe_cone") if mtype is None else mtype
+    return mechanisms.mechanism_type(DEFAULT_TYPE) if mtype is None else mtype
 
 
 def type_outputs(mtype=None) -> dict[str, tuple[str, str]]:
     """The columns every run has (capture, base loads, depth, limit use, wall time) around the mechanism type's own
-    (MechanismType.summary_outputs; default the probe-cone's): name -> (unit, label)."""
+    (MechanismType.summary_outputs; default the default type's): name -> (unit, label)."""
     own = {o.name: (o.unit, o.label) for o in _type(mtype).summary_outputs}
     return {**HEAD_OUTPUTS, **own, **TAIL_OUTPUTS}
 
@@ -705,7 +706,7 @@ def use_cache_dir(cache_dir) -> bool:
     """Point numba's kernel cache at `cache_dir` in this process, if the solver kernels are not imported yet (a
     fresh worker); True if it did. Workers sharing the directory compile the kernels once between them."""
     import sys
-    if not cache_dir or "solver.dynamics" in sys.modules:
+    if not cache_dir or any(n.startswith("solver.mechanisms.") and n.endswith(".dynamics") for n in sys.modules):
         return False
     os.environ["NUMBA_CACHE_DIR"] = str(cache_dir)
     if "numba" in sys.modules:

@@ -76,7 +76,7 @@ class ChannelInfo:
     label: str
     group: str
     stroke: float = math.nan  # full-scale range for bar gauges (NaN if not a device)
-    place: float = math.nan   # angle around the probe axis seen from the head, deg (lateral devices)
+    place: float = math.nan   # angle around the docking axis seen from the active side, deg (lateral devices)
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ class PartGeometry:
     body: str
     points: np.ndarray          # (P, 3) float64, metres, body frame
     lines: np.ndarray           # (L, 2) int32 indices into points
-    kind: str = "mechanism"     # mechanism | cone | latch | slot | roller | limiter | pad | ring
+    kind: str = "mechanism"     # a part kind of the mechanism type (its part_colors), "mechanism" by default
     visible_channel: str = ""   # channel whose value > 0.5 shows the part; "" = always shown
 
 
@@ -112,7 +112,7 @@ class RunMeta:
     """Root attributes of a run (the run's facts shown in the bottom pane)."""
     comment: str = ""
     variant: str = "existing"
-    mechanism_type: str = ""    # e.g. "probe_cone" (solver.mechanisms); "" in files written before it was named
+    mechanism_type: str = ""    # a solver.mechanisms type name; "" in files written before it was named
     run_date: str = ""
     solver_version: str = ""
     output_step: float = 1e-3
@@ -1527,7 +1527,7 @@ class RunFile:
         return {n: self.channel_at(n, frame) for n in names}
 
     def poses(self, frame: int) -> tuple[np.ndarray, np.ndarray]:
-        """Body positions (B, 3) and quaternions (B, 4, w first) at a frame, in the receiving-cone frame.
+        """Body positions (B, 3) and quaternions (B, 4, w first) at a frame, in the passive docking frame.
 
         Poses are read, and checked finite, one time chunk at a time (RunFileError names the first bad frame)."""
         frame = int(frame) + (self.n_frames if frame < 0 else 0)

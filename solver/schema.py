@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from solver.errors import unknown
+from solver.mechanisms import BUILT_IN_TYPES as MECHANISM_TYPES, DEFAULT_TYPE
 
 FILES = ("scenario", "mechanism", "geometry")
 KINDS = ("number", "int", "vector", "table", "inertia", "string", "choice", "bool", "changes")
-MECHANISM_TYPES = ("probe_cone", "peripheral")
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,7 @@ def _index(mechanism_type: str) -> dict[tuple[str, str], Param]:
     return {(p.file, p.key): p for p in _all(mechanism_type)}
 
 
-def params(file: str | None = None, mechanism_type: str = "probe_cone") -> list[Param]:
+def params(file: str | None = None, mechanism_type: str = DEFAULT_TYPE) -> list[Param]:
     """The declared keys (of one file kind, or all), in declaration order."""
     return [p for p in _all(mechanism_type) if file is None or p.file == file]
 
@@ -132,7 +132,7 @@ class UnknownKey(KeyError):
         return self.args[0]
 
 
-def lookup(key: str, mechanism_type: str = "probe_cone", file: str | None = None) -> Param:
+def lookup(key: str, mechanism_type: str = DEFAULT_TYPE, file: str | None = None) -> Param:
     """The Param of `key` ("section.key"; "initial.lateral_miss[0]" names the vector); UnknownKey with the nearest."""
     key = key.split("[")[0]
     idx = _index(mechanism_type)
@@ -144,8 +144,8 @@ def lookup(key: str, mechanism_type: str = "probe_cone", file: str | None = None
     raise UnknownKey(f"{key}: unknown key" + (f" (did you mean {near[0]}?)" if near else ""))
 
 
-def sections(file: str, mechanism_type: str = "probe_cone") -> set[str]:
-    """Every declared table name of a file kind ("contact" and "contact.ring" both)."""
+def sections(file: str, mechanism_type: str = DEFAULT_TYPE) -> set[str]:
+    """Every declared table name of a file kind ("contact" and "contact.<table>" both)."""
     out = set()
     for p in params(file, mechanism_type):
         parts = p.key.split(".")[:-1]
@@ -153,7 +153,7 @@ def sections(file: str, mechanism_type: str = "probe_cone") -> set[str]:
     return out
 
 
-def undeclared(data: dict, file: str, mechanism_type: str = "probe_cone", prefix: str = ""):
+def undeclared(data: dict, file: str, mechanism_type: str = DEFAULT_TYPE, prefix: str = ""):
     """(dotted key, problem) of the first key or table of parsed `data` the schema does not declare, or None."""
     decl = {p.key: p for p in params(file, mechanism_type)}
     tables = sections(file, mechanism_type)
@@ -175,7 +175,7 @@ def undeclared(data: dict, file: str, mechanism_type: str = "probe_cone", prefix
     return None
 
 
-def describe(file: str | None = None, mechanism_type: str = "probe_cone", markdown: bool = False) -> str:
+def describe(file: str | None = None, mechanism_type: str = DEFAULT_TYPE, markdown: bool = False) -> str:
     """Every declared key as a readable table: key, unit, range, default, group, label, doc, source."""
     head = ["file", "key", "unit", "range", "default", "group", "label", "doc", "source"]
     rows = []
@@ -211,14 +211,14 @@ def unit_check() -> list[str]:
     return bad
 
 
-def reference_file(mechanism_type: str = "probe_cone") -> str:
-    """The reference doc of a mechanism type: docs/parameters.md (probe-cone) or docs/parameters-<type>.md."""
-    return "docs/parameters.md" if mechanism_type == "probe_cone" else f"docs/parameters-{mechanism_type}.md"
+def reference_file(mechanism_type: str = DEFAULT_TYPE) -> str:
+    """The reference doc of a mechanism type: docs/parameters.md (the default type) or docs/parameters-<type>.md."""
+    return "docs/parameters.md" if mechanism_type == DEFAULT_TYPE else f"docs/parameters-{mechanism_type}.md"
 
 
-def reference(mechanism_type: str = "probe_cone") -> str:
+def reference(mechanism_type: str = DEFAULT_TYPE) -> str:
     """The type's reference doc: the schema as Markdown tables, one per file kind (`python -m solver.schema TYPE`)."""
-    cmd = "python -m solver.schema" + ("" if mechanism_type == "probe_cone" else f" {mechanism_type}")
+    cmd = "python -m solver.schema" + ("" if mechanism_type == DEFAULT_TYPE else f" {mechanism_type}")
     out = [f"# Parameter reference ({mechanism_type})\n",
            "Generated from the parameter schema (solver/schema.py, solver/scenario_schema.py,",
            f"solver/mechanisms/{mechanism_type}/schema.py) by `{cmd} > {reference_file(mechanism_type)}`;",

@@ -11,7 +11,6 @@ Dask worker on the same cache, waits and loads what the first compiled.
 from __future__ import annotations
 
 import contextlib
-import inspect
 import os
 import pickle
 import subprocess
@@ -19,55 +18,21 @@ import sys
 import threading
 from pathlib import Path
 
-import numpy as np
 
 COMPILING = "compiling solver kernels, first run only"
 LOCK_NAME = "dockmnemo-compile.lock"
 _CHILDREN: set = set()   # second compile processes running (`stop_compiling` kills them)
-N_CHILD = 4     # kernel_units' first units (the contact chain pair_eval .. pairs_step, and record): a second process
-                # compiles them while this one compiles post_step, cyclogram, trig_table and `evaluate`
-
-
-def _arg_types(m) -> dict:
-    """numba types of the arrays and scalars the kernels take, by parameter name (as `run_scenario` and
-    `run_block` allocate them)."""
-    import numba
-    from numba.core import types
-
-    from solver.simulate import kernel_args
-    ty = numba.typeof
-    f1, f2, f3 = ty(np.zeros(1)), ty(np.zeros((1, 1))), ty(np.zeros((1, 1, 1)))
-    u1, u2, i1 = ty(np.zeros(1, np.uint8)), ty(np.zeros((1, 1), np.uint8)), ty(np.zeros(1, np.int64))
-    gprim, gpint, gpairs, gppar, gwork = (ty(a) for a in kernel_args(m))
-    t = {"s": ty(m.s0.copy()), "Z": ty(m.Z0.copy()), "t0": types.float64, "t": types.float64, "h": types.float64,
-         "n_out": types.int64, "spo": types.int64, "row": types.int64,
-         "P": ty(m.P), "LAT": ty(m.LAT), "TLS": ty(m.TLS), "TAX": ty(m.TAX), "TMA": ty(m.TMA), "TML": ty(m.TML),
-         "gprim": gprim, "gpint": gpint, "gpairs": gpairs, "gppar": gppar, "gwork": gwork,
-         "c_diag": f1, "prev_act": i1, "ev": f2, "n_ev": i1, "out_t": f1, "out_ch": f2, "out_pos": f3, "out_q": f3,
-         "out_act": u2, "out_f": f3, "out_p": f3, "out_n": f3, "out_d": f2, "out_vn": f2,
-         "W": f2, "JV": f3, "JW": f3, "cpos": f2, "crot": f3, "cvel": f2, "cw": f2, "cst": f1, "c_act": u1,
-         "c_dep": f1, "c_pnt": f2, "c_nrm": f2, "c_frc": f2, "c_vn": f1, "obs": f1, "pose": f2,
-         "k1": f1, "k2": f1, "k3": f1, "k4": f1, "st": f1, "ds": f1, "full": types.boolean, "pairs_at": types.int64}
-    # the pair set's names for the same arrays (`evaluate` passes its own scratch rows as near and skip)
-    t.update(prim=gprim, pint=gpint, pairs=gpairs, ppar=gppar, work=gwork, pos=f2, rot=f3, vel=f2, omega=f2,
-             state=f1, active=u1, depth=f1, point=f2, normal=f2, force=f2, diag=f1, near=f1, first=types.boolean,
-             skip=f1, hold=types.float64, mode=types.int64, k=types.int64, j=types.int64,
-             w=gwork, ka=types.int64, ia=types.int64, kb=types.int64, ib=types.int64)
-    return t
 
 
 def kernel_units(m) -> list[tuple[str, object, tuple]]:
     """(name, dispatcher, argument types) of the compiled units of a run of model m, callees first."""
-    from solver import dynamics as D
-    from solver.contact import pairset as PS
-    t = _arg_types(m)
-    out = []
-    from solver.contact.kernels import pair_eval
-    for disp in (pair_eval, PS._pair_loop, PS.pairs_step, D.record,                  # N_CHILD: the second process
-                 D.post_step, D.cyclogram, D.trig_table, D.evaluate, D._steps):
-        names = list(inspect.signature(disp.py_func).parameters)
-        out.append((disp.py_func.__name__, disp, tuple(t[n] for n in names)))
-    return out
+    return _type_units(m)[0]
+
+
+def _type_units(m) -> tuple[list, int]:
+    """The units of model m's mechanism type and how many of the first a second process compiles meanwhile."""
+    from solver import mechanisms
+    return mechanisms.mechanism_type(getattr(m, "mechanism_type", mechanisms.DEFAULT_TYPE)).kernel_units(m)
 
 
 def _cached(disp, sig) -> bool:
@@ -100,36 +65,15 @@ def _compile_lock(disp):
         fh.close()
 
 
-def _compile_other_type(m, progress) -> int:
-    """Another mechanism type's units (its simulate module's `kernel_units(m)`), compiled in this process, saying so."""
-    import importlib
-    try:
-        units = importlib.import_module(f"solver.mechanisms.{m.mechanism_type}.simulate").kernel_units(m)
-    except (ImportError, AttributeError):
-        return 0        # a type without listed units compiles on its first call
-    missing = [(d, sig) for _, d, sig in units if not _cached(d, sig)]
-    for _, d, sig in units:
-        if (d, sig) not in missing:
-            d.compile(sig)
-    if not missing:
-        return 0
-    with _compile_lock(missing[-1][0]):
-        for k, (d, sig) in enumerate(missing, 1):
-            if progress is not None:
-                progress(k, len(missing))
-            d.compile(sig)
-    return len(missing)
-
-
 def compile_kernels(m, progress=None) -> int:
     """Load or compile the kernels a run of model m calls; `progress(k, n)` before compiling unit k of n.
 
     Returns the number of units compiled, by this process or its second one (0: all from the cache)."""
     if os.environ.get("NUMBA_DISABLE_JIT") == "1":
         return 0
-    if getattr(m, "mechanism_type", "probe_cone") != "probe_cone":
-        return _compile_other_type(m, progress)
-    units = kernel_units(m)
+    units, n_child = _type_units(m)
+    if not units:
+        return 0        # a type without listed units compiles on its first call
     if all(_cached(d, s) for _, d, s in units):
         for _, d, s in units:
             d.compile(s)
@@ -137,18 +81,18 @@ def compile_kernels(m, progress=None) -> int:
     _, top, sig = units[-1]
     with _compile_lock(top):
         child = None
-        if sum(not _cached(d, s) for _, d, s in units[:N_CHILD]) > 1:
-            child = _start_compile_process(units[:N_CHILD])
+        if sum(not _cached(d, s) for _, d, s in units[:n_child]) > 1:
+            child = _start_compile_process(units[:n_child])
         try:
-            return _compile_missing(units, progress, child)
+            return _compile_missing(units, progress, child, n_child)
         finally:
             if child is not None and child.poll() is None:   # interrupted: stop the second process too
                 child.kill()
                 child.wait()
 
 
-def _compile_missing(units, progress, child) -> int:
-    """Compile the units the cache lacks, callees first; with `child` (a second process compiling units[:N_CHILD]
+def _compile_missing(units, progress, child, n_child: int) -> int:
+    """Compile the units the cache lacks, callees first; with `child` (a second process compiling units[:n_child]
     into the same cache: numba compiles one unit at a time in a process) the others meanwhile, the step loop last."""
     n = len(units)
     count = {"k": 0, "compiled": 0}
@@ -174,12 +118,12 @@ def _compile_missing(units, progress, child) -> int:
     if child is not None:
         reader = threading.Thread(target=follow, daemon=True)
         reader.start()
-    own = units[N_CHILD:] if child is not None else units
+    own = units[n_child:] if child is not None else units
     for _, disp, sig in own:
         if disp is own[-1][1] and reader is not None:     # the step loop links the other process's `record`
             reader.join()
             child.wait()
-            for _, d, s in units[:N_CHILD]:                # (on failure there, this process compiles what is missing)
+            for _, d, s in units[:n_child]:                # (on failure there, this process compiles what is missing)
                 if _unit_name(d) not in said:
                     step(not _cached(d, s))
                 d.compile(s)

@@ -104,7 +104,7 @@ def test_energy_balance_and_branch_with_sticking_contacts(retraction, tmp_path):
 
 def test_friction_law_override_and_refusals(tmp_path):
     """`[overrides] friction` picks the law for A/B (the old ramp keeps no bristle state); a bad name is refused."""
-    from solver import dynamics as D
+    from solver.mechanisms.probe_cone import dynamics as D
     from solver.scenario import ScenarioError, load_model
     base = variant(tmp_path, "central_impact_20t.toml", {})
     assert load_model(base).P[D.P_INDEX["ft_law"]] == 1.0                    # default: the bristle

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scipy.optimize import least_squares
 from scipy.spatial.transform import Rotation
 
-from solver import hexapod as H
+from solver.mechanisms.peripheral import hexapod as H
 
 TOML = Path(__file__).resolve().parents[1] / "resources" / "peripheral" / "peripheral_idss.toml"
 CFG = tomllib.loads(TOML.read_text())

@@ -137,9 +137,9 @@ def test_a_bad_value_only_the_contact_library_reads_is_refused_naming_its_key(tm
 
 
 def test_p_vector_names_are_literal_constants():
-    """Each P-vector name is a `P_NAME = index` line in solver/dynamics.py (greppable, lintable), matching P_INDEX."""
-    from solver import dynamics as D
-    src = (ROOT / "solver" / "dynamics.py").read_text()
+    """Each P-vector name is a `P_NAME = index` line in solver/mechanisms/probe_cone/dynamics.py (greppable, lintable), matching P_INDEX."""
+    from solver.mechanisms.probe_cone import dynamics as D
+    src = (ROOT / "solver" / "mechanisms" / "probe_cone" / "dynamics.py").read_text()
     assert 'globals()["P_"' not in src
     lines = dict(re.findall(r"(?m)^(P_[A-Z0-9_]+) = (\d+)\b", src))
     for name, i in D.P_INDEX.items():

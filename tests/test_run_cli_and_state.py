@@ -63,7 +63,7 @@ def test_cli_branch_needs_a_time_and_a_run_with_state(tmp_path):
 
 def test_branch_with_same_parameters_reproduces_the_run(tmp_path):
     a = RunFile(run_scenario(SCEN / "lateral_miss_7t.toml", tmp_path / "a.h5", t_end=2.5))
-    from solver import dynamics as D
+    from solver.mechanisms.probe_cone import dynamics as D
     assert a.state_sizes == {"s": D.NS, "Z": D.NZ, "contact_prev": len(a.contact_pairs)}
     k = a.frame_at(1.3)
     b = RunFile(run_scenario(SCEN / "lateral_miss_7t.toml", tmp_path / "b.h5", t_end=2.5,

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from solver import dynamics as D
+from solver.mechanisms.probe_cone import dynamics as D
 from solver.runfile import RunFile
 from solver.scenario import ScenarioError, load_model
 from solver.simulate import run_scenario

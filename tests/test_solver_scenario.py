@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from solver.runfile import RunFile
-from solver.simulate import channel_infos, run_scenario
+from solver.mechanisms.probe_cone.simulate import channel_infos
+from solver.simulate import run_scenario
 from solver.scenario import ScenarioError, load_model
 from tests.test_solver_helpers import SCEN, variant
 from tests.synthetic_run import channels_spec

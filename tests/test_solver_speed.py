@@ -10,7 +10,7 @@ import h5py
 import numpy as np
 import pytest
 
-from solver import dynamics as D
+from solver.mechanisms.probe_cone import dynamics as D
 from solver.simulate import run_scenario
 from solver.vec3 import add, cross, mv, rot_inertia
 

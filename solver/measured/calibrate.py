@@ -273,7 +273,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
     if len(set(keys)) != len(keys):
         raise CalibrationError(spath, "--fit", "a key is named twice")
     fits = [fit_bounds(spath, k) for k in keys]
-    from solver.simulate import channel_infos
+    from solver.mechanisms.probe_cone.simulate import channel_infos
     run_units = {c.name: c.unit for c in channel_infos(model)}
     cmap, sig = load_measured(measured_path, map_path, run_units)
     weights = cmap.weights()

@@ -6,8 +6,9 @@ mechanism's channels, bodies or parts, they ask the run's type (`solver.mechanis
     name, title, variants, run_variants   what a scenario and a run file call it
     schema                                 its parameter schema (a module; None until one exists)
     build_model(scenario_path)             scenario TOML -> the solver's model
-    run(model, scenario_path, out_path)    simulate into a run file (None: solver.simulate's probe-cone loop)
+    run(model, scenario_path, out_path)    simulate into a run file (its runner drives solver.simulate.run_kernels)
     state_sizes()                          lengths of its solver's state vectors s, Z (a branch run checks them)
+    kernel_units(model)                    its compiled units, callees first (solver.warmup compiles these only)
     channels(model)                        channels with units, labels, groups and device ranges
     part_colors, thin_kinds                scene: wireframe colour by part kind; kinds kept thin in contact
     scene                                  scene: plane Ld (title, the two bodies that span it), marker bodies
@@ -206,7 +207,9 @@ class MechanismType:
     model_builder: Callable[[Path], Any] | None = None
     channel_lister: Callable[[Any], list] | None = None
     runner: Callable[..., Path] | None = None    # (model, scenario_path, out_path, **run options) -> out_path
-    state_sizes: Callable[[], dict[str, int]] | None = None   # its solver's state vectors (None: the probe-cone's)
+    state_sizes: Callable[[], dict[str, int]] | None = None   # its solver's state vectors
+    kernel_lister: Callable[[Any], tuple[list, int]] | None = None  # model -> ([(name, dispatcher, types)], n to a
+                                                                  # second compile process); None: compiled on call
     part_colors: Mapping[str, RGB] = field(default_factory=dict)
     thin_kinds: tuple[str, ...] = ()             # part kinds drawn 1 px even in contact (large surfaces)
     scene: SceneSpec = SceneSpec()
@@ -242,6 +245,11 @@ class MechanismType:
         if self.runner is None:
             raise NotImplementedError(f"mechanism type {self.name!r} has no runner of its own")
         return self.runner(model, scenario_path, out_path, **options)
+
+    def kernel_units(self, model) -> tuple[list, int]:
+        """(name, dispatcher, argument types) of the compiled units a run of `model` calls, callees first, and how
+        many of the first a second process compiles meanwhile (solver.warmup); ([], 0): compiled on first call."""
+        return ([], 0) if self.kernel_lister is None else self.kernel_lister(model)
 
     def channels(self, model) -> list:
         """ChannelInfo of every channel a run of `model` writes (units, labels, groups, device ranges)."""

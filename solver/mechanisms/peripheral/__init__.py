@@ -42,6 +42,11 @@ def _state_sizes() -> dict[str, int]:
     return {"s": D.NS, "Z": D.NZ}
 
 
+def _kernel_units(model) -> tuple[list, int]:
+    from solver.mechanisms.peripheral.simulate import kernel_units
+    return kernel_units(model), 0
+
+
 def _channels(model) -> list:
     from solver.mechanisms.peripheral.simulate import channel_infos
     return channel_infos(model)
@@ -71,6 +76,7 @@ PERIPHERAL = MechanismType(
     channel_lister=_channels,
     runner=_run,
     state_sizes=_state_sizes,
+    kernel_lister=_kernel_units,
     part_colors=PART_COLORS,
     thin_kinds=("ring",),
     scene=SceneSpec("plane Ld (docking axis, guide ring)", ("passive_craft", "ring"), ("passive_craft", "ring"),

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from solver import schema
-from solver.hexapod import hexapod_layout, inverse_kinematics
+from solver.mechanisms.peripheral.hexapod import hexapod_layout, inverse_kinematics
 from solver.mechanisms.peripheral import dynamics as D
 from solver.quat import from_axis_angle, multiply
 from solver.scenario import ScenarioError, _craft, _load, _refuse_unread, _Sec

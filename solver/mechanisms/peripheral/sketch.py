@@ -10,7 +10,7 @@ FRAME = (90, 100, 130)
 LEG = (230, 230, 120)
 RING = (120, 200, 230)
 LEGS = tuple(f"leg_{k}" for k in range(1, 7))
-# ring attachment angles about +x from +y of the nominal 6-6 layout (solver.hexapod.hexapod_layout, 10 deg pairs)
+# ring attachment angles about +x from +y of the nominal 6-6 layout (solver.mechanisms.peripheral.hexapod.hexapod_layout, 10 deg pairs)
 RING_ANGLES = tuple(120.0 * (k // 2) + 60.0 + (-10.0 if k % 2 == 0 else 10.0) for k in range(6))
 PENS = {"axis": Pen(FRAME, 1, "dot"), "base": Pen(FRAME, 4, round_cap=True), "leg": Pen(LEG, 2, round_cap=True),
         "ring": Pen(RING, 4, round_cap=True), "mark": Pen(LEG, 1.5)}

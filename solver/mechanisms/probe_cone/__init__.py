@@ -1,6 +1,6 @@
 """The probe-cone docking mechanism (Soyuz, Progress): the first mechanism type, with its three variants.
 
-Its solver model is solver.scenario / solver.dynamics; this package tells the rest what a probe-cone run holds.
+Its solver model is model.py (scenario -> arrays), dynamics.py (numba kernels) and simulate.py (channels, parts,\nthe kernels' runner); this module tells the rest what a probe-cone run holds.
 """
 from __future__ import annotations
 
@@ -32,17 +32,32 @@ LAYOUT = DeviceLayout(SKETCH, (
 
 
 def _build_model(scenario_path: Path):
-    from solver.scenario import load_model
-    return load_model(scenario_path)
+    from solver.mechanisms.probe_cone.model import load_probe_cone
+    return load_probe_cone(Path(scenario_path))
+
+
+def _run(model, scenario_path, out_path, **options):
+    from solver.mechanisms.probe_cone.simulate import run_probe_cone
+    return run_probe_cone(model, scenario_path, out_path, **options)
+
+
+def _state_sizes() -> dict[str, int]:
+    from solver.mechanisms.probe_cone import dynamics as D
+    return {"s": D.NS, "Z": D.NZ}
+
+
+def _kernel_units(model) -> tuple[list, int]:
+    from solver.mechanisms.probe_cone.simulate import N_CHILD, kernel_units
+    return kernel_units(model), N_CHILD
 
 
 def _channels(model) -> list:
-    from solver.simulate import channel_infos
+    from solver.mechanisms.probe_cone.simulate import channel_infos
     return channel_infos(model)
 
 
 def _pairs(model) -> list:
-    from solver.simulate import LATCH_NECK
+    from solver.mechanisms.probe_cone.simulate import LATCH_NECK
     return [*model.cgeo.pair_info, LATCH_NECK]
 
 
@@ -67,6 +82,9 @@ PROBE_CONE = MechanismType(
     schema_module="solver.mechanisms.probe_cone.schema",
     model_builder=_build_model,
     channel_lister=_channels,
+    runner=_run,
+    state_sizes=_state_sizes,
+    kernel_lister=_kernel_units,
     part_colors=PART_COLORS,
     thin_kinds=("cone", "ring"),              # red in contact but 1 px: a bold cone would hide the probe
     scene=SceneSpec("plane Ld (cone axis, gimbal, probe joint)", ("housing", "probe"), ("housing", "probe")),

@@ -14,6 +14,10 @@ from numba import njit
 
 from solver.contact.kernels import ROLLER
 from solver.contact.pairset import PAR_K, PAR_MU, STEP_DV, STEP_SKIP_MAX, pairs_step, steps_within
+from solver.core.bodies import cholesky_factor as _cholesky_factor, cholesky_solve as _cholesky_subst
+from solver.core.elements import end_stop as _stop, hysteresis as _jenkins, slider as _slide, table as _tab
+from solver.core.elements import table_inverse as _tab_inv
+from solver.core.integrator import substeps
 from solver.pointer_call import call_status_at, status_address
 from solver.vec3 import (add, col, cross, dot, mat_to_quat, mm, mtv, mv, norm, quat_to_mat, rot_inertia, rot_x,
                          rot_y, rot_z, scl, sub)
@@ -201,42 +205,6 @@ NO = 58
 NPOSE = 6
 # contact-library bodies (solver.contact.BODIES order) and the chain level each one rides on
 B_PASSIVE, B_ACTIVE, B_HOUSING, B_PROBE, B_HEAD, B_LIMITER = 0, 1, 2, 3, 4, 5
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _tab(T, x):
-    """Piecewise-linear table T (n, 3): x, value, integral; linear extrapolation at both ends."""
-    n = T.shape[0]
-    i = 0
-    if x >= T[n - 1, 0]:
-        i = n - 2
-    else:
-        while i < n - 2 and x >= T[i + 1, 0]:
-            i += 1
-    k = (T[i + 1, 1] - T[i, 1]) / (T[i + 1, 0] - T[i, 0])
-    dx = x - T[i, 0]
-    return T[i, 1] + k * dx, T[i, 2] + T[i, 1] * dx + 0.5 * k * dx * dx
-
-
-@njit(cache=True, error_model="numpy")
-def _jenkins(k, x, z, lim):
-    """Elastic element with a slider (hysteresis, seed 000 piecewise-linear with constant parameters)."""
-    f = k * (x - z)
-    if f > lim:
-        f = lim
-    elif f < -lim:
-        f = -lim
-    return f, 0.5 * f * f / k if k > 0.0 else 0.0
-
-
-@njit(cache=True, error_model="numpy")
-def _stop(x, lim, k):
-    """Symmetric mechanical stop beyond |x| > lim: restoring force and stored energy."""
-    if x > lim:
-        return -k * (x - lim), 0.5 * k * (x - lim) ** 2
-    if x < -lim:
-        return -k * (x + lim), 0.5 * k * (x + lim) ** 2
-    return 0.0, 0.0
 
 
 @njit(cache=True, error_model="numpy")
@@ -505,40 +473,6 @@ def _crba_row(M, JV, JW, bd, i, m, jvi, Ijw):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _cholesky_factor(M, n):
-    """Overwrite the lower triangle of M (symmetric positive definite) by its Cholesky factor; False if not SPD."""
-    for j in range(n):
-        s = M[j, j]
-        for k in range(j):
-            s -= M[j, k] * M[j, k]
-        if s <= 0.0:
-            return False
-        d = math.sqrt(s)
-        M[j, j] = d
-        for i in range(j + 1, n):
-            s = M[i, j]
-            for k in range(j):
-                s -= M[i, k] * M[j, k]
-            M[i, j] = s / d
-    return True
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _cholesky_subst(M, b, n, x):
-    """Solve L L^T x = b with the Cholesky factor L in the lower triangle of M."""
-    for i in range(n):
-        s = b[i]
-        for k in range(i):
-            s -= M[i, k] * x[k]
-        x[i] = s / M[i, i]
-    for i in range(n - 1, -1, -1):
-        s = x[i]
-        for k in range(i + 1, n):
-            s -= M[k, i] * x[k]
-        x[i] = s / M[i, i]
-
-
-@njit(cache=True, error_model="numpy", inline="always")
 def _body(pos, rot, vel, om, b, o, R, v, w):
     """Pose and velocity of contact-library body b (world frame)."""
     for i in range(3):
@@ -579,15 +513,6 @@ def _bristle(s, ds, Z, P, k, full, RP, n, vt, fn, mu):
     for i in range(3):
         ds[j + i] = du[i]
     return ft, 0.5 * kt * dot(u, u), kt * dot(u, vt)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _substeps(P, c_act, npair, m):
-    """The most substeps a closed contact pair needs (P_SUB0 + k), at least m."""
-    for p in range(npair):
-        if c_act[p] == 1 and P[P_SUB0 + p] > m:
-            m = int(P[P_SUB0 + p])
-    return m
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -1181,30 +1106,6 @@ def _pose(pose, i, p, R):
 
 # ---------------------------------------------------------------- discrete updates (hysteresis sliders)
 @njit(cache=True, error_model="numpy")
-def _tab_inv(T, val):
-    """x with table value val (monotone increasing table, linear extrapolation)."""
-    n = T.shape[0]
-    i = 0
-    while i < n - 2 and val >= T[i + 1, 1]:
-        i += 1
-    k = (T[i + 1, 1] - T[i, 1]) / (T[i + 1, 0] - T[i, 0])
-    return T[i, 0] + (val - T[i, 1]) / k
-
-
-@njit(cache=True, error_model="numpy")
-def _slide(k, x, z, lim):
-    """Return-map a slider: new z and the energy it dissipated."""
-    f = k * (x - z)
-    if f > lim:
-        zn = x - lim / k
-        return zn, lim * (zn - z)
-    if f < -lim:
-        zn = x + lim / k
-        return zn, lim * (z - zn)
-    return z, 0.0
-
-
-@njit(cache=True, error_model="numpy")
 def brake_slip(s, Z, P, TAX):
     """Return-map the friction brakes (FrT1 with its limited stroke, then FrT2); returns the dissipated energy."""
     diss = 0.0
@@ -1557,7 +1458,7 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
             # classical RK4 (k1 above), in m equal substeps while a contact pair that needs them is closed (at the
             # step start, or at a later stage: then the step is taken again from its start in substeps); a substep
             # starts with a stage-2-4 evaluation (matrix factor, near pairs, bristle return map: the step start's)
-            m = _substeps(P, c_act, npair, 1)
+            m = substeps(P, P_SUB0, c_act, npair, 1)
             sub = 0
             while sub < m:
                 hs = h / m
@@ -1572,19 +1473,19 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
                 evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
                          cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k2, obs, pose,
                          pairs_at, later)
-                mm = _substeps(P, c_act, npair, m)
+                mm = substeps(P, P_SUB0, c_act, npair, m)
                 for i in range(NS):
                     st[i] = s[i] + 0.5 * hs * k2[i]
                 evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
                          cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k3, obs, pose,
                          pairs_at, later)
-                mm = _substeps(P, c_act, npair, mm)
+                mm = substeps(P, P_SUB0, c_act, npair, mm)
                 for i in range(NS):
                     st[i] = s[i] + hs * k3[i]
                 evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
                          cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k4, obs, pose,
                          pairs_at, later)
-                mm = _substeps(P, c_act, npair, mm)
+                mm = substeps(P, P_SUB0, c_act, npair, mm)
                 if obs[O_CSTAT] != 0.0:
                     return ST_DEPTH, t, row
                 if sub == 0 and mm > m:              # closed within the step: again from its start (s, k1 as they were)

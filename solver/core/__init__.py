@@ -1,0 +1,12 @@
+"""The engine core every mechanism type is assembled from (no mechanism names here; docs/architecture.md).
+
+    bodies       rigid bodies and joints: free-body pose and velocity, a revolute-joint tree's kinematics,
+                 point Jacobians and its composite-rigid-body mass matrix (CRBA), Cholesky solve
+    elements     force elements: piecewise-linear tables, spring/damper, end stops, hysteresis (elastic-slider),
+                 the return-mapped slider of a Coulomb brake
+    integrator   RK4 stages and the per-contact substep count
+    energy       energy bookkeeping: kinetic energy, the balance kinetic + stored + dissipated - work
+
+All kernels are `@njit(cache=True)` pure functions over float64 arrays; a type's kernels call them, so numba compiles
+into a run only what its type uses. The contact library is solver.contact; the one runner solver.simulate.
+"""
