@@ -546,6 +546,8 @@ class ScenePane(QWidget):
     def resizeEvent(self, ev):
         super().resizeEvent(ev)
         self._layout()
+        if self.run is not None and self.current_frame >= 0:
+            self._update_text(self.current_frame)     # the base loads' lines follow the pane's width
 
     def _views_resized(self):
         """The VTK widget changed size (a window resize, a splitter, wider readouts): new viewports and, with a run,
@@ -987,6 +989,21 @@ class ScenePane(QWidget):
             got = self._text_layouts[after] = (lh, rh, ln, rn, lw, rw, loads)
         return got
 
+    def _wrap_loads(self, items: list[str]) -> str:
+        """'base: Fx … N   Fy … N …' on as many lines as the pane's width needs (never cut at a narrow pane)."""
+        if not items:
+            return ""
+        fm = QFontMetricsF(self._loads.label.font())
+        room = max(self.width() - 24, 1)
+        lines = ["base: " + items[0]]
+        for item in items[1:]:
+            wide = lines[-1] + "   " + item
+            if fm.horizontalAdvance(wide) <= room:
+                lines[-1] = wide
+            else:
+                lines.append("      " + item)
+        return "\n".join(lines)
+
     def _update_text(self, i: int):
         run = self.run
         cache = self._cache
@@ -998,9 +1015,7 @@ class ScenePane(QWidget):
         counts = self._counts
         left = "\n".join(_fmt(n, cache.value_at(n, k), u, lw, n in counts) for n, u in ln)
         right = "\n".join(_fmt(n, cache.value_at(n, k), u, rw, n in counts) for n, u in rn)
-        loads = "   ".join(_fmt_load(n, cache.value_at(n, k), u) for n, u in load_names)
-        if loads:
-            loads = "base: " + loads
+        loads = self._wrap_loads([_fmt_load(n, cache.value_at(n, k), u) for n, u in load_names])
         if left != self._texts["left"]:
             self._left_head.setText(lh if ln else "")
             self._left.setText(left)

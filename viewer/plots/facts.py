@@ -90,7 +90,7 @@ class FactsPanel(QWidget):
         self.readout.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Ignored)
         self.t_label, self.readout = SteadyLabel(self.t_label), SteadyLabel(self.readout)   # new text each frame
         bl.addWidget(self.t_label)
-        bl.addWidget(self.readout, 1)
+        bl.addWidget(scroll_area(self.readout, style.BACKGROUND), 1)   # many rows (measured, Δ) scroll on a small screen
         v.addWidget(box)
 
     def set_graph_step(self, seconds: float):
