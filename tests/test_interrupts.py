@@ -78,7 +78,7 @@ def _run_moment(cmd: Command, out: Path, moment: str):
         time.sleep(0.2)
     elif moment == "mid_run":         # frames flushed several times
         cmd.wait_for(out.exists, what="the run file in place")
-        time.sleep(1.5)
+        time.sleep(0.5)                   # (the peripheral central impact docks ~4 s after its file appears)
 
 
 def _check_stopped(rc, latency, lines, out: Path, kept: bool):
@@ -240,4 +240,4 @@ def test_validate_stops_within_a_second_and_writes_nothing(tmp_path, long_record
     rc, latency, lines = cmd.stop(sig)
     assert rc == status and latency < LIMIT, (rc, latency, lines)
     assert lines[-1].startswith("dockmnemo: error: validate stopped by") and "nothing written" in lines[-1], lines
-    assert list(tmp_path.iterdir()) == []
+    assert [p for p in tmp_path.iterdir() if p.name != "config"] == []   # (config: the tests' own settings)

@@ -29,7 +29,7 @@ def _variant(tmp_path, name, old, new):
 
 
 @pytest.mark.parametrize("old,new,expect", [
-    ("mass = 7200.0", "mass = -7200.0", "active_craft.mass: -7200 is outside the allowed range (0, 1e+07]"),
+    ("mass = 7200.0", "mass = -7200.0", "active_craft.mass: -7200 is outside the allowed range [1, 1e+07]"),
     ("closing_speed = 0.25", "closing_speed = nan", "initial.closing_speed: must be finite"),
     ("closing_speed = 0.25", "", "initial.closing_speed: missing"),
     ('mechanism = "existing"', 'mechanism = "variant_9"', "mechanism: no mechanism file"),
