@@ -362,8 +362,8 @@ class _Residual:
 
 
 def _block_length(E: np.ndarray) -> int:
-    """Block length for the bootstrap (samples): 3x the residual's integrated autocorrelation time, the largest over
-    the channels (sums of the autocorrelation up to its first fall below 0.05)."""
+    """Block length for the bootstrap (samples): 5x the residual's integrated autocorrelation time, the largest over
+    the channels (sums of the autocorrelation up to its first fall below 0.05), at most a fifth of the record."""
     n = len(E)
     tau = 1.0
     for col in E.T:
@@ -375,7 +375,7 @@ def _block_length(E: np.ndarray) -> int:
         acf = acf / acf[0]
         m = int(np.argmax(acf < 0.05)) or n
         tau = max(tau, 1.0 + 2.0 * float(acf[1:m].sum()))
-    return int(min(max(1, math.ceil(3.0 * tau)), max(1, n // 10)))
+    return int(min(max(1, math.ceil(5.0 * tau)), max(1, n // 5)))
 
 
 def block_bootstrap(scores: np.ndarray, A_inv: np.ndarray, block: int, rng, n_boot: int = BOOTSTRAP) -> np.ndarray:
@@ -676,10 +676,9 @@ def _verdict(J, r, n_ch, fits, seed):
     scores = np.einsum("tck,tc->tk", J3, E)
     block = _block_length(E)
     draws = block_bootstrap(scores, A_inv, block, np.random.default_rng(seed))
-    q = (1 - CONFIDENCE) / 2
-    lo, hi = np.quantile(draws, [q, 1 - q], axis=0)
-    hw = (hi - lo) / 2
     cov = np.cov(draws.T).reshape(k, k)
+    from scipy import stats      # few blocks: Student's t on the bootstrap's standard deviation, not the normal's 1.96
+    hw = stats.t.ppf(0.5 + CONFIDENCE / 2, max(1, math.ceil(len(E) / block) - k)) * np.sqrt(np.diag(cov))
     sd = np.sqrt(np.diag(cov))
     corr = cov / np.outer(sd, sd) if np.all(sd > 0) else None
     if corr is not None:
