@@ -4,8 +4,8 @@ tests/calibrate_truth.py), fitted from the nominal values by the command line of
 with --code, e.g. the old main for a before/after table). One markdown row per fitted key.
 
 Usage: python bench/calibrate_truths.py [CASE ...] [--code DIR] [--workers N] [--work DIR]
-       python bench/calibrate_truths.py coverage [--seeds 20]   (the 4 s case on 20 noise seeds: is the truth inside
-                                                                   the printed interval?)"""
+       python bench/calibrate_truths.py coverage [--seeds 20] [--case 2s_brake_x1.25]   (one case on 20 noise seeds:
+                                                                   is the truth inside the printed interval?)"""
 from __future__ import annotations
 
 import argparse
@@ -23,6 +23,7 @@ from tests.calibrate_truth import CENTRAL, truth_scenario, write_map, write_reco
 
 BRAKE, SPRING, MASS = "axial_damper.friction_brake_torque_in", "axial_damper.spring_stiffness", "active_craft.mass"
 CASES = {   # name: (record length s, or None: to hard dock; {key: truth factor}; keys fitted)
+    "2s_brake_x1.25": (2.0, {BRAKE: 1.25}, [BRAKE]),
     "4s_brake_x1.25": (4.0, {BRAKE: 1.25}, [BRAKE]),
     "6s_brake_x0.8": (6.0, {BRAKE: 0.8}, [BRAKE]),
     "12s_brake_x0.8": (12.0, {BRAKE: 0.8}, [BRAKE]),
@@ -69,11 +70,12 @@ def main():
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--work", type=Path, default=Path("/tmp/calibrate_truths"))
     ap.add_argument("--seeds", type=int, default=20)
+    ap.add_argument("--case", default="2s_brake_x1.25", help="the coverage's case")
     a = ap.parse_args()
     from solver.measured.calibrate import fit_bounds
     print(f"code {a.code}; cpus {os.cpu_count()}, load average {os.getloadavg()[0]:.1f}", flush=True)
     if a.cases == ["coverage"]:
-        name, inside = "4s_brake_x1.25", 0
+        name, inside = a.case, 0
         for seed in range(1, a.seeds + 1):
             rec, mp = record(a.work, name, seed)
             r = fit(a.code, name, rec, mp, a.workers, a.work / name / f"cov_{seed}.toml")

@@ -559,7 +559,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
             return pts
 
         def fun(u):
-            extra = probes(u) if nworkers > 1 else []
+            extra = probes(u) if nworkers >= 2 * k + 1 else []   # idle workers: the Jacobian's runs alongside
             res = runs.get([x_of(v) for v in [u, *extra]], t_end)[0]
             return residual(res)
 
