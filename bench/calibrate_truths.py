@@ -74,17 +74,23 @@ def main():
     a = ap.parse_args()
     from solver.measured.calibrate import fit_bounds
     print(f"code {a.code}; cpus {os.cpu_count()}, load average {os.getloadavg()[0]:.1f}", flush=True)
-    if a.cases == ["coverage"]:
-        name, inside = a.case, 0
+    if a.cases == ["coverage"]:     # in this process on one warmed cluster; a candidate run made once serves all seeds
+        from solver.campaign import local_client
+        from solver.measured.calibrate import calibrate
+        name, inside, shared = a.case, 0, {}
+        client = local_client(a.workers)
+        truth = fit_bounds(CENTRAL, BRAKE).value * CASES[name][1][BRAKE]
         for seed in range(1, a.seeds + 1):
             rec, mp = record(a.work, name, seed)
-            r = fit(a.code, name, rec, mp, a.workers, a.work / name / f"cov_{seed}.toml")
-            x, s = r["fitted"][BRAKE]
-            truth = fit_bounds(CENTRAL, BRAKE).value * CASES[name][1][BRAKE]
+            t0 = time.perf_counter()
+            cal = calibrate(CENTRAL, rec, mp, [BRAKE], client=client, run_cache=shared)
+            x, s = cal.x[0], cal.sigma[0]
             inside += abs(x - truth) <= s
             print(f"seed {seed:2d}: {x:.5f} ± {s:.2g} (truth {truth:.5f}, error {100 * (x / truth - 1):+.3f} %, "
-                  f"{abs(x - truth) / s:.2f} half-widths) exit {r['code']} {r['wall']:.0f} s; inside {inside} of "
-                  f"{seed}; load {os.getloadavg()[0]:.1f}", flush=True)
+                  f"{abs(x - truth) / s:.2f} half-widths) {cal.status}, {cal.runs} new runs, "
+                  f"{time.perf_counter() - t0:.0f} s; inside {inside} of {seed}; load {os.getloadavg()[0]:.1f}",
+                  flush=True)
+        client.close()
         return
     print("| case | key | truth | fitted | error | printed ± | exit | wall | what it said |\n|---|---|---|---|---|---|---|---|---|")
     for name in a.cases:

@@ -166,6 +166,7 @@ def test_cancel_after_a_few_runs_keeps_the_best_point(short_record, client, tmp_
     assert fitted == pytest.approx(cal.x[0])
 
 
+@pytest.mark.slow
 def test_cli_on_a_full_disk_prints_the_values_then_exits_5_leaving_nothing(short_record, full_disk):
     """The fitted values are printed before anything is written; the write fails (disk full): exit 5, no file, no
     temporary file and no directory left. A budget too small for the fit says so: not converged."""

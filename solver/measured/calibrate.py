@@ -416,9 +416,11 @@ def default_max_runs(n_keys: int) -> int:
 def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: float | None = None,
               workers: int | None = None, scheduler: str | None = None, client=None, cache_dir=None,
               max_runs: int | None = None, progress=None, cancel=None, out_path=None, search: float = SEARCH_FACTOR,
-              profiles: bool = False, seed: int = 0) -> Calibration:
+              profiles: bool = False, seed: int = 0, run_cache: dict | None = None) -> Calibration:
     """Fit `keys` of the scenario (or its mechanism) to a measured record; with `out_path`, write the fitted TOML
     (also when cancelled: the best point so far). `profiles`: run the cost along each key for the report.
+    `run_cache`: a dict of candidate runs kept across calls on the same scenario, keys and record length (a bench
+    fitting many noise seeds of one record runs each candidate once).
     Raises CalibrationError / MeasuredError / ScenarioError; CalibrationCancelled before there is a point to keep."""
     from solver.scenario import load_model
     t_wall = time.perf_counter()
@@ -467,6 +469,8 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
     try:
         nworkers = max(1, sum(client.nthreads().values()))
         runs = _Runs(client, sc, mt, mpath, fits, cmap.run_channels, cache_dir, cancel, progress, max_runs, out_step)
+        if run_cache is not None:
+            runs.cache = run_cache.setdefault((round(t_end, 9), out_step), {})
         # the global phase's first population: the start and a Latin hypercube over the search box
         from scipy.stats import qmc
         size = max(8, 4 * k + 2)
