@@ -181,13 +181,17 @@ def test_cli_on_a_full_disk_prints_the_values_then_exits_5_leaving_nothing(short
 
 def test_cli_exit_3_names_the_reason_when_not_converged(short_record, tmp_path):
     """A fit stopped by its run budget is not converged: exit 3 with the reason (old main: exit 0), the best point
-    written; the -o directory is made only to write it."""
+    written; the -o directory is made only to write it. The report has the key's cost profile and the before/after
+    overlay of each channel."""
     rec, mp = short_record
     out = tmp_path / "sub" / "fit.toml"
     code, stdout, err = cli("calibrate", CENTRAL, rec, "--map", mp, "--fit", BRAKE, "--workers", "1",
-                            "--max-runs", "12", "-o", out)
+                            "--max-runs", "12", "-o", out, "--report", tmp_path / "report.html")
     assert code == 3, err
     assert "calibration not converged: the run budget (12 runs) was reached: raise --max-runs" in err
     assert out.is_file() and (out.parent / "fit_existing.toml").is_file()
     assert "# fitted by dockmnemo calibrate to stand.mat (run budget reached" in out.read_text()
     assert sorted(os.listdir(out.parent)) == ["fit.toml", "fit_existing.toml"]
+    html = (tmp_path / "report.html").read_text()
+    assert html.count("alt='cost profile of axial_damper.friction_brake_torque_in'") == 1
+    assert html.count(": measured, before and after'") == 6 and "run budget reached" in html

@@ -404,8 +404,12 @@ def check_writable(out_path):
         p = p.parent
     if not p.is_dir():
         raise CalibrationError(out, "/", f"cannot be written ({p} is not a directory)")
-    if not os.access(p, os.W_OK | os.X_OK):
-        raise CalibrationError(out, "/", f"cannot be written (no write permission in {p})")
+    try:   # a file made and removed in the nearest existing directory: the one sure test (root passes os.access)
+        fd, probe = tempfile.mkstemp(prefix=".dockmnemo-probe-", dir=p)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise CalibrationError(out, "/", f"cannot be written ({exc.strerror or exc})") from None
 
 
 def default_max_runs(n_keys: int) -> int:
@@ -502,13 +506,13 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         cost_cache: dict[tuple, float] = {}
         coarse_cache: dict[tuple, float] = {}
 
-        def costs(us, which=None) -> list[float]:
+        def costs(us, which=None, budget=True) -> list[float]:
             """The cost of each search vector: of the polish's residual, or (which=coarse) of the global phase's."""
             which = which or residual
             cache = coarse_cache if which is coarse else cost_cache
             xs = [x_of(u) for u in us]
             out = []
-            for x, res in zip(xs, runs.get(xs, t_end)):
+            for x, res in zip(xs, runs.get(xs, t_end, budget)):
                 kx = runs.key(x)
                 if kx not in cache:
                     r = which(res)
@@ -623,7 +627,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         prof = {}
         if profiles and status not in ("cancelled",):
             try:
-                prof = _profiles(fits, u_best, u_lo, u_hi, costs, x_of)
+                prof = _profiles(fits, u_best, u_lo, u_hi, lambda us: costs(us, budget=False), x_of)
             except _Stopped:
                 prof = {}
             for key, (xs_, cs_) in prof.items():
