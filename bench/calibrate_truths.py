@@ -71,6 +71,7 @@ def main():
     ap.add_argument("--work", type=Path, default=Path("/tmp/calibrate_truths"))
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--case", default="2s_brake_x1.25", help="the coverage's case")
+    ap.add_argument("--first-seed", type=int, default=1, help="the coverage's first noise seed")
     a = ap.parse_args()
     from solver.measured.calibrate import fit_bounds
     print(f"code {a.code}; cpus {os.cpu_count()}, load average {os.getloadavg()[0]:.1f}", flush=True)
@@ -80,7 +81,7 @@ def main():
         name, inside, shared = a.case, 0, {}
         client = local_client(a.workers)
         truth = fit_bounds(CENTRAL, BRAKE).value * CASES[name][1][BRAKE]
-        for seed in range(1, a.seeds + 1):
+        for seed in range(a.first_seed, a.first_seed + a.seeds):
             rec, mp = record(a.work, name, seed)
             t0 = time.perf_counter()
             cal = calibrate(CENTRAL, rec, mp, [BRAKE], client=client, run_cache=shared)
@@ -88,7 +89,7 @@ def main():
             inside += abs(x - truth) <= s
             print(f"seed {seed:2d}: {x:.5f} ± {s:.2g} (truth {truth:.5f}, error {100 * (x / truth - 1):+.3f} %, "
                   f"{abs(x - truth) / s:.2f} half-widths) {cal.status}, {cal.runs} new runs, "
-                  f"{time.perf_counter() - t0:.0f} s; inside {inside} of {seed}; load {os.getloadavg()[0]:.1f}",
+                  f"{time.perf_counter() - t0:.0f} s; inside {inside} of {seed - a.first_seed + 1}; load {os.getloadavg()[0]:.1f}",
                   flush=True)
         client.close()
         return
