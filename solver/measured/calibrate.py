@@ -544,7 +544,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
             return bool(best[-1] <= 1.5 * coarse.noise_cost
                         or np.all(np.ptp(de_state["pop"], axis=0) <= 0.06 * (u_hi - u_lo))
                         or (len(best) > 3 and best[-1] >= 0.99 * best[-4]))
-        polish_runs = 4 * (2 * k + 1)
+        polish_runs = 4 * (2 * k + 1) + 8 * k      # the polish and two looks along each key
         gens = max(1, (max_runs - polish_runs) // size - 1)
         if not status:
             try:
@@ -577,8 +577,10 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
             return np.column_stack([(rs[2 * i] - rs[2 * i + 1]) / (pts[2 * i][i] - pts[2 * i + 1][i])
                                     for i in range(k)])
         J = None
-        if not status:
-            from scipy.optimize import least_squares
+        from scipy.optimize import least_squares
+        for attempt in range(3):   # polish; then a look along each key (+-3 %, +-10 %): a lower point starts it again
+            if status:
+                break
             try:
                 nfev = int(min(6, max(1, (max_runs - runs.done) // (2 * k + 1))))
                 sol = least_squares(fun, u_best, jac=jac, bounds=(u_lo, u_hi), method="trf", x_scale=1.0,
@@ -586,8 +588,19 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                 if 2 * sol.cost <= c_best:
                     u_best, c_best, J = np.array(sol.x, float), 2 * float(sol.cost), sol.jac
                 history.append(("polish", runs.done, c_best, residual.noise_cost))
+                if attempt == 2:
+                    break
+                prof = _profiles(fits, u_best, u_lo, u_hi, costs, x_of, (-0.1, -0.03, 0.03, 0.1))
             except _Stopped as exc:
                 status = str(exc)
+                break
+            key, (xs_, cs_) = min(prof.items(), key=lambda kv: float(np.min(kv[1][1])))
+            if float(np.min(cs_)) >= c_best * (1 - 1e-4):
+                break
+            i = [f.key for f in fits].index(key)
+            u_best = u_best.copy()
+            u_best[i] = float(fits[i].to_u(xs_[int(np.argmin(cs_))]))
+            c_best, J = float(np.min(cs_)), None
         # the best point of every run made (a probe or a global candidate may have a lower cost)
         costs([np.array([float(f.to_u(v)) for f, v in zip(fits, kx)]) for kx in list(runs.cache)])
         kbest = min(cost_cache, key=cost_cache.get)
@@ -699,12 +712,12 @@ def _verdict(J, r, n_ch, fits, seed):
     return hw, corr, block, step, reasons
 
 
-def _profiles(fits, u_best, u_lo, u_hi, costs, x_of):
+def _profiles(fits, u_best, u_lo, u_hi, costs, x_of, steps=(-0.1, -0.03, -FD_STEP, 0.0, FD_STEP, 0.03, 0.1)):
     """The cost along each key through the fit (the others held), at -10, -3, -1, +1, +3, +10 % (search variable)."""
     out = {}
     pts, owners = [], []
     for i, f in enumerate(fits):
-        for d in (-0.1, -0.03, -FD_STEP, 0.0, FD_STEP, 0.03, 0.1):
+        for d in steps:
             u = u_best.copy()
             u[i] = min(max(u[i] + d, u_lo[i]), u_hi[i])
             pts.append(u)
