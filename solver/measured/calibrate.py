@@ -494,6 +494,13 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         startup = time.perf_counter() - t_wall
         if "time" not in nominal:
             raise CalibrationError(spath, "/", f"the scenario's own run failed: {nominal['message']}")
+        if offset is None and cmap.align.offset is None:   # aligned on the record's 10 ms moving average: a noise
+            from scipy.ndimage import uniform_filter1d     # spike over the threshold before contact is no crossing
+            from solver.measured.compare import find_offset
+            ch = cmap.align.channel
+            offset = find_offset(nominal["time"], nominal["values"][ch], sig.time,
+                                 uniform_filter1d(np.asarray(sig.values[ch], float), max(1, round(0.01 / rec_dt))),
+                                 cmap.align, (str(spath), str(sig.path)))
         before = compare_arrays(nominal["time"], nominal["values"], sig, cmap, offset, spath)
         off = before.offset
         need = sig.time[-1] - off + out_step
