@@ -497,10 +497,13 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         if offset is None and cmap.align.offset is None:   # aligned on the record's 10 ms moving average: a noise
             from scipy.ndimage import uniform_filter1d     # spike over the threshold before contact is no crossing
             from solver.measured.compare import find_offset
-            ch = cmap.align.channel
-            offset = find_offset(nominal["time"], nominal["values"][ch], sig.time,
+            ch, where = cmap.align.channel, (str(spath), str(sig.path))
+            smooth = find_offset(nominal["time"], nominal["values"][ch], sig.time,
                                  uniform_filter1d(np.asarray(sig.values[ch], float), max(1, round(0.01 / rec_dt))),
-                                 cmap.align, (str(spath), str(sig.path)))
+                                 cmap.align, where)
+            offset = find_offset(nominal["time"], nominal["values"][ch], sig.time, sig.values[ch], cmap.align, where)
+            if abs(offset - smooth) > cmap.align.max_shift:   # the record's own crossing was noise: the averaged one
+                offset = smooth
         before = compare_arrays(nominal["time"], nominal["values"], sig, cmap, offset, spath)
         off = before.offset
         need = sig.time[-1] - off + out_step
