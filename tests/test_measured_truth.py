@@ -95,11 +95,12 @@ def test_calibrate_recovers_the_brake_torque_and_the_noise_level(stand, tmp_path
     before, after = metrics(out, "Fx", "before:"), metrics(out, "Fx", "after:")
     assert before[0] > 10 * noise_rms and after[0] < 1.2 * noise_rms
     # the fitted files: the scenario names the fitted mechanism next to it; comments kept; the value loads
-    mech = out_toml.parent / "existing_fitted.toml"
+    mech = out_toml.parent / "central_fitted_existing.toml"      # named from -o
     sc_text, mech_text = out_toml.read_text(), mech.read_text()
-    assert tomllib.loads(sc_text)["mechanism"] == "existing_fitted.toml"
+    assert tomllib.loads(sc_text)["mechanism"] == "central_fitted_existing.toml"
     assert tomllib.loads(mech_text)["axial_damper"]["friction_brake_torque_in"] == pytest.approx(value, rel=1e-5)
-    assert "# N*m, m_FR^max while the probe strokes in" in mech_text and "# fitted by dockmnemo calibrate" in mech_text
+    assert "N*m, fitted to stand.csv (converged); was 2.55: N*m, m_FR^max while the probe strokes in" in mech_text
+    assert "# fitted by dockmnemo calibrate" in mech_text
     assert sc_text.count("#") >= SCENARIO.read_text().count("#")
     from solver.scenario import load_model
     assert load_model(out_toml).name == "central_impact_20t"
@@ -111,10 +112,10 @@ def test_cancel_keeps_and_writes_the_best_point_so_far(stand, tmp_path):
     d, csv, _ = stand
     seen = []
     cal = calibrate(SCENARIO, csv, EXAMPLE_MAP, [KEY], workers=1, out_path=tmp_path / "best.toml",
-                    progress=lambda done, total: seen.append(done), cancel=lambda: len(seen) >= 3)
-    assert cal.status == "cancelled" and 3 <= cal.runs < 10
+                    progress=lambda done, total: seen.append(done), cancel=lambda: len(seen) >= 12)
+    assert cal.status == "cancelled" and 12 <= cal.runs < 20
     assert cal.written[0] == tmp_path / "best.toml"
-    fitted = tomllib.loads((tmp_path / "existing_fitted.toml").read_text())["axial_damper"]["friction_brake_torque_in"]
+    fitted = tomllib.loads((tmp_path / "best_existing.toml").read_text())["axial_damper"]["friction_brake_torque_in"]
     assert fitted == pytest.approx(cal.x[0]) and fitted != NOMINAL     # moved from the start towards the truth
     assert abs(fitted - TRUTH) < abs(NOMINAL - TRUTH)
     assert np.isfinite(cal.cost) and cal.cost < cal.cost0
@@ -134,17 +135,16 @@ def test_ctrl_c_on_the_command_line_writes_the_best_point_and_exits_4(stand, tmp
     lines = []
     for line in p.stderr:                       # the first bar line comes when the scenario's own run is done
         lines.append(line)
-        if "1.0/40.0 runs" in line:
+        if "1.0/100.0 runs" in line:
             p.send_signal(signal.SIGINT)
             break
     out, err = p.communicate(timeout=120)
     err = "".join(lines) + err
     assert p.returncode == 4, err
     assert "calibration cancelled: the best point so far is written to" in err
-    assert "(cancelled)" in out and not re.search(r"^\d+ runs in .*converged", out, re.M)
+    assert "(cancelled" in out and not re.search(r"^\d+ runs in .*converged", out, re.M)
     best = float(re.search(rf"^{re.escape(KEY)} = (\S+) ", out, re.M).group(1))
-    mech = tomllib.loads((tmp_path / "existing_fitted.toml").read_text())
+    mech = tomllib.loads((tmp_path / "best_existing.toml").read_text())
     assert mech["axial_damper"]["friction_brake_torque_in"] == pytest.approx(best, rel=1e-5)
-    assert NOMINAL <= best < TRUTH * 1.1
     assert metrics(out, "Fx", "after:")[0] <= metrics(out, "Fx", "before:")[0]
-    assert tomllib.loads(out_toml.read_text())["mechanism"] == "existing_fitted.toml"
+    assert tomllib.loads(out_toml.read_text())["mechanism"] == "best_existing.toml"

@@ -1,5 +1,7 @@
-"""Calibration: fit scenario or mechanism keys so the solver's runs match a measured record (bounded least squares,
-scipy.optimize.least_squares), the candidate runs evaluated in parallel on Dask with the campaign machinery.
+"""Calibration: fit scenario or mechanism keys so the solver's runs match a measured record. A global phase
+(scipy.optimize.differential_evolution, each generation's candidates run in parallel on Dask), a local polish
+(scipy.optimize.least_squares, central differences of a step sized for a cost with contact events), then an honest
+verdict: converged or not and why, a 95 % interval from a block bootstrap of the residual, the keys' correlation.
 
 Keys are named `section.key` (optionally `[index]` for a list element) exactly as in the scenario TOML or in the
 mechanism TOML it names: the two files have no section in common, so the name says which file it is in."""
@@ -9,7 +11,6 @@ import copy
 import difflib
 import math
 import os
-import re
 import socket
 import tempfile
 import time
@@ -21,9 +22,19 @@ import numpy as np
 from solver.campaign import dump_toml, finished_futures, get_key, local_client, set_key, split_key, use_cache_dir
 from solver.errors import InputError, read_toml
 from solver.measured.channel_map import MeasuredSignals
-from solver.measured.compare import ChannelMetrics, compare_arrays, load_measured
+from solver.measured.compare import ChannelMetrics, Comparison, compare_arrays, load_measured
 
-FD_STEP = 0.01          # finite-difference step of the Jacobian, relative to the key's starting value
+FD_STEP = 0.01          # polish: central-difference step in the search variable (1 % of a positive key): wide enough
+                        # that a contact event moving by one solver step does not decide the difference
+SEARCH_FACTOR = 2.0     # the global phase searches start/F .. start*F (within the declared range)
+CONFIDENCE = 0.95       # of the printed interval
+TRADE_OFF = 0.99        # |correlation| of two keys' estimates above which the record cannot tell them apart
+EDGE = 0.01             # a key within this fraction of its search span from an end is "at the edge"
+BOOTSTRAP = 2000        # block-bootstrap resamples of the residual
+PENALTY = 10.0          # residual (in channel scales) of a sample a failed candidate run does not reach
+GLOBAL_SMOOTH = 0.2     # s: the global phase compares moving averages of this width (an impact a few ms early
+                        # still overlaps its record: the cost has one wide basin instead of a narrow well at the truth)
+POLISH_SMOOTH = 0.02    # s: the polish and the interval, nearly the record itself (the noise mostly averaged out)
 
 
 class CalibrationError(InputError):
@@ -32,7 +43,9 @@ class CalibrationError(InputError):
 
 @dataclass(frozen=True)
 class FitKey:
-    """One fitted key: where it lives, its unit and declared range, and its value in the scenario."""
+    """One fitted key: where it lives, its unit, declared range, value in the scenario and the range searched.
+
+    The search variable u is ln(x / value) for a positive key (a factor: 0.01 is 1 %), else (x - value) / scale."""
     key: str
     file: Path               # the scenario or the mechanism TOML
     in_mechanism: bool
@@ -40,6 +53,18 @@ class FitKey:
     lo: float
     hi: float
     value: float
+    search_lo: float = math.nan
+    search_hi: float = math.nan
+    log: bool = True
+    scale: float = 1.0
+
+    def to_u(self, x):
+        x = np.asarray(x, float)
+        return np.log(x / self.value) if self.log else (x - self.value) / self.scale
+
+    def to_x(self, u):
+        u = np.asarray(u, float)
+        return self.value * np.exp(u) if self.log else self.value + u * self.scale
 
 
 def _mechanism_path(spath: Path, sc: dict) -> Path:
@@ -59,10 +84,10 @@ def _read(spath: Path) -> tuple[dict, Path, dict]:
     return sc, mpath, mt
 
 
-def fit_bounds(scenario_path, key: str) -> FitKey:
-    """The fit key's file, unit, declared range and current value: THE one place the calibration asks for them.
-
-    The range and the unit are the parameter schema's (solver/schema.py); the value is the file's."""
+def fit_bounds(scenario_path, key: str, search: float = SEARCH_FACTOR) -> FitKey:
+    """The fit key's file, unit, declared range, current value and search range: THE one place the calibration asks
+    for them. The range and unit are the parameter schema's (solver/schema.py); the value is the file's; the search
+    spans value/search .. value*search (a key at 0: its declared range), clipped to the declared range."""
     spath = Path(scenario_path)
     sc, mpath, mt = _read(spath)
     if not isinstance(key, str) or split_key(key) is None:
@@ -78,17 +103,31 @@ def fit_bounds(scenario_path, key: str) -> FitKey:
                                + (f"(did you mean {near[0]}?)" if near else
                                   "(name it section.key as in the files, e.g. axial_damper.friction_brake_torque_in)")
                                ) from None
+    where = mpath if in_mech else spath
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise CalibrationError(mpath if in_mech else spath, key, f"is {v!r}, not a number to fit")
+        raise CalibrationError(where, key, f"is {v!r}, not a number to fit")
     from solver import schema
     try:
         par = schema.lookup(key.split("[")[0], file="mechanism" if in_mech else "scenario")
     except schema.UnknownKey as exc:
-        raise CalibrationError(mpath if in_mech else spath, key, f"not declared in the parameter schema ({exc})") from None
-    lo, hi, unit = par.lo, par.hi, par.unit
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        raise CalibrationError(mpath if in_mech else spath, key, "has no declared range to fit within")
-    return FitKey(key, mpath if in_mech else spath, in_mech, unit, lo, hi, float(v))
+        raise CalibrationError(where, key, f"not declared in the parameter schema ({exc})") from None
+    lo, hi, unit, v = par.lo, par.hi, par.unit, float(v)
+    rng = par.range_text() or "(-inf, inf)"
+    if v > 0 and lo >= 0:
+        log, s_lo, s_hi, scale = True, max(lo, v / search), min(hi, v * search), abs(v)
+    elif v != 0:
+        log, scale = False, abs(v)
+        s_lo, s_hi = max(lo, v - (search - 1) * abs(v)), min(hi, v + (search - 1) * abs(v))
+    elif math.isfinite(lo) and math.isfinite(hi):
+        log, s_lo, s_hi, scale = False, lo, hi, hi - lo
+    else:
+        raise CalibrationError(where, key, f"is 0 and its declared range {rng} {unit} is open-ended: set a first "
+                               f"guess in the file (the fit searches guess/{search:g} to guess*{search:g})")
+    if par.lo_open and s_lo <= lo:
+        s_lo = lo + 1e-6 * (s_hi - lo)
+    if not s_hi > s_lo:
+        raise CalibrationError(where, key, f"= {v:g} leaves no room to search within its declared range {rng} {unit}")
+    return FitKey(key, where, in_mech, unit, lo, hi, v, s_lo, s_hi, log, scale)
 
 
 def _write_candidate(d: Path, sc: dict, mt: dict, mpath: Path, keys, values, tag: str) -> Path:
@@ -112,7 +151,8 @@ def _write_candidate(d: Path, sc: dict, mt: dict, mpath: Path, keys, values, tag
 
 
 def run_candidate(task: dict) -> dict:
-    """Dask task: run one candidate scenario (texts in `task`) to t_end; the mapped channels and the time."""
+    """Dask task: run one candidate scenario (texts in `task`) to t_end; the mapped channels, the time and how the run
+    ended ("ok": to t_end or to hard dock)."""
     use_cache_dir(task.get("cache_dir"))
     from solver.runfile import RunFile
     from solver.simulate import run_scenario
@@ -125,7 +165,7 @@ def run_candidate(task: dict) -> dict:
             (Path(td) / "candidate_mechanism.toml").write_text(task["mechanism_text"], encoding="utf-8")
         sp.write_text(text, encoding="utf-8")
         try:
-            run_scenario(sp, rp, t_end=task["t_end"])
+            run_scenario(sp, rp, t_end=task["t_end"], output_step=task.get("output_step"))
         except Exception as exc:   # noqa: BLE001  (a diverged or refused candidate is a result, not a crash)
             out["status"], out["message"] = "error", f"{type(exc).__name__}: {exc}"
         if rp.is_file():
@@ -144,44 +184,74 @@ class CalibrationCancelled(Exception):
 
 
 class _Stopped(Exception):
-    """Ctrl+C (cancel) or the run budget: least_squares is left, the best point so far is kept."""
+    """Ctrl+C (cancel) or the run budget: the search is left, the best point so far is kept."""
 
 
 @dataclass
 class Calibration:
-    """What a calibration found: the keys, start and fitted values with 1-sigma uncertainties, the metrics before
-    and after, the offset used, how many runs it took and how it ended."""
+    """What a calibration found: the keys, start and fitted values with the half-widths of their 95 % intervals, the
+    keys' correlation, the metrics before and after, the offset, the runs it took, whether it converged and why not."""
     keys: list[FitKey]
     x0: np.ndarray
     x: np.ndarray
-    sigma: np.ndarray
+    sigma: np.ndarray            # half-width of the CONFIDENCE interval (NaN: none)
     offset: float
     before: list[ChannelMetrics]
     after: list[ChannelMetrics]
     runs: int
     wall_time: float
-    status: str              # "converged", "cancelled", "run budget reached", or least_squares' message
-    cost0: float = math.nan
+    status: str                  # "converged", "not converged", "cancelled", "run budget reached"
+    cost0: float = math.nan      # sum of squared scaled residuals at the start and at the fit
     cost: float = math.nan
     rounds: int = 0
     startup: float = math.nan    # s until the scenario's own run was back (cluster start, kernels loaded, first run)
     written: list[Path] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)     # why it did not converge
+    correlation: np.ndarray | None = None
+    noise_cost: float = math.nan     # the cost the record's noise alone gives (its estimated level)
+    block: int = 0                   # bootstrap block length, samples
+    profiles: dict = field(default_factory=dict)         # key -> (values, costs): the cost along that key
+    history: list = field(default_factory=list)          # (phase, runs so far, best cost) after each generation/step
+    comparisons: tuple = ()          # (before, after) Comparison for the report
+    measured_name: str = ""
+    points: list = field(default_factory=list)           # (values, cost) of every candidate run
+
+    @property
+    def converged(self) -> bool:
+        return self.status == "converged"
 
     def lines(self) -> list[str]:
         return [f"{k.key} = {x:.6g} ± {f'{s:.2g}' if math.isfinite(s) else 'n/a'} {k.unit}".rstrip()
                 + f"  (was {k.value:.6g})" for k, x, s in zip(self.keys, self.x, self.sigma)]
 
+    def correlation_lines(self) -> list[str]:
+        c, out = self.correlation, []
+        if c is None:
+            return out
+        for i in range(len(self.keys)):
+            for j in range(i + 1, len(self.keys)):
+                out.append(f"correlation {self.keys[i].key} ~ {self.keys[j].key}: {c[i, j]:+.3f}")
+        return out
+
+    def summary(self) -> str:
+        """How it ended: the status with its reasons, the cost against the record's noise, the runs."""
+        noise = (f"; residual {math.sqrt(self.cost / self.noise_cost):.2f}x the record's noise"
+                 if self.noise_cost > 0 and math.isfinite(self.cost) else "")
+        why = f": {'; '.join(self.reasons)}" if self.reasons else ""
+        return f"{self.status}{why}{noise}"
+
 
 class _Runs:
-    """Candidate runs on a Dask client, cached by parameter vector; the best (lowest cost) point so far."""
+    """Candidate runs on a Dask client, cached by parameter vector."""
 
-    def __init__(self, client, spath, sc, mt, mpath, fits, channels, cache_dir, cancel, progress, max_runs):
-        self.client, self.spath, self.sc, self.mt, self.mpath = client, spath, sc, mt, mpath
+    def __init__(self, client, sc, mt, mpath, fits, channels, cache_dir, cancel, progress, max_runs, output_step):
+        self.client, self.sc, self.mt, self.mpath = client, sc, mt, mpath
         self.fits, self.channels, self.cache_dir = fits, channels, cache_dir
         self.cancel, self.progress, self.max_runs = cancel, progress, max_runs
+        self.output_step = output_step
         self.cache: dict[tuple, dict] = {}
         self.done = 0
-        self.rounds = 0          # batches of runs started together (the wall time on enough workers)
+        self.rounds = 0          # batches of runs started together
 
     def task(self, x, t_end) -> dict:
         with tempfile.TemporaryDirectory(prefix="dockmnemo-fit-") as td:
@@ -194,16 +264,21 @@ class _Runs:
                 mtext = mp.read_text(encoding="utf-8")
                 text = text.replace(str(mp), "candidate_mechanism.toml")
         return {"scenario_text": text, "mechanism_text": mtext, "t_end": t_end, "channels": self.channels,
-                "cache_dir": str(self.cache_dir) if self.cache_dir else None}
+                "cache_dir": str(self.cache_dir) if self.cache_dir else None, "output_step": self.output_step}
 
-    def get(self, xs, t_end) -> list[dict]:
-        """Results for parameter vectors xs (run in parallel those not cached)."""
-        keys = [tuple(np.round(np.asarray(x, float), 12)) for x in xs]   # a run to a later t_end serves any earlier
+    @staticmethod
+    def key(x) -> tuple:
+        return tuple(float(f"{v:.12g}") for v in np.asarray(x, float))
+
+    def get(self, xs, t_end, budget: bool = True) -> list[dict]:
+        """Results for parameter vectors xs (those not cached run in parallel); _Stopped on a cancel or, if `budget`,
+        when they would pass the run budget."""
+        keys = [self.key(x) for x in xs]
         todo = list(dict.fromkeys(k for k in keys if k not in self.cache))
         if todo:
             if self.cancel is not None and self.cancel():   # also between rounds: a round may end within one wait
                 raise _Stopped("cancelled")
-            if self.done + len(todo) > self.max_runs:
+            if budget and self.done + len(todo) > self.max_runs:
                 raise _Stopped("run budget reached")
             self.rounds += 1
             futs = {self.client.submit(run_candidate, self.task(np.array(k), t_end), pure=False): k for k in todo}
@@ -222,47 +297,135 @@ class _Runs:
         return [self.cache[k] for k in keys]
 
 
-def _residual_of(sig: MeasuredSignals, channels: list[str], weights: dict[str, float], q: np.ndarray):
-    """residual(result) -> (run - measured) * weight / scale over the record's span, channels end to end. `q`: the
-    run's time grid in record time (t + offset). Channels of one unit share one scale, the largest RMS among them
-    (a channel holding only noise weighs little); a failed or short candidate gets a large residual."""
-    inside = (q >= sig.time[0]) & (q <= sig.time[-1])
-    n = len(q)
-    meas = {ch: np.interp(q[inside], sig.time, sig.values[ch]) for ch in channels}
-    unit_rms: dict[str, float] = {}
-    for ch in channels:
-        unit_rms[sig.units[ch]] = max(unit_rms.get(sig.units[ch], 0.0), float(np.sqrt(np.mean(meas[ch] ** 2))))
-    norm = {ch: weights.get(ch, 1.0) / max(unit_rms[sig.units[ch]], 1e-12) for ch in channels}
+def noise_level(values: np.ndarray) -> float:
+    """The white-noise level of a record (its standard deviation), robustly from the second differences of its
+    samples: for white noise their spread is sqrt(6) sigma; the signal's own curvature and impacts barely count."""
+    d2 = np.diff(np.asarray(values, float), 2)
+    if len(d2) < 3:
+        return 0.0
+    return float(1.4826 * np.median(np.abs(d2 - np.median(d2))) / math.sqrt(6.0))
 
-    def residual(res: dict) -> np.ndarray:
-        out = []
+
+class _Residual:
+    """(run - measured) * weight / scale at the record's own samples inside the run's span, one column per fitted
+    channel. Channels of one unit share one scale, the largest RMS among them (a channel holding only noise weighs
+    little). A run that ended (hard dock) before the record did is held at its last value; a failed one gets PENALTY."""
+
+    def __init__(self, sig: MeasuredSignals, channels: list[str], weights: dict[str, float], offset: float,
+                 t_end: float, smooth: float = 0.0):
+        self.window = 1
+        if smooth > 0 and len(sig.time) > 1:
+            self.window = max(1, int(round(smooth / float(np.median(np.diff(sig.time))))))
+        tq = sig.time - offset
+        inside = (tq >= 0.0) & (tq <= t_end)
+        self.channels, self.tq = channels, tq[inside]
+        self.meas = {ch: np.asarray(sig.values[ch], float)[inside] for ch in channels}
+        unit_rms: dict[str, float] = {}
         for ch in channels:
+            unit_rms[sig.units[ch]] = max(unit_rms.get(sig.units[ch], 0.0),
+                                          float(np.sqrt(np.mean(self.meas[ch] ** 2))))
+        self.norm = np.array([weights.get(ch, 1.0) / max(unit_rms[sig.units[ch]], 1e-12) for ch in channels])
+        self.noise = np.array([noise_level(self.meas[ch]) for ch in channels])   # in the channels' units
+
+    @property
+    def noise_cost(self) -> float:
+        """The cost of the record's noise alone (white, through the moving average): what a perfect model leaves."""
+        return float(len(self.tq) * np.sum((self.noise * self.norm) ** 2) / self.window)
+
+    def smoothed(self, smooth: float) -> "_Residual":
+        """The same residual through a moving average of `smooth` s."""
+        other = copy.copy(self)
+        other.window = max(1, int(round(smooth / float(np.median(np.diff(self.tq)))))) if len(self.tq) > 1 else 1
+        return other
+
+    def matrix(self, res: dict) -> np.ndarray:
+        n = len(self.tq)
+        out = np.full((n, len(self.channels)), PENALTY)
+        t = res.get("time")
+        if t is None or len(t) == 0:
+            return out
+        held = res.get("status") == "ok"
+        reach = np.ones(n, bool) if held else self.tq <= t[-1] + 1e-9
+        for j, ch in enumerate(self.channels):
             v = res.get("values", {}).get(ch)
-            run_v = np.full(n, np.nan) if v is None else np.concatenate([v[:n], np.full(max(0, n - len(v)), np.nan)])
-            r = (run_v[inside] - meas[ch]) * norm[ch]
-            out.append(np.where(np.isfinite(r), r, 10.0))
-        return np.concatenate(out)
-    return residual
+            if v is None:
+                continue
+            r = (np.interp(self.tq[reach], t, v) - self.meas[ch][reach]) * self.norm[j]
+            out[reach, j] = np.where(np.isfinite(r), r, PENALTY)
+        if self.window > 1:
+            from scipy.ndimage import uniform_filter1d
+            out = uniform_filter1d(out, self.window, axis=0, mode="nearest")
+        return out
+
+    def __call__(self, res: dict) -> np.ndarray:
+        return self.matrix(res).ravel()
 
 
-def _sigma(J, r: np.ndarray, k: int) -> np.ndarray:
-    """1-sigma of the k fitted (scaled) values from the Jacobian at the solution: diag((J^T J)^-1) * sum(r^2)/(m - k);
-    NaN without a Jacobian or with a singular one."""
-    if J is None or len(r) <= k:
-        return np.full(k, math.nan)
-    try:
-        return np.sqrt(np.diag(np.linalg.inv(J.T @ J)) * float(r @ r) / (len(r) - k))
-    except np.linalg.LinAlgError:
-        return np.full(k, math.nan)
+def _block_length(E: np.ndarray) -> int:
+    """Block length for the bootstrap (samples): 5x the residual's integrated autocorrelation time, the largest over
+    the channels (sums of the autocorrelation up to its first fall below 0.05), at most a fifth of the record."""
+    n = len(E)
+    tau = 1.0
+    for col in E.T:
+        x = col - col.mean()
+        if not np.any(x):
+            continue
+        f = np.fft.rfft(x, 2 * n)
+        acf = np.fft.irfft(f * np.conj(f))[:n]
+        acf = acf / acf[0]
+        m = int(np.argmax(acf < 0.05)) or n
+        tau = max(tau, 1.0 + 2.0 * float(acf[1:m].sum()))
+    return int(min(max(1, math.ceil(5.0 * tau)), max(1, n // 5)))
+
+
+def block_bootstrap(scores: np.ndarray, A_inv: np.ndarray, block: int, rng, n_boot: int = BOOTSTRAP) -> np.ndarray:
+    """Linearised moving-block bootstrap: (n_boot, k) draws of the estimate's error A^-1 sum(s*) where s* are the
+    per-sample scores J_t^T e_t resampled in circular blocks of `block` samples (keeps their correlation in time)."""
+    n, k = scores.shape
+    s = scores - scores.mean(axis=0)
+    ext = np.vstack([s, s[:block]])
+    csum = np.vstack([np.zeros((1, k)), np.cumsum(ext, axis=0)])
+    nb = math.ceil(n / block)
+    draws = np.empty((n_boot, k))
+    for i0 in range(0, n_boot, 200):
+        starts = rng.integers(0, n, size=(min(200, n_boot - i0), nb))
+        sums = (csum[starts + block] - csum[starts]).sum(axis=1) * (n / (nb * block))
+        draws[i0:i0 + len(starts)] = sums @ A_inv
+    return draws
+
+
+def check_writable(out_path):
+    """A fitted file that could not be written stops the fit before its first run; nothing is created here."""
+    out = Path(out_path)
+    if out.is_dir():
+        raise CalibrationError(out, "/", "is a directory; name the fitted scenario TOML to write")
+    p = out.parent
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    if not p.is_dir():
+        raise CalibrationError(out, "/", f"cannot be written ({p} is not a directory)")
+    try:   # a file made and removed in the nearest existing directory: the one sure test (root passes os.access)
+        fd, probe = tempfile.mkstemp(prefix=".dockmnemo-probe-", dir=p)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise CalibrationError(out, "/", f"cannot be written ({exc.strerror or exc})") from None
+
+
+def default_max_runs(n_keys: int) -> int:
+    """The run budget when none is given: the global phase's generations and the polish for n keys."""
+    return 60 + 40 * n_keys
 
 
 def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: float | None = None,
               workers: int | None = None, scheduler: str | None = None, client=None, cache_dir=None,
-              max_runs: int = 40, progress=None, cancel=None, out_path=None) -> Calibration:
-    """Fit `keys` of the scenario (or its mechanism) to a measured record; write the fitted TOML to `out_path` if
-    given (also when cancelled: the best point so far). Raises CalibrationError / MeasuredError / ScenarioError."""
-    from scipy.optimize import least_squares
-
+              max_runs: int | None = None, progress=None, cancel=None, out_path=None, search: float = SEARCH_FACTOR,
+              profiles: bool = False, seed: int = 0, run_cache: dict | None = None) -> Calibration:
+    """Fit `keys` of the scenario (or its mechanism) to a measured record; with `out_path`, write the fitted TOML
+    (also when cancelled: the best point so far). `profiles`: run the cost along each key for the report.
+    `run_cache`: a dict of candidate runs kept across calls on the same scenario, keys and record length (a bench
+    fitting many noise seeds of one record runs each candidate once).
+    Raises CalibrationError / MeasuredError / ScenarioError; CalibrationCancelled before there is a point to keep."""
     from solver.scenario import load_model
     t_wall = time.perf_counter()
     spath = Path(scenario_path)
@@ -272,23 +435,31 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         raise CalibrationError(spath, "--fit", "no key to fit")
     if len(set(keys)) != len(keys):
         raise CalibrationError(spath, "--fit", "a key is named twice")
-    fits = [fit_bounds(spath, k) for k in keys]
+    if not (search > 1.0 and math.isfinite(search)):
+        raise CalibrationError(spath, "--search", f"must be a factor above 1, found {search}")
+    fits = [fit_bounds(spath, k, search) for k in keys]
+    max_runs = max_runs or default_max_runs(len(fits))
     from solver.mechanisms.probe_cone.simulate import channel_infos
     run_units = {c.name: c.unit for c in channel_infos(model)}
     cmap, sig = load_measured(measured_path, map_path, run_units)
     weights = cmap.weights()
-    if not any(weights.get(ch, 1.0) > 0 for ch in cmap.run_channels):
+    fitted_channels = [ch for ch in cmap.run_channels if weights.get(ch, 1.0) > 0]
+    if not fitted_channels:
         raise CalibrationError(cmap.path, "weight", "every channel has weight 0: nothing to fit")
-    if out_path is not None:   # before any run: a fit whose result cannot be written is not started
-        try:
-            Path(out_path).parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise CalibrationError(out_path, "/", f"cannot be written ({exc.strerror or exc})") from None
-        if Path(out_path).is_dir():
-            raise CalibrationError(out_path, "/", "is a directory; name the fitted scenario TOML to write")
+    if out_path is not None:
+        check_writable(out_path)
+    k = len(fits)
     x0 = np.array([f.value for f in fits])
-    scale = np.array([abs(f.value) if f.value != 0 else (f.hi - f.lo if math.isfinite(f.hi - f.lo) else 1.0)
-                      for f in fits])
+    u_lo = np.array([float(f.to_u(f.search_lo)) for f in fits])
+    u_hi = np.array([float(f.to_u(f.search_hi)) for f in fits])
+
+    def x_of(u):
+        return np.array([float(f.to_x(v)) for f, v in zip(fits, u)])
+    # candidates write frames at the record's rate (a multiple of the solver step), never finer than the scenario's
+    rec_dt = float(np.median(np.diff(sig.time))) if len(sig.time) > 1 else model.output_step
+    out_step = max(model.output_step, math.floor(rec_dt / model.step + 1e-9) * model.step)
+    off_guess = offset if offset is not None else cmap.align.offset
+    t_end = sig.time[-1] - (off_guess if off_guess is not None else min(sig.time[0], 0.0)) + out_step
     own = client is None
     if own:
         if scheduler:
@@ -300,86 +471,208 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         else:
             client = local_client(workers, cache_dir)
     try:
-        runs = _Runs(client, spath, sc, mt, mpath, fits, cmap.run_channels, cache_dir, cancel, progress, max_runs)
-        parallel = sum(client.nthreads().values()) > 1
-        lo_u = np.array([f.lo for f in fits]) / scale
-        hi_u = np.array([f.hi for f in fits]) / scale
-        span = hi_u - lo_u
-        lo_u, hi_u = lo_u + 1e-9 * np.minimum(span, 1.0), hi_u - 1e-9 * np.minimum(span, 1.0)
-
-        def steps(u):
-            return [FD_STEP if u[i] + FD_STEP <= hi_u[i] else -FD_STEP for i in range(len(u))]
-
-        def probes(u):
-            return [u + h * np.eye(len(u))[i] for i, h in enumerate(steps(u))]
-        u0 = np.clip(x0 / scale, lo_u, hi_u)
-        best = {"u": u0, "cost": math.inf}
-        # the scenario's own run: the alignment (kept for every candidate) and the metrics before
-        off_guess = offset if offset is not None else cmap.align.offset
-        out_step = model.output_step
-        t_end0 = min(model.duration, sig.time[-1] - (off_guess if off_guess is not None else min(sig.time[0], 0.0))
-                     + out_step)
-        first = [u0 * scale] + ([p * scale for p in probes(u0)] if parallel else [])
-        try:   # with idle workers, the first Jacobian's runs start with it (each worker loads the kernels at once)
-            nominal = runs.get(first, t_end0)[0]
+        nworkers = max(1, sum(client.nthreads().values()))
+        runs = _Runs(client, sc, mt, mpath, fits, cmap.run_channels, cache_dir, cancel, progress, max_runs, out_step)
+        if run_cache is not None:
+            runs.cache = run_cache.setdefault((round(t_end, 9), out_step), {})
+        # the global phase's first population: the start and a Latin hypercube over the search box
+        from scipy.stats import qmc
+        size = max(8, 4 * k + 2)
+        size += (-size) % min(nworkers, 4)
+        pop = u_lo + qmc.LatinHypercube(d=k, seed=seed).random(size) * (u_hi - u_lo)
+        pop[0] = np.clip(np.zeros(k), u_lo, u_hi)
+        start_key = runs.key(x_of(pop[0]))
+        try:   # the scenario's own run with the first population: every worker busy from the start
+            nominal = runs.get([x_of(u) for u in pop], t_end)[0]
         except _Stopped as exc:
-            raise CalibrationCancelled(f"calibration {exc} before the scenario's own run finished: nothing to keep") \
-                from None
+            if start_key not in runs.cache:
+                raise CalibrationCancelled(f"calibration {exc} before the scenario's own run finished: nothing to "
+                                           "keep") from None
+            nominal, first_stop = runs.cache[start_key], str(exc)
+        else:
+            first_stop = ""
         startup = time.perf_counter() - t_wall
-        if nominal["status"] != "ok" and "time" not in nominal:
+        if "time" not in nominal:
             raise CalibrationError(spath, "/", f"the scenario's own run failed: {nominal['message']}")
+        if offset is None and cmap.align.offset is None:   # aligned on the record's 10 ms moving average: a noise
+            from scipy.ndimage import uniform_filter1d     # spike over the threshold before contact is no crossing
+            from solver.measured.compare import find_offset
+            ch, where = cmap.align.channel, (str(spath), str(sig.path))
+            smooth = find_offset(nominal["time"], nominal["values"][ch], sig.time,
+                                 uniform_filter1d(np.asarray(sig.values[ch], float), max(1, round(0.01 / rec_dt))),
+                                 cmap.align, where)
+            offset = find_offset(nominal["time"], nominal["values"][ch], sig.time, sig.values[ch], cmap.align, where)
+            if abs(offset - smooth) > cmap.align.max_shift:   # the record's own crossing was noise: the averaged one
+                offset = smooth
         before = compare_arrays(nominal["time"], nominal["values"], sig, cmap, offset, spath)
         off = before.offset
-        t_end = min(model.duration, sig.time[-1] - off + out_step)
-        n = int(math.floor(t_end / out_step + 1e-9)) + 1
-        t = nominal["time"][:n] if len(nominal["time"]) >= n else None
-        if t is None:   # the record reaches past the first run: run the scenario again to the record's end
+        need = sig.time[-1] - off + out_step
+        if need > t_end + 1e-9 and nominal["time"][-1] >= t_end - 1e-6:   # the record reaches past the runs: again
+            t_end = need
             runs.cache.clear()
-            nominal = runs.get([u0 * scale], t_end)[0]
-            t = nominal["time"][:n]
-        if len(t) < n and nominal["status"] != "ok":
-            raise CalibrationError(spath, "/", f"the scenario's own run stops at {t[-1]:g} s, before the record's "
-                                   f"end (run time {t_end:g} s): {nominal['message']}")
-        residual = _residual_of(sig, [ch for ch in cmap.run_channels if weights.get(ch, 1.0) > 0], weights, t + off)
+            nominal = runs.get([x_of(pop[0])], t_end)[0]
+        residual = _Residual(sig, fitted_channels, weights, off, t_end, POLISH_SMOOTH)
+        coarse = residual.smoothed(GLOBAL_SMOOTH)
+        cost_cache: dict[tuple, float] = {}
+        coarse_cache: dict[tuple, float] = {}
+
+        def costs(us, which=None, budget=True) -> list[float]:
+            """The cost of each search vector: of the polish's residual, or (which=coarse) of the global phase's."""
+            which = which or residual
+            cache = coarse_cache if which is coarse else cost_cache
+            xs = [x_of(u) for u in us]
+            out = []
+            for x, res in zip(xs, runs.get(xs, t_end, budget)):
+                kx = runs.key(x)
+                if kx not in cache:
+                    r = which(res)
+                    cache[kx] = float(r @ r)
+                out.append(cache[kx])
+            return out
+        cost0 = costs([pop[0]])[0]
+        history = [("start", runs.done, cost0, residual.noise_cost)]
+        status = first_stop
+        # ---- global phase: differential evolution, each generation's trial vectors run together on Dask
+        from scipy.optimize import differential_evolution
+        de_state = {"pop": None, "cost": None}
+
+        def evaluate(_func, trials):
+            trials = [np.asarray(u, float) for u in trials]
+            c = costs(trials, coarse)
+            if de_state["pop"] is None:
+                de_state["pop"], de_state["cost"] = np.array(trials), np.array(c)
+            else:
+                better = np.array(c) <= de_state["cost"]
+                de_state["pop"][better], de_state["cost"][better] = np.array(trials)[better], np.array(c)[better]
+            history.append(("global", runs.done, float(de_state["cost"].min()), coarse.noise_cost))
+            return c
+
+        def settled(intermediate_result) -> bool:
+            """The global phase hands over to the polish: its best is at the record's noise level, or the population
+            has gathered into 6 % of the search span in every key, or the best fell by under 1 % in 3 generations."""
+            best = [h[2] for h in history if h[0] == "global"]
+            return bool(best[-1] <= 1.5 * coarse.noise_cost
+                        or np.all(np.ptp(de_state["pop"], axis=0) <= 0.06 * (u_hi - u_lo))
+                        or (len(best) > 3 and best[-1] >= 0.99 * best[-4]))
+        polish_runs = 4 * (2 * k + 1) + 8 * k      # the polish and two looks along each key
+        gens = max(1, (max_runs - polish_runs) // size - 1)
+        if not status:
+            try:
+                differential_evolution(lambda u: 0.0, list(zip(u_lo, u_hi)), init=pop, workers=evaluate,
+                                       updating="deferred", maxiter=gens, tol=0.01, polish=False, seed=seed,
+                                       mutation=(0.5, 1.0), recombination=0.7, callback=settled)
+            except _Stopped as exc:
+                status = str(exc)
+        u_best = pop[0] if de_state["pop"] is None else de_state["pop"][int(np.argmin(de_state["cost"]))]
+        u_best = np.array(u_best, float)
+        c_best = costs([u_best])[0]
+        # ---- local polish: least_squares with central differences of FD_STEP (the probes run with the trial point)
+        h = FD_STEP
+
+        def probes(u):
+            pts = []
+            for i in range(k):
+                e = np.eye(k)[i]
+                pts += [np.minimum(u + h * e, u_hi), np.maximum(u - h * e, u_lo)]
+            return pts
 
         def fun(u):
-            xs = [u] + (probes(u) if parallel else [])   # the Jacobian's runs alongside, when workers are idle
-            r = residual(runs.get([x * scale for x in xs], t_end)[0])
-            c = 0.5 * float(r @ r)
-            if c < best["cost"]:
-                best.update(u=np.array(u, float), cost=c)
-            return r
+            extra = probes(u) if nworkers >= 2 * k + 1 else []   # idle workers: the Jacobian's runs alongside
+            res = runs.get([x_of(v) for v in [u, *extra]], t_end)[0]
+            return residual(res)
 
-        def jac(u):
-            rs = [residual(res) for res in runs.get([x * scale for x in [u, *probes(u)]], t_end)]
-            return np.column_stack([(rs[i + 1] - rs[0]) / h for i, h in enumerate(steps(u))])
-        r0 = residual(runs.get([u0 * scale], t_end)[0])
-        cost0 = 0.5 * float(r0 @ r0)
-        status, J = "", None
-        try:
-            sol = least_squares(fun, u0, jac=jac, bounds=(lo_u, hi_u), method="trf", x_scale=1.0,
-                                xtol=1e-4, ftol=1e-8, gtol=1e-10, max_nfev=max_runs)
-            status = "converged" if sol.status > 0 else sol.message
-            if sol.cost <= best["cost"]:
-                best.update(u=sol.x, cost=float(sol.cost))
-                J = sol.jac
-        except _Stopped as exc:
-            status = str(exc)
-        u_best = best["u"]
-        r_best = residual(runs.get([u_best * scale], t_end)[0]) if math.isfinite(best["cost"]) else r0
-        if J is None and status != "cancelled":
+        def jac(u, budget=True):
+            pts = probes(u)
+            rs = [residual(r) for r in runs.get([x_of(v) for v in [u, *pts]], t_end, budget)[1:]]
+            return np.column_stack([(rs[2 * i] - rs[2 * i + 1]) / (pts[2 * i][i] - pts[2 * i + 1][i])
+                                    for i in range(k)])
+        J = None
+        from scipy.optimize import least_squares
+        for attempt in range(3):   # polish; then a look along each key (+-3 %, +-10 %): a lower point starts it again
+            if status:
+                break
             try:
-                runs.max_runs += len(fits)       # the uncertainty's Jacobian is worth its runs
-                J = jac(u_best)
+                nfev = int(min(6, max(1, (max_runs - runs.done) // (2 * k + 1))))
+                sol = least_squares(fun, u_best, jac=jac, bounds=(u_lo, u_hi), method="trf", x_scale=1.0,
+                                    xtol=1e-6, ftol=1e-9, gtol=1e-12, max_nfev=nfev)
+                if 2 * sol.cost <= c_best:
+                    u_best, c_best, J = np.array(sol.x, float), 2 * float(sol.cost), sol.jac
+                history.append(("polish", runs.done, c_best, residual.noise_cost))
+                if attempt == 2:
+                    break
+                prof = _profiles(fits, u_best, u_lo, u_hi, costs, x_of, (-0.1, -0.03, 0.03, 0.1))
+            except _Stopped as exc:
+                status = str(exc)
+                break
+            key, (xs_, cs_) = min(prof.items(), key=lambda kv: float(np.min(kv[1][1])))
+            if float(np.min(cs_)) >= c_best * (1 - 1e-4):
+                break
+            i = [f.key for f in fits].index(key)
+            u_best = u_best.copy()
+            u_best[i] = float(fits[i].to_u(xs_[int(np.argmin(cs_))]))
+            c_best, J = float(np.min(cs_)), None
+        # the best point of every run made (a probe or a global candidate may have a lower cost)
+        costs([np.array([float(f.to_u(v)) for f, v in zip(fits, kx)]) for kx in list(runs.cache)])
+        kbest = min(cost_cache, key=cost_cache.get)
+        if cost_cache[kbest] < c_best:
+            u_best, c_best, J = np.array([float(f.to_u(v)) for f, v in zip(fits, kbest)]), cost_cache[kbest], None
+        # ---- the verdict: Jacobian at the best point, interval, correlation, remaining step, edges, budget
+        reasons, sigma, corr, block = [], np.full(k, math.nan), None, 0
+        if status != "cancelled":
+            if J is None:
+                try:
+                    J = jac(u_best, budget=False)   # the interval is worth its runs beyond the budget
+                except _Stopped:
+                    J = None
+        r_best = residual(runs.get([x_of(u_best)], t_end, budget=False)[0]) if status != "cancelled" or \
+            runs.key(x_of(u_best)) in runs.cache else None
+        if J is not None and r_best is not None:
+            sigma_u, corr, block, step, reasons_v = _verdict(J, r_best, len(fitted_channels), fits, seed)
+            reasons += reasons_v
+            hw_x = np.array([abs(float(f.to_x(u + s)) - float(f.to_x(u))) if math.isfinite(s) else math.nan
+                             for f, u, s in zip(fits, u_best, sigma_u)])
+            sigma = hw_x
+            for f, u, s, d in zip(fits, u_best, sigma_u, step):
+                if math.isfinite(s) and abs(d) > s:
+                    reasons.append(f"{f.key}: the cost still falls that way (the last Jacobian moves it by "
+                                   f"{abs(d) / max(s, 1e-300):.1f}x its uncertainty)")
+        for f, u, lo_, hi_ in zip(fits, u_best, u_lo, u_hi):
+            span = hi_ - lo_
+            if u - lo_ <= EDGE * span or hi_ - u <= EDGE * span:
+                end = float(f.to_x(lo_ if u - lo_ <= EDGE * span else hi_))
+                declared = end in (f.lo, f.hi)
+                reasons.append(f"{f.key} = {float(f.to_x(u)):.6g} is at the {'declared' if declared else 'search'} "
+                               f"range's end {end:.6g} {f.unit}".rstrip()
+                               + ("" if declared else f" (searched {f.search_lo:.6g} to {f.search_hi:.6g}: "
+                                                      "widen --search)"))
+        if status == "run budget reached":
+            reasons.insert(0, f"the run budget ({max_runs} runs) was reached: raise --max-runs")
+        prof = {}
+        if profiles and status not in ("cancelled",):
+            try:
+                prof = _profiles(fits, u_best, u_lo, u_hi, lambda us: costs(us, budget=False), x_of)
             except _Stopped:
-                J = None
-        sigma = _sigma(J, r_best, len(fits)) * scale
-        best_res = runs.get([u_best * scale], t_end)[0]
+                prof = {}
+            for key, (xs_, cs_) in prof.items():
+                i = int(np.argmin(cs_))
+                if cs_[i] < c_best * (1 - 1e-4):
+                    reasons.append(f"{key}: the cost is lower at {xs_[i]:.6g} than at the fit")
+        if status == "cancelled":
+            pass
+        elif status == "run budget reached" or reasons:
+            status = "not converged" if status != "run budget reached" else status
+        else:
+            status = "converged"
+        x_best = x_of(u_best)
+        best_res = runs.cache.get(runs.key(x_best), nominal)
         after = compare_arrays(best_res["time"], best_res["values"], sig, cmap, off, spath) \
             if "time" in best_res else before
-        cal = Calibration(fits, x0, u_best * scale, sigma, off, before.metrics, after.metrics, runs.done,
-                          time.perf_counter() - t_wall, status, cost0, 0.5 * float(r_best @ r_best), runs.rounds,
-                          startup)
+        cal = Calibration(fits, x0, x_best, sigma, off, before.metrics, after.metrics, runs.done,
+                          time.perf_counter() - t_wall, status, cost0, c_best, runs.rounds, startup,
+                          reasons=reasons, correlation=corr, noise_cost=residual.noise_cost, block=block,
+                          profiles=prof, history=history, comparisons=(before, after),
+                          measured_name=Path(measured_path).name,
+                          points=[(np.array(kx), c) for kx, c in cost_cache.items()])
     finally:
         if own:
             cluster = getattr(client, "cluster", None)
@@ -387,48 +680,165 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
             if cluster is not None and not scheduler:
                 cluster.close()
     if out_path is not None:
-        try:
-            cal.written = write_fitted(spath, cal, out_path, measured_path)
-        except OSError as exc:
-            raise CalibrationError(out_path, "/", f"cannot be written ({exc.strerror or exc})") from None
+        cal.written = write_fitted(spath, cal, out_path, measured_path)
     return cal
 
 
-def _set_in_doc(doc, key: str, value: float):
+def _verdict(J, r, n_ch, fits, seed):
+    """(half-widths in u, correlation, block length, the Gauss-Newton step still to go, reasons) at the best point."""
+    k = J.shape[1]
+    A = J.T @ J
+    reasons = []
+    names = [f.key for f in fits]
+    diag = np.sqrt(np.diag(A))
+    if not np.all(diag > 0):
+        dead = [names[i] for i in range(k) if not diag[i] > 0]
+        return (np.full(k, math.nan), None, 0, np.zeros(k),
+                [f"{', '.join(dead)}: the record does not change with {'it' if len(dead) == 1 else 'them'}"])
+    An = A / np.outer(diag, diag)
+    if np.linalg.cond(An) > 1e12:
+        i, j = np.unravel_index(np.argmax(np.abs(An - np.eye(k))), An.shape)
+        return (np.full(k, math.nan), None, 0, np.zeros(k),
+                [f"{names[i]} and {names[j]} trade off on this record (their effects are proportional): fit one"])
+    A_inv = np.linalg.inv(A)
+    step = -A_inv @ (J.T @ r)
+    E = r.reshape(-1, n_ch)
+    J3 = J.reshape(-1, n_ch, k)
+    scores = np.einsum("tck,tc->tk", J3, E)
+    block = _block_length(E)
+    draws = block_bootstrap(scores, A_inv, block, np.random.default_rng(seed))
+    cov = np.cov(draws.T).reshape(k, k)
+    from scipy import stats      # few blocks: Student's t on the bootstrap's standard deviation, not the normal's 1.96
+    hw = stats.t.ppf(0.5 + CONFIDENCE / 2, max(1, math.ceil(len(E) / block) - k)) * np.sqrt(np.diag(cov))
+    sd = np.sqrt(np.diag(cov))
+    corr = cov / np.outer(sd, sd) if np.all(sd > 0) else None
+    if corr is not None:
+        for i in range(k):
+            for j in range(i + 1, k):
+                if abs(corr[i, j]) > TRADE_OFF:
+                    reasons.append(f"{names[i]} and {names[j]} trade off on this record (correlation "
+                                   f"{corr[i, j]:+.4f}): fit one of them, or add a record that separates them")
+    hw = np.sqrt(hw ** 2 + step ** 2)      # the step still to go is part of the uncertainty
+    return hw, corr, block, step, reasons
+
+
+def _profiles(fits, u_best, u_lo, u_hi, costs, x_of, steps=(-0.1, -0.03, -FD_STEP, 0.0, FD_STEP, 0.03, 0.1)):
+    """The cost along each key through the fit (the others held), at -10, -3, -1, +1, +3, +10 % (search variable)."""
+    out = {}
+    pts, owners = [], []
+    for i, f in enumerate(fits):
+        for d in steps:
+            u = u_best.copy()
+            u[i] = min(max(u[i] + d, u_lo[i]), u_hi[i])
+            pts.append(u)
+            owners.append(i)
+    cs = costs(pts)
+    for i, f in enumerate(fits):
+        sel = [(float(x_of(p)[i]), c) for p, c, o in zip(pts, cs, owners) if o == i]
+        sel = sorted(dict(sel).items())
+        out[f.key] = (np.array([s[0] for s in sel]), np.array([s[1] for s in sel]))
+    return out
+
+
+def _set_in_doc(doc, key: str, value: float, comment: str | None = None):
+    """Set a key (or list element) in a tomlkit document; with `comment`, replace that line's comment."""
+    import tomlkit
     parts, idx = split_key(key)
     cur = doc
     for p in parts[:-1]:
         cur = cur[p]
+    name = parts[-1]
     if idx is None:
-        cur[parts[-1]] = value
+        item = tomlkit.item(value)
     else:
-        cur[parts[-1]][idx] = value
+        item = cur[name]
+        item[idx] = value
+    if comment is not None:
+        item.comment(comment)
+    cur[name] = item
+
+
+def _comment(old_item, k: FitKey, value: float, hw: float, record: str, status: str) -> str:
+    old = old_item.trivia.comment.lstrip("#").strip() if hasattr(old_item, "trivia") else ""
+    pm = f" ± {hw:.2g}" if math.isfinite(hw) else ""
+    idx = f"[{split_key(k.key)[1]}] " if split_key(k.key)[1] is not None else ""
+    return (f"# {idx}{value:.6g}{pm} {k.unit}, fitted to {record} ({status}); was {k.value:.6g}"
+            + (f": {old}" if old else ""))
+
+
+def fitted_paths(out_path, mechanism_path) -> tuple[Path, Path]:
+    """The fitted scenario (`-o`) and the fitted mechanism next to it, named from it: <out stem>_<mechanism stem>."""
+    out = Path(out_path)
+    return out, out.parent / f"{out.stem}_{Path(mechanism_path).stem}.toml"
 
 
 def write_fitted(scenario_path, cal: Calibration, out_path, measured_path) -> list[Path]:
-    """The scenario (and, if a mechanism key was fitted, the mechanism, next to it as <mechanism>_fitted.toml) with
-    the fitted values, comments and layout kept (tomlkit); a comment at the top says what was fitted to what."""
+    """The scenario (and, if a mechanism key was fitted, the mechanism, named from `out_path`) with the fitted values,
+    their lines' comments updated, the rest kept (tomlkit); a comment at the top says what was fitted to what.
+    Written atomically (temporary files, then os.replace); on failure nothing new is left and the OSError is raised."""
     import tomlkit
-    spath, out = Path(scenario_path), Path(out_path)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    spath = Path(scenario_path)
+    out, mout = fitted_paths(out_path, _read(spath)[1])
     sc, mpath, _ = _read(spath)
-    head = [f"# fitted by dockmnemo calibrate to {Path(measured_path).name} ({cal.status}, time offset "
-            f"{cal.offset:.6f} s):"] + [f"#   {line}" for line in cal.lines()]
+    record = Path(measured_path).name
+    head = [f"# fitted by dockmnemo calibrate to {record} ({cal.summary()}; time offset {cal.offset:.6f} s; "
+            f"± half-width of the {CONFIDENCE:.0%} interval):"] + [f"#   {line}" for line in cal.lines()]
     sdoc = tomlkit.parse(spath.read_text(encoding="utf-8"))
-    written = []
-    mech_fits = [(k, x) for k, x in zip(cal.keys, cal.x) if k.in_mechanism]
+    texts = []
+    mech_fits = [(k, x, s) for k, x, s in zip(cal.keys, cal.x, cal.sigma) if k.in_mechanism]
     if mech_fits:
         mdoc = tomlkit.parse(mpath.read_text(encoding="utf-8"))
-        for k, x in mech_fits:
-            _set_in_doc(mdoc, k.key, float(x))
-        mout = out.parent / f"{mpath.stem}_fitted.toml"
-        mout.write_text("\n".join(head) + "\n" + tomlkit.dumps(mdoc), encoding="utf-8")
-        written.append(mout)
+        for k, x, s in mech_fits:
+            _set_in_doc(mdoc, k.key, float(x), _comment(_item(mdoc, k.key), k, float(x), float(s), record, cal.status))
+        texts.append((mout, "\n".join(head) + "\n" + tomlkit.dumps(mdoc)))
         sdoc["mechanism"] = mout.name
     elif str(sc.get("mechanism", "")).endswith(".toml") and out.parent.resolve() != spath.parent.resolve():
         sdoc["mechanism"] = str(mpath)
-    for k, x in zip(cal.keys, cal.x):
+    for k, x, s in zip(cal.keys, cal.x, cal.sigma):
         if not k.in_mechanism:
-            _set_in_doc(sdoc, k.key, float(x))
-    out.write_text("\n".join(head) + "\n" + tomlkit.dumps(sdoc), encoding="utf-8")
-    return [out, *written]
+            _set_in_doc(sdoc, k.key, float(x), _comment(_item(sdoc, k.key), k, float(x), float(s), record, cal.status))
+    texts.insert(0, (out, "\n".join(head) + "\n" + tomlkit.dumps(sdoc)))
+    return atomic_write_texts(texts)
+
+
+def _item(doc, key: str):
+    parts, _ = split_key(key)
+    cur = doc
+    for p in parts:
+        cur = cur[p]
+    return cur
+
+
+def atomic_write_texts(texts: list[tuple[Path, str]]) -> list[Path]:
+    """Write each (path, text) through a temporary file in its directory and os.replace, all or nothing: on an OSError
+    the temporary files and any directory made here are removed and the error is raised."""
+    made, temps = [], []
+    try:
+        for path, _ in texts:
+            missing = []
+            p = Path(path).parent
+            while not p.exists():
+                missing.append(p)
+                p = p.parent
+            for d in reversed(missing):
+                d.mkdir()
+                made.append(d)
+        for path, text in texts:
+            fd, tmp = tempfile.mkstemp(prefix=f".{Path(path).name}.", suffix=".tmp", dir=Path(path).parent)
+            temps.append(Path(tmp))
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+        for (path, _), tmp in zip(texts, temps):
+            os.replace(tmp, path)
+    except OSError:
+        for tmp in temps:
+            tmp.unlink(missing_ok=True)
+        for d in reversed(made):
+            try:
+                d.rmdir()
+            except OSError:
+                pass
+        raise
+    return [Path(p) for p, _ in texts]

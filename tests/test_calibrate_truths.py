@@ -1,0 +1,57 @@
+"""Calibration against synthetic truths past the first seconds (issue 34; slow: 40-60 runs each): the 6 s record where
+the old least-squares fit stalled at the start and said "converged" (-19.6 %, exit 0), and two keys the record cannot
+tell apart (exit 3). bench/calibrate_truths.py runs the 12 s, whole-record and 3-key cases."""
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+
+import pytest
+
+from app.cli import main
+from solver.measured.calibrate import fit_bounds
+from tests.calibrate_truth import CENTRAL, truth_scenario, write_map, write_record
+
+pytestmark = pytest.mark.slow
+BRAKE = "axial_damper.friction_brake_torque_in"
+
+
+def cli(*args):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in args])
+    return code, out.getvalue(), err.getvalue()
+
+
+def _record(d, factors, t_end):
+    from solver.simulate import run_scenario
+    run_scenario(truth_scenario(d, factors), d / "truth.h5", t_end=t_end)
+    return write_record(d / "truth.h5", d / "stand.mat"), write_map(d / "map.toml")
+
+
+def test_a_6_s_record_past_the_return_impact_is_fitted_from_the_start(tmp_path):
+    """The brake x 0.8 on a 6 s record (the return impact inside it), fitted from the nominal 2.55 N*m: within 3 % and
+    inside its printed interval, exit 0 (old main: 2.047 -> -19.6 % "converged" at the start, exit 0)."""
+    rec, mp = _record(tmp_path, {BRAKE: 0.8}, 6.0)
+    truth = 0.8 * fit_bounds(CENTRAL, BRAKE).value
+    code, out, err = cli("calibrate", CENTRAL, rec, "--map", mp, "--fit", BRAKE, "--workers", "2",
+                         "-o", tmp_path / "fit.toml")
+    assert code == 0, out + err
+    m = re.search(rf"^{re.escape(BRAKE)} = (\S+) ± (\S+) N\*m  \(was 2.55\)$", out, re.M)
+    value, half = float(m.group(1)), float(m.group(2))
+    assert abs(value / truth - 1) < 0.03 and abs(value - truth) <= half, out
+    assert re.search(r"runs in \d+ rounds, .* s \(converged; residual (0\.9\d|1\.0\d)x the record's noise\)", out), out
+
+
+def test_two_masses_the_record_cannot_tell_apart_exit_3_naming_both(tmp_path):
+    """The probe's and the housing's masses move the base loads alike and little (their effects correlate 0.9998, a
+    few N against 2 % noise): not converged, exit 3 naming both (they drift to the ends of their search ranges: a
+    1 % difference of such keys is event jitter, so the Jacobian's correlation stays under 0.99 and the pair message
+    of test_calibrate.py::test_keys_that_trade_off_are_named does not come); the best point is written."""
+    rec, mp = _record(tmp_path, {"probe.mass": 1.2}, 4.0)
+    code, out, err = cli("calibrate", CENTRAL, rec, "--map", mp, "--fit", "probe.mass,housing.mass", "--workers", "2",
+                         "-o", tmp_path / "fit.toml")
+    assert code == 3, out + err
+    assert "calibration not converged: " in err and "probe.mass" in err and "housing.mass" in err, err
+    assert (tmp_path / "fit_existing.toml").is_file()
