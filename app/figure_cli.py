@@ -1,4 +1,4 @@
-"""`dockmnemo figure RUN.h5 --plot Fx,Fy --xy probe_stroke:Fx --t 0:20 --size 160x120mm -o fig.pdf`: a report
+"""`dockmnemo figure RUN.h5 --plot Fx,Fy --xy STROKE:Fx --t 0:20 --size 160x120mm -o fig.pdf`: a report
 figure drawn with matplotlib from the run file (viewer.report_figure)."""
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from app.progress import fail
 
 FIGURE_EXAMPLES = """\
 examples:
-  dockmnemo figure run.h5 --plot Fx,Fy --plot probe_stroke -o fig.pdf
-  dockmnemo figure sample_runs/expert_existing.h5 --plot Fx,Fy --plot probe_stroke --xy probe_stroke:Fx \\
+  dockmnemo figure run.h5 --plot Fx,Fy --plot STROKE -o fig.pdf      (STROKE: a stroke channel of the run)
+  dockmnemo figure sample_runs/expert_existing.h5 --plot Fx,Fy --plot STROKE --xy STROKE:Fx \\
         --t 0:20 --at 6 --size 160x120mm --dpi 300 --theme light -o fig.png
 Exit status 2 with a one-line message (naming the file and listing what exists) on bad input; nothing written."""
 

@@ -446,7 +446,7 @@ class MainWindow(QMainWindow):
             return
         names = sorted(self.run.channels)
         plotted = self.diagram.plots.names
-        x0 = names.index("probe_stroke") if "probe_stroke" in names else 0
+        x0 = next((i for i, n in enumerate(names) if n.endswith("_stroke")), 0)   # a stroke: a damper's loop
         chx, ok = QInputDialog.getItem(self, "XY plot", "along x (horizontal)", names, x0, False)
         if not ok:
             return

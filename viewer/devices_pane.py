@@ -89,8 +89,8 @@ def _octant_step(x: float) -> int:
 
 def abbreviations(name: str) -> list[str]:
     """Shorter and shorter forms of a name that keep each word's start and every number, a letter at a time from the
-    longest word (the rightmost of equals), words kept to 4 letters first, then fewer: spring_mechanism_2 ->
-    spring_mechan_2 -> spring_mecha_2 -> … -> spri_mech_2 -> … -> s_m_2 (never cut in the middle of a word)."""
+    longest word (the rightmost of equals), words kept to 4 letters first, then fewer: rotating_ring_2 ->
+    rotatin_ring_2 -> rotati_ring_2 -> … -> rota_ring_2 -> … -> r_r_2 (never cut in the middle of a word)."""
     words = name.split("_")
     out = []
     for floor in (4, 3, 2, 1):

@@ -68,7 +68,7 @@ def parse_xy(text: str) -> tuple[str, str]:
     """`CHX:CHY`."""
     parts = [p.strip() for p in text.split(":")]
     if len(parts) != 2 or not all(parts):
-        raise FigureError(f"--xy: {text!r} is not CHX:CHY (e.g. probe_stroke:Fx)")
+        raise FigureError(f"--xy: {text!r} is not CHX:CHY (e.g. Fy:Fx)")
     return parts[0], parts[1]
 
 

@@ -90,6 +90,8 @@ class FactsPanel(QWidget):
         self.readout.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Ignored)
         self.t_label, self.readout = SteadyLabel(self.t_label), SteadyLabel(self.readout)   # new text each frame
         bl.addWidget(self.t_label)
+        self.readout.setObjectName("facts")                  # (the panel's background under the scroll area)
+        self.readout.setAttribute(Qt.WA_StyledBackground)
         bl.addWidget(scroll_area(self.readout, style.BACKGROUND), 1)   # many rows (measured, Δ) scroll on a small screen
         v.addWidget(box)
 
