@@ -92,7 +92,7 @@ def test_app_run_shows_compiling_then_its_eta(cold_run, qtbot, tmp_path, monkeyp
     qtbot.waitExposed(w)
     texts = []
     w.runner.compiling.connect(lambda k, n: texts.append(w.run_label.text()))
-    w.start_run(SCEN, tmp_path / "run.h5", 1.5)
+    w.start_run(SCEN, tmp_path / "run.h5", 20.0)   # (long enough to show its ETA on a quiet machine)
     qtbot.waitUntil(lambda: bool(texts) or not w.runner.running, timeout=120000)
     n = int(cold_run[1].stderr.split(SAYS)[1].split()[2])       # the units of a cold compile
     assert texts == [f"{SAYS}{n} of {n}"], (texts, w.run_label.text(), w.runner.stderr)   # only the step loop
