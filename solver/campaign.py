@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import difflib
+import errno
 import hashlib
 import itertools
 import json
@@ -53,10 +54,10 @@ class CampaignWriteError(OSError):
     """A file of the campaign directory could not be written (disk full, file too large): names it and the cause;
     nothing half-written is left (the rows before it are kept)."""
 
-    def __init__(self, path, exc: BaseException):
+    def __init__(self, path, exc: BaseException | str):
         from solver.runfile import _write_problem
         self.path = str(path)
-        super().__init__(f"{self.path}: writing failed: {_write_problem(exc)}")
+        super().__init__(f"{self.path}: writing failed: {exc if isinstance(exc, str) else _write_problem(exc)}")
 
     def __str__(self):
         return self.args[0]
@@ -715,6 +716,25 @@ def use_cache_dir(cache_dir) -> bool:
     return True
 
 
+WRITE_FAILED = "write_failed"   # a task's status (never a stored row's): its worker could not write its own files
+_NO_SPACE = (errno.EFBIG, errno.ENOSPC, errno.EDQUOT)
+
+
+def out_of_space(exc: BaseException) -> bool:
+    """A write failed because the disk (or the process's file size limit) is full: EFBIG, ENOSPC, EDQUOT."""
+    from solver.runfile import write_errno
+    return write_errno(exc) in _NO_SPACE
+
+
+def _worker_write_problem(run_path: Path, exc: BaseException) -> str:
+    """One line naming the worker and its file (the run file in its temporary folder, or the exception's own)."""
+    from solver.runfile import RunWriteError, _write_problem
+    what = getattr(exc, "filename", None) or (exc.path if isinstance(exc, RunWriteError) else None)
+    problem = exc.problem if isinstance(exc, RunWriteError) else _write_problem(exc)
+    return (f"worker {socket.gethostname()}:{os.getpid()} could not write "
+            f"{what or f'its files (while making {run_path})'}: {problem}")
+
+
 def run_task(task: dict) -> dict:
     """Dask task: simulate run `index` from its scenario text in a temp dir, summarise, keep or drop the file.
 
@@ -731,14 +751,17 @@ def run_task(task: dict) -> dict:
     with tempfile.TemporaryDirectory(prefix="dockmnemo-run-") as td:
         sp = Path(td) / f"run_{i:05d}.toml"
         rp = Path(td) / f"run_{i:05d}.h5"
-        sp.write_text(task["scenario_text"], encoding="utf-8")
         try:
+            sp.write_text(task["scenario_text"], encoding="utf-8")
             run_scenario(sp, rp, t_end=task["t_end"])
         except SolverDiverged as exc:
             row["status"], row["message"] = "diverged", str(exc)
         except ScenarioError as exc:
             row["status"], row["message"] = "error", str(exc)
         except Exception as exc:   # noqa: BLE001  (a failing run must not stop the campaign)
+            if out_of_space(exc):   # the worker's disk, not the run: the campaign stops, the row is not stored
+                row["status"], row["message"] = WRITE_FAILED, _worker_write_problem(rp, exc)
+                return row
             row["status"], row["message"] = "error", f"{type(exc).__name__}: {exc}"
         wall = time.perf_counter() - t0
         if rp.is_file() and row["status"] != "error":
@@ -1040,9 +1063,13 @@ def run_campaign(campaign_path, directory, scheduler: str | None = None, workers
                 try:
                     row = fut.result()
                 except Exception as exc:   # noqa: BLE001  (a worker died, the task was lost, ...)
+                    if out_of_space(exc):
+                        raise CampaignWriteError(f"run {i}'s worker", exc) from None
                     row = {"index": i, "status": "error", "message": f"task failed: {type(exc).__name__}: {exc}",
                            "captured": False, "passed": False, "verdict": "", "outputs": {}, "worker": "",
                            "jit_compiled": 0, "run_bytes": None}
+                if row["status"] == WRITE_FAILED:   # its worker's disk is full: stop, the row is not a run's result
+                    raise CampaignWriteError(f"run {i}", row["message"])
                 _store_row(c, d, row, session)
                 rows[i] = row
                 n_run += 1

@@ -52,9 +52,10 @@ def _event_array(events) -> np.ndarray:
 class RunWriteError(Exception):
     """The run file could not be written (disk full, file too large, removed drive): names the file and the cause."""
 
-    def __init__(self, path, problem: str):
+    def __init__(self, path, problem: str, errno: int | None = None):
         self.path = str(path)
         self.problem = problem
+        self.errno = errno   # the system's error number when the cause had one (EFBIG, ENOSPC, ...)
         super().__init__(f"{self.path}: writing the run file failed: {problem}")
 
 
@@ -177,15 +178,25 @@ def writer_alive(path) -> bool | None:
     return kind != fcntl.F_UNLCK
 
 
+def write_errno(exc: BaseException) -> int | None:
+    """The system's error number of a failed write: an OSError's, or the one HDF5's RuntimeError text names."""
+    if isinstance(exc, RunWriteError):
+        return exc.errno
+    if isinstance(exc, OSError) and exc.errno:
+        return exc.errno
+    m = re.search(r"errno = (\d+)", " ".join(str(exc).split()))
+    return int(m.group(1)) if m and int(m.group(1)) else None
+
+
 def _write_problem(exc: BaseException) -> str:
     """One line on a failed write: the system's words for its errno first (HDF5's messages span lines)."""
     text = " ".join(str(exc).split())
-    if isinstance(exc, OSError) and exc.errno:
-        return f"{os.strerror(exc.errno)} ({text})"
-    m = re.search(r"errno = (\d+)", text)   # HDF5's RuntimeError around a failed write names the errno
-    if m and int(m.group(1)):
-        return f"{os.strerror(int(m.group(1)))} ({text})"
-    return f"{type(exc).__name__}: {text}"
+    n = write_errno(exc)
+    return f"{os.strerror(n)} ({text})" if n else f"{type(exc).__name__}: {text}"
+
+
+def _write_failed(path, exc: BaseException) -> "RunWriteError":
+    return RunWriteError(path, _write_problem(exc), write_errno(exc))
 
 
 _UNCLOSABLE: list = []   # files whose creation failed part-way (disk full): never closed, see RunWriter.__init__
@@ -215,7 +226,7 @@ class RunWriter:
                 self._release_lock()
             Path(path).with_name(Path(path).name + ".creating").unlink(missing_ok=True)
             if isinstance(exc, (OSError, RuntimeError)):
-                raise RunWriteError(path, _write_problem(exc)) from None
+                raise _write_failed(path, exc) from None
             raise
         finally:
             sys.unraisablehook = hook
@@ -350,7 +361,7 @@ class RunWriter:
             try:
                 return fn(*args)
             except OSError as exc:
-                raise RunWriteError(self.path, _write_problem(exc)) from exc
+                raise _write_failed(self.path, exc) from exc
         while True:
             self._raise_failure()
             try:
@@ -370,7 +381,7 @@ class RunWriter:
 
     def _raise_failure(self):
         if self._error is not None:
-            raise RunWriteError(self.path, _write_problem(self._error)) from self._error
+            raise _write_failed(self.path, self._error) from self._error
         if not self._thread.is_alive():
             raise RunWriteError(self.path, "the writer thread has stopped")
 
