@@ -282,12 +282,23 @@ class BlockKernels:
                      np.zeros((block, npair, 3)), np.zeros((block, npair)), np.zeros((block, npair))]
         self.ev, self.n_ev, self.read = np.zeros((n_events, 3)), np.zeros(1, np.int64), 0
 
+    done = None        # a status that ends the run complete inside a long frame (its row kept), if the kernel has one
+    last_spo = 0       # steps of the run's last frame (0: recorded without integrating past it)
+    cancel = tick = None   # set by run_kernels: checked / called between kernel calls of at most STEPS_PER_CALL steps
+    cancelled = False
+
+    def call(self, t: float, n: int, spo: int, outs) -> tuple[int, float, int]:
+        """One kernel call: n frames of spo steps from t into outs."""
+        st = self.state
+        return self.run_block(st["s"], st["Z"], t, self.m.step, n, spo, *self.arrays, self.ev, self.n_ev,
+                              st["contact_prev"], *outs)
+
     def advance(self, t: float, frames: int, last: bool = False):
-        st, m = self.state, self.m
-        args = (*self.arrays, self.ev, self.n_ev, st["contact_prev"])
-        status, t, rows = self.run_block(st["s"], st["Z"], t, m.step, frames - last, self.spo, *args, *self.outs)
-        if last and status == self.ok:
-            status, t, r = self.run_block(st["s"], st["Z"], t, m.step, 1, 0, *args, *[a[rows:] for a in self.outs])
+        """Integrate `frames` frames from t in calls of at most STEPS_PER_CALL steps: (status, t, rows recorded)."""
+        status, t, rows, self.cancelled = frames_in_calls(self.call, t, frames - last, self.spo, self.outs, self.ok,
+                                                          self.cancel, self.tick, self.done)
+        if last and status == self.ok and not self.cancelled:
+            status, t, r = self.call(t, 1, self.last_spo, [a[rows:] for a in self.outs])
             rows += r
         return status, t, rows
 
@@ -302,13 +313,17 @@ class BlockKernels:
         self.n_ev[0], self.read = 0, 0
 
     def new_events(self, w: RunWriter):
-        """Each kernel event as `events[kind]` = (event kind, text with {pair} for the pair's label) says."""
+        """Write the kernel's events since the last call."""
         for i in range(self.read, min(int(self.n_ev[0]), self.ev.shape[0])):
-            t, kind, j = self.ev[i]
-            name, text = self.events[int(kind)]
-            pair = self.pairs[int(j)] if 0 <= j < len(self.pairs) else None
-            w.add_event(float(t), name, pair.name if pair else "", text.format(pair=pair.label if pair else ""))
+            self.add_event(w, self.ev[i])
         self.read = int(self.n_ev[0])
+
+    def add_event(self, w: RunWriter, row):
+        """One kernel event row (t, kind, pair index) as `events[kind]` = (event kind, text with {pair}) says."""
+        t, kind, j = row
+        name, text = self.events[int(kind)]
+        pair = self.pairs[int(j)] if 0 <= j < len(self.pairs) else None
+        w.add_event(float(t), name, pair.name if pair else "", text.format(pair=pair.label if pair else ""))
 
     def finish(self, w: RunWriter, status: int, t: float):
         return status, (None if status == self.ok else f"solver status {status}")

@@ -13,7 +13,7 @@ from solver.contact.pairset import PAR_DMAX
 from solver.mechanisms.probe_cone import dynamics as D
 from solver.mechanisms.probe_cone.model import Model
 from solver.runfile import ChannelInfo, ContactPairInfo, PartGeometry, RunWriter
-from solver.simulate import frames_in_calls, run_kernels, run_plan
+from solver.simulate import BlockKernels, run_kernels, run_plan
 from solver.wireframe import Wire
 
 SOLVER_VERSION = "dockmnemo-solver 2 (CRBA + nut equation, RK4, contact library)"
@@ -193,60 +193,31 @@ def kernel_units(m) -> list[tuple[str, object, tuple]]:
     return out
 
 
-class ProbeConeKernels:
-    """The probe-cone's step kernel over one run's arrays, as the one runner drives it (solver.simulate.Kernels)."""
+class ProbeConeKernels(BlockKernels):
+    """The probe-cone's step kernel over one run's arrays (its own argument order, events and end statuses)."""
     ok = D.ST_OK
+    done = D.ST_DONE      # hard dock inside a long frame ends the run with that frame's row
+    last_spo = 1
 
     def __init__(self, m: Model, pairs, spo: int, block: int):
         self.m, self.pairs, self.spo = m, pairs, spo
         npair = len(pairs)
         self.state = {"s": m.s0.copy(), "Z": m.Z0.copy(), "contact_prev": np.zeros(npair, np.int64)}
-        self.kargs = (m.P, m.LAT, m.TLS, m.TAX, m.TMA, m.TML, *kernel_args(m))
-        self.buf = dict(t=np.zeros(block), ch=np.zeros((block, D.NCH)), pos=np.zeros((block, 6, 3)),
-                        q=np.zeros((block, 6, 4)), act=np.zeros((block, npair), np.uint8),
-                        f=np.zeros((block, npair, 3)), p=np.zeros((block, npair, 3)), n=np.zeros((block, npair, 3)),
-                        d=np.zeros((block, npair)), vn=np.zeros((block, npair)))
-        self.outs = [self.buf[k] for k in ("t", "ch", "pos", "q", "act", "f", "p", "n", "d", "vn")]
-        self.ev = np.zeros((16384, 3))
+        self.arrays = (m.P, m.LAT, m.TLS, m.TAX, m.TMA, m.TML, *kernel_args(m))
+        self.outs = [np.zeros(block), np.zeros((block, D.NCH)), np.zeros((block, 6, 3)), np.zeros((block, 6, 4)),
+                     np.zeros((block, npair), np.uint8), np.zeros((block, npair, 3)), np.zeros((block, npair, 3)),
+                     np.zeros((block, npair, 3)), np.zeros((block, npair)), np.zeros((block, npair))]
+        self.ev, self.n_ev, self.read = np.zeros((16384, 3)), np.zeros(1, np.int64), 0
         self.diag = np.zeros(2)
-        self.n_ev = np.zeros(1, np.int64)
-        self.ev_read = 0
+        self.capture = (D.Z_CAPT, D.Z_TCAPT)
 
-    def advance(self, t: float, frames: int, last: bool = False):
-        """Integrate `frames` frames from t (the run's last frame recorded without integrating past it):
-        (status, t, rows recorded)."""
-        s, Z, prev, m = self.state["s"], self.state["Z"], self.state["contact_prev"], self.m
-        call = lambda t, n, spo, o: D.run_block(s, Z, t, m.step, n, spo, *self.kargs, self.diag, prev,  # noqa: E731
-                                                self.ev, self.n_ev, *o)
-        status, t, rows, cancelled = frames_in_calls(call, t, frames - last, self.spo, self.outs, D.ST_OK,
-                                                     getattr(self, "cancel", None), getattr(self, "tick", None),
-                                                     D.ST_DONE)
-        self.cancelled = cancelled
-        if cancelled:
-            return status, t, rows
-        if last and status == D.ST_OK:
-            status, t, r = D.run_block(s, Z, t, m.step, 1, 1, *self.kargs, self.diag, prev, self.ev, self.n_ev,
-                                       *[a[rows:] for a in self.outs])
-            rows += r
-        return status, t, rows
+    def call(self, t: float, n: int, spo: int, outs):
+        st = self.state
+        return D.run_block(st["s"], st["Z"], t, self.m.step, n, spo, *self.arrays, self.diag, st["contact_prev"],
+                           self.ev, self.n_ev, *outs)
 
-    def frames(self, rows: int) -> tuple:
-        """The last block's recorded frames, as RunWriter.append takes them."""
-        return tuple(a[:rows] for a in self.outs)
-
-    def t_capture(self) -> float:
-        Z = self.state["Z"]
-        return float(Z[D.Z_TCAPT]) if Z[D.Z_CAPT] > 0.5 else math.nan
-
-    def forget_events(self):
-        self.n_ev[0] = 0
-        self.ev_read = 0
-
-    def new_events(self, w: RunWriter):
-        """Write the kernel's events since the last call."""
-        for i in range(self.ev_read, min(int(self.n_ev[0]), self.ev.shape[0])):
-            _add_kernel_event(w, self.ev[i], self.pairs)
-        self.ev_read = int(self.n_ev[0])
+    def add_event(self, w: RunWriter, row):
+        _add_kernel_event(w, row, self.pairs)
 
     def finish(self, w: RunWriter, status: int, t: float) -> tuple[int, str | None]:
         """(status, why it diverged or None) at the run's end; hard dock ends a run complete."""
