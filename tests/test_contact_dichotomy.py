@@ -66,7 +66,7 @@ angle = st.floats(0.0, 2 * math.pi)
 tilt = st.floats(0.0, math.radians(15.0))
 
 
-@settings(max_examples=2500, deadline=None)
+@settings(max_examples=800, deadline=None)
 @given(x=st.floats(-0.35, -0.02), off=st.floats(0.0, 0.06), off_dir=angle, tilt=tilt, tilt_dir=angle,
        gap=st.floats(-0.02, 0.06), spin=angle)
 @example(x=-0.171875, off=0.028133399718785677, off_dir=1.578125, tilt=0.1875, tilt_dir=0.0, gap=0.0, spin=2.0)
@@ -88,7 +88,7 @@ def test_ring_on_cone_dichotomy_matches_dense_sampling(x, off, off_dir, tilt, ti
     assert abs(K.cone_char(w, 1, px, py, pz, tube) - f) < 1e-15
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(h=st.floats(-0.11, -0.01), off=st.floats(0.0, 0.25), off_dir=angle, tilt=tilt, tilt_dir=angle,
        spin=angle)
 @example(h=-0.11, off=0.008371696432797395, off_dir=1.24609375, tilt=0.2617993877991494, tilt_dir=5.76171875,
@@ -107,7 +107,7 @@ def test_limiter_generators_dichotomy_matches_dense_sampling(h, off, off_dir, ti
     assert f <= best + 1e-9 + (rb + off) * (1 - math.cos(math.pi / DENSE)) * 4
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(x=st.floats(-0.42, -0.02), rho_frac=st.floats(0.0, 1.0), psi=angle, r=st.floats(0.0, 0.06))
 def test_sphere_cone_no_surface_point_closer_than_reported(x, rho_frac, psi, r):
     """The reported foot is on the surface, and no dense surface point is closer to the centre."""

@@ -125,7 +125,7 @@ def test_segment_behind_and_beside_or_clear_reports_nothing():
 
 
 @pytest.mark.slow   # hypothesis poses against dense sampling / an independent solve
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(a=st.tuples(st.floats(-0.05, 0.21), st.floats(-0.15, 0.15), st.floats(-0.03, 0.05)),
        b=st.tuples(st.floats(-0.05, 0.21), st.floats(-0.15, 0.15), st.floats(-0.03, 0.05)),
        r=st.floats(0.0, 0.02))
@@ -218,7 +218,7 @@ def test_wedge_limits_the_ring_edge():
 
 
 @pytest.mark.slow   # hypothesis poses against dense sampling / an independent solve
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(a=st.tuples(st.floats(-0.2, 0.2), st.floats(-0.6, 0.6), st.floats(-0.6, 0.6)),
        b=st.tuples(st.floats(-0.2, 0.2), st.floats(-0.6, 0.6), st.floats(-0.6, 0.6)),
        tube=st.floats(0.0, 0.01))
@@ -309,7 +309,7 @@ angle = st.floats(0.0, 2 * math.pi)
 
 
 @pytest.mark.slow   # hypothesis poses against dense sampling / an independent solve
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(tilt=st.floats(0.0, math.radians(5.0)), tilt_dir=angle, off=st.floats(0.0, 0.12), off_dir=angle,
        gap=st.floats(-0.01, 0.01), spin=angle)
 def test_annulus_annulus_matches_dense_sampling(tilt, tilt_dir, off, off_dir, gap, spin):
@@ -354,7 +354,7 @@ def test_latch_face_on_striker_pin_is_a_segment_face_pair():
 
 
 @pytest.mark.slow   # hypothesis poses against dense sampling / an independent solve
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(pts=st.lists(st.tuples(st.floats(-0.1, 0.1), st.floats(-0.1, 0.1), st.floats(-0.1, 0.1)), min_size=4,
                     max_size=4))
 @example(pts=[(0.0, 0.0, 0.0625), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0.0, 1e-09, 0.0625)])  # nearly parallel, met
@@ -439,7 +439,7 @@ def _edge_dist_dense(a, b, p, q):
 
 
 @pytest.mark.slow   # hypothesis poses against dense sampling / an independent solve
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(a=st.tuples(st.floats(0.002, 0.18), st.floats(-0.14, 0.14), st.floats(-0.06, 0.0)),   # above the root:
        b=st.tuples(st.floats(0.002, 0.18), st.floats(-0.14, 0.14), st.floats(0.0, 0.06)),    # the ring owns below
        r=st.floats(0.0, 0.01))

@@ -47,7 +47,7 @@ def test_neutral_pose_has_equal_legs_in_closed_form():
 
 
 @pytest.mark.slow   # hypothesis poses against dense sampling / an independent solve
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(frac=st.lists(st.floats(0.0, 1.0), min_size=6, max_size=6))
 def test_forward_kinematics_of_random_leg_lengths_against_an_independent_solve(frac):
     """Leg lengths anywhere in their range: Newton from the neutral pose recovers the pose the independent solve
@@ -74,7 +74,7 @@ def test_forward_kinematics_converges_over_most_of_the_leg_range():
 
 
 @pytest.mark.slow   # hypothesis poses against dense sampling / an independent solve
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(p=st.tuples(*[st.floats(-0.08, 0.08)] * 3), phi=st.tuples(*[st.floats(-0.12, 0.12)] * 3))
 def test_pose_recovered_from_its_leg_lengths(p, phi):
     """A ring pose within +-8 cm and +-7 deg of neutral: IK, then FK from the neutral pose, gives it back."""
