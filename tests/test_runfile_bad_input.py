@@ -237,21 +237,21 @@ def test_every_read_of_a_closed_run_is_a_run_file_error(run3):
 
 @pytest.mark.slow
 def test_byte_flip_fuzz_gives_a_summary_or_one_line(run3):
-    """500 seeded byte flips (mostly in headers, B-trees and heaps): `dockmnemo info` exits 0, or 2 with one line
+    """250 seeded byte flips (mostly in headers, B-trees and heaps): `dockmnemo info` exits 0, or 2 with one line
     naming the file; no traceback, no flip read longer than 10 s. The old reader gave ~3 % RuntimeError tracebacks."""
-    results = run_fuzz(run3, n=500, seed=21, timeout=10.0)
+    results = run_fuzz(run3, n=250, seed=21, timeout=10.0)
     broken = [f"flip {r['i']} at byte {r['offset']} ^ {r['mask']:#04x}: {why}"
               for r in results if (why := problem(r, r.get("path", "")))]
     assert not broken, f"{len(broken)} of {len(results)} flips broke the rules:\n" + "\n".join(broken[:20])
     refusals = sum(r.get("rc") == 2 for r in results)
-    assert 100 < refusals < len(results)   # the flips reach the file's structure, and some leave it readable
+    assert 50 < refusals < len(results)   # the flips reach the file's structure, and some leave it readable
 
 
 @pytest.mark.slow
 def test_byte_flip_fuzz_of_a_killed_writers_run(tmp_path):
-    """300 flips of a run left by a killed writer (info reads it with SWMR and seals it): the same rules. The old
+    """150 flips of a run left by a killed writer (info reads it with SWMR and seals it): the same rules. The old
     reader waited without end on a bad checksum, and sealing escaped as RuntimeError (copy object)."""
-    results = run_fuzz(killed_run(tmp_path / "killed.h5"), n=300, seed=7, timeout=10.0)
+    results = run_fuzz(killed_run(tmp_path / "killed.h5"), n=150, seed=7, timeout=10.0)
     broken = [f"flip {r['i']} at byte {r['offset']} ^ {r['mask']:#04x}: {why}"
               for r in results if (why := problem(r, r.get("path", "")))]
     assert not broken, f"{len(broken)} of {len(results)} flips broke the rules:\n" + "\n".join(broken[:20])
