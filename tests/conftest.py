@@ -1,9 +1,35 @@
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
+ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = Path(__file__).resolve().parent / "_artifacts"
+KERNEL_CACHE = ROOT / ".numba_cache"   # the suite's numba cache (the workers inherit NUMBA_CACHE_DIR)
+PERIPHERAL = ROOT / "resources" / "peripheral" / "scenarios" / "central_impact_10t.toml"
+
+
+def pytest_configure(config):
+    """Before any worker starts: the built-in types' kernels compiled once into the suite's cache (on a fresh clone
+    the probe-cone's compile is the cold run tests/test_solver_compile.py checks), so no worker compiles or waits."""
+    if hasattr(config, "workerinput") or "NUMBA_CACHE_DIR" in os.environ or config.option.collectonly:
+        return
+    from tests.cold_compile import COLD_ENV, cold_run, env_with_cache
+    os.environ["NUMBA_CACHE_DIR"] = str(KERNEL_CACHE)
+    if not KERNEL_CACHE.is_dir():
+        folder = Path(tempfile.mkdtemp(prefix="dockmnemo-cold-"))
+        cache, p = cold_run(folder)
+        if p.returncode == 0:
+            shutil.copytree(cache, KERNEL_CACHE)
+            os.environ[COLD_ENV] = str(folder)
+    out = Path(tempfile.mkdtemp(prefix="dockmnemo-warm-"))
+    subprocess.run([sys.executable, "-m", "app", "run", str(PERIPHERAL), "--t-end", "0.01", "-o", str(out / "p.h5")],
+                   capture_output=True, env=env_with_cache(KERNEL_CACHE), cwd=ROOT, timeout=1800)
+    shutil.rmtree(out, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -3,7 +3,6 @@ progress, each solver unit is compiled for one signature only, the next run load
 sharing a cache compile once between them."""
 from __future__ import annotations
 
-import os
 import pickle
 import shutil
 import subprocess
@@ -12,13 +11,10 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-SCEN = ROOT / "resources" / "scenarios" / "central_impact_20t.toml"
+from tests.cold_compile import CMD, ROOT, SCEN, cold_run as _cold_run, session_cold_run
+from tests.cold_compile import env_with_cache as _env
+
 SAYS = "compiling solver kernels, first run only: "
-
-
-def _env(cache: Path) -> dict:
-    return dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
 
 
 def _cached_signatures(cache: Path, unit: str) -> int:
@@ -32,17 +28,11 @@ def _cached_signatures(cache: Path, unit: str) -> int:
     return n
 
 
-CMD = [sys.executable, "-m", "app", "run", str(SCEN), "--t-end", "0.02"]
-
-
 @pytest.fixture(scope="module")
 def cold_run(tmp_path_factory):
-    """`dockmnemo run` on an empty numba cache (the one cold compile of this module): (cache, finished process)."""
-    tmp = tmp_path_factory.mktemp("cold")
-    cache = tmp / "numba_cache"
-    p = subprocess.run([*CMD, "-o", str(tmp / "run.h5")], capture_output=True, text=True, env=_env(cache), cwd=ROOT,
-                       timeout=900)
-    return cache, p
+    """`dockmnemo run` on an empty numba cache: the session start's (a fresh clone) or this module's own, made once:
+    (cache, finished process)."""
+    return session_cold_run() or _cold_run(tmp_path_factory.mktemp("cold"))
 
 
 def _cache_without_step_loop(cold_run, tmp_path) -> Path:

@@ -1,0 +1,37 @@
+"""The suite's one cold compile: `dockmnemo run` of the 20 t central impact on an empty numba cache. On a fresh clone
+the session's start (conftest) makes it, keeps what it said for tests/test_solver_compile.py and fills the session's
+kernel cache from it; with a warm cache that module makes its own."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCEN = ROOT / "resources" / "scenarios" / "central_impact_20t.toml"
+CMD = [sys.executable, "-m", "app", "run", str(SCEN), "--t-end", "0.02"]
+COLD_ENV = "DOCKMNEMO_TEST_COLD_RUN"   # the folder of the session's cold run, for the workers
+
+
+def env_with_cache(cache: Path) -> dict:
+    return dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
+
+
+def cold_run(folder: Path) -> tuple[Path, subprocess.CompletedProcess]:
+    """Run CMD on an empty cache folder/numba_cache into folder/run.h5; what it said is kept in folder/said.json."""
+    cache = folder / "numba_cache"
+    p = subprocess.run([*CMD, "-o", str(folder / "run.h5")], capture_output=True, text=True, env=env_with_cache(cache),
+                       cwd=ROOT, timeout=1800)
+    (folder / "said.json").write_text(json.dumps({"returncode": p.returncode, "stderr": p.stderr}))
+    return cache, p
+
+
+def session_cold_run() -> tuple[Path, subprocess.CompletedProcess] | None:
+    """The session start's cold run, if it made one: (its cache, the finished process as it was)."""
+    folder = os.environ.get(COLD_ENV)
+    if not folder or not (Path(folder) / "said.json").is_file():
+        return None
+    said = json.loads((Path(folder) / "said.json").read_text())
+    return Path(folder) / "numba_cache", subprocess.CompletedProcess(CMD, said["returncode"], "", said["stderr"])
