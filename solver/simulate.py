@@ -190,6 +190,9 @@ class Kernels(Protocol):
     """A mechanism type's step kernel over one run's arrays, as `run_kernels` drives it."""
     ok: int                                  # the kernel's status "go on"
     state: dict                              # the arrays a snapshot stores (STATE_ROWS), changed in place
+    cancel: object                           # set by run_kernels: cancel() -> True stops, checked by `advance`
+    tick: object                             # between kernel calls (frames_in_calls); tick(t): progress inside a
+    cancelled: bool                          # long frame; cancelled: `advance` stopped on cancel()
 
     def advance(self, t: float, frames: int, last: bool = False) -> tuple[int, float, int]: ...  # status, t, rows
 
