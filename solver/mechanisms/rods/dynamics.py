@@ -4,7 +4,8 @@ State s: X Y (the craft's c.g., inertial), theta_C, q = [phi.. alpha.. beta..], 
 alpha_dot.. beta_dot..], u_C as the text defines it (2), the two variants of Table 1 (2 + 2), control work,
 dissipated energy. The reduced formulation keeps alpha, beta (and their rates) out of the state: they are solved
 from the 2n quasi-static bending equations at every evaluation (docs/rods.md).
-Z: per hinge the clamp flag, its lock time, the last chord angle; capture flag, its time (unused, NaN), clamp work.
+Z: per hinge the clamp flag, its lock time, the last chord angle; deployed (every clamp locked: the run's T capture)
+and its time, the clamps' work.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from solver.core.linear import lu_solve
 # damping, clamp rule (0: |angle| < tolerance, 1: the angle crosses zero), clamps in use (0/1)
 P_M0, P_J0, P_X0, P_Y0, P_FORM, P_TOL, P_KLOCK, P_NULOCK, P_RULE, P_CLAMPS = range(10)
 NP = 10
+DIVERGED = 1e8      # |state| beyond it: the step is too long for the stiffest hinge (status 1)
 
 
 def sizes(n: int) -> tuple[int, int]:
@@ -223,7 +225,8 @@ def run_block(s, Z, t, h, n_out, spo, P, RODS, TAB, ev, n_ev, prev, o_t, o_ch, o
         work, diss = s[IU + 6] + Z[3 * n + 2], s[IU + 7]
         o_ch[row, c], o_ch[row, c + 1], o_ch[row, c + 2] = ke, stored, diss
         o_ch[row, c + 3], o_ch[row, c + 4] = work, ke + stored + diss - work
-        o_ch[row, c + 5], o_ch[row, c + 6], o_ch[row, c + 7], o_ch[row, c + 8] = s[IU + 2], s[IU + 3], s[IU + 4], s[IU + 5]
+        for j in range(4):   # the variants of Table 1 (an integral that may grow without bound: NaN past 1e6 m)
+            o_ch[row, c + 5 + j] = s[IU + 2 + j] if abs(s[IU + 2 + j]) < 1e6 else math.nan
         o_ch[row, c + 9], o_ch[row, c + 10], o_ch[row, c + 11] = X, Y, MC
         o_pos[row, 0, 0], o_pos[row, 0, 1], o_pos[row, 0, 2] = s[0], s[1], 0.0
         o_q[row, 0, 0], o_q[row, 0, 1], o_q[row, 0, 2], o_q[row, 0, 3] = math.cos(th / 2), 0.0, 0.0, math.sin(th / 2)
@@ -239,18 +242,27 @@ def run_block(s, Z, t, h, n_out, spo, P, RODS, TAB, ev, n_ev, prev, o_t, o_ch, o
             rk4_update(s, k1, k2, k3, k4, h)
             k0 += 1
             t = k0 * h
-            if not ok or not np.all(np.isfinite(s)):
+            if not ok or not np.all(np.abs(s[:IU]) < DIVERGED):
                 return 1, t, row + 1
             if P[P_CLAMPS] > 0.5:
                 for k in range(n):
                     a = chord_angle(s, n, k)
                     if Z[k] < 0.5 and (abs(a) < P[P_TOL] if P[P_RULE] < 0.5 else a * Z[2 * n + k] <= 0.0):
-                        # the clamp's spring takes hold at the hinge's present angle: its energy is work done on it
+                        # the clamp's spring takes hold at the hinge's present angle: the stored energy's jump is
+                        # work done on the system by the clamp (the balance stays flat)
                         evaluate(s, Z, P, RODS, 0.0, 0.0, 0.0, M, hv, jx, jy, K, D, A, b, x, G, kap, nu, k1, aux)
-                        Z[3 * n + 2] += 0.5 * (P[P_KLOCK] - RODS[k, PC.R_KAPPA]) * aux[nw + k] ** 2
+                        before = aux[7 * n + 1]
                         Z[k], Z[n + k] = 1.0, t
+                        evaluate(s, Z, P, RODS, 0.0, 0.0, 0.0, M, hv, jx, jy, K, D, A, b, x, G, kap, nu, k1, aux)
+                        Z[3 * n + 2] += aux[7 * n + 1] - before
                         if n_ev[0] < ev.shape[0]:
                             ev[n_ev[0], 0], ev[n_ev[0], 1], ev[n_ev[0], 2] = t, float(k), -1.0
                             n_ev[0] += 1
                     Z[2 * n + k] = a
+                if Z[3 * n] < 0.5:    # deployed: every clamp locked (the run's T capture)
+                    all_locked = True
+                    for k in range(n):
+                        all_locked &= Z[k] > 0.5
+                    if all_locked:
+                        Z[3 * n], Z[3 * n + 1] = 1.0, t
     return 0, t, n_out
