@@ -115,7 +115,7 @@ def test_small_oscillation_of_a_hinge_and_energy_balance_without_damping(tmp_pat
     mech = tmp_path / "one_rod.toml"
     mech.write_text('mechanism_type = "rods"\n[rods]\ncount = 1\nlength = [1.0]\nmass_per_length = [1.0]\n'
                     'EI = [1.0e4]\nnode_mass = [0.5]\n[hinges]\nstiffness = [100.0]\ndamping = [0.0]\n'
-                    'range_deg = [90.0]\n[attachment]\nposition = [0.35, 0.35]\n')
+                    'range_deg = [90.0]\nmoment_range = [100.0]\n[attachment]\nposition = [0.35, 0.35]\n')
     sc = tmp_path / "osc.toml"
     sc.write_text(f'name = "osc"\nmechanism = "one_rod.toml"\n[craft]\nmass = 1.0e9\ninertia = 1.0e9\n'
                   f'half_size = [0.35, 0.35]\n[initial]\nphi = [0.01]\nOmega = 0.0\n[solver]\n'

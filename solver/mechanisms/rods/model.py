@@ -31,6 +31,7 @@ class RodsModel:
     formulation: str
     craft_half: tuple = (0.35, 0.35)
     hinge_range_deg: tuple = ()
+    moment_range: tuple = ()
     points_per_rod: int = 21
     variant: str = "general"
     mechanism_type: str = "rods"
@@ -89,6 +90,7 @@ def load_rods(spath: Path) -> RodsModel:
     kap = _list(mpath, hinges, "stiffness", "hinges.", n, 0.0, 1e12)
     nu = _list(mpath, hinges, "damping", "hinges.", n, 0.0, 1e12)
     rng = _list(mpath, hinges, "range_deg", "hinges.", n, 1e-3, 360.0)
+    mrng = _list(mpath, hinges, "moment_range", "hinges.", n, 1e-6, 1e12)
     att = _list(mpath, mt.get("attachment", {}), "position", "attachment.", 2, -1e3, 1e3)
     RODS = np.zeros((n, PC.NR))
     RODS[:, PC.R_L], RODS[:, PC.R_M], RODS[:, PC.R_EI], RODS[:, PC.R_MU] = L, m, EI, mu
@@ -147,4 +149,4 @@ def load_rods(spath: Path) -> RodsModel:
     Z0[3 * n + 1] = math.nan
     text = f"# scenario {spath.name}\n{stext}\n# rod system {mpath.name}\n{mtext}"
     return RodsModel(str(sc.get("name", spath.stem)), str(sc.get("comment", "")), text, P, RODS, TAB, s0, Z0, step,
-                     out, duration, form, tuple(half), tuple(rng), variant=form)
+                     out, duration, form, tuple(half), tuple(rng), tuple(mrng), variant=form)

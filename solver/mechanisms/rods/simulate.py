@@ -46,7 +46,8 @@ def channel_infos(m) -> list[ChannelInfo]:
             for k in range(1, n + 1)]
     out += [C(f"hinge{k}_angle", "deg", f"hinge {k} angle ({'craft' if k == 0 else f'rod {k}'} to rod {k + 1})",
               "mechanism", m.hinge_range_deg[k]) for k in range(n)]
-    out += [C(f"hinge{k}_moment", "N*m", f"hinge {k} moment (spring, damper, clamp)", "mechanism") for k in range(n)]
+    out += [C(f"hinge{k}_moment", "N*m", f"hinge {k} moment (spring, damper, clamp)", "mechanism", m.moment_range[k])
+            for k in range(n)]
     out += [C(f"M_root{k}", "N*m", f"rod {k} bending moment at its root", "mechanism") for k in range(1, n + 1)]
     out += [C(f"M_tip{k}", "N*m", f"rod {k} bending moment at its tip", "mechanism") for k in range(1, n + 1)]
     out += [C(f"clamp{k}", "", f"clamp of hinge {k} locked (1)", "mechanism", 1.0) for k in range(n)]
