@@ -107,7 +107,9 @@ def kernel_units(m) -> list:
     from numba import types as T
     a1, a2, a3 = T.float64[::1], T.float64[:, ::1], T.float64[:, :, ::1]
     u8, i8 = T.uint8[:, ::1], T.int64[::1]
-    return [("rods.run_block", D.run_block,
+    a4 = T.float64[:, :, :, ::1]
+    return [("core.deflection_lines", PC.deflection_lines, (a2, a2, a2, a2, T.float64, T.float64, a4)),
+            ("rods.run_block", D.run_block,
              (a1, a1, T.float64, T.float64, T.int64, T.int64, a1, a2, a2, a2, i8, i8, a1, a2, a3, a3, u8, a3, a3, a3,
               a2, a2))]
 
