@@ -280,7 +280,9 @@ class EventAccumulator:
             c["rebound"] = ~c["lasts_to_end"] & (nxt - c["end"] <= self.rebound_window)
             c["pair_index"] = np.full(n, j, np.int64)
             cols.append(c)
-        cat = {f: np.concatenate([c[f] for c in cols]) for f in (*_FIELDS, "rebound", "pair_index", "lasts_to_end")}
+        cat = {f: np.concatenate([c[f] for c in cols]) if cols else np.zeros(0, np.int64 if f in ("pair_index",
+               "start_frame", "end_frame") else bool if f in ("rebound", "lasts_to_end") else float)
+               for f in (*_FIELDS, "rebound", "pair_index", "lasts_to_end")}   # (a run of no pairs: none)
         order = np.lexsort((cat["pair_index"], cat["start"]))
         cat = {f: v[order] for f, v in cat.items()}
         return EventTable(self.pairs, self.labels, self.parts, cat["pair_index"], cat["start"], cat["end"],

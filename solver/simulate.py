@@ -237,7 +237,8 @@ def run_kernels(w: RunWriter, k: Kernels, pairs, output_step: float, scenario_pa
             status, t, rows = k.advance(t, n, done + n == n_total)   # the last frame: no integration past it
             if rows:
                 f = k.frames(rows)
-                w.append(*f)
+                flex = getattr(k, "flexible_frames", None)   # a type with flexible parts (docs/run-format.md)
+                w.append(*f, **({} if flex is None else {"flexible": flex(rows)}))
                 contact_events.append(f[0], f[4], f[5], f[7], f[9])
             done += rows
             if not math.isnan(tc := k.t_capture()):

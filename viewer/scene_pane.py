@@ -31,7 +31,7 @@ from vtkmodules.vtkRenderingCore import (vtkActor, vtkActor2D, vtkCoordinate,  #
                                          vtkRenderer, vtkWindowToImageFilter)
 
 from solver import mechanisms  # noqa: E402
-from solver.runfile import TIME_CHUNK, RunFile, RunFileError  # noqa: E402
+from solver.runfile import TIME_CHUNK, PartGeometry, RunFile, RunFileError  # noqa: E402
 from viewer.scene_geometry import arrow_elements, cross3, ld_plane, lateral_direction, pose_matrices  # noqa: E402
 from viewer.flow_row import FlowRow  # noqa: E402
 from viewer.numbers import count_text, fixed, force_text, is_count  # noqa: E402
@@ -591,6 +591,15 @@ class ScenePane(QWidget):
         self._body_matrix = {b: vtkMatrix4x4() for b in run.bodies}
         for name, g in run.geometry.items():
             self._add_part(name, g)
+        self._flexible = []
+        for fp in run.flexible_parts:   # parts whose points change per frame (docs/run-format.md), any type's
+            try:
+                pts = run.flexible_points(fp.name, 0)
+            except RunFileError as exc:
+                self.readError.emit(str(exc))
+                pts = np.zeros((fp.n_points, 3))
+            self._add_part(fp.name, PartGeometry(fp.name, fp.body, pts, fp.lines, fp.kind))
+            self._flexible.append(fp.name)
         self._add_bodies()
         self._pairs = list(run.contact_pairs)
         self._add_markers(run)
@@ -688,8 +697,15 @@ class ScenePane(QWidget):
                 off += len(g.points)
             points = vtkPoints()
             points.SetData(numpy_to_vtk(np.concatenate(pts), deep=True))
+            flex, off = [], 0
+            for n in names:   # where each flexible part's points lie in the body's point array
+                size = len(self._parts[n]["geometry"].points)
+                if n in self._flexible:
+                    flex.append((n, off, size))
+                off += size
             base = np.array([[round(255 * c) for c in self._parts[n]["base"]] for n in names], dtype=np.uint8)
-            rec = dict(names=names, lines=np.concatenate(lines), part_of=np.concatenate(part_of), base=base,
+            rec = dict(names=names, points=points, flex=flex,
+                       lines=np.concatenate(lines), part_of=np.concatenate(part_of), base=base,
                        point_of=np.concatenate(point_of), pds=[], actors=[], key=None, drawn=[np.zeros(0, int), np.zeros(0, int)])
             for width in (1.0, 2.0):
                 pd = vtkPolyData()
@@ -822,6 +838,8 @@ class ScenePane(QWidget):
         frames = {0}
         if math.isfinite(run.t_capture):
             frames.add(run.frame_at(run.t_capture))
+        if run.flexible_parts:   # their shapes change: the last frame too (rods deployed)
+            frames.add(run.n_frames - 1)
         xs, rs = [], []
         for fr in sorted(frames):
             try:
@@ -829,9 +847,15 @@ class ScenePane(QWidget):
             except RunFileError:
                 continue   # reported when the frame is shown
             mats = pose_matrices(pos, q)
-            for g in run.geometry.values():
-                m = mats[run.bodies.index(g.body)]
-                w = g.points @ m[:3, :3].T + m[:3, 3]
+            flex = []
+            for fp in run.flexible_parts:
+                try:
+                    flex.append((fp.body, run.flexible_points(fp.name, fr)))
+                except RunFileError:
+                    continue   # reported when the frame is shown
+            for body, points in [(g.body, g.points) for g in run.geometry.values()] + flex:
+                m = mats[run.bodies.index(body)]
+                w = points @ m[:3, :3].T + m[:3, 3]
                 if len(w):
                     xs += [w[:, 0].min(), w[:, 0].max()]
                     rs.append(np.hypot(w[:, 1], w[:, 2]).max())
@@ -928,6 +952,7 @@ class ScenePane(QWidget):
                 changed.add(p["body"])
         for body in changed:
             self._set_body_lines(body)
+        self._update_flexible(i)
         self._update_arrows(cache, k, active)
         ld = self._ld_bodies()
         if ld:
@@ -935,6 +960,20 @@ class ScenePane(QWidget):
         self._update_text(i)
         self._show_ghost(float(run.time[i]))
         self._render()
+
+    def _update_flexible(self, i: int):
+        """Move the flexible parts' points to frame i (in their body's frame; its matrix places them)."""
+        for rec in self._bodies.values():
+            if not rec["flex"]:
+                continue
+            arr = vtk_to_numpy(rec["points"].GetData())
+            for name, off, size in rec["flex"]:
+                try:
+                    arr[off:off + size] = self.run.flexible_points(name, i)
+                except RunFileError as exc:
+                    self.readError.emit(str(exc))
+                    return
+            rec["points"].Modified()
 
     def _update_arrows(self, cache: _BlockCache, k: int, active):
         show = self.show_forces
