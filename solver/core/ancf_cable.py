@@ -91,11 +91,12 @@ def element_forces(q, qd, e, T, W, EA, EI, eta, Q):
         epsd = a0 * ad0 + a1 * ad1 + a2 * ad2
         c0, c1, c2 = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
         f = c0 * c0 + c1 * c1 + c2 * c2
-        g3 = gg * gg * gg
+        gb = max(gg, 0.25)                       # bending's |r_s|^2 kept from 0 (a cable crushed to half length)
+        g3 = gb * gb * gb
         U += w * 0.5 * (EA * eps * eps + EI * f / g3)
         P += w * EA * eta * epsd * epsd
         # dU/da = EA eps a + EI (b x c) / g^3 - 3 EI f a / g^4 (Green strain, kappa^2 = f / g^3); dU/db = EI (c x a) / g^3
-        na = w * (EA * (eps + eta * epsd) - 3.0 * EI * f / (g3 * gg))
+        na = w * (EA * (eps + eta * epsd) - (3.0 * EI * f / (g3 * gb) if gg > 0.25 else 0.0))
         kb = w * EI / g3
         fa0 = na * a0 + kb * (b1 * c2 - b2 * c1)
         fa1 = na * a1 + kb * (b2 * c0 - b0 * c2)
@@ -320,3 +321,24 @@ def run_free(q, qd, M, Minv, free, fixed_idx, L, EA, EI, eta, rhoA, grav, h, nst
                                   reaction)
         E[k, 0], E[k, 1], E[k, 2], E[k, 3] = T, U, V, W
         W += h * P
+
+
+@njit(cache=True)
+def relax(q, M, Minv, free, fixed_idx, L, EA, EI, rhoA, grav, h, nsteps, tau):
+    """Dynamic relaxation to a stable static shape: the motion damped by qd *= exp(-h / tau) each step, fixed
+    coordinates held; returns the largest free generalized force left (N)."""
+    qd, Q, acc = np.zeros(q.shape), np.zeros(q.shape), np.zeros(q.shape)
+    afix, reaction = np.zeros((fixed_idx.shape[0], 3)), np.zeros((fixed_idx.shape[0], 3))
+    f = math.exp(-h / tau)
+    for k in range(nsteps):
+        symplectic_step(q, qd, M, Minv, free, fixed_idx, afix, L, EA, EI, 0.0, rhoA, grav, h, Q, acc, reaction)
+        for j in range(q.shape[0]):
+            for c in range(6):
+                qd[j, c] *= f
+    cable_forces(q, qd, L, EA, EI, 0.0, rhoA, grav, Q)
+    res = 0.0
+    for i in range(free.shape[0]):
+        j = free[i]
+        for d in range(3):
+            res = max(res, abs(Q[j // 2, 3 * (j % 2) + d]))
+    return res

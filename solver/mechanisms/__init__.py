@@ -10,6 +10,7 @@ from solver.mechanisms.base import MechanismType
 from solver.mechanisms.generic import GENERIC
 from solver.mechanisms.peripheral import PERIPHERAL
 from solver.mechanisms.probe_cone import PROBE_CONE
+from solver.mechanisms.snare import SNARE
 
 _TYPES: dict[str, MechanismType] = {}
 DEFAULT_TYPE = PROBE_CONE.name   # of a mechanism file that declares no mechanism_type, and of a run without one
@@ -57,4 +58,5 @@ def for_run(run) -> MechanismType:
 
 register(PROBE_CONE)
 register(PERIPHERAL)
+register(SNARE)
 register(GENERIC)
