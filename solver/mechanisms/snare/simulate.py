@@ -47,7 +47,7 @@ def parts(m) -> list:
     ring = Wire().frustum(-0.004, R, 0.004, R, n_generators=6).build()
     return [PartGeometry("fixed_ring", "end_effector", *ring, "fixed_ring"),
             PartGeometry("rotating_ring", "rotating_ring", *ring, "rotating_ring"),
-            PartGeometry("grapple_rod", "kinematics", *Wire().frustum(-L, rr, 0.0, rr).build(), "grapple_rod"),
+            PartGeometry("grapple_rod", "target", *Wire().frustum(-L, rr, 0.0, rr).build(), "grapple_rod"),
             PartGeometry("target_adapter", "target", *Wire().frustum(0.0, 1.2 * R, 0.02, 1.2 * R).build(), "target")]
 
 
