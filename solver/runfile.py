@@ -108,6 +108,18 @@ class PartGeometry:
 
 
 @dataclass
+class FlexiblePart:
+    """A part whose shape changes per frame (a rod's deflection line, a cable): P points per frame, in the frame of
+    `body`, joined by `lines`; stored under /flexible/<name> (docs/run-format.md)."""
+    name: str
+    body: str
+    n_points: int               # P
+    lines: np.ndarray           # (L, 2) int32 indices into the P points
+    kind: str = "rod"           # e.g. rod, cable
+    label: str = ""
+
+
+@dataclass
 class RunMeta:
     """Root attributes of a run (the run's facts shown in the bottom pane)."""
     comment: str = ""
@@ -224,8 +236,10 @@ class RunWriter:
                 pairs: list[ContactPairInfo], geometry: list[PartGeometry],
                 parameters_toml: str = "", chunk: int = TIME_CHUNK, contact_detail: bool = False,
                 state_sizes: dict[str, int] | None = None, live: bool = False,
-                contact_statistics: bool = False, flush_interval: float = FLUSH_INTERVAL, background: bool = True):
-        """`contact_statistics`: the file gets a /contact_events table, filled by `set_contact_events`."""
+                contact_statistics: bool = False, flush_interval: float = FLUSH_INTERVAL, background: bool = True,
+                flexible: list[FlexiblePart] | None = None):
+        """`contact_statistics`: the file gets a /contact_events table, filled by `set_contact_events`; `flexible`:
+        the parts whose points `append(..., flexible=...)` gives per frame."""
         self.f = self._lock = None
         self.path = Path(path)
         self.state_sizes = dict(state_sizes or {})
@@ -233,6 +247,7 @@ class RunWriter:
         self.channels = list(channels)
         self.bodies = list(bodies)
         self.pairs = list(pairs)
+        self.flexible = list(flexible or [])
         self.n = 0
         self._events: list[Event] = []
         self._contact_events: tuple[np.ndarray, float] | None = None
@@ -265,6 +280,8 @@ class RunWriter:
         if contact_detail:
             self._shapes.update(normal=((npairs, c, 3), "f8"), depth=((npairs, c), "f8"),
                                 normal_speed=((npairs, c), "f8"))
+        for fp in self.flexible:
+            self._shapes[f"flexible/{fp.name}"] = ((c, int(fp.n_points), 3), "f4")
         self._buf = self._new_buffers()
         self._free: list[dict] = []
         self._states: list[tuple[int, dict[str, np.ndarray]]] = []   # solver states not handed to the writer yet
@@ -313,6 +330,20 @@ class RunWriter:
             pg.attrs["visible_channel"] = part.visible_channel
             pg.create_dataset("points", data=np.asarray(part.points, dtype="f8").reshape(-1, 3))
             pg.create_dataset("lines", data=np.asarray(part.lines, dtype="i4").reshape(-1, 2))
+        if self.flexible:
+            fg = f.create_group("flexible")
+            for fp in self.flexible:
+                lines = np.asarray(fp.lines, dtype="i4").reshape(-1, 2)
+                if not fp.n_points > 0 or lines.size and (lines.min() < 0 or lines.max() >= fp.n_points):
+                    raise ValueError(f"flexible part {fp.name}: line indices must lie in 0..{fp.n_points - 1}")
+                pg = fg.create_group(fp.name)
+                pg.attrs["body"] = _text_out(fp.body)
+                pg.attrs["kind"] = _text_out(fp.kind)
+                pg.attrs["label"] = _text_out(fp.label or fp.name)
+                pg.create_dataset("lines", data=lines)
+                tail = (int(fp.n_points), 3)
+                self._series.append((grow(f"flexible/{fp.name}/points", tail, "f4"), f"flexible/{fp.name}", None,
+                                     tail))
         f.create_dataset("parameters", data=parameters_toml, dtype=_STR)
         f.create_dataset("events", shape=(0,), maxshape=(None,), dtype=EVENT_DTYPE, chunks=(256,))
         self._statistics = bool(contact_statistics)
@@ -422,10 +453,11 @@ class RunWriter:
         a["scenario"] = _text_out(meta.scenario)
 
     def append(self, time, channels, positions, quaternions, active=None, force=None, point=None,
-               normal=None, depth=None, normal_speed=None):
+               normal=None, depth=None, normal_speed=None, flexible=None):
         """Append a block of K frames. `channels` is (K, C) in the order given at creation.
 
-        With `contact_detail`, also the unit normal (K, P, 3), depth (K, P) and normal approach speed (K, P)."""
+        With `contact_detail`, also the unit normal (K, P, 3), depth (K, P) and normal approach speed (K, P);
+        `flexible`: {part: (K, P, 3) points in its body's frame} for every flexible part given at creation."""
         time = np.atleast_1d(np.asarray(time, dtype="f8"))
         k = time.shape[0]
         nc, nb, npairs = len(self.channels), len(self.bodies), len(self.pairs)
@@ -440,13 +472,21 @@ class RunWriter:
                 src["normal"] = np.asarray(normal, dtype="f8").reshape(k, npairs, 3).transpose(1, 0, 2)
                 src["depth"] = np.asarray(depth, dtype="f8").reshape(k, npairs).T
                 src["normal_speed"] = np.asarray(normal_speed, dtype="f8").reshape(k, npairs).T
+        flexible = flexible or {}
+        for fp in self.flexible:
+            if fp.name not in flexible:
+                raise ValueError(f"append: no points given for flexible part {fp.name!r}")
+            src[f"flexible/{fp.name}"] = np.asarray(flexible[fp.name], dtype="f4").reshape(k, int(fp.n_points), 3)
+        unknown = set(flexible) - {fp.name for fp in self.flexible}
+        if unknown:
+            raise ValueError(f"append: flexible part(s) {', '.join(sorted(unknown))} not declared at creation")
         done = 0
         while done < k:
             m = min(k - done, self.chunk - self._fill)
             a, b = self._fill, self._fill + m
             for name, data in src.items():
                 buf = self._buf[name]
-                if name in ("time", "position", "quaternion"):
+                if name in ("time", "position", "quaternion") or name.startswith("flexible/"):
                     buf[a:b] = data[done:done + m]
                 else:                                   # (series, frame, ...) layout
                     buf[:, a:b] = data[:, done:done + m]
@@ -873,7 +913,7 @@ class RunFile:
             raise self._err("/", f"cannot be read ({exc.strerror or exc})") from None
         raise self._err("/", "not an HDF5 file (bad signature: none at byte 0, 512, 1024, 2048, ...)")
 
-    GROUPS = ("channels", "bodies", "contacts", "geometry", "state")   # the groups the reader opens (with their parts)
+    GROUPS = ("channels", "bodies", "contacts", "geometry", "state", "flexible")   # the groups the reader opens (with their parts)
 
     def _check_links(self):
         """Walk the links of the root, its GROUPS and the pair and part groups under them (all the reader follows):
@@ -888,7 +928,7 @@ class RunFile:
                                    info=True)
             for name, kind in links:
                 p = f"{path}/{name}"
-                walked = path == "" and name in self.GROUPS or path in ("/contacts", "/geometry")
+                walked = path == "" and name in self.GROUPS or path in ("/contacts", "/geometry", "/flexible")
                 if kind == h5py.h5l.TYPE_EXTERNAL:
                     with self._reading(p):
                         target = g.get(name, getlink=True)
@@ -1068,6 +1108,8 @@ class RunFile:
                 if part and part not in self.geometry:
                     raise self._err(f"/contacts/{pair.name}@{k}", f"names part {part!r}, which is not in /geometry")
 
+        self._open_flexible(n)
+
         ev = self._dataset("events", ndim=1)
         names = ev.dtype.names or ()
         if not all(k in names for k in ("time", "kind", "pair", "text")):
@@ -1122,6 +1164,52 @@ class RunFile:
         with self._reading("/"):
             self._time_datasets()   # keep the handles
         self._contact_stats = None if self.live else self._read_contact_statistics()
+
+    def _open_flexible(self, n: int):
+        """/flexible (optional; older files have none): each part's points (N, P, 3) float, lines in range, body
+        known. Points are checked finite and plausible as they are read (`flexible_points`, `check_data`)."""
+        self.flexible_parts: list[FlexiblePart] = []
+        self._flex_block: dict[str, tuple[int, int, np.ndarray]] = {}
+        with self._reading("/flexible"):
+            present = "flexible" in self._f
+        if not present:
+            return
+        for name, pg in self._members("flexible"):
+            base = f"flexible/{name}"
+            if not isinstance(pg, h5py.Group):
+                raise self._err(f"/{base}", "expected a group, found a dataset")
+            d = self._dataset(f"{base}/points", ndim=3, kind="f", keep=True)
+            if not self._shape_ok(d.shape, (n, d.shape[1], 3)) or d.shape[1] < 1:
+                raise self._err(f"/{base}/points", f"wrong shape {d.shape}, expected ({n}, P, 3) like /time")
+            p = int(d.shape[1])
+            lines = self._read_whole(self._dataset(f"{base}/lines", ndim=2, kind="iu"))
+            if lines.shape[1] != 2:
+                raise self._err(f"/{base}/lines", f"wrong shape {lines.shape}, expected (L, 2)")
+            if lines.size and (lines.min() < 0 or lines.max() >= p):
+                raise self._err(f"/{base}/lines", f"index out of range 0..{p - 1} (the part's {p} points)")
+            body = self._str_attr(pg, f"/{base}", "body", "")
+            if body not in self.bodies:
+                raise self._err(f"/{base}@body", f"names body {body!r}, which is not in /bodies/names")
+            self.flexible_parts.append(FlexiblePart(name, body, p, lines.astype(np.int32),
+                                                    self._str_attr(pg, f"/{base}", "kind", "rod"),
+                                                    self._str_attr(pg, f"/{base}", "label", name)))
+
+    def flexible_points(self, part: str, frame: int) -> np.ndarray:
+        """A flexible part's P points (P, 3) at a frame, in its body's frame; read one time chunk at a time and
+        checked finite and plausible (RunFileError names the dataset and the first bad frame)."""
+        if part not in {fp.name for fp in self.flexible_parts}:
+            raise KeyError(f"{self.path}: no flexible part {part!r}")
+        frame = int(frame) + (self.n_frames if frame < 0 else 0)
+        if not 0 <= frame < self.n_frames:
+            raise IndexError(f"{self.path}: frame {frame} outside 0..{self.n_frames - 1}")
+        name = f"flexible/{part}/points"
+        blk = self._flex_block.get(part)
+        if blk is None or not blk[0] <= frame < blk[1]:
+            step = self._chunk_frames(name, TIME_CHUNK)
+            a = frame - frame % step
+            b = min(a + step, self.n_frames)
+            blk = self._flex_block[part] = (a, b, self._plausible(name, self._finite_block(name, a, b), a))
+        return np.asarray(blk[2][frame - blk[0]], dtype=float)
 
     # ---- consistency: attributes against /time and each other (docs/run-format.md, "Consistency") --------------
     def _tolerance(self) -> float:
@@ -1207,6 +1295,10 @@ class RunFile:
         if names is None:
             f, h = self._f, self._handles
             names = ["time", "bodies/position", "bodies/quaternion"]
+            names += [f"flexible/{k}/points" for k in (f["flexible"] if "flexible" in f else ())
+                      if isinstance(f[f"flexible/{k}"], h5py.Group) and "points" in f[f"flexible/{k}"]]
+            for k in names[3:]:
+                h.setdefault(k, f[k])
             for grp, prefix in ((f["channels"], "channels/"),
                                 *((pg, f"contacts/{pn}/") for pn, pg in f["contacts"].items())):
                 for k in grp:
@@ -1293,6 +1385,7 @@ class RunFile:
             raise self._err("/time", "NaN, inf or not increasing in the frames added while the run grows")
         if self._pose_block is not None and self._pose_block[1] >= n0:
             self._pose_block = None   # the last block may have been short: read again with the new frames
+        self._flex_block = {k: v for k, v in self._flex_block.items() if v[1] < n0}
         self.time, self.n_frames = t, n
         yield True   # events are not re-read: their strings may be rewritten under us (read them at the end)
 
@@ -1461,6 +1554,11 @@ class RunFile:
             step = max(1, self._chunk_frames(f"channels/{name}", 65536)) * 8
             for i in range(0, n, step):
                 self.channel(name, i, min(i + step, n))
+        for fp in self.flexible_parts:
+            name = f"flexible/{fp.name}/points"
+            step = max(1, self._chunk_frames(name, 65536)) * 8
+            for i in range(0, n, step):
+                self._plausible(name, self._finite_block(name, i, min(i + step, n)), i)
         for pair in self.contact_pairs:
             step = max(1, self._chunk_frames(f"contacts/{pair}/force", 65536)) * 8
             for i in range(0, n, step):
@@ -1683,7 +1781,8 @@ class RunFile:
             f"bodies        {', '.join(self.bodies)}",
             "channels      " + "; ".join(f"{g} ({len(v)})" for g, v in self.groups().items()),
             f"contact pairs {', '.join(self.contact_pairs) or '-'}",
-            f"parts         {len(self.geometry)}",
+            f"parts         {len(self.geometry)}"
+            + (f"; flexible {', '.join(fp.name for fp in self.flexible_parts)}" if self.flexible_parts else ""),
             f"events        {len(self.events)}",
         ]
         for e in self.events[:40]:
