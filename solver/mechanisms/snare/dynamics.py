@@ -9,17 +9,21 @@ import numpy as np
 from numba import njit
 
 from solver.contact.friction import coulomb_ramp
-from solver.core.ancf_cable import accelerations, cable_forces_t, gauss_table, kinetic_energy
+from solver.core.ancf_cable import accelerations, cable_forces_t, gauss_table, kinetic_energy, shape
 
 NCAB = 3
 # P: element count and length, EA, EI, axial damping time, rhoA, cable radius, ring radius, ring spacing h, sensor x,
 # rod radius and length, Hertz factor 4/3 E* sqrt(R*), contact damping, mu, stick speed, drive rate, drive end angle,
 # target mode (0 suspension, 1 free), translational mass, principal inertia (3), CoM offset, gravity, suspension
-# stiffness (3) and damping (3), suspension anchor (3), centred radius, nominal rod-end x, rotating ends' angles (3)
+# stiffness (3) and damping (3), suspension anchor (3), centred radius, nominal rod-end x, rotating ends' angles (3),
+# the suspension's tilt stiffness m g d (N m/rad: hung a distance d above the centre of mass)
 (P_N, P_L, P_EA, P_EI, P_ETA, P_RHOA, P_RC, P_RR, P_H, P_XS, P_RROD, P_LROD, P_KH, P_C, P_MU, P_VS, P_OM, P_AMAX,
- P_MODE, P_M, P_I, P_COM, P_G, P_KS, P_CS, P_C0, P_CENT, P_XTIP, P_ROT) = (
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 23, 24, 25, 28, 31, 34, 35, 36)
-N_P = 39
+ P_MODE, P_M, P_I, P_COM, P_G, P_KS, P_CS, P_C0, P_CENT, P_XTIP, P_ROT, P_KR) = (
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 23, 24, 25, 28, 31, 34, 35, 36, 39)
+P_STEP = 40            # the solver step: the stick ramp is kept no steeper than the explicit step allows
+P_ALPHA = 41           # mass-proportional damping of the cables' motion (air, the rope's internal friction), 1/s
+N_P = 42
+FLEX_PER_ELEMENT = 4   # points drawn per element of a cable in the run file's flexible parts
 NZ = 5                 # Z: captured, t_capture, first contact seen per cable (3)
 CHANNELS = ("ring_angle", "motor_torque", "Fx", "Fy", "Fz", "Mx", "My", "Mz", "radial_offset", "target_x",
             "target_y", "target_z", "tilt", "tension_fixed_1", "tension_fixed_2", "tension_fixed_3",
@@ -97,6 +101,15 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
         U += u
         V += v
         Pd += p
+        if P[P_ALPHA] > 0.0:                     # -alpha M qd on the cable, its power alpha qd^T M qd dissipated
+            n2 = M.shape[0]
+            for d in range(3):
+                for a_ in range(n2):
+                    mq = 0.0
+                    for b_ in range(n2):
+                        mq += M[a_, b_] * qd[i, b_ // 2, 3 * (b_ % 2) + d]
+                    Q[i, a_ // 2, 3 * (a_ % 2) + d] -= P[P_ALPHA] * mq
+                    Pd += P[P_ALPHA] * mq * qd[i, a_ // 2, 3 * (a_ % 2) + d]
         for e in range(n):
             for k in range(npe):
                 S0, S1, S2, S3 = DS[k, 0], DS[k, 1], DS[k, 2], DS[k, 3]
@@ -146,7 +159,9 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
                 vn = vx * nx + vy * ny + vz * nzw
                 fe = P[P_KH] * delta * math.sqrt(delta)
                 fn = max(fe - P[P_C] * vn, 0.0)                         # Hertz + damping, delta_dot = -vn
-                pf = coulomb_ramp(fn, vx - vn * nx, vy - vn * ny, vz - vn * nzw, P[P_MU], P[P_VS], ff)
+                # the stick ramp's slope mu fn / v_stick kept below m_point / h (else the explicit step chatters)
+                vs = max(P[P_VS], P[P_MU] * fn * P[P_STEP] * npe / (P[P_RHOA] * P[P_L]))
+                pf = coulomb_ramp(fn, vx - vn * nx, vy - vn * ny, vz - vn * nzw, P[P_MU], vs, ff)
                 fx, fy, fz = fn * nx + ff[0], fn * ny + ff[1], fn * nzw + ff[2]   # on the cable
                 V += 0.4 * fe * delta
                 Pd += (fn - fe) * (-vn) + pf
@@ -182,6 +197,10 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
             Pd += P[P_CS + d] * x[3 + d] * x[3 + d]
             F[d] += fs
         aT[d] = F[d] / m
+    if P[P_MODE] < 0.5:                          # tilt stiffness: V = k (1 - x_T . e_x), torque k x_T x e_x
+        V += P[P_KR] * (1.0 - R[0, 0])
+        Tq[1] += P[P_KR] * R[2, 0]
+        Tq[2] -= P[P_KR] * R[1, 0]
     tb0 = R[0, 0] * Tq[0] + R[1, 0] * Tq[1] + R[2, 0] * Tq[2]
     tb1 = R[0, 1] * Tq[0] + R[1, 1] * Tq[1] + R[2, 1] * Tq[2]
     tb2 = R[0, 2] * Tq[0] + R[1, 2] * Tq[1] + R[2, 2] * Tq[2]
@@ -236,8 +255,8 @@ def kinetic(s, P, M):
 
 @njit(cache=True, error_model="numpy")
 def run_block(s, Z, t, h, n_out, spo, P, M, MINV, FREE, FIXI, FIX, DS, ev, n_ev, prev, o_t, o_ch, o_pos, o_q, o_act,
-              o_f, o_p, o_n, o_d, o_vn):
-    """n_out frames, each recorded, then spo steps. (status 0 / 1 diverged, t, rows)."""
+              o_f, o_p, o_n, o_d, o_vn, o_flex):
+    """n_out frames, each recorded (o_flex: the cables' points), then spo steps. (status 0 / 1 diverged, t, rows)."""
     n = int(P[P_N])
     nq = NCAB * (n + 1) * 6
     T, W = gauss_table(P[P_L])
@@ -248,6 +267,9 @@ def run_block(s, Z, t, h, n_out, spo, P, M, MINV, FREE, FIXI, FIX, DS, ev, n_ev,
     qd = s[nq:2 * nq].reshape((NCAB, n + 1, 6))
     x = s[2 * nq:]
     k0 = round(t / h)
+    FS, d1, d2 = np.empty((FLEX_PER_ELEMENT, 4)), np.empty(4), np.empty(4)
+    for k in range(FLEX_PER_ELEMENT):
+        shape(k / FLEX_PER_ELEMENT, P[P_L], FS[k], d1, d2)
     for row in range(n_out):
         prescribe_ends(P, t, FIX, q, qd, afix)
         U, V, Pd, Pin, nact = evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT, out)
@@ -314,11 +336,24 @@ def run_block(s, Z, t, h, n_out, spo, P, M, MINV, FREE, FIXI, FIX, DS, ev, n_ev,
             o_p[row, i, :] = out[i, 4:7]
             o_n[row, i, :] = out[i, 7:10]
             o_d[row, i], o_vn[row, i] = out[i, 10], out[i, 11]
+            for e in range(n + 1):
+                for k in range(FLEX_PER_ELEMENT if e < n else 1):
+                    j = e * FLEX_PER_ELEMENT + k
+                    if e == n:
+                        o_flex[row, i, j, :] = q[i, n, 0:3]
+                        continue
+                    for d in range(3):
+                        o_flex[row, i, j, d] = (FS[k, 0] * q[i, e, d] + FS[k, 1] * q[i, e, 3 + d]
+                                                + FS[k, 2] * q[i, e + 1, d] + FS[k, 3] * q[i, e + 1, 3 + d])
         for it in range(spo):
             if it > 0:
                 prescribe_ends(P, t, FIX, q, qd, afix)
                 U, V, Pd, Pin, nact = evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT,
                                                out)
+                for i in range(NCAB):                   # first contact per cable at the solver's rate
+                    if out[i, 10] > 0.0 and Z[2 + i] == 0.0 and n_ev[0] < ev.shape[0]:
+                        ev[n_ev[0], 0], ev[n_ev[0], 1], ev[n_ev[0], 2], Z[2 + i] = t, 0.0, i, 1.0
+                        n_ev[0] += 1
             x[13] += h * Pd
             x[14] += h * Pin
             _advance(s, P, acc, aT, h)

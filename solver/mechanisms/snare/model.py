@@ -68,12 +68,12 @@ def helix_nodes(n, R_r, h, L_a, theta0):
     return q
 
 
-def initial_cables(n, R_r, h, L_a, th, Le, EA, EI, rhoA, g, M, MINV, FREE, FIXI, steps=60000):
+def initial_cables(n, R_r, h, L_a, th, Le, EA, EI, rhoA, g, M, MINV, FREE, FIXI, steps=200000):
     """The three cables at rest at ring angle 0: the first relaxed from its helix (seed eq. 17) under gravity along
-    -x by dynamic relaxation (the paper's straight stress-free cable; viscous, tau 0.02 s, 0.28 s), the others turned
+    -x by dynamic relaxation (the paper's straight stress-free cable; viscous, tau 0.05 s, 0.9 s), the others turned
     by their start angles."""
     q = helix_nodes(n, R_r, h, L_a, th[0])
-    A.relax(q, M, MINV, FREE, FIXI, Le, EA, EI, rhoA, np.array([-g, 0.0, 0.0]), 0.5 * Le / 1600.0 / 4, steps, 0.02)
+    A.relax(q, M, MINV, FREE, FIXI, Le, EA, EI, rhoA, np.array([-g, 0.0, 0.0]), 0.5 * Le / 1600.0 / 4, steps, 0.05)
     out = []
     for t in th:
         c, s = math.cos(t - th[0]), math.sin(t - th[0])
@@ -132,6 +132,7 @@ def load_snare(spath: Path) -> SnareModel:
     d = _num(mpath, cab, "diameter", "cable.diameter", 1e-4, 0.05)
     L_a = _num(mpath, cab, "arc_length", "cable.arc_length", 1e-3, 10)
     eta = _num(mpath, cab, "axial_damping", "cable.axial_damping", 0.0, 1.0)
+    alpha = _num(mpath, cab, "motion_damping", "cable.motion_damping", 0.0, 1e3)
     th0 = _num(mpath, cab, "rings_start_angles_deg", "cable.rings_start_angles_deg", -360, 360, 3)
     R_r = _num(mpath, rings, "radius", "rings.radius", 1e-3, 10)
     h = _num(mpath, rings, "spacing", "rings.spacing", 1e-3, 10)
@@ -171,12 +172,13 @@ def load_snare(spath: Path) -> SnareModel:
     inertia = _num(spath, tg, "inertia", "target.inertia", 1e-6, 1e9, 3)
     com = _num(spath, tg, "com_offset", "target.com_offset", -100, 100)
     g = _num(spath, tg, "gravity", "target.gravity", 0, 100)
-    ks, cs = np.zeros(3), np.zeros(3)
+    ks, cs, k_tilt = np.zeros(3), np.zeros(3), 0.0
     if mode == "suspension":
         su = _tab(spath, sc, "suspension")
         kz = _num(spath, su, "stiffness", "suspension.stiffness", 0, 1e9)
         lp = _num(spath, su, "pendulum_length", "suspension.pendulum_length", 1e-3, 1e3)
         zeta = _num(spath, su, "damping_ratio", "suspension.damping_ratio", 0, 10)
+        k_tilt = m * g * _num(spath, su, "hang_height", "suspension.hang_height", 0, 100)
         ks[:] = (kz, m * g / lp, m * g / lp)             # the spring along the vertical EE axis
         cs[:] = 2 * zeta * np.sqrt(ks * m)
         m_tr = m
@@ -198,7 +200,7 @@ def load_snare(spath: Path) -> SnareModel:
     P[D.P_COM], P[D.P_G], P[D.P_CENT] = com, g, cent
     P[D.P_KS:D.P_KS + 3], P[D.P_CS:D.P_CS + 3] = ks, cs
     x_tip = -h - lock
-    P[D.P_XTIP] = x_tip
+    P[D.P_XTIP], P[D.P_KR], P[D.P_STEP], P[D.P_ALPHA] = x_tip, k_tilt, step, alpha
     th = np.radians(th0)
     P[D.P_ROT:D.P_ROT + 3] = th + 2 * math.pi / 3
     M = A.mass_matrix(n, Le, rho * Ar)

@@ -7,7 +7,7 @@ from functools import partial
 import numpy as np
 
 from solver.mechanisms.snare import dynamics as D
-from solver.runfile import ChannelInfo, ContactPairInfo, PartGeometry
+from solver.runfile import ChannelInfo, ContactPairInfo, FlexiblePart, PartGeometry
 from solver.simulate import BlockKernels, run_model
 from solver.wireframe import Wire
 
@@ -51,14 +51,34 @@ def parts(m) -> list:
             PartGeometry("target_adapter", "target", *Wire().frustum(0.0, 1.2 * R, 0.02, 1.2 * R).build(), "target")]
 
 
-def kernel_units(m) -> list:
-    return []
+def flexible_parts(m) -> list:
+    """The three cables as flexible parts: FLEX_PER_ELEMENT points per element and the end, in the EE's frame."""
+    p = n_points(m)
+    lines = np.stack([np.arange(p - 1), np.arange(1, p)], 1).astype(np.int32)
+    return [FlexiblePart(f"cable_{i + 1}", "end_effector", p, lines, "cable", f"cable {i + 1}") for i in range(D.NCAB)]
+
+
+def n_points(m) -> int:
+    return D.FLEX_PER_ELEMENT * m.geometry["n"] + 1
+
+
+class SnareKernels(BlockKernels):
+    """The engine's BlockKernels with one more output: the cables' points per frame (the run's flexible parts)."""
+
+    def __init__(self, m, spo: int, block: int):
+        super().__init__(D.run_block, m, (m.P, m.M, m.MINV, m.FREE, m.FIXI, m.FIX, m.DS), spo, block,
+                         shapes=(D.NCH, len(BODIES), D.NCAB), events=EVENTS, pairs=PAIRS, capture=(0, 1))
+        self.outs.append(np.zeros((block, D.NCAB, n_points(m), 3)))
+
+    def frames(self, rows: int) -> tuple:
+        return tuple(a[:rows] for a in self.outs[:-1])
+
+    def flexible_frames(self, rows: int) -> dict:
+        return {f"cable_{i + 1}": self.outs[-1][:rows, i] for i in range(D.NCAB)}
 
 
 def run_snare(m, scenario_path, out_path, **options):
     """Simulate a snare model into a run file through solver.simulate.run_model."""
-    kernels = partial(BlockKernels, D.run_block, m, (m.P, m.M, m.MINV, m.FREE, m.FIXI, m.FIX, m.DS),
-                      shapes=(D.NCH, len(BODIES), D.NCAB), events=EVENTS, pairs=PAIRS, capture=(0, 1))
     sizes = {"s": m.s0.size, "Z": D.NZ}
-    return run_model(m, scenario_path, out_path, kernels, ("snare", SOLVER_VERSION), channel_infos(m), BODIES, PAIRS,
-                     parts(m), sizes, **options)
+    return run_model(m, scenario_path, out_path, partial(SnareKernels, m), ("snare", SOLVER_VERSION),
+                     channel_infos(m), BODIES, PAIRS, parts(m), sizes, flexible=flexible_parts(m), **options)
