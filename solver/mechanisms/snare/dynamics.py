@@ -71,8 +71,8 @@ def prescribe_ends(P, t, FIX, q, qd, afix):
 @njit(cache=True)
 def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT, out):
     """Accelerations of the cables (acc) and of the target (aT: v_dot, omega_dot in body axes), the end reactions
-    (reac (3, 2, 3): force of the ring on the cable), per-cable contact summary out (3, 12): |F| on the rod, F on the
-    rod (3), deepest point (3), its normal (3), depth, approach speed. Returns (strain, gravity + stored, dissipation
+    (reac (3, 2, 3): force of the ring on the cable), per-cable contact summary out (3, 12): |F|, F on the cable
+    (3), deepest point (3), its normal (3), depth, approach speed. Returns (strain, gravity + stored, dissipation
     power, drive power, active points)."""
     n = int(P[P_N])
     nq = NCAB * (n + 1) * 6
@@ -178,9 +178,9 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
                 Tq[1] -= rz * fx - rx * fz
                 Tq[2] -= rx * fy - ry * fx
                 nact += 1
-                out[i, 1] -= fx
-                out[i, 2] -= fy
-                out[i, 3] -= fz
+                out[i, 1] += fx                          # the run file's pair force: on part_a, the cable
+                out[i, 2] += fy
+                out[i, 3] += fz
                 if delta > out[i, 10]:
                     out[i, 4], out[i, 5], out[i, 6] = cx_, cy_, cz_
                     out[i, 7], out[i, 8], out[i, 9], out[i, 10], out[i, 11] = nx, ny, nzw, delta, -vn
