@@ -1113,13 +1113,14 @@ class RunFile:
                 raise self._err(f"/{base}@visible_channel", f"names channel {vis!r}, which does not exist")
             self.geometry[name] = PartGeometry(name, body, pts, lines.astype(np.int32),
                                                self._str_attr(pg, f"/{base}", "kind", "mechanism"), vis)
+        self._open_flexible(n)
+        flexible = {fp.name for fp in self.flexible_parts}
         for pair in self.contact_pairs.values() if self.geometry else ():   # the parts it turns red ("": none)
             for k in ("part_a", "part_b"):
                 part = getattr(pair, k)
-                if part and part not in self.geometry:
-                    raise self._err(f"/contacts/{pair.name}@{k}", f"names part {part!r}, which is not in /geometry")
-
-        self._open_flexible(n)
+                if part and part not in self.geometry and part not in flexible:
+                    raise self._err(f"/contacts/{pair.name}@{k}",
+                                    f"names part {part!r}, which is not in /geometry or /flexible")
 
         ev = self._dataset("events", ndim=1)
         names = ev.dtype.names or ()

@@ -335,14 +335,15 @@ class BlockKernels:
 
 def run_model(m, scenario_path, out_path, kernels, meta_args: tuple, channels, bodies, pairs, parts,
               state_sizes: dict, progress=None, t_end=None, cancel=None, live: bool = False, start=None,
-              block: int = 500) -> Path:
+              block: int = 500, flexible=None) -> Path:
     """Plan, open the writer and drive `kernels(spo, block)` (a Kernels) with `run_kernels`: a type's runner in one
-    call. meta_args: (mechanism type, solver version)."""
+    call. meta_args: (mechanism type, solver version); flexible: the run's FlexiblePart list."""
     T = float(t_end) if t_end is not None else m.duration
     t0 = float(start.t) if start is not None else 0.0
     spo, n_total, meta = run_plan(m, T, t0, start, *meta_args)
     w = RunWriter(Path(out_path), meta, channels, bodies, pairs, parts, parameters_toml=m.text, contact_detail=True,
-                  state_sizes={**state_sizes, "contact_prev": len(pairs)}, live=live, contact_statistics=True)
+                  state_sizes={**state_sizes, "contact_prev": len(pairs)}, live=live, contact_statistics=True,
+                  flexible=flexible)
     return run_kernels(w, kernels(spo, block), pairs, m.output_step, scenario_path, T, t0, n_total, start=start,
                        progress=progress, cancel=cancel, block=block)
 

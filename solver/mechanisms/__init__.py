@@ -11,6 +11,7 @@ from solver.mechanisms.generic import GENERIC
 from solver.mechanisms.peripheral import PERIPHERAL
 from solver.mechanisms.probe_cone import PROBE_CONE
 from solver.mechanisms.rods import RODS
+from solver.mechanisms.snare import SNARE
 
 _TYPES: dict[str, MechanismType] = {}
 DEFAULT_TYPE = PROBE_CONE.name   # of a mechanism file that declares no mechanism_type, and of a run without one
@@ -59,4 +60,5 @@ def for_run(run) -> MechanismType:
 register(PROBE_CONE)
 register(PERIPHERAL)
 register(RODS)
+register(SNARE)
 register(GENERIC)

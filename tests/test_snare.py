@@ -1,0 +1,93 @@
+"""The cable-snare type (seed 004, solver/mechanisms/snare/) through the one runner: a short run with the rod placed
+against a cable (module scope: one run, many checks), its run file's cables as flexible parts, and bad input."""
+from __future__ import annotations
+
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from solver.mechanisms.snare import RESOURCES
+from solver.mechanisms.snare.model import load_snare
+from solver.runfile import RunFile
+from solver.scenario import ScenarioError
+
+RIG = RESOURCES / "scenarios" / "suspension_rig.toml"
+
+
+def _scenario(d: Path, text: str, name="s.toml") -> Path:
+    shutil.copy(RESOURCES / "snare.toml", d / "snare.toml")
+    p = d / name
+    p.write_text(text.replace('mechanism = "../snare.toml"', 'mechanism = "snare.toml"'))
+    return p
+
+
+@pytest.fixture(scope="module")
+def touching(tmp_path_factory):
+    """The rig scenario, 0.15 s, ring at 40 deg/s, the rod's end 3 cm below cable 2's middle, its side 2 mm from it."""
+    from solver.simulate import run_scenario
+    d = tmp_path_factory.mktemp("snare")
+    m = load_snare(RIG)
+    n = m.geometry["n"]
+    q = m.s0[:3 * (n + 1) * 6].reshape(3, n + 1, 6)
+    mid = q[1, n // 2, 0:3]
+    rho, az = math.hypot(mid[1], mid[2]), math.atan2(mid[2], mid[1])
+    r_axis = rho - m.geometry["rod_radius"] - m.geometry["cable_radius"] - 0.002
+    tip_x = mid[0] - 0.03
+    err = (tip_x - m.geometry["x_tip"], r_axis * math.cos(az), r_axis * math.sin(az))
+    text = RIG.read_text().replace("duration = 10.0", "duration = 0.15").replace("rate_deg_s = 8.0", "rate_deg_s = 40.0")
+    text = text.replace("position_error = [0.2369, 0.0747, 0.0402]", f"position_error = [{err[0]}, {err[1]}, {err[2]}]")
+    text = text.replace("quaternion = [0.9993, 0.0345, -0.0075, -0.0108]", "quaternion = [1.0, 0.0, 0.0, 0.0]")
+    sp = _scenario(d, text)
+    return load_snare(sp), run_scenario(sp, d / "touching.h5")
+
+
+def test_the_snare_runs_through_the_one_runner(touching):
+    m, out = touching
+    with RunFile(out) as r:
+        assert r.meta.mechanism_type == "snare" and r.n_frames == 16
+        for name in ("radial_offset", "Fx", "Mz", "ring_angle", "motor_torque", "tension_fixed_3", "tension_rotating_1"):
+            assert np.isfinite(r.channel(name)).all()
+        assert abs(r.channel("ring_angle")[-1] - 6.0) < 1e-9                     # 40 deg/s for 0.15 s
+        assert r.channel("cables_in_contact").max() >= 1                           # the ring swept cable 2 onto the rod
+        assert r.channel("contact_force_2").max() > 0.1
+        kinds = [(e.kind, e.pair) for e in r.events]
+        assert ("first_contact", "cable_2_rod") in kinds
+        assert r.channel("radial_offset")[-1] < r.channel("radial_offset")[0] - 1e-6   # cable 2 pushed it inwards
+        # the energy balance (kinetic + strain + gravity + suspension + contact + dissipated - drive work)
+        e, w = r.channel("total_energy"), r.channel("drive_work")
+        assert np.abs(e - e[0]).max() < 0.05 * max(np.abs(w).max(), 1e-3)
+        # at rest at t = 0 the sensor carries the cables' weight (gravity along -x)
+        L_s, A = m.geometry["L_s"], math.pi * 0.003 ** 2 / 4
+        weight = 3 * 7800 * A * L_s * 9.81
+        assert abs(r.channel("Fx")[0] + weight) < 0.3 * weight
+
+
+def test_the_cables_are_flexible_parts_of_the_run_file(touching):
+    m, out = touching
+    n = m.geometry["n"]
+    q0 = m.s0[:3 * (n + 1) * 6].reshape(3, n + 1, 6)
+    with RunFile(out) as r:
+        parts = {fp.name: fp for fp in r.flexible_parts}
+        assert sorted(parts) == ["cable_1", "cable_2", "cable_3"]
+        for i in range(3):
+            fp = parts[f"cable_{i + 1}"]
+            assert fp.body == "end_effector" and fp.kind == "cable" and fp.n_points == 4 * n + 1
+            p0 = r.flexible_points(fp.name, 0)
+            assert np.abs(p0[::4] - q0[i, :, 0:3]).max() < 1e-6                 # the nodes, in the EE frame
+            p1 = r.flexible_points(fp.name, r.n_frames - 1)
+            assert abs(np.linalg.norm(np.diff(p1, axis=0), axis=1).sum() / m.geometry["L_s"] - 1) < 0.01
+        assert {p.part_a for p in r.contact_pairs.values()} == {"cable_1", "cable_2", "cable_3"}
+
+
+def test_bad_snare_input_names_the_file_and_key(tmp_path):
+    text = RIG.read_text()
+    with pytest.raises(ScenarioError, match=r"s\.toml.*drive"):
+        load_snare(_scenario(tmp_path, text.replace("[drive]", "[drive_program]")))
+    p = _scenario(tmp_path, text, "t.toml")
+    mech = (tmp_path / "snare.toml").read_text().replace("arc_length = 0.5025", "arc_length = 0.3")
+    (tmp_path / "snare.toml").write_text(mech)
+    with pytest.raises(ScenarioError, match=r"snare\.toml.*cable\.arc_length.*chord"):
+        load_snare(p)
