@@ -7,6 +7,7 @@ generic type for anything else, so every readable run opens.
 from __future__ import annotations
 
 from solver.mechanisms.base import MechanismType
+from solver.mechanisms.berthing import BERTHING
 from solver.mechanisms.generic import GENERIC
 from solver.mechanisms.peripheral import PERIPHERAL
 from solver.mechanisms.probe_cone import PROBE_CONE
@@ -57,4 +58,5 @@ def for_run(run) -> MechanismType:
 
 register(PROBE_CONE)
 register(PERIPHERAL)
+register(BERTHING)
 register(GENERIC)
