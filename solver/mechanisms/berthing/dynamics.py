@@ -16,7 +16,7 @@ from solver.core.integrator import rk4_update, stage
 from solver.vec3 import mat_to_quat
 from solver.mechanisms.berthing.model import (D_BK, D_BL, D_C, D_J, D_K, D_KI, D_KP, D_KS, D_RANGE, D_RL, D_TL, DIS,
                                               IN, MODE_JOINT, MODE_OPERATOR, MODE_PAYLOAD, NA, NS, NT, P_BORE, P_C,
-                                              P_CAPT, P_FREE, P_K, P_LAM, P_MU, P_PF, P_R, P_RA, P_RO, P_SUB, P_VS,
+                                              P_CAPT, P_FREE, P_K, P_LAM, P_DRIVES, P_MU, P_PF, P_R, P_RA, P_RO, P_SUB, P_VS,
                                               P_WMIN, PAIRS, Q, QD, TM, WM, WRK, ZB, ZBD, ZCAP, ZSLIP, ZTC, ZTOUCH)
 
 NPAIR = len(PAIRS)
@@ -54,13 +54,15 @@ def evaluate(s, Z, cmd, brakes, P, JOINT, DRV, SPH, ROWS, RINT, nb, KIN, M, W, t
         fs, es = end_stop(q[a], DRV[j, D_RANGE], DRV[j, D_KS])
         tau[a] += fs
         stored += es
-        tg = DRV[j, D_K] * (th - q[a]) + DRV[j, D_C] * (wm - qd[a])          # the gear's torque on the link
-        stored += 0.5 * DRV[j, D_K] * (th - q[a]) ** 2
-        power += DRV[j, D_C] * (wm - qd[a]) ** 2
+        tg = 0.0
+        if P[P_DRIVES] < 1.5:                                              # the gear engaged (not limp)
+            tg = DRV[j, D_K] * (th - q[a]) + DRV[j, D_C] * (wm - qd[a])      # the gear's torque on the link
+            stored += 0.5 * DRV[j, D_K] * (th - q[a]) ** 2
+            power += DRV[j, D_C] * (wm - qd[a]) ** 2
         tau[a] += tg
         ts = 0.0
         de = 0.0
-        if not brakes:
+        if not brakes and P[P_DRIVES] < 0.5:
             ts = rate_servo(DRV[j, D_KP], DRV[j, D_KI], cmd[j], wm, integ, DRV[j, D_TL])
             de = cmd[j] - wm
             if (ts >= DRV[j, D_TL] and de > 0.0) or (ts <= -DRV[j, D_TL] and de < 0.0):

@@ -24,9 +24,10 @@ NZ = 18
 D_K, D_C, D_J, D_KP, D_KI, D_TL, D_RL, D_BK, D_BL, D_RANGE, D_KS = range(11)
 # P: contact k, c, mu, slip speed, substeps, capture depth, sphere radius, free base, tool/probe frame (9),
 # manipulability floor, DLS damping, receptacle origin (3) and axis (3), bore entry distance
-P_K, P_C, P_MU, P_VS, P_SUB, P_CAPT, P_R, P_FREE, P_PF, P_WMIN, P_LAM, P_RO, P_RA, P_BORE = \
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 17, 18, 19, 22, 25
-NP = 26
+P_K, P_C, P_MU, P_VS, P_SUB, P_CAPT, P_R, P_FREE, P_PF, P_WMIN, P_LAM, P_RO, P_RA, P_BORE, P_DRIVES = \
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 17, 18, 19, 22, 25, 26
+NP = 27
+DRIVES = ("servo", "off", "limp")   # servo: rate loops on; off: no motor torque, gears engaged; limp: gears disengaged
 # PROF row: start step, mode (0 joint rates deg/s -> rad/s, 1 payload-frame rates, 2 operator), 7 values, brakes,
 # ramp steps (the values blend linearly from the previous segment's of the same mode)
 MODE_JOINT, MODE_PAYLOAD, MODE_OPERATOR = 0, 1, 2
@@ -165,6 +166,9 @@ def load_berthing(spath: Path) -> BerthingModel:
     JOINT = arm_rows(a, pay, tool, nb, base)
     dn = {k: _num(mpath, "drives", d, k, 0.0) for k in ("gear_k", "gear_c", "rotor_inertia", "servo_kp", "servo_ki",
                                                        "torque_limit", "rate_limit_deg_s", "brake_k", "brake_limit")}
+    drives = d.get("mode", "servo")
+    if drives not in DRIVES:
+        raise ScenarioError(mpath, "drives.mode", f"expected one of {', '.join(DRIVES)}, found {drives!r}")
     if dn["rotor_inertia"] <= 0 or dn["gear_k"] <= 0 or dn["brake_k"] <= 0:
         raise ScenarioError(mpath, "drives", "rotor_inertia, gear_k and brake_k must be positive")
     DRV = np.array([[dn["gear_k"], dn["gear_c"], dn["rotor_inertia"], dn["servo_kp"], dn["servo_ki"],
@@ -213,12 +217,15 @@ def load_berthing(spath: Path) -> BerthingModel:
     P[P_PF:P_PF + 9] = Rpf.reshape(9)
     P[P_WMIN], P[P_LAM] = 0.5, 0.3            # DLS: manipulability floor (m^3, assumed) and damping (assumed)
     P[P_RO:P_RO + 3], P[P_RA:P_RA + 3], P[P_BORE] = entry, axis_w, fd
-    if nb:                                    # station rows ride on the base body (world = base frame at t = 0)
-        pass
+    P[P_DRIVES] = DRIVES.index(drives)        # (a free base: the station rows ride on it, world = base frame at t = 0)
     PROF = _profile(spath, sc, float(sc.get("step", 0.0)))
     s0 = np.zeros(NS)
     s0[Q + nb:Q + nb + NA] = q0
     s0[TM:TM + NA] = q0
+    rates = np.radians(_vec(spath, "initial.rates_deg_s", ini.get("rates_deg_s", [0.0] * NA), NA))
+    s0[QD + nb:QD + nb + NA] = rates
+    s0[WM:WM + NA] = np.radians(_vec(spath, "initial.rotor_rates_deg_s", ini["rotor_rates_deg_s"], NA)) \
+        if "rotor_rates_deg_s" in ini else rates      # the motors' rotors (output side): as the joints by default
     Z0 = np.zeros(NZ)
     Z0[ZB:ZB + NA] = q0
     step, out, dur = (_num(spath, "scenario", sc, k, 1e-6) for k in ("step", "output_step", "duration"))

@@ -200,3 +200,17 @@ def profile_from_run(run, step: float) -> np.ndarray:
             rows.append(row)
     rows[0][0] = 0
     return np.array(rows, float)
+
+
+def replay_session(run_path, scenario_path, out_path, **options):
+    """Run a recorded session again from its scenario with the commands its frames recorded (no operator, no wall
+    clock): the same steps give the same frames."""
+    import dataclasses
+
+    from solver.runfile import RunFile
+    from solver.mechanisms.berthing.model import load_berthing
+    m = load_berthing(scenario_path)
+    with RunFile(run_path) as r:
+        prof = profile_from_run(r, m.step)
+        t_end = float(r.time[-1])
+    return run_berthing(dataclasses.replace(m, PROF=prof), scenario_path, out_path, t_end=t_end, **options)
