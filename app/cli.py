@@ -70,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_export_parser(sub)
     from app.campaign_rerun_cli import add_campaign_rerun_parser  # one campaign run re-simulated (envelope map)
     add_campaign_rerun_parser(sub)
+    from app.berthing_operator_cli import add_berthing_operator_parser  # operator session, locked to wall time
+    add_berthing_operator_parser(sub)
     from app.measured_cli import add_measured_parsers  # validate and calibrate against a measured record
     add_measured_parsers(sub)
     from app.figure_cli import add_figure_parser  # report figures (matplotlib) from a run's data

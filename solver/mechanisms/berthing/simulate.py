@@ -25,6 +25,7 @@ CHANNELS = (*(f"joint_{j + 1}" for j in range(NA)), *(f"tau_{j + 1}" for j in ra
 BODIES = ("station", *(f"link_{j + 1}" for j in range(NA)))
 PAIRS = tuple(ContactPairInfo(n, "probe_head" if n.startswith("head") else "probe_shaft",
                               "receptacle_" + n.split("_")[1], label) for n, label in PAIR_NAMES)
+STOPPED = 7          # advance's status when the operator ends the session (not a kernel status)
 EVENTS = {0: ("first_contact", "first contact: {pair}"), 1: ("capture", "probe inserted to the capture depth")}
 
 
@@ -137,7 +138,7 @@ class BerthingKernels(BlockKernels):
         super().__init__(*args, **kw)
         self.link, self.CMD = link, CMD
         self.t_wall0 = None
-        self.busy = 0.0
+        self.busy, self.block_sim = 0.0, 0.0
         self.behind_events: list[float] = []
 
     def advance(self, t: float, frames: int, last: bool = False):
@@ -149,7 +150,9 @@ class BerthingKernels(BlockKernels):
             self.t_wall0, self.t_sim0 = now, t
         c0 = time.perf_counter()
         status, t1, rows = super().advance(t, frames, last)
-        self.busy += time.perf_counter() - c0
+        busy = time.perf_counter() - c0
+        self.busy = busy if self.busy == 0.0 else 0.9 * self.busy + 0.1 * busy       # recent blocks' cost
+        self.block_sim = t1 - t if t1 > t else self.block_sim
         sim = t1 - self.t_sim0
         wall_due = sim / self.link.speed
         lag = (time.perf_counter() - self.t_wall0) - wall_due
@@ -160,11 +163,17 @@ class BerthingKernels(BlockKernels):
         wall = time.perf_counter() - self.t_wall0
         self.link.t = t1
         self.link.rt_factor = sim / wall if wall > 0 else math.nan
-        self.link.headroom = sim / self.busy if self.busy > 0 else math.nan
+        self.link.headroom = self.block_sim / self.busy if self.busy > 0 else math.nan
         self.link.behind = lag > 0.25
-        if self.link.stop:
-            self.cancelled = True
+        if self.link.stop and status == self.ok:    # the operator ended the session: a complete run
+            status = STOPPED
         return status, t1, rows
+
+    def finish(self, w, status: int, t: float):
+        if status == STOPPED:
+            w.add_event(t, "phase", "", f"session ended by the operator at t = {t:.2f} s")
+            return self.ok, None
+        return super().finish(w, status, t)
 
     def new_events(self, w):
         super().new_events(w)
