@@ -174,14 +174,17 @@ def test_a_recorded_operator_session_replays_to_the_same_frames(tmp_path):
     from solver.mechanisms.berthing.simulate import OperatorLink, replay_session, run_berthing
     sc = RES / "scenarios" / "mrm1_operator.toml"
     m = load_berthing(sc)
-    link = OperatorLink(0.03, math.radians(0.3), speed=4.0)
+    link = OperatorLink(0.03, math.radians(0.3), speed=2.0)
     done = []
     th = threading.Thread(target=lambda: done.append(run_berthing(m, sc, tmp_path / "session.h5", link=link,
                                                                   t_end=3.0)))
     th.start()
+    t0 = time.perf_counter()
+    while link.t < 0.1 and time.perf_counter() - t0 < 60:      # the session runs (its kernels loaded)
+        time.sleep(0.01)
     for defl in ([1, 0, 0, 0, 0, 0], [1, 0.5, 0, 0, 0, -1], [0, 0, -1, 1, 0, 0]):
-        time.sleep(0.2)
         link.set(defl)
+        time.sleep(0.25)
     th.join(60)
     assert done and math.isfinite(link.rt_factor) and link.headroom > 1.0
     again = replay_session(done[0], sc, tmp_path / "replay.h5")

@@ -17,7 +17,7 @@ from solver.vec3 import mat_to_quat
 from solver.mechanisms.berthing.model import (D_BK, D_BL, D_C, D_J, D_K, D_KI, D_KP, D_KS, D_RANGE, D_RL, D_TL, DIS,
                                               IN, MODE_JOINT, MODE_OPERATOR, MODE_PAYLOAD, NA, NS, NT, P_BORE, P_C,
                                               P_CAPT, P_FREE, P_K, P_LAM, P_DRIVES, P_MU, P_PF, P_R, P_RA, P_RO, P_SUB, P_VS,
-                                              P_WMIN, PAIRS, Q, QD, TM, WM, WRK, ZB, ZBD, ZCAP, ZSLIP, ZTC, ZTOUCH)
+                                              P_WMIN, PAIRS, Q, QD, TM, WM, WRK, ZB, ZBD, ZCAP, ZSH, ZSLIP, ZTC, ZTOUCH, P_ACC)
 
 NPAIR = len(PAIRS)
 NCH = 42   # channels (simulate.CHANNELS)
@@ -130,9 +130,10 @@ def evaluate(s, Z, cmd, brakes, P, JOINT, DRV, SPH, ROWS, RINT, nb, KIN, M, W, t
 
 
 @njit(cache=True, error_model="numpy")
-def command(k, s, PROF, CMD, P, JOINT, DRV, SPH, nb, KIN, Jac, out):
-    """Joint-rate commands at step k from the active profile row (or the operator's CMD): payload-frame rates through
-    the damped-least-squares Jacobian at the probe head. Returns (brakes, manipulability, mode, values)."""
+def command(k, s, Z, h, step, PROF, CMD, P, JOINT, DRV, SPH, nb, KIN, Jac, out):
+    """Joint-rate commands at step k from the active profile row (or the operator's CMD): payload-frame rates, shaped
+    by the command accelerations (Z, advanced when `step`), through the damped-least-squares Jacobian at the probe
+    head. Returns (brakes, manipulability, mode, the values asked for)."""
     n = JOINT.shape[0]
     i = 0
     while i + 1 < PROF.shape[0] and PROF[i + 1, 0] <= k:
@@ -151,6 +152,14 @@ def command(k, s, PROF, CMD, P, JOINT, DRV, SPH, nb, KIN, Jac, out):
     w = 0.0
     for j in range(NA):
         out[j] = 0.0
+    sh = np.zeros(6)
+    if mode == MODE_PAYLOAD and not brakes:
+        for r in range(6):
+            lim = P[P_ACC + (r // 3)] * h
+            sh[r] = min(max(vals[r], Z[ZSH + r] - lim), Z[ZSH + r] + lim)
+    if step:
+        for r in range(6):
+            Z[ZSH + r] = sh[r]
     if brakes:
         return brakes, w, mode, vals
     if mode == MODE_JOINT:
@@ -165,8 +174,8 @@ def command(k, s, PROF, CMD, P, JOINT, DRV, SPH, nb, KIN, Jac, out):
                 Rw[3 * r + cc] = KIN[last, 3 * r] * Rpf[cc] + KIN[last, 3 * r + 1] * Rpf[3 + cc] + \
                     KIN[last, 3 * r + 2] * Rpf[6 + cc]
                 head[r] += KIN[last, 3 * r + cc] * SPH[0, cc]
-        rotate_to_world(Rw, vals[0:3], vw[0:3])
-        rotate_to_world(Rw, vals[3:6], vw[3:6])
+        rotate_to_world(Rw, sh[0:3], vw[0:3])
+        rotate_to_world(Rw, sh[3:6], vw[3:6])
         B.point_jacobian(JOINT, KIN, last, head, Jac)
         w = dls_rates(np.ascontiguousarray(Jac[:, nb:n]), vw, P[P_LAM], P[P_WMIN], out)
     for j in range(NA):
@@ -204,7 +213,7 @@ def run_block(s, Z, t, h, n_out, spo, P, JOINT, DRV, SPH, ROWS, RINT, PROF, CMD,
     WR, Jac, cmd, pr, mom = np.zeros((ROWS.shape[0], ROW)), np.zeros((6, n)), np.zeros(NA), np.zeros(3), np.zeros(6)
     k0 = round(t / h)
     for row in range(n_out):
-        brakes, wman, mode, vals = command(k0, s, PROF, CMD, P, JOINT, DRV, SPH, nb, KIN, Jac, cmd)
+        brakes, wman, mode, vals = command(k0, s, Z, h, False, PROF, CMD, P, JOINT, DRV, SPH, nb, KIN, Jac, cmd)
         ke, stored = evaluate(s, Z, cmd, brakes, P, JOINT, DRV, SPH, ROWS, RINT, nb, KIN, M, W, tau, k1, c, WR)
         if not np.isfinite(ke):
             return 1, t, row
@@ -257,7 +266,7 @@ def run_block(s, Z, t, h, n_out, spo, P, JOINT, DRV, SPH, ROWS, RINT, PROF, CMD,
             o_act[row, p], o_d[row, p], o_vn[row, p] = c[p, 0] > 0.0, max(c[p, 0], 0.0), c[p, 10]
             o_p[row, p, :], o_n[row, p, :], o_f[row, p, :] = c[p, 1:4], c[p, 4:7], c[p, 7:10]
         for it in range(spo):
-            brakes, wman, mode, vals = command(k0, s, PROF, CMD, P, JOINT, DRV, SPH, nb, KIN, Jac, cmd)
+            brakes, wman, mode, vals = command(k0, s, Z, h, True, PROF, CMD, P, JOINT, DRV, SPH, nb, KIN, Jac, cmd)
             m = 1
             for p in range(NPAIR):
                 if prev[p]:

@@ -17,16 +17,17 @@ NA = 7                       # arm joints
 NT = 13                      # tree slots: 6 base joints (free base) + 7 arm joints
 Q, QD, TM, WM, IN, DIS, WRK = 0, NT, 2 * NT, 2 * NT + NA, 2 * NT + 2 * NA, 2 * NT + 3 * NA, 2 * NT + 3 * NA + 1
 NS = WRK + 1                 # s: q, qd (13 slots each), rotor angle, rotor rate, servo integral (7 each), dissipated, work
-# Z: brake slider z (7), brake dissipation, captured, t_capture, touched per pair (7), brake slip sum
-ZB, ZBD, ZCAP, ZTC, ZTOUCH, ZSLIP = 0, 7, 8, 9, 10, 17
-NZ = 18
+# Z: brake slider z (7), brake dissipation, captured, t_capture, touched per pair (7), brake slip sum, the
+# payload-frame rates as shaped by the command accelerations (6)
+ZB, ZBD, ZCAP, ZTC, ZTOUCH, ZSLIP, ZSH = 0, 7, 8, 9, 10, 17, 18
+NZ = 24
 # DRV columns per joint: gear k, c, rotor inertia, kp, ki, torque limit, rate limit, brake k, brake limit, range, stop k
 D_K, D_C, D_J, D_KP, D_KI, D_TL, D_RL, D_BK, D_BL, D_RANGE, D_KS = range(11)
 # P: contact k, c, mu, slip speed, substeps, capture depth, sphere radius, free base, tool/probe frame (9),
 # manipulability floor, DLS damping, receptacle origin (3) and axis (3), bore entry distance
-P_K, P_C, P_MU, P_VS, P_SUB, P_CAPT, P_R, P_FREE, P_PF, P_WMIN, P_LAM, P_RO, P_RA, P_BORE, P_DRIVES = \
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 17, 18, 19, 22, 25, 26
-NP = 27
+P_K, P_C, P_MU, P_VS, P_SUB, P_CAPT, P_R, P_FREE, P_PF, P_WMIN, P_LAM, P_RO, P_RA, P_BORE, P_DRIVES, P_ACC = \
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 17, 18, 19, 22, 25, 26, 27
+NP = 29
 DRIVES = ("servo", "off", "limp")   # servo: rate loops on; off: no motor torque, gears engaged; limp: gears disengaged
 # PROF row: start step, mode (0 joint rates deg/s -> rad/s, 1 payload-frame rates, 2 operator), 7 values, brakes,
 # ramp steps (the values blend linearly from the previous segment's of the same mode)
@@ -217,6 +218,9 @@ def load_berthing(spath: Path) -> BerthingModel:
     P[P_PF:P_PF + 9] = Rpf.reshape(9)
     P[P_WMIN], P[P_LAM] = 0.5, 0.3            # DLS: manipulability floor (m^3, assumed) and damping (assumed)
     P[P_RO:P_RO + 3], P[P_RA:P_RA + 3], P[P_BORE] = entry, axis_w, fd
+    op = cfg["operator"]
+    P[P_ACC] = _num(mpath, "operator", op, "acceleration", 1e-6)
+    P[P_ACC + 1] = math.radians(_num(mpath, "operator", op, "angular_acceleration_deg_s2", 1e-6))
     P[P_DRIVES] = DRIVES.index(drives)        # (a free base: the station rows ride on it, world = base frame at t = 0)
     PROF = _profile(spath, sc, float(sc.get("step", 0.0)))
     s0 = np.zeros(NS)
