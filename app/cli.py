@@ -146,7 +146,11 @@ def _run(args, stop) -> int:
         if args.scenario is not None and not args.scenario.is_file():
             return fail(f"{args.scenario}: no such scenario file")
         mtype = mechanism_type_of(args.scenario) if args.scenario is not None else "probe_cone"
-        print(describe(None, mtype), end="")
+        try:
+            print(describe(None, mtype), end="")
+        except KeyError:
+            return fail(f"{args.scenario}: mechanism type {mtype} has no parameter schema: its keys are in its "
+                        f"mechanism file's comments (berthing: docs/berthing.md)")
         return 0
     if args.scenario is None:
         return fail("run: a scenario TOML is needed (or --describe)")

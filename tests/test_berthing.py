@@ -193,3 +193,27 @@ def test_a_recorded_operator_session_replays_to_the_same_frames(tmp_path):
         assert len(np.unique(a.channel("cmd_1"))) >= 2                  # the operator's inputs changed
         for name in ("joint_4", "insertion", "lateral_error", "tau_2", "total_energy"):
             assert np.array_equal(a.channel(name), b.channel(name)), name
+
+
+@pytest.mark.parametrize("edit, key", [
+    (("lateral_error = [0.0, 0.0]", "lateral_error = [0.0]"), "initial.lateral_error"),
+    (('frame = "joint"', 'frame = "tool"'), "profile[2].frame"),
+    (("t = 36.0", "t = 0.0"), "profile[1].t"),
+])
+def test_bad_scenario_input_names_the_file_and_key(tmp_path, edit, key):
+    from solver.mechanisms.berthing.model import load_berthing
+    from solver.scenario import ScenarioError
+    text = "\n".join(x for x in (RES / "scenarios" / "mrm1_scripted.toml").read_text().splitlines()
+                     if not x.startswith(("name =", "mechanism =")))
+    p = _scenario(tmp_path, "bad", ARM, text.replace(*edit))
+    with pytest.raises(ScenarioError) as ei:
+        load_berthing(p)
+    assert f"bad.toml: {key}" in str(ei.value)
+
+
+def test_bad_arm_input_names_the_file_and_key(tmp_path):
+    from solver.mechanisms.berthing.model import load_berthing
+    from solver.scenario import ScenarioError
+    p = _scenario(tmp_path, "s", ARM.replace('mode = "fixed"', 'mode = "floating"'), FREE_LIMP)
+    with pytest.raises(ScenarioError, match=r"arm.toml: base.mode: expected \"fixed\" or \"free\""):
+        load_berthing(p)
