@@ -70,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_export_parser(sub)
     from app.campaign_rerun_cli import add_campaign_rerun_parser  # one campaign run re-simulated (envelope map)
     add_campaign_rerun_parser(sub)
+    from app.berthing_operator_cli import add_berthing_operator_parser  # operator session, locked to wall time
+    add_berthing_operator_parser(sub)
     from app.measured_cli import add_measured_parsers  # validate and calibrate against a measured record
     add_measured_parsers(sub)
     from app.figure_cli import add_figure_parser  # report figures (matplotlib) from a run's data
@@ -144,7 +146,11 @@ def _run(args, stop) -> int:
         if args.scenario is not None and not args.scenario.is_file():
             return fail(f"{args.scenario}: no such scenario file")
         mtype = mechanism_type_of(args.scenario) if args.scenario is not None else "probe_cone"
-        print(describe(None, mtype), end="")
+        try:
+            print(describe(None, mtype), end="")
+        except KeyError:
+            return fail(f"{args.scenario}: mechanism type {mtype} has no parameter schema: its keys are in its "
+                        f"mechanism file's comments (berthing: docs/berthing.md)")
         return 0
     if args.scenario is None:
         return fail("run: a scenario TOML is needed (or --describe)")

@@ -191,12 +191,13 @@ class MainWindow(QMainWindow):
         self.act_rerun = QAction("Re-run from &T Current…", self, shortcut=QKeySequence("Ctrl+Shift+R"),
                                  triggered=self.rerun_dialog)
         self.act_cancel_run = QAction("&Cancel run", self, triggered=self.cancel_run, enabled=False)
+        self.act_operator = QAction("&Berthing (operator…)", self, triggered=self.operator_dialog)
         self.act_compare = QAction("C&ompare with run…", self, triggered=self.compare_dialog)
         self.act_align_contact = QAction("Align comparison on &first contact", self, checkable=True,
                                          toggled=lambda on: self.set_compare_alignment("first_contact" if on else "t0"))
         self.act_difference = QAction("&Difference plot of…", self, triggered=self.difference_dialog)
         self.act_clear_compare = QAction("C&lear comparison", self, triggered=lambda: self.compare_with(None))
-        for a in (self.act_new_run, self.act_rerun, self.act_cancel_run, None, self.act_compare,
+        for a in (self.act_new_run, self.act_rerun, self.act_cancel_run, self.act_operator, None, self.act_compare,
                   self.act_align_contact, self.act_difference, self.act_clear_compare):
             m.addSeparator() if a is None else m.addAction(a)
         sb = self.statusBar()
@@ -227,6 +228,13 @@ class MainWindow(QMainWindow):
         dlg = self.scenario_dialog = ScenarioDialog(self, scenario_path=scenario_path)
         dlg.accepted.connect(lambda: self._start_from_dialog(dlg))
         dlg.open()
+        return dlg
+
+    def operator_dialog(self, scenario=None):
+        """Run -> Berthing (operator…): an operator session locked to wall time, the panes following it."""
+        from app.operator_dialog import OperatorDialog
+        dlg = self.operator = OperatorDialog(self, scenario)
+        dlg.show()
         return dlg
 
     def rerun_dialog(self):

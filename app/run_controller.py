@@ -33,6 +33,7 @@ class RunController(QObject):
     progress = Signal(float, float, float)  # t, t_end, ETA s (NaN if unknown)
     compiling = Signal(int, int)            # solver kernels: unit k of n being compiled (first run only)
     finished = Signal(str, int, str)        # run file path, exit code (-1 killed), message
+    realtime = Signal(float, float, bool)   # an operator session: real-time factor, solver headroom, behind
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -55,6 +56,16 @@ class RunController(QObject):
         if branch_of is not None:
             args += ["--from", str(branch_of), "--at", repr(float(at))]
         self._launch(args, out, t_start, t_end)
+
+    def start_operator(self, scenario, out, t_end: float):
+        """An operator session of a berthing scenario (`berthing-operator`): commands go in through `send`."""
+        self._launch(["berthing-operator", str(scenario), "-o", str(out), "--t-end", repr(float(t_end)),
+                      "--progress-lines"], out, 0.0, t_end)
+
+    def send(self, line: str):
+        """A line to the worker's standard input (an operator session's hand controllers: CMD ... or STOP)."""
+        if self.running:
+            self.proc.write((line.rstrip("\n") + "\n").encode())
 
     def start_campaign_rerun(self, directory, index: int, out):
         """Re-simulate run `index` of the campaign in `directory` into `out` (its end time comes with progress)."""
@@ -103,6 +114,8 @@ class RunController(QObject):
                 self.started.emit(str(self.out))
             elif parts[0] == "COMPILING" and len(parts) >= 3:
                 self.compiling.emit(int(parts[1]), int(parts[2]))
+            elif parts[0] == "REALTIME" and len(parts) >= 4:
+                self.realtime.emit(float(parts[1]), float(parts[2]), parts[3] == "1")
             elif parts[0] == "PROGRESS" and len(parts) >= 4:
                 if not math.isfinite(self.t_end):     # a campaign re-run: the worker knows the end time
                     self.t_end = float(parts[2])

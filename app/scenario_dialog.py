@@ -147,8 +147,10 @@ def split_parameters(text: str) -> dict[str, tuple[str, str]]:
 
 
 def scenario_files() -> list[Path]:
-    """The bundled scenarios: the probe-cone's, then each other mechanism type's."""
-    dirs = [SCENARIOS] + [d for d in (mechanisms.mechanism_type(n).scenarios_dir for n in mechanisms.names())
+    """The bundled scenarios: the probe-cone's, then each other mechanism type's that has a parameter schema (the
+    dialog edits through it; berthing's run with `dockmnemo run` and Run -> Berthing (operator…))."""
+    dirs = [SCENARIOS] + [d for d in (mechanisms.mechanism_type(n).scenarios_dir for n in mechanisms.names()
+                                      if n in mechanisms.BUILT_IN_TYPES)
                           if d is not None and Path(d) != SCENARIOS]
     return [p for d in dict.fromkeys(dirs) for p in sorted(Path(d).glob("*.toml"))]
 

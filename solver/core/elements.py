@@ -71,3 +71,21 @@ def slider(k, x, z, lim):
         zn = x + lim / k
         return zn, lim * (z - zn)
     return z, 0.0
+
+
+@njit(cache=True, error_model="numpy")
+def rate_servo(kp, ki, w_cmd, w, integral, limit):
+    """PI rate loop of a drive: torque toward the commanded rate, capped at +-limit (the motor's torque limit)."""
+    t = kp * (w_cmd - w) + ki * integral
+    if t > limit:
+        return limit
+    if t < -limit:
+        return -limit
+    return t
+
+
+@njit(cache=True, error_model="numpy")
+def coulomb_smooth(mu, fn, vt, v_slip):
+    """Friction force magnitude along -vt of a sliding contact: mu fn, made linear below the slip speed v_slip."""
+    a = abs(vt)
+    return mu * fn * (a / v_slip if a < v_slip else 1.0)

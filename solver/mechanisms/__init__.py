@@ -7,6 +7,7 @@ generic type for anything else, so every readable run opens.
 from __future__ import annotations
 
 from solver.mechanisms.base import MechanismType
+from solver.mechanisms.berthing import BERTHING
 from solver.mechanisms.generic import GENERIC
 from solver.mechanisms.peripheral import PERIPHERAL
 from solver.mechanisms.probe_cone import PROBE_CONE
@@ -61,4 +62,5 @@ register(PROBE_CONE)
 register(PERIPHERAL)
 register(RODS)
 register(SNARE)
+register(BERTHING)
 register(GENERIC)
