@@ -38,8 +38,8 @@ NS = S_LEGZ + 6
  P_V_RETRACT, P_DELAY, P_DL_RETRACT, P_K_RR, P_C_RR, P_MU_RR, P_KT_RR, P_K_PR, P_C_PR, P_MU_PR, P_KT_PR,
  P_K_LATCH, P_C_LATCH, P_CAPTURE_TOL, P_HOOK_GAP, P_TOL_R, P_CAPTURE_GAP, P_K_PP, P_C_PP, P_MU_PP, P_KT_PP,
  P_GEN_R, P_BRAKE_FREE, P_CB, P_CT_RR, P_CT_PR, P_CT_PP, P_K_IF, P_C_IF, P_MU_IF, P_KT_IF, P_CT_IF, P_IF_RIN,
- P_IF_ROUT, P_PRELOAD, P_CLOSE_TIME, P_SEAL, P_K_SEAL) = range(49)
-NP = 49
+ P_IF_ROUT, P_PRELOAD, P_CLOSE_TIME, P_SEAL, P_K_SEAL, P_KD, P_CD, P_FD) = range(52)
+NP = 52
 
 # discrete state Z (Z_LATCHED + i: latch i has caught its striker; soft capture when all three have)
 Z_CAPT, Z_TCAPT, Z_RETRACT, Z_TRETRACT, Z_HOOKS, Z_THOOKS, Z_ANCHOR, Z_FIRST, Z_LATCHED = 0, 1, 2, 3, 4, 5, 6, 15, 16
@@ -75,7 +75,7 @@ CHANNELS = ("Fx", "Fy", "Fz", "Mx", "My", "Mz",
             "ring_x", "ring_y", "ring_z", "ring_roll", "ring_pitch", "ring_yaw", "ring_vx", "ring_vy", "ring_vz",
             "cm_vx", "cm_vy", "cm_vz", "latches_engaged", "hooks_closed", "retraction", "hook_gap",
             "hook_gap_min", "interface_tilt", "iface_Fx", "iface_Fy", "iface_Fz", "iface_Mx", "iface_My", "iface_Mz",
-            "iface_F", "iface_M", "max_depth", "kinetic_energy", "potential_energy", "dissipated_energy", "drive_work",
+            "iface_F", "iface_M", "iface_F_soft", "iface_M_soft", "iface_F_hard", "iface_M_hard", "max_depth", "kinetic_energy", "potential_energy", "dissipated_energy", "drive_work",
             "total_energy")
 NCH = len(CHANNELS)
 CH = {n: i for i, n in enumerate(CHANNELS)}
@@ -426,7 +426,7 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
     obase = s[13:16] - R[1] @ COM[1]   # active docking frame origin (world)
     # compliant until soft capture, braked from then (the brake a sticking slider); from the retraction on, each leg
     # is driven along its path from its length at the start to the common retracted length (then held there) by a
-    # force-limited servo at the brake's stiffness, damping and level: the legs follow it, aligning the craft, unless a
+    # force-limited servo (legs.drive_stiffness, drive_damping, drive_force): the legs follow it, aligning the craft, unless a
     # load above the brake level holds them back (the servo's work is the drive's)
     brake = P[P_BRAKE] if Z[Z_CAPT] > 0.5 else P[P_BRAKE_FREE]
     driven = Z[Z_RETRACT] > 0.5
@@ -451,7 +451,7 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
             u = tr / Z[Z_TRDUR] if Z[Z_TRDUR] > 0.0 else 1.0
             lcmd = Z[Z_L0 + i] + dl_i * u * u * (3.0 - 2.0 * u)
             vcmd = dl_i * 6.0 * u * (1.0 - u) / Z[Z_TRDUR] if on_path else 0.0
-            fb = min(brake, max(-brake, P[P_KB] * (L - lcmd) + P[P_CB] * (Ld - vcmd)))
+            fb = min(P[P_FD], max(-P[P_FD], P[P_KD] * (L - lcmd) + P[P_CD] * (Ld - vcmd)))
             if full and s[jz] != 0.0:                 # the brake's stretch is released to the drive
                 s[S_DISS] += 0.5 * P[P_KB] * s[jz] * s[jz]
                 s[jz] = 0.0
@@ -625,6 +625,11 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
             ch[C_IF + 3 + k] = mi[k]
         ch[C_IF + 6] = math.sqrt(fi @ fi)
         ch[C_IF + 7] = math.sqrt(mi @ mi)
+        # the same by phase (the IDD's soft- and hard-capture limits): soft until the hooks close, hard from then
+        hard = 2 if Z[Z_HOOKS] > 0.5 else 0
+        ch[C_IF + 8], ch[C_IF + 9], ch[C_IF + 10], ch[C_IF + 11] = 0.0, 0.0, 0.0, 0.0
+        ch[C_IF + 8 + hard] = ch[C_IF + 6]
+        ch[C_IF + 9 + hard] = ch[C_IF + 7]
         # ring pose and velocity relative to the passive ring (passive docking frame)
         xr = s[26:29]
         rel = R[0].T @ (xr - oP)

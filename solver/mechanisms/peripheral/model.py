@@ -183,7 +183,8 @@ def load_peripheral(scenario_path) -> PeripheralModel:
          ("interface", "mass", "guide_ring", "guide_petals", "hexapod", "legs", "latches", "hooks", "limits")}
     g["interface"]["offset"] = M.sub("interface").get("offset")
     g["guide_ring"]["bore_depth"] = M.sub("guide_ring").get("bore_depth")
-    for s, k in (("legs", "brake_stiffness"), ("legs", "brake_damping"), ("interface", "face_inner_radius"),
+    for s, k in (("legs", "brake_stiffness"), ("legs", "brake_damping"), ("legs", "drive_stiffness"),
+                 ("legs", "drive_damping"), ("legs", "drive_force"), ("interface", "face_inner_radius"),
                  ("interface", "seal_height"), ("interface", "seal_stiffness"), ("interface", "face_outer_radius"),
                  ("legs", "retraction_delay"), ("latches", "radius"), ("latches", "capture_gap"), ("hooks", "gap")):
         g[s][k] = M.sub(s).get(k)
@@ -220,7 +221,9 @@ def load_peripheral(scenario_path) -> PeripheralModel:
     base = hexa.base.copy()                       # (0, y, z) in the active frame
     ringp = hexa.ring.copy()                      # (0, y, z) in the ring frame
     LN = inverse_kinematics(base, ringp, np.array([-h0, 0.0, 0.0]), np.eye(3))[0].copy()
-    h_end = g["interface"]["offset"]             # the drive brings the ring face to the interface plane (flush)
+    # the drive brings the ring face to the seal's height ahead of the interface plane (ready to hook: the seal just
+    # touching, no load); the hooks pull the rest
+    h_end = g["interface"]["offset"] + g["interface"]["seal_height"]
     dl = float(LN[0] - inverse_kinematics(base, ringp, np.array([-h_end, 0.0, 0.0]), np.eye(3))[0][0])
     if dl > H["stroke_retract"]:
         raise ScenarioError(mpath, "interface.offset", f"retracting the ring to it shortens the legs {dl:.4g} m, more "
@@ -257,6 +260,7 @@ def load_peripheral(scenario_path) -> PeripheralModel:
     P[[D.P_K_LEG, D.P_C_LEG, D.P_BRAKE, D.P_KB, D.P_CB, D.P_K_STOP]] = (
         LG["stiffness"], LG["damping"], LG["brake_force"], LG["brake_stiffness"], LG["brake_damping"],
         LG["stop_stiffness"])
+    P[[D.P_KD, D.P_CD, D.P_FD]] = LG["drive_stiffness"], LG["drive_damping"], LG["drive_force"]
     P[[D.P_RETRACT, D.P_EXTEND, D.P_V_RETRACT, D.P_DELAY, D.P_DL_RETRACT]] = (
         H["stroke_retract"], H["stroke_extend"], LG["retraction_speed"], LG["retraction_delay"], dl)
     ci = contact["interface"]

@@ -98,6 +98,12 @@ MECHANISM = (
          "(solver/friction.py): its stick stretch is brake / this (numerical)", {"default": 2.0e5}),
         ("brake_damping", "N*s/m", "[0, 1e6]", "leg brake bristle damping", "damps the brake's sticking mode "
          "(numerical)", {"default": 1.0e3}),
+        ("drive_stiffness", "N/m", "(0, 1e9]", "retraction servo stiffness", "each leg's servo during the "
+         "retraction: force per metre off its path", {"default": 2.0e5}),
+        ("drive_damping", "N*s/m", "[0, 1e7]", "retraction servo damping", "each leg's servo during the retraction: "
+         "force per m/s off its path's rate", {"default": 1.0e3}),
+        ("drive_force", "N", "(0, 1e5]", "retraction servo force limit", "each leg's servo force limit during the "
+         "retraction", {"default": 250.0}),
         ("stop_stiffness", "N/m", "(0, 1e9]", "leg stop stiffness", "end-of-stroke stop"),
         ("retraction_speed", "m/s", "(0, 0.5]", "retraction speed", "leg shortening rate while retracting"),
         ("retraction_delay", "s", "[0, 60]", "retraction delay", "from capture to the start of retraction",
