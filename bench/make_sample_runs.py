@@ -49,8 +49,10 @@ def decimate(src: Path, dst: Path, step: float) -> None:
     meta = dataclasses.replace(r.meta, output_step=r.meta.output_step * k)
     pairs = list(r.contact_pairs.values())
     stats = r.contact_statistics()          # the solver's contact statistics, at its own output step
+    ext_step = r.extrema_step()             # the solver's per-step extrema stay those of the decimated run
     w = RunWriter(dst, meta, list(r.channels.values()), r.bodies, pairs, list(r.geometry.values()),
-                  parameters_toml=r.parameters_toml, contact_detail=True, contact_statistics=stats is not None)
+                  parameters_toml=r.parameters_toml, contact_detail=True, contact_statistics=stats is not None,
+                  extrema=ext_step == ext_step)
     f = h5py.File(src, "r")
     n = r.n_frames
     keep = np.arange(0, n, k)
@@ -67,6 +69,9 @@ def decimate(src: Path, dst: Path, step: float) -> None:
         w.add_event(e.time, e.kind, e.pair, e.text)
     if stats is not None:
         w.set_contact_events(*stats)
+    if ext_step == ext_step:
+        w.set_extrema(np.array([[np.nan if e is None else e[i] for e in map(r.extrema, r.channels)] for i in range(4)]),
+                      ext_step)
     w.finish(t_capture=r.meta.t_capture, complete=r.meta.complete)
     f.close()
     r.close()

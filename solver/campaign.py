@@ -31,7 +31,7 @@ import tomlkit
 from solver import schema
 from solver.errors import InputError, read_toml, unknown
 from solver.mechanisms import DEFAULT_TYPE
-from solver.verdict import DEFAULT_CRITERIA, Criteria, CriteriaError, evaluate, load_criteria
+from solver.verdict import DEFAULT_CRITERIA, Criteria, CriteriaError, channel_range, evaluate, load_criteria
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "resources" / "scenarios"
@@ -605,17 +605,17 @@ def output_columns(pairs, mtype=None) -> dict[str, tuple[str, str]]:
 
 
 def _peak(run, name) -> float:
+    """max |value| of a channel: at the solver's rate where the run file has its extrema (verdict.channel_range)."""
     if name not in run.channels:
         return math.nan
-    v = np.abs(run.channel(name))
-    return float(np.nanmax(v)) if np.isfinite(v).any() else math.nan
+    lo, _, hi, _ = channel_range(run, name)
+    return max(abs(lo), abs(hi)) if math.isfinite(lo) and math.isfinite(hi) else math.nan
 
 
 def _max(run, name) -> float:
     if name not in run.channels:
         return math.nan
-    v = run.channel(name)
-    return float(np.nanmax(v)) if np.isfinite(v).any() else math.nan
+    return channel_range(run, name)[2]
 
 
 def _first_time_at_least(run, name, least) -> float:
@@ -660,13 +660,13 @@ def summarise_run(run, criteria: Criteria | None = None) -> dict:
         out[o.name] = summary_output(run, o)
     out["max_depth"] = _max(run, "max_depth")
     use = []
-    for n, lim in crit.base_loads.items():
+    for n, lim in {**crit.base_loads, **crit.interface_loads}.items():
         use.append(_peak(run, n) / lim)
     for n, (lo, hi) in crit.strokes.items():
         if n in run.channels:
-            v = run.channel(n)
-            if np.isfinite(v).any():
-                use.append(max(float(np.nanmax(v)) / hi if hi > 0 else 0.0, float(np.nanmin(v)) / lo if lo < 0 else 0.0))
+            vmin, _, vmax, _ = channel_range(run, n)
+            if math.isfinite(vmin) and math.isfinite(vmax):
+                use.append(max(vmax / hi if hi > 0 else 0.0, vmin / lo if lo < 0 else 0.0))
     use = [u for u in use if math.isfinite(u)]
     out["limit_use"] = max(use) if use else math.nan
     for p in run.contact_pairs:
@@ -1147,7 +1147,7 @@ def _store_row(c: Campaign, d: Path, row: dict, session: str):
 
 # ---- reading a campaign directory --------------------------------------------------------------------------
 
-_PASS_SUMMARY = re.compile(r"^(captured at [\d.]+ s|peak base loads within limits|(damper|leg) strokes within range|"
+_PASS_SUMMARY = re.compile(r"^(captured at [\d.]+ s|peak (base|interface) loads within limits|(damper|leg) strokes within range|"
                            r"no latch release|final state reached)$|n/a")
 
 

@@ -23,7 +23,8 @@ FORMAT_NAME = "dockmnemo-run"
 FORMAT_VERSION = 1
 SUPPORTED_VERSIONS = (1,)
 CHANNEL_GROUPS = ("kinematics", "base_loads", "axial_damper", "lateral_damper", "contact_forces",
-                  "energy", "mechanism", "spacecraft")
+                  "energy", "mechanism", "spacecraft", "interface_loads")
+EXTREMA_ROWS = ("min", "t_min", "max", "t_max")   # rows of /extrema/values
 EVENT_KINDS = ("first_contact", "contact_begin", "contact_end", "capture", "sensor", "phase",
                "hard_dock", "diagnostic")
 TIME_CHUNK = 4096
@@ -248,9 +249,10 @@ class RunWriter:
                 parameters_toml: str = "", chunk: int = TIME_CHUNK, contact_detail: bool = False,
                 state_sizes: dict[str, int] | None = None, live: bool = False,
                 contact_statistics: bool = False, flush_interval: float = FLUSH_INTERVAL, background: bool = True,
-                flexible: list[FlexiblePart] | None = None):
+                flexible: list[FlexiblePart] | None = None, extrema: bool = False):
         """`contact_statistics`: the file gets a /contact_events table, filled by `set_contact_events`; `flexible`:
-        the parts whose points `append(..., flexible=...)` gives per frame."""
+        the parts whose points `append(..., flexible=...)` gives per frame; `extrema`: an /extrema table of every
+        channel's extrema at the solver's rate, filled by `set_extrema`."""
         self.f = self._lock = None
         self.path = Path(path)
         self.state_sizes = dict(state_sizes or {})
@@ -362,6 +364,14 @@ class RunWriter:
             ce = f.create_dataset("contact_events", shape=(0,), maxshape=(None,), dtype=CONTACT_EVENT_DTYPE,
                                   chunks=(256,))
             ce.attrs["sample_step"] = math.nan
+        self._extrema: tuple[np.ndarray, float] | None = None
+        self._has_extrema = bool(extrema)
+        if extrema:   # created now (SWMR cannot add objects later); step NaN until written by finish
+            eg = f.create_group("extrema")
+            eg.create_dataset("names", data=np.array([c.name for c in self.channels], dtype=object), dtype=_STR)
+            ev = eg.create_dataset("values", data=np.full((4, nc), math.nan))
+            ev.attrs["rows"] = ", ".join(EXTREMA_ROWS)
+            eg.attrs["step"] = math.nan
         if self.state_sizes:   # sparse snapshots of the solver state: a branch restarts from the one before it
             sg = f.create_group("state")
             sg.attrs["about"] = "solver state at the start of some frames (/state/frame); branch from any later frame"
@@ -560,6 +570,13 @@ class RunWriter:
             raise ValueError("RunWriter made without contact_statistics=True: no /contact_events table")
         self._contact_events = (np.asarray(rows, dtype=CONTACT_EVENT_DTYPE), float(sample_step))
 
+    def set_extrema(self, values: np.ndarray, step: float):
+        """Every channel's extrema over every solver step (rows EXTREMA_ROWS, columns in channel order), `step` s
+        apart; written by `finish` (the writer must be made with extrema=True)."""
+        if not self._has_extrema:
+            raise ValueError("RunWriter made without extrema=True: no /extrema table")
+        self._extrema = (np.array(values, dtype="f8").reshape(4, len(self.channels)), float(step))
+
     def flush(self, partial: bool = True):
         """Write the buffered frames and the events added so far and flush the file: a reader, or the file of a writer
         killed after this, has every frame appended. `partial` False: the whole chunks only (a partly filled chunk
@@ -649,6 +666,9 @@ class RunWriter:
             g[ch.name].attrs["abs_max"] = float(m)
         if comment is not None:
             a["comment"] = _text_out(comment)
+        if self._extrema is not None:
+            self.f["extrema/values"][...] = self._extrema[0]
+            self.f["extrema"].attrs["step"] = self._extrema[1]
         self._write_events()
         self.f.flush()
         a["complete"] = bool(complete)
@@ -1603,6 +1623,32 @@ class RunFile:
         if self.live:
             return math.nan
         return self._abs_max.get(name, math.nan)   # (checked >= 0 or NaN at open)
+
+    def extrema(self, name: str) -> tuple[float, float, float, float] | None:
+        """(min, time of min, max, time of max) of a channel over every solver step, as its writer stored them
+        (/extrema); None when the file has none for it (older files, runs cut short: read the frames instead)."""
+        if self.live or not math.isfinite(self.extrema_step()):
+            return None
+        try:
+            with self._reading("extrema/values"):
+                names = [_decode(n) for n in self._f["extrema/names"][()]]
+                if name not in names:
+                    return None
+                v = np.asarray(self._f["extrema/values"][:, names.index(name)], dtype="f8")
+        except RunFileError:
+            return None
+        return tuple(float(x) for x in v) if v.shape == (4,) and np.isfinite(v).all() else None
+
+    def extrema_step(self) -> float:
+        """The solver step the /extrema table was taken at (NaN: the file has none, or it was never filled)."""
+        try:
+            with self._reading("extrema"):
+                if "extrema" not in self._f:
+                    return math.nan
+                v = self._f["extrema"].attrs.get("step", math.nan)
+                return float(v) if isinstance(v, (int, float, np.floating)) else math.nan
+        except RunFileError:
+            return math.nan
 
     def channel(self, name: str, start: int = 0, stop: int | None = None) -> np.ndarray:
         """Values of one channel over frames [start, stop); RunFileError if one is beyond the stored abs_max or any

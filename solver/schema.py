@@ -106,8 +106,9 @@ def _all(mechanism_type: str) -> tuple[Param, ...]:
     if mechanism_type not in MECHANISM_TYPES:
         raise KeyError(f"unknown mechanism type {mechanism_type!r} (known: {', '.join(MECHANISM_TYPES)})")
     from solver.scenario_schema import PARAMS as common
-    own = importlib.import_module(f"solver.mechanisms.{mechanism_type}.schema").PARAMS
-    out = (*common, *own)
+    mod = importlib.import_module(f"solver.mechanisms.{mechanism_type}.schema")
+    skip = set(getattr(mod, "NOT_READ", ()))         # common keys the type does not read: not its keys
+    out = (*(p for p in common if p.key not in skip), *mod.PARAMS)
     seen = set()
     for p in out:
         assert (p.file, p.key) not in seen, f"{p.file}: {p.key} declared twice"

@@ -25,6 +25,7 @@ class Criteria:
     """Limits a successful capture must respect."""
     by_time: float = math.inf                                          # s
     base_loads: dict[str, float] = field(default_factory=dict)         # channel -> peak |value| limit
+    interface_loads: dict[str, float] = field(default_factory=dict)    # channel -> peak |value| limit (interface)
     strokes: dict[str, tuple[float, float]] = field(default_factory=dict)  # channel -> (min, max)
     strokes_of: str = "damper"                                         # what strokes: [damper_strokes] or [leg_strokes]
     latch_channel: str = ""
@@ -43,7 +44,7 @@ def load_criteria(path=DEFAULT_CRITERIA) -> Criteria:
     """Read and check a criteria TOML; raises CriteriaError with the file and key on bad input."""
     path = Path(path)
     _, cfg = read_toml(path, CriteriaError, "criteria file")
-    known = {"capture", "base_loads", "damper_strokes", "leg_strokes", "latches", "final"}
+    known = {"capture", "base_loads", "interface_loads", "damper_strokes", "leg_strokes", "latches", "final"}
     for k, v in cfg.items():
         if k not in known:
             raise CriteriaError(path, k, f"unknown section (expected {', '.join(sorted(known))})")
@@ -55,11 +56,12 @@ def load_criteria(path=DEFAULT_CRITERIA) -> Criteria:
         c.by_time = _number(path, "capture.by_time", cap["by_time"])
         if c.by_time <= 0:
             raise CriteriaError(path, "capture.by_time", f"must be a positive time, found {c.by_time}")
-    for name, v in cfg.get("base_loads", {}).items():
-        lim = _number(path, f"base_loads.{name}", v)
-        if lim <= 0:
-            raise CriteriaError(path, f"base_loads.{name}", f"limit must be positive, found {lim}")
-        c.base_loads[name] = lim
+    for sec in ("base_loads", "interface_loads"):
+        for name, v in cfg.get(sec, {}).items():
+            lim = _number(path, f"{sec}.{name}", v)
+            if lim <= 0:
+                raise CriteriaError(path, f"{sec}.{name}", f"limit must be positive, found {lim}")
+            getattr(c, sec)[name] = lim
     if "damper_strokes" in cfg and "leg_strokes" in cfg:
         raise CriteriaError(path, "leg_strokes", "give [damper_strokes] or [leg_strokes], not both")
     section = "leg_strokes" if "leg_strokes" in cfg else "damper_strokes"
@@ -99,6 +101,7 @@ class Check:
 class Verdict:
     checks: list[Check]
     criteria_path: str = ""
+    peaks_from: str = "solver steps"       # where peaks and ranges were read: "solver steps" or "frames"
 
     @property
     def passed(self) -> bool:
@@ -112,7 +115,8 @@ class Verdict:
 
     def report(self) -> str:
         """Multi-line report: the line, then every quantity checked with its value and limit."""
-        out = [f"capture verdict  {self.line()}", f"  criteria       {self.criteria_path}"]
+        out = [f"capture verdict  {self.line()}", f"  criteria       {self.criteria_path}",
+               f"  peaks from     {self.peaks_from}"]
         for c in self.checks:
             for q, v, lim, st in c.items:
                 out.append(f"  {st.upper():<5} {q:<20} {v:<28} {lim}")
@@ -138,18 +142,36 @@ def _check_capture(run, c: Criteria) -> Check:
     return Check("capture", PASS if ok else FAIL, summ, [("T capture", f"{tc:.3f} s", limit, PASS if ok else FAIL)])
 
 
-def _abs_peak(run, name: str) -> tuple[float, float]:
+def solver_rate(run) -> bool:
+    """True when the run file holds its channels' extrema over every solver step (/extrema): peaks are read there,
+    else from the stored frames (older files, runs cut short; the report says so)."""
+    ext = getattr(run, "extrema_step", None)
+    return ext is not None and math.isfinite(ext())
+
+
+def channel_range(run, name: str) -> tuple[float, float, float, float]:
+    """(min, time of min, max, time of max) of a channel: at the solver's rate where the file has them, else over
+    its frames (NaN where it has no finite value)."""
+    e = run.extrema(name) if solver_rate(run) else None
+    if e is not None:
+        return e
     v = run.channel(name)
-    a = np.abs(v)
-    if not np.isfinite(a).any():
+    if not np.isfinite(v).any():
+        return math.nan, math.nan, math.nan, math.nan
+    i, j = int(np.nanargmin(v)), int(np.nanargmax(v))
+    return float(v[i]), float(run.time[i]), float(v[j]), float(run.time[j])
+
+
+def _abs_peak(run, name: str) -> tuple[float, float]:
+    lo, tlo, hi, thi = channel_range(run, name)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
         return math.nan, math.nan
-    i = int(np.nanargmax(a))
-    return float(v[i]), float(run.time[i])
+    return (lo, tlo) if abs(lo) > abs(hi) else (hi, thi)
 
 
-def _check_loads(run, c: Criteria) -> Check:
+def _check_loads(run, c: Criteria, section: str = "base_loads") -> Check:
     items, fails = [], []
-    for name, lim in c.base_loads.items():
+    for name, lim in getattr(c, section).items():
         if name not in run.channels:
             items.append((f"peak |{name}|", "no channel", f"<= {lim:g}", NA))
             continue
@@ -160,7 +182,8 @@ def _check_loads(run, c: Criteria) -> Check:
                       PASS if ok else FAIL))
         if not ok:
             fails.append(f"peak |{name}| {_fmt(abs(v), unit)} > {_fmt(lim, unit)} at {t:.3f} s")
-    return _summarise("base_loads", items, fails, "base loads n/a", "peak base loads within limits")
+    what = section.split("_")[0]
+    return _summarise(section, items, fails, f"{what} loads n/a", f"peak {what} loads within limits")
 
 
 def _check_strokes(run, c: Criteria) -> Check:
@@ -170,20 +193,19 @@ def _check_strokes(run, c: Criteria) -> Check:
             items.append((name, "no channel", f"[{lo:g}, {hi:g}]", NA))
             continue
         unit = run.channels[name].unit
-        v = run.channel(name)
-        if not np.isfinite(v).any():
+        vmin, tmin, vmax, tmax = channel_range(run, name)
+        if not (math.isfinite(vmin) and math.isfinite(vmax)):
             items.append((name, "all NaN", f"[{lo:g}, {hi:g}]", NA))
             continue
-        vmin, vmax = float(np.nanmin(v)), float(np.nanmax(v))
         ok = lo <= vmin and vmax <= hi
         items.append((name, f"{vmin:.4g} .. {vmax:.4g} {unit}".rstrip(), f"within [{lo:g}, {hi:g}] {unit}".rstrip(),
                       PASS if ok else FAIL))
         if not ok:
             out = []
             if vmax > hi:
-                out.append(f"{vmax:.4g} > {hi:g} {unit} at {float(run.time[int(np.nanargmax(v))]):.3f} s")
+                out.append(f"{vmax:.4g} > {hi:g} {unit} at {tmax:.3f} s")
             if vmin < lo:
-                out.append(f"{vmin:.4g} < {lo:g} {unit} at {float(run.time[int(np.nanargmin(v))]):.3f} s")
+                out.append(f"{vmin:.4g} < {lo:g} {unit} at {tmin:.3f} s")
             fails.append(f"{name} " + " and ".join(out).replace("  ", " "))
     return _summarise("damper_strokes", items, fails, f"{c.strokes_of} strokes n/a",
                       f"{c.strokes_of} strokes within range")
@@ -205,7 +227,7 @@ def _check_latches(run, c: Criteria) -> Check:
     tc = run.t_capture
     if not math.isfinite(tc):
         return Check("latches", NA, "latch release n/a (no capture)", [("latch release", "no capture", name, NA)])
-    i0 = run.frame_at(tc)
+    i0 = min(int(np.searchsorted(run.time, tc - 1e-9)), run.n_frames - 1)   # the first frame at or after capture
     v = run.channel(name, i0)
     v0 = float(v[0])
     drop = np.flatnonzero(v < v0 - c.release_drop)
@@ -241,7 +263,14 @@ def criteria_file_for(run) -> Path:
 def evaluate(run, criteria: Criteria | None = None) -> Verdict:
     """Evaluate the criteria on a RunFile (None: its mechanism type's criteria file)."""
     c = criteria if criteria is not None else load_criteria(criteria_file_for(run))
-    checks = [_check_capture(run, c), _check_loads(run, c), _check_strokes(run, c), _check_latches(run, c)]
+    checks = [_check_capture(run, c)]
+    if c.interface_loads:
+        checks.append(_check_loads(run, c, "interface_loads"))
+    if c.base_loads or not c.interface_loads:
+        checks.append(_check_loads(run, c))
+    checks += [_check_strokes(run, c), _check_latches(run, c)]
     if c.final:
         checks.append(_check_final(run, c))
-    return Verdict(checks, c.path)
+    how = (f"solver steps ({run.extrema_step() * 1e3:g} ms)" if solver_rate(run) else
+           "frames (the file has no solver-rate extrema: a peak between frames is missed)")
+    return Verdict(checks, c.path, how)

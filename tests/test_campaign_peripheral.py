@@ -37,7 +37,8 @@ def test_idss_envelope_campaigns_load_as_peripheral():
     assert env.criteria_path == CRITERIA.resolve() and env.criteria.final == {"hooks_closed": 12.0}
     cols = env.outputs()
     assert all(n in cols for n in TYPE_OUTPUTS) and not any(n in cols for n in PROBE_OUTPUTS)
-    assert {"peak_ring_ring", "peak_petal_ring_1", "peak_ring_petal_3", "peak_latches"} <= set(cols)
+    assert {"peak_ring_ring", "peak_petal_ring_1", "peak_ring_petal_3", "peak_latch_1", "peak_interface", "peak_iface_F",
+            "peak_iface_M"} <= set(cols)
     # the IDSS envelope: closing 0.05-0.10 m/s, rates per axis, the lateral miss and tilt radial (radius, angle)
     x = env.samples()
     col = {p.name: x[:, k] for k, p in enumerate(env.parameters)}

@@ -2,6 +2,8 @@
 type's scenarios, first contact to the hooks closed, each with its verdict."""
 from pathlib import Path
 
+import numpy as np
+
 import pytest
 
 from solver import mechanisms
@@ -19,13 +21,28 @@ def test_there_are_three_or_more_each_of_a_bundled_scenario():
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=[p.stem for p in SAMPLES])
-def test_a_sample_runs_from_first_contact_to_the_hooks_closed(path):
+def test_a_sample_runs_from_first_contact_and_is_flat_at_hard_dock_when_it_gets_there(path):
+    """From the stored poses (bench/peripheral_checks.py), not the hook flag: at hooks closed the interface is within
+    the seal gap all round and tilted <= 0.5 deg, at hard dock flat; the planes never overlap by more than the seal's
+    and the structures' compression (1.5 mm); the verdict reads the solver's per-step extrema."""
+    from bench.peripheral_checks import interface_at
     with RunFile(path) as run:
         assert mechanisms.for_run(run).name == "peripheral" and run.meta.complete
         kinds = [e.kind for e in run.events]
         first = next(e.time for e in run.events if e.kind == "first_contact")
-        hooks = next(e.time for e in run.events if e.kind == "hard_dock")
-        assert float(run.time[0]) <= first < hooks and abs(float(run.time[-1]) - hooks) < run.meta.output_step + 1e-9
-        assert "capture" in kinds and run.channel("hooks_closed")[-1] == 12
+        assert float(run.time[0]) <= first and "capture" in kinds
+        assert run.extrema("hook_gap_min")[0] > -0.0015                      # never through the passive plane
         v = evaluate(run)                                      # the type's own criteria
-        assert Path(v.criteria_path).parent.name == "peripheral" and v.passed, v.line()
+        assert Path(v.criteria_path).parent.name == "peripheral" and "solver steps" in v.report()
+        if "hard_dock" not in kinds:
+            assert not v.passed
+            return
+        hooks = next(e.time for e in run.events if e.kind == "phase" and e.text.startswith("hooks closed"))
+        hard = next(e.time for e in run.events if e.kind == "hard_dock")
+        assert first < hooks < hard and abs(float(run.time[-1]) - hard) < run.meta.output_step + 1e-9
+        i = int(np.searchsorted(run.time, hooks - 1e-9))
+        tilt, g0, g1 = interface_at(run, i)
+        assert tilt <= 0.5 and -0.0015 < g0 <= g1 < 0.0025, (tilt, g0, g1)    # the next frame after the 2 mm test
+        tilt, g0, g1 = interface_at(run, run.n_frames - 1)
+        assert tilt < 0.01 and -0.0015 < g0 <= g1 < 0.0, (tilt, g0, g1)       # pulled flat onto the structures
+        assert run.channel("hooks_closed")[-1] == 12

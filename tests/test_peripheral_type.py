@@ -85,8 +85,10 @@ def test_dockmnemo_run_on_the_envelope_case(tmp_path):
     assert p.returncode == 0, p.stderr
     with RunFile(out) as r:
         assert r.meta.mechanism_type == "peripheral" and r.t_final == pytest.approx(1.0)
-        assert {"ring_ring", "petal_ring_1", "latches"} <= set(r.contact_pairs)
-        assert r.channel("ring_y")[0] == pytest.approx(0.10 - 0.04 * 0.0, abs=1e-3)   # the 0.10 m miss at t = 0
+        assert {"ring_ring", "petal_ring_1", "latch_1", "interface"} <= set(r.contact_pairs)
+        assert r.channel("ring_y")[0] == pytest.approx(0.10, abs=1e-3)   # the 0.10 m miss at t = 0
+        first = next(e.time for e in r.events if e.kind == "first_contact")
+        assert r.channel("ring_y")[r.frame_at(first)] == pytest.approx(0.10, abs=2e-3)   # ... and at first contact
 
 
 def test_the_first_run_compiles_what_it_says_and_nothing_else(tmp_path):
@@ -111,7 +113,7 @@ def test_the_type_names_what_its_model_writes():
     lay = pt.device_layout()
     shown = [n for g in lay.groups for n in g.channels] + list(lay.sketch.channels) + list(pt.default_plots)
     assert [n for n in shown + list(pt.readout_channels()) if n not in names] == []
-    assert {c.name: c.stroke for c in pt.channels(m) if c.name in LEGS} == {n: 0.12 for n in LEGS}
+    assert {c.name: c.stroke for c in pt.channels(m) if c.name in LEGS} == {n: 0.08 for n in LEGS}
     assert pt.criteria_file.is_file() and sorted(p.name for p in pt.scenarios_dir.glob("*.toml")) == [
         "central_impact_10t.toml", "expert_envelope_corner.toml", "idss_envelope.toml", "nominal_10t.toml",
         "stand_fixed_base.toml"]
@@ -150,14 +152,14 @@ def _edited(tmp_path, scenario_edit=None, mechanism_edit=None) -> Path:
      "unknown key (did you mean stiffness?)"),
     ("mechanism", lambda t: t.replace("face_outer_radius = 0.60", "face_outer_radius = 0.40"),
      "guide_ring.face_outer_radius", "must be larger than face_inner_radius"),
-    ("mechanism", lambda t: t.replace("stroke_retract = 0.12", "stroke_retract = 0.05"), "interface.offset",
+    ("mechanism", lambda t: t.replace("stroke_retract = 0.08", "stroke_retract = 0.05"), "interface.offset",
      "retracting the ring to it shortens the legs"),
     ("mechanism", lambda t: t.replace("neutral_height = 0.30", "neutral_height = -0.30"), "hexapod.neutral_height",
      "outside the allowed range"),
     ("scenario", lambda t: t.replace("face_gap = 0.005", "face_gap = -1.0"), "initial.face_gap",
      "outside the allowed range"),
     ("scenario", lambda t: t.replace("step = 5.0e-4", "step = 1.0e-3"), "solver.step",
-     "too large for the guide ring: omega*step = 1.08 (<= 1), decay*step = 1.69 (<= 2); at most 0.000924 s"),
+     "too large for the guide ring: omega*step = 1.1 (<= 1), decay*step = 1.29 (<= 2); at most 0.000911 s"),
     ("scenario", lambda t: t.replace("face_gap = 0.005", "head_start_x = -0.4"), "initial.head_start_x",
      "not used by the peripheral mechanism type"),
 ])

@@ -57,7 +57,11 @@ def _pairs(model) -> list:
     return list(PAIRS)
 
 
-SUMMARY_OUTPUTS = (   # campaign summary columns of the legs, latches and hooks (docs/campaigns.md)
+SUMMARY_OUTPUTS = (   # campaign summary columns of the interface loads, legs, latches and hooks (docs/campaigns.md)
+    SummaryOutput("peak_iface_F", "N", "peak interface force |F| (solver rate; the verdict's)", "peak", ("iface_F",),
+                  key=True, short="iface N"),
+    SummaryOutput("peak_iface_M", "N*m", "peak interface moment |M| (solver rate; the verdict's)", "peak",
+                  ("iface_M",), key=True, short="iface N*m"),
     SummaryOutput("max_leg_stroke", "m", "max |leg stroke| (six legs)", "peak", LEGS, key=True, short="leg m"),
     SummaryOutput("max_leg_force", "N", "max |leg force| (six legs)", "peak", tuple(f"{n}_force" for n in LEGS),
                   key=True),

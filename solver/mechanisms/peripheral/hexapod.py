@@ -194,3 +194,47 @@ def hexapod_layout(cfg: dict, source: str = "peripheral geometry") -> Hexapod:
         raise ValueError(f"{source}: hexapod.stroke_retract: must be shorter than the neutral leg length "
                          f"{L0[0]:.4g} m (got {retract:g})")
     return Hexapod(base, ring, L0 - retract, L0 + extend, home_pos, home_rot)
+
+
+# ------------------------------------------------------------------------------------------------
+# the stroke space: conditioning and clearance over every leg-length set the stops allow
+# ------------------------------------------------------------------------------------------------
+
+@dataclass
+class StrokeSpace:
+    """Over sampled leg-length sets within the stops: the Jacobian's condition number (rotation columns times the ring
+    radius, so both halves are in metres), the ring points' least height above the base plane, the failures."""
+    condition: np.ndarray     # (n,) for the poses that assembled
+    clearance: np.ndarray     # (n,) m, min over the ring points of their height above the base plane
+    heights: np.ndarray       # (n,) m, the ring origin's height
+    not_assembled: int        # leg-length sets forward kinematics found no pose for
+
+
+def stroke_space(hexa: Hexapod, n: int = 4000, seed: int = 0) -> StrokeSpace:
+    """Sample the box of leg lengths [length_min, length_max]^6: its 64 corners, then uniform sets (FK from the
+    neutral pose, continued from the nearest assembled pose when that fails)."""
+    rng = np.random.default_rng(seed)
+    lo, hi = hexa.length_min, hexa.length_max
+    corners = np.array([[(hi if (k >> i) & 1 else lo)[i] for i in range(6)] for k in range(64)])
+    sets = np.concatenate([corners, lo + (hi - lo) * rng.random((n, 6))])
+    scale = float(np.linalg.norm(hexa.ring[0]))
+    cond, clear, height, bad = [], [], [], 0
+    for L in sets:
+        pos, rot, it, _ = forward_kinematics(hexa.base, hexa.ring, L, hexa.home_pos, hexa.home_rot)
+        if it < 0:
+            mid = 0.5 * (lo + hi)             # continue along the straight path from the neutral lengths
+            pos, rot = hexa.home_pos.copy(), hexa.home_rot.copy()
+            for f in np.linspace(0.1, 1.0, 10):
+                pos, rot, it, _ = forward_kinematics(hexa.base, hexa.ring, mid + f * (L - mid), pos, rot)
+                if it < 0:
+                    break
+        if it < 0:
+            bad += 1
+            continue
+        J = leg_jacobian(hexa.base, hexa.ring, pos, rot).copy()
+        J[:, 3:] /= scale
+        cond.append(np.linalg.cond(J))
+        pts = pos + hexa.ring @ rot.T
+        clear.append(float(pts[:, 0].min()))
+        height.append(float(pos[0]))
+    return StrokeSpace(np.array(cond), np.array(clear), np.array(height), bad)

@@ -13,13 +13,13 @@ import numpy as np
 from solver import schema
 from solver.mechanisms.peripheral.hexapod import hexapod_layout, inverse_kinematics
 from solver.mechanisms.peripheral import dynamics as D
+from solver.mechanisms.peripheral.schema import NOT_READ   # common scenario keys this type does not read
 from solver.quat import from_axis_angle, multiply
 from solver.scenario import ScenarioError, _craft, _load, _refuse_unread, _Sec
 
 MTYPE = "peripheral"
 RIM_POINTS = 24          # points per rim of the active ring face (outer and inner) against the passive annulus
 PETAL_ROWS = 5           # sample points along each petal generator
-NOT_READ = ("initial.head_start_x",)   # common scenario keys this type does not read
 
 
 @dataclass
@@ -115,8 +115,8 @@ def _work_rows(G, R, plates, aplates):
 
 
 def _touching(s0, P, arrays) -> bool:
-    rec = np.zeros((D.NPAIR, 14))
-    D.evaluate(s0, np.zeros(D.NZ), 0.0, P, *arrays, np.zeros(D.NS), np.zeros(D.NCH), rec, True)
+    rec = np.zeros((D.NPAIR, 17))
+    D.evaluate(s0, np.zeros(D.NZ), 0.0, P, *arrays, np.zeros(D.NS), np.zeros(D.NCH), rec, True, False)
     return bool((rec[:, 0] > 0.5).any())
 
 
@@ -148,8 +148,9 @@ def _check_step(spath, step, g, contact):
     """RK4 on the guide ring: omega*step <= 1 (ring face, latches, stops in parallel) and decay*step <= 2 (leg dampers
     and brake ramps, ring-face damping); a larger step gives no error, only a wrong run (energy off by KE0 times)."""
     m, lg = g["mass"]["guide_ring"], g["legs"]
-    k = contact["ring_ring"]["k"] + 3 * contact["latch_striker"]["k"] + 6 * lg["stop_stiffness"]
-    c = 6 * (lg["damping"] + lg["brake_force"] / lg["brake_slip_speed"]) + contact["ring_ring"]["c"]
+    k = (contact["ring_ring"]["k"] + 3 * contact["latch_striker"]["k"]
+         + 6 * (lg["stop_stiffness"] + lg["brake_stiffness"]))
+    c = 6 * (lg["damping"] + lg["brake_damping"]) + contact["ring_ring"]["c"] + contact["ring_ring"]["c_t"]
     omega, decay = math.sqrt(k / m), c / m
     if omega * step > 1.0 or decay * step > 2.0:
         hmax = min(1.0 / omega, 2.0 / decay)
@@ -166,12 +167,12 @@ def load_peripheral(scenario_path) -> PeripheralModel:
     """Read, validate and pack a peripheral scenario and its mechanism file."""
     spath = Path(scenario_path)
     stext, sc = _load(spath, "scenario file")
-    _refuse_undeclared(spath, sc, "scenario")
-    S = _Sec(spath, sc, "", "scenario", MTYPE)
     for k in NOT_READ:
         sec, _, key = k.partition(".")
         if isinstance(sc.get(sec), dict) and key in sc[sec]:
             raise ScenarioError(spath, k, "not used by the peripheral mechanism type")
+    _refuse_undeclared(spath, sc, "scenario")
+    S = _Sec(spath, sc, "", "scenario", MTYPE)
     name, comment = S.get("name"), S.get("comment")
     mpath = spath.parent / S.get("mechanism")
     mtext, mt = _load(mpath, "mechanism file")
@@ -182,13 +183,19 @@ def load_peripheral(scenario_path) -> PeripheralModel:
          ("interface", "mass", "guide_ring", "guide_petals", "hexapod", "legs", "latches", "hooks", "limits")}
     g["interface"]["offset"] = M.sub("interface").get("offset")
     g["guide_ring"]["bore_depth"] = M.sub("guide_ring").get("bore_depth")
-    for s, k in (("legs", "brake_slip_speed"), ("legs", "retraction_delay"), ("latches", "radius"), ("latches", "capture_gap"), ("hooks", "gap")):
+    for s, k in (("legs", "brake_stiffness"), ("legs", "brake_damping"), ("legs", "drive_stiffness"),
+                 ("legs", "drive_damping"), ("legs", "drive_force"), ("interface", "face_inner_radius"),
+                 ("interface", "seal_height"), ("interface", "seal_stiffness"), ("interface", "face_outer_radius"),
+                 ("legs", "retraction_delay"), ("latches", "radius"), ("latches", "capture_gap"), ("hooks", "gap")):
         g[s][k] = M.sub(s).get(k)
     R, GP, H, LG = g["guide_ring"], g["guide_petals"], g["hexapod"], g["legs"]
     if R["face_outer_radius"] <= R["face_inner_radius"]:
         raise ScenarioError(mpath, "guide_ring.face_outer_radius", "must be larger than face_inner_radius")
-    contact = {p: {k: M.sub("contact").sub(p).get(k) for k in ("k", "c", "mu", "slip_speed", "depth_max")}
-               for p in ("petal_petal", "petal_ring", "ring_ring", "latch_striker")}
+    contact = {p: {k: M.sub("contact").sub(p).get(k) for k in ("k", "c", "mu", "k_t", "c_t", "depth_max")}
+               for p in ("petal_petal", "petal_ring", "ring_ring", "latch_striker", "interface")}
+    if GP["generators"] > D.MAX_GEN:
+        raise ScenarioError(mpath, "guide_petals.generators", f"{GP['generators']} is more than the {D.MAX_GEN} the "
+                            "kernel's friction state holds")
     try:
         hexa = hexapod_layout(mt, str(mpath))
     except ValueError as exc:
@@ -214,7 +221,9 @@ def load_peripheral(scenario_path) -> PeripheralModel:
     base = hexa.base.copy()                       # (0, y, z) in the active frame
     ringp = hexa.ring.copy()                      # (0, y, z) in the ring frame
     LN = inverse_kinematics(base, ringp, np.array([-h0, 0.0, 0.0]), np.eye(3))[0].copy()
-    h_end = g["interface"]["offset"] - g["hooks"]["gap"]
+    # the drive brings the ring face to the seal's height ahead of the interface plane (ready to hook: the seal just
+    # touching, no load); the hooks pull the rest
+    h_end = g["interface"]["offset"] + g["interface"]["seal_height"]
     dl = float(LN[0] - inverse_kinematics(base, ringp, np.array([-h_end, 0.0, 0.0]), np.eye(3))[0][0])
     if dl > H["stroke_retract"]:
         raise ScenarioError(mpath, "interface.offset", f"retracting the ring to it shortens the legs {dl:.4g} m, more "
@@ -231,7 +240,13 @@ def load_peripheral(scenario_path) -> PeripheralModel:
     rl = g["latches"]["radius"]
     latch = np.array([(0.0, rl * math.cos(a), rl * math.sin(a)) for a in la])
     striker = latch.copy()
-    hook = _circle(R["face_outer_radius"] + 0.05, -g["interface"]["offset"], 3)   # hook points, active frame
+    IF = g["interface"]
+    if IF["face_outer_radius"] <= IF["face_inner_radius"]:
+        raise ScenarioError(mpath, "interface.face_outer_radius", "must be larger than face_inner_radius")
+    hook = _circle(0.5 * (IF["face_inner_radius"] + IF["face_outer_radius"]), -IF["offset"],
+                   int(g["hooks"]["count"]))                     # hook points on the active interface face
+    ifp = np.concatenate([_circle(IF["face_outer_radius"], -IF["offset"], RIM_POINTS),
+                          _circle(IF["face_inner_radius"], -IF["offset"], RIM_POINTS)])
     mr = g["mass"]["guide_ring"]
     Jr = np.diag([g["mass"]["guide_ring_inertia_axial"], *[g["mass"]["guide_ring_inertia_lateral"]] * 2])
     COM = np.array([cP, cA, np.zeros(3)], float)
@@ -242,19 +257,25 @@ def load_peripheral(scenario_path) -> PeripheralModel:
     cr, cp, cl, cq = contact["ring_ring"], contact["petal_ring"], contact["latch_striker"], contact["petal_petal"]
     P[[D.P_FIXED, D.P_RIN, D.P_ROUT, D.P_BORE_DEPTH]] = (float(fixed), R["face_inner_radius"],
                                                         R["face_outer_radius"], R["bore_depth"])
-    P[[D.P_K_LEG, D.P_C_LEG, D.P_BRAKE, D.P_BRAKE_VS, D.P_K_STOP]] = (LG["stiffness"], LG["damping"],
-                                                                    LG["brake_force"], LG["brake_slip_speed"],
-                                                                    LG["stop_stiffness"])
+    P[[D.P_K_LEG, D.P_C_LEG, D.P_BRAKE, D.P_KB, D.P_CB, D.P_K_STOP]] = (
+        LG["stiffness"], LG["damping"], LG["brake_force"], LG["brake_stiffness"], LG["brake_damping"],
+        LG["stop_stiffness"])
+    P[[D.P_KD, D.P_CD, D.P_FD]] = LG["drive_stiffness"], LG["drive_damping"], LG["drive_force"]
     P[[D.P_RETRACT, D.P_EXTEND, D.P_V_RETRACT, D.P_DELAY, D.P_DL_RETRACT]] = (
         H["stroke_retract"], H["stroke_extend"], LG["retraction_speed"], LG["retraction_delay"], dl)
-    P[[D.P_K_RR, D.P_C_RR, D.P_MU_RR, D.P_VS_RR]] = cr["k"], cr["c"], cr["mu"], cr["slip_speed"]
-    P[[D.P_K_PR, D.P_C_PR, D.P_MU_PR, D.P_VS_PR]] = cp["k"], cp["c"], cp["mu"], cp["slip_speed"]
+    ci = contact["interface"]
+    P[[D.P_K_RR, D.P_C_RR, D.P_MU_RR, D.P_KT_RR, D.P_CT_RR]] = cr["k"], cr["c"], cr["mu"], cr["k_t"], cr["c_t"]
+    P[[D.P_K_PR, D.P_C_PR, D.P_MU_PR, D.P_KT_PR, D.P_CT_PR]] = cp["k"], cp["c"], cp["mu"], cp["k_t"], cp["c_t"]
+    P[[D.P_K_IF, D.P_C_IF, D.P_MU_IF, D.P_KT_IF, D.P_CT_IF]] = ci["k"], ci["c"], ci["mu"], ci["k_t"], ci["c_t"]
+    P[[D.P_IF_RIN, D.P_IF_ROUT, D.P_SEAL, D.P_K_SEAL]] = (IF["face_inner_radius"], IF["face_outer_radius"],
+                                                         IF["seal_height"], IF["seal_stiffness"])
+    P[[D.P_PRELOAD, D.P_CLOSE_TIME]] = g["hooks"]["preload"], g["hooks"]["close_time"]
     P[[D.P_K_LATCH, D.P_C_LATCH, D.P_CAPTURE_TOL, D.P_HOOK_GAP, D.P_TOL_R, D.P_CAPTURE_GAP]] = (
         cl["k"], cl["c"], g["latches"]["engage_travel"], g["hooks"]["gap"], 1e-3, g["latches"]["capture_gap"])
     free = M.sub("legs").get("brake_before_capture")           # -1 (absent): brake_force throughout
     P[D.P_BRAKE_FREE] = free if free >= 0.0 else LG["brake_force"]
-    P[[D.P_K_PP, D.P_C_PP, D.P_MU_PP, D.P_VS_PP, D.P_GEN_R]] = (cq["k"], cq["c"], cq["mu"], cq["slip_speed"],
-                                                             0.5 * GP["thickness"])
+    P[[D.P_K_PP, D.P_C_PP, D.P_MU_PP, D.P_KT_PP, D.P_CT_PP, D.P_GEN_R]] = (cq["k"], cq["c"], cq["mu"], cq["k_t"],
+                                                                         cq["c_t"], 0.5 * GP["thickness"])
     # initial state: passive at rest at the origin; active frame at face gap + neutral height, missed and turned
     qA = np.array([1.0, 0.0, 0.0, 0.0])
     for axis, a in zip(np.eye(3), np.radians(ang)):
@@ -281,12 +302,12 @@ def load_peripheral(scenario_path) -> PeripheralModel:
         return s0
     Z0 = np.zeros(D.NZ)
     arrays = (COM, MASS, INERT, INVI, base, ringp, LN, rim, apet, apid, ppet, ppid, latch, striker, hook, agen, agid,
-              pgen, pgid, aedge, aeid, ptip, W)
+              pgen, pgid, aedge, aeid, ptip, W, ifp, np.zeros((D.N_SLOT, 2)))
     if clearance > 0.0:
         gap = first_contact_gap(state, P, arrays, gap) + clearance
     s0 = state(gap)
     geo = dict(rin=R["face_inner_radius"], rout=R["face_outer_radius"], petals=GP, base=base, ringp=ringp, LN=LN,
-               h0=h0, latch=latch, offset=g["interface"]["offset"], stroke_retract=H["stroke_retract"],
+               h0=h0, latch=latch, offset=IF["offset"], if_rin=IF["face_inner_radius"], if_rout=IF["face_outer_radius"], stroke_retract=H["stroke_retract"],
                stroke_extend=H["stroke_extend"], contact=contact)
     text = f"# scenario {spath.name}\n{stext}\n# mechanism {mpath.name}\n{mtext}"
     return PeripheralModel(name, comment, text, step, out_step, duration, bool(fixed), P, arrays, s0, Z0, geo,

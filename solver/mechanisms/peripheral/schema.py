@@ -19,7 +19,10 @@ def _contact(pair, label):
         ("k", "N/m", "(0, 1e9]", f"{label} stiffness", "normal force k*depth + c*depth rate, never pulling"),
         ("c", "N*s/m", "[0, 1e7]", f"{label} damping", "normal damping"),
         ("mu", "", "[0, 2]", f"{label} friction", "Coulomb friction coefficient"),
-        ("slip_speed", "m/s", "(0, 1]", f"{label} slip speed", "linear friction ramp below this sliding speed"),
+        ("k_t", "N/m", "(0, 1e10]", f"{label} bristle stiffness", "tangential stiffness of the friction bristle "
+         "(solver/friction.py; per point as k): the stick stretch is mu F_n / k_t (numerical)"),
+        ("c_t", "N*s/m", "[0, 1e7]", f"{label} bristle damping", "tangential damping of the friction bristle "
+         "(damps the sticking mode; numerical)"),
         ("depth_max", "m", "(0, 0.1]", f"{label} depth max", "admissible penetration"),
     ])
 
@@ -37,6 +40,14 @@ MECHANISM = (
         ("offset", "m", "[0, 0.3]", "interface plane offset",
          "the active interface (hook) plane's distance ahead of the leg base plane; the ring face retracts to it",
          {"default": 0.05}),
+        ("face_inner_radius", "m", "(0, 2]", "interface face inner radius", "the hard-capture face and seal around "
+         "the guide ring (both halves, at their interface planes): its inner radius", {"default": 0.62}),
+        ("face_outer_radius", "m", "(0, 2]", "interface face outer radius", "its outer radius (the hooks on its mean "
+         "radius)", {"default": 0.70, "check": "> face_inner_radius"}),
+        ("seal_height", "m", "[0, 0.01]", "seal height", "the seal on the active interface face: compressed this far "
+         "before the structures meet", {"default": 0.001}),
+        ("seal_stiffness", "N/m", "(0, 1e9]", "seal stiffness", "the whole seal's stiffness (the structures' is "
+         "contact.interface.k)", {"default": 5.0e5}),
     ]),
     *_t("mechanism", "mass", "Mass", [
         ("active_unit", "kg", "(0, 2000]", "active unit mass", "active docking unit (reference)", {"source": NDS}),
@@ -62,7 +73,8 @@ MECHANISM = (
         ("lean", "deg", "[0, 45]", "petal lean", "petal surface lean toward the axis"),
         ("root_half_angle", "deg", "(0, 60]", "petal root half width", "half angular width at the root"),
         ("tip_half_angle", "deg", "[0, 60]", "petal tip half width", "half angular width at the tip"),
-        ("generators", "", "[2, 65]", "petal generators", "straight generators across the petal", INT),
+        ("generators", "", "[2, 9]", "petal generators", "straight generators across the petal (at most 9: the "
+         "kernel's friction state holds one bristle per petal point)", INT),
         ("thickness", "m", "(0, 0.05]", "petal thickness", "petal plate thickness"),
     ]),
     *_t("mechanism", "hexapod", "Hexapod", [
@@ -82,8 +94,16 @@ MECHANISM = (
         ("brake_before_capture", "N", "[0, 1e5]", "leg brake before capture",
          "brake level until all three latches have caught (the ring compliant while the petals align it); "
          "without it, brake_force throughout", {"default": -1.0}),
-        ("brake_slip_speed", "m/s", "(0, 1]", "leg brake slip speed",
-         "the brake's linear ramp below this leg rate (numerical)", {"default": 0.05}),
+        ("brake_stiffness", "N/m", "(0, 1e9]", "leg brake bristle stiffness", "the brake as a sticking slider "
+         "(solver/friction.py): its stick stretch is brake / this (numerical)", {"default": 2.0e5}),
+        ("brake_damping", "N*s/m", "[0, 1e6]", "leg brake bristle damping", "damps the brake's sticking mode "
+         "(numerical)", {"default": 1.0e3}),
+        ("drive_stiffness", "N/m", "(0, 1e9]", "retraction servo stiffness", "each leg's servo during the "
+         "retraction: force per metre off its path", {"default": 2.0e5}),
+        ("drive_damping", "N*s/m", "[0, 1e7]", "retraction servo damping", "each leg's servo during the retraction: "
+         "force per m/s off its path's rate", {"default": 1.0e3}),
+        ("drive_force", "N", "(0, 1e5]", "retraction servo force limit", "each leg's servo force limit during the "
+         "retraction", {"default": 250.0}),
         ("stop_stiffness", "N/m", "(0, 1e9]", "leg stop stiffness", "end-of-stroke stop"),
         ("retraction_speed", "m/s", "(0, 0.5]", "retraction speed", "leg shortening rate while retracting"),
         ("retraction_delay", "s", "[0, 60]", "retraction delay", "from capture to the start of retraction",
@@ -104,9 +124,11 @@ MECHANISM = (
     ]),
     *_t("mechanism", "hooks", "Hooks", [
         ("count", "", "[1, 48]", "hooks", "structural hook pairs", {**INT, "source": IDD}),
-        ("preload", "N", "[0, 1e6]", "hook preload", "per hook (not modelled in this slice: hooks close as one event)"),
-        ("close_time", "s", "[0, 100]", "hook close time", "not modelled in this slice"),
-        ("gap", "m", "(0, 0.05]", "hook gap", "hooks close when the interface planes are within this gap",
+        ("preload", "N", "[0, 1e6]", "hook preload", "per hook: pulls the interface faces together, ramped in over "
+         "close_time"),
+        ("close_time", "s", "[0, 100]", "hook close time", "from the hooks closing to the full preload (hard dock)"),
+        ("gap", "m", "(0, 0.05]", "hook gap", "hooks close when every hook point of the active interface face is "
+         "within this gap of the passive one (the seal gap, all round)",
          {"default": 0.002}),
     ]),
     *_t("mechanism", "separation_springs", "Separation springs", [
@@ -132,6 +154,7 @@ MECHANISM = (
     *_contact("petal_ring", "petal/ring"),
     *_contact("ring_ring", "ring/ring"),
     *_contact("latch_striker", "latch/striker"),
+    *_contact("interface", "interface faces"),
 )
 
 SCENARIO = (
@@ -145,3 +168,4 @@ SCENARIO = (
 )
 
 PARAMS = (*MECHANISM, *SCENARIO)
+NOT_READ = ("initial.head_start_x",)   # common scenario keys this type does not read (not listed, refused if given)

@@ -21,14 +21,18 @@ PAIRS = [ContactPairInfo("ring_ring", "active_ring", "passive_ring", "ring face 
                            f"active petal {k} on the passive ring (face, bore edge)") for k in range(1, 4)),
          *(ContactPairInfo(f"ring_petal_{k}", f"passive_petal_{k}", "active_ring",
                            f"passive petal {k} on the active ring (face, bore edge)") for k in range(1, 4)),
-         ContactPairInfo("latches", "latches", "strikers", "soft-capture latches holding the strikers"),
+         *(ContactPairInfo(f"latch_{k}", "latches", "strikers", f"soft-capture latch {k} holding its striker")
+           for k in range(1, 4)),
          *(ContactPairInfo(f"petal_petal_{k}_{j}", f"active_petal_{k}", f"passive_petal_{j}",
                            f"active petal {k} on passive petal {j} (side and tip edges)")
-           for k in range(1, 4) for j in range(1, 4))]
+           for k in range(1, 4) for j in range(1, 4)),
+         ContactPairInfo("interface", "active_interface", "passive_interface",
+                         "hard-capture face and seal on the other half's")]
 EVENT_TEXT = {D.EV_CAPTURE: ("capture", "soft capture: the three latches engaged (rings within the capture "
                                         "tolerance)"),
               D.EV_RETRACT: ("phase", "retraction: the legs pull the ring back to the interface plane"),
-              D.EV_HOOKS: ("hard_dock", "hooks closed: hard capture (interface planes within the hook gap)")}
+              D.EV_HOOKS: ("phase", "hooks closed: every hook point within the seal gap; the preload ramps in"),
+              D.EV_HARD: ("hard_dock", "hard dock: the hooks' full preload (interface faces pulled flat)")}
 
 
 def channel_infos(m: PeripheralModel) -> list[ChannelInfo]:
@@ -39,7 +43,11 @@ def channel_infos(m: PeripheralModel) -> list[ChannelInfo]:
     force_range = m.P[D.P_K_LEG] * leg_range + max(m.P[D.P_BRAKE], m.P[D.P_BRAKE_FREE])
     out = []
     for name in D.CHANNELS:
-        if name[0] in "FM" and len(name) == 2:
+        if name.startswith("iface_") and len(name) == 8:
+            f = name[6] == "F"
+            out.append(C(name, "N" if f else "N*m", f"interface {'force' if f else 'moment'} {name[7]} on the passive "
+                         f"half (passive docking frame{'' if f else ', about its centre'})", "interface_loads"))
+        elif name[0] in "FM" and len(name) == 2:
             f = name[0] == "F"
             out.append(C(name, "N" if f else "N*m", f"{'force' if f else 'moment'} on the hexapod base {name[1]} "
                          f"(active docking frame{'' if f else ', about the base plane centre'})", "base_loads"))
@@ -60,7 +68,21 @@ def channel_infos(m: PeripheralModel) -> list[ChannelInfo]:
                 "latches_engaged": ("", "soft-capture latches engaged", "mechanism", 3.0),
                 "hooks_closed": ("", "structural hooks closed", "mechanism", 12.0),
                 "retraction": ("m", "leg shortening commanded by the retraction", "mechanism"),
-                "hook_gap": ("m", "interface-plane gap at the hooks", "kinematics"),
+                "hook_gap": ("m", "largest interface gap at the hooks (active face ahead of the passive one)",
+                             "kinematics"),
+                "hook_gap_min": ("m", "smallest interface gap at the hooks (< 0: the faces overlap)", "kinematics"),
+                "interface_tilt": ("deg", "angle between the two interface planes", "kinematics"),
+                "iface_F": ("N", "interface force, resultant (on the passive half)", "interface_loads"),
+                "iface_M": ("N*m", "interface moment, resultant (about the passive interface centre)",
+                            "interface_loads"),
+                "iface_F_soft": ("N", "interface force, resultant, until the hooks close (soft capture)",
+                                 "interface_loads"),
+                "iface_M_soft": ("N*m", "interface moment, resultant, until the hooks close (soft capture)",
+                                 "interface_loads"),
+                "iface_F_hard": ("N", "interface force, resultant, from the hooks' closing on (hard capture)",
+                                 "interface_loads"),
+                "iface_M_hard": ("N*m", "interface moment, resultant, from the hooks' closing on (hard capture)",
+                                 "interface_loads"),
                 "max_depth": ("m", "largest contact penetration", "contact_forces"),
                 "kinetic_energy": ("J", "kinetic energy in the centre-of-mass frame", "energy"),
                 "potential_energy": ("J", "stored energy: legs, stops, contacts, latches", "energy"),
@@ -87,10 +109,14 @@ def _petal_wire(G, sign, k):
 
 
 def _ring_wire(rin, rout):
+    return _ring_wire_at(rin, rout, 0.0)
+
+
+def _ring_wire_at(rin, rout, x):
     w = Wire()
     for r in (rin, rout):
         a = np.linspace(0, 2 * np.pi, 49)
-        w.polyline(np.stack([np.zeros_like(a), r * np.cos(a), r * np.sin(a)], 1))
+        w.polyline(np.stack([np.full_like(a, x), r * np.cos(a), r * np.sin(a)], 1))
     return w
 
 
@@ -104,6 +130,8 @@ def geometry(m: PeripheralModel) -> list[PartGeometry]:
         p, l = wire.build()
         parts.append(PartGeometry(name, body, p, l, kind))
     add("passive_ring", "passive_craft", _ring_wire(g["rin"], g["rout"]), "ring")
+    add("passive_interface", "passive_craft", _ring_wire(g["if_rin"], g["if_rout"]), "ring")
+    add("active_interface", "active_craft", _ring_wire_at(g["if_rin"], g["if_rout"], -g["offset"]), "ring")
     add("active_ring", "ring", _ring_wire(g["rin"], g["rout"]), "ring")
     for k in range(3):
         add(f"active_petal_{k + 1}", "ring", _petal_wire(g["petals"], -1.0, k), "petal")
@@ -151,7 +179,7 @@ def kernel_units(m: PeripheralModel, block: int = 500) -> list[tuple[str, object
             np.zeros((block, npair), np.uint8), np.zeros((block, npair, 3)), np.zeros((block, npair, 3)),
             np.zeros((block, npair, 3)), np.zeros((block, npair)), np.zeros((block, npair)))
     args = (m.s0.copy(), m.Z0.copy(), 0.0, m.step, 1, 1, m.P, *m.arrays, np.zeros((1024, 3)), np.zeros(1, np.int64),
-            np.zeros(npair, np.int64), *outs)
+            np.zeros(npair, np.int64), new_extrema(), *outs)
     return [("run_block", D.run_block, tuple(numba.typeof(a) for a in args))]
 
 
@@ -168,7 +196,7 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
     spo, n_total, meta = run_plan(m, T, t0, start, "peripheral", SOLVER_VERSION)
     npair = len(PAIRS)
     w = RunWriter(out_path, meta, channel_infos(m), BODIES, PAIRS, geometry(m), parameters_toml=m.text,
-                  contact_detail=True, live=live, contact_statistics=True,
+                  contact_detail=True, live=live, contact_statistics=True, extrema=True,
                   state_sizes={"s": D.NS, "Z": D.NZ, "contact_prev": npair})
     try:
         acc = EventAccumulator(PAIRS)
@@ -181,12 +209,14 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
         outs = [buf[k] for k in ("t", "ch", "pos", "q", "act", "f", "p", "n", "d", "vn")]
         ev = np.zeros((1024, 3))
         n_ev = np.zeros(1, np.int64)
+        ext = new_extrema()
         t, done, ev_written, status, cancelled = 0.0, 0, 0, D.ST_OK, False
-        call = lambda t, k, spo_, o: D.run_block(s, Z, t, m.step, k, spo_, m.P, *m.arrays, ev, n_ev, prev, *o)  # noqa: E731
+        call = lambda t, k, spo_, o: D.run_block(s, Z, t, m.step, k, spo_, m.P, *m.arrays, ev, n_ev, prev, ext, *o)  # noqa: E731
         piece = _piece(call, Z, prev, ev, n_ev)
         tick = (lambda tt: progress(tt, T)) if progress is not None and not live else None   # (live: after writes)
         if start is not None:
-            t = _branch_start(s, Z, prev, start, m, spo, ev, n_ev, outs, scenario_path, cancel, w)
+            t = _branch_start(s, Z, prev, start, m, spo, ev, n_ev, outs, scenario_path, ext, cancel, w)
+            ext[:] = new_extrema()            # the branch's own steps only
             w.add_event(t, "phase", "", f"branch from {start.source} at t = {t:.4f} s with {Path(scenario_path).name}")
         while done < n_total:
             k = min(block_frames(block, spo), n_total - done)
@@ -207,8 +237,9 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
             w.flush_due()
             if progress is not None:
                 progress(t, T)
-            if status == D.ST_DONE:        # hooks closed: the run's last frame is the state at that moment
-                _write(w, acc, buf, outs, D.run_block(s, Z, t, m.step, 1, 0, m.P, *m.arrays, ev, n_ev, prev, *outs)[2], m)
+            if status == D.ST_DONE:        # hard dock: the run's last frame is the state at that moment
+                _write(w, acc, buf, outs, D.run_block(s, Z, t, m.step, 1, 0, m.P, *m.arrays, ev, n_ev, prev, ext,
+                                                      *outs)[2], m)
             if cancelled or (status == D.ST_OK and cancel is not None and done < n_total and cancel()):
                 cancelled = True
             if status != D.ST_OK or cancelled:
@@ -217,6 +248,8 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
         for row in event_rows(table):
             w.add_event(*row)
         w.set_contact_events(event_records(table), m.output_step)
+        if done:
+            w.set_extrema(ext, m.step)
         t_capture = float(Z[D.Z_TCAPT]) if Z[D.Z_CAPT] > 0.5 else math.nan
         end_run(w, scenario_path, t, T, t_capture, cancelled=cancelled,
                 diverged="state became NaN or infinite" if status == D.ST_NAN else None)
@@ -226,11 +259,19 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
     return out_path
 
 
-def _branch_start(s, Z, prev, start, m, spo, ev, n_ev, outs, scenario_path, cancel=None, w=None) -> float:
+def new_extrema() -> np.ndarray:
+    """The kernels' extrema table (rows min, time of min, max, time of max; one column per channel), empty."""
+    ext = np.empty((4, D.NCH))
+    ext[0], ext[2] = np.inf, -np.inf
+    ext[1], ext[3] = np.nan, np.nan
+    return ext
+
+
+def _branch_start(s, Z, prev, start, m, spo, ev, n_ev, outs, scenario_path, ext, cancel=None, w=None) -> float:
     """Load the branch's snapshot into s, Z, prev and re-simulate to the branch time; the branch time."""
     from solver.simulate import frames_in_calls, replay_to_branch
     s[:], Z[:], prev[:] = start.state["s"], start.state["Z"], start.state["contact_prev"]
-    call = lambda t, k, spo_, o: D.run_block(s, Z, t, m.step, k, spo_, m.P, *m.arrays, ev, n_ev, prev, *o)  # noqa: E731
+    call = lambda t, k, spo_, o: D.run_block(s, Z, t, m.step, k, spo_, m.P, *m.arrays, ev, n_ev, prev, ext, *o)  # noqa: E731
     replay_to_branch(start, lambda t, k: frames_in_calls(call, t, k, spo, outs, D.ST_OK, cancel,
                                                          piece=_piece(call, Z, prev, ev, n_ev))[:3],
                      len(outs[0]), D.ST_OK, n_ev, scenario_path, cancel, w)
@@ -254,8 +295,8 @@ def _piece(call, Z, prev, ev, n_ev):
 def _refuse_overlap(m: PeripheralModel, scenario_path):
     """ScenarioError when the two halves touch at the start (a contact force before the run begins)."""
     from solver.scenario import ScenarioError
-    rec = np.zeros((D.NPAIR, 14))
-    D.evaluate(m.s0.copy(), m.Z0.copy(), 0.0, m.P, *m.arrays, np.zeros(D.NS), np.zeros(D.NCH), rec, True)
+    rec = np.zeros((D.NPAIR, 17))
+    D.evaluate(m.s0.copy(), m.Z0.copy(), 0.0, m.P, *m.arrays, np.zeros(D.NS), np.zeros(D.NCH), rec, True, False)
     touching = [(PAIRS[j].name, rec[j, 10]) for j in range(D.NPAIR) if rec[j, 0] > 0.5]
     if touching:
         name, depth = max(touching, key=lambda x: x[1])

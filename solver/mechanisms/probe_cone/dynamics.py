@@ -18,6 +18,7 @@ from solver.core.bodies import cholesky_factor as _cholesky_factor, cholesky_sol
 from solver.core.elements import end_stop as _stop, hysteresis as _jenkins, slider as _slide, table as _tab
 from solver.core.elements import table_inverse as _tab_inv
 from solver.core.integrator import substeps
+from solver.friction import bristle_force, return_map
 from solver.pointer_call import call_status_at, status_address
 from solver.vec3 import (add, col, cross, dot, mat_to_quat, mm, mtv, mv, norm, quat_to_mat, rot_inertia, rot_x,
                          rot_y, rot_z, scl, sub)
@@ -493,26 +494,16 @@ def _bristle(s, ds, Z, P, k, full, RP, n, vt, fn, mu):
     j = S_FT + 3 * k
     u = mv(RP, (s[j], s[j + 1], s[j + 2]))
     if full:
-        ut = sub(u, scl(n, dot(u, n)))
-        a = norm(ut)
-        lim = mu * fn / kt
-        if a > lim:
-            ut = scl(ut, lim / a)
-        Z[Z_EDISS] += 0.5 * kt * (dot(u, u) - dot(ut, ut))
-        u = ut
+        u, freed = return_map(u, n, mu, fn, kt)
+        Z[Z_EDISS] += freed
         ul = mtv(RP, u)
         for i in range(3):
             s[j + i] = ul[i]
-    ut = sub(u, scl(n, dot(u, n)))
-    ft = sub(scl(ut, -kt), scl(vt, P[P_FT_C0 + k]))
-    f = norm(ft)
-    cap = mu * fn
-    if f > cap:
-        ft = scl(ft, cap / f)
+    ft, e_t, p_t = bristle_force(u, n, vt, fn, mu, kt, P[P_FT_C0 + k])
     du = mtv(RP, vt)
     for i in range(3):
         ds[j + i] = du[i]
-    return ft, 0.5 * kt * dot(u, u), kt * dot(u, vt)
+    return ft, e_t, p_t
 
 
 @njit(cache=True, error_model="numpy", inline="always")

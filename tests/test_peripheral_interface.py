@@ -1,0 +1,121 @@
+"""Peripheral interface physics and verdicts (issue 33): the stroke space's stops, the sticking friction of a ring on
+a petal, the verdict's peaks at the solver's rate whatever the output step, `run --describe` of the type."""
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TOML = ROOT / "resources" / "peripheral" / "peripheral_idss.toml"
+CENTRAL = ROOT / "resources" / "peripheral" / "scenarios" / "central_impact_10t.toml"
+
+
+def test_the_stops_keep_the_platform_off_its_base_plane_and_its_singularity():
+    """Every leg-length set within the stops assembles, with the ring >= 20 mm ahead of the base plane and the
+    Jacobian's condition <= 10 (on main: the -0.12 m stop let the ring pass the base plane, condition 75)."""
+    from solver.mechanisms.peripheral.hexapod import hexapod_layout, stroke_space
+    with open(TOML, "rb") as f:
+        cfg = tomllib.load(f)
+    r = stroke_space(hexapod_layout(cfg), n=600)
+    assert r.not_assembled == 0
+    assert r.clearance.min() > 0.02 and r.condition.max() < 10.0, (r.clearance.min(), r.condition.max())
+
+
+def _stick(ft_over_mu_fn: float, seconds: float = 10.0):
+    """A 35 kg ring pressed on a petal point (the kernel's `_contact`, the TOML's petal/ring law) by F_n = 500 N, a
+    tangential load ft_over_mu_fn * mu F_n along y from t = 0: its creep (m) from 1 s (the load settled on the
+    bristle) to `seconds`, and F_t / F_n at the end."""
+    from solver.mechanisms.peripheral import dynamics as D
+    with open(TOML, "rb") as f:
+        c = tomllib.load(f)["contact"]["petal_ring"]
+    k, cn, mu, kt, ct = c["k"], c["c"], c["mu"], c["k_t"], c["c_t"]
+    m, fn0, h = 35.0, 500.0, 5e-4
+    s = np.zeros(D.NS)
+    for b in range(3):
+        s[13 * b + 3] = 1.0                           # identity attitudes, bodies at the origin, at rest
+    s[13] = 10.0                                      # the active craft out of the way (not involved)
+    R = np.zeros((3, 3, 3))
+    for b in range(3):
+        R[b] = np.eye(3)
+    COM = np.zeros((3, 3))
+    FT = np.zeros((D.N_SLOT, 2))
+    rec = np.zeros((D.NPAIR, 17))
+    n = np.array([1.0, 0.0, 0.0])                     # from the petal (passive) into the ring
+    x = np.array([-fn0 / k, 0.0, 0.0])                # the ring's contact point, pressed in to carry F_n
+    v = np.zeros(3)
+    ext = np.array([-fn0, ft_over_mu_fn * mu * fn0, 0.0])
+    ratio, y1 = 0.0, math.nan
+    for i in range(int(round(seconds / h))):
+        if i == int(round(1.0 / h)):
+            y1 = x[1]
+        s[26:29], s[33:36] = x, v
+        F, T, ds = np.zeros((3, 3)), np.zeros((3, 3)), np.zeros(D.NS)
+        D._contact(s, R, COM, F, T, 2, x.copy(), 0, n, -x[0], k, cn, mu, kt, ct, 0, rec, D.PAIR_RR, False, ds, True,
+                   FT)
+        v = v + h * (F[2] + ext) / m
+        x = x + h * v
+        s[D.S_FT:D.S_FT + 3] += h * ds[D.S_FT:D.S_FT + 3]
+        ratio = abs(F[2, 1]) / F[2, 0]
+    return x[1] - y1, ratio
+
+
+def test_a_ring_resting_on_a_petal_sticks_below_mu_fn_and_slides_at_mu_above():
+    """Below mu F_n: creep < 0.1 mm in 10 s (the stick ramp of main crept at F_t / (mu F_n) * slip_speed, 3 cm/s
+    here); above it: F_t / F_n = mu."""
+    slide, _ = _stick(0.8)
+    assert abs(slide) < 1e-4, slide
+    creep, ratio = _stick(1.2, seconds=2.0)
+    assert creep > 0.05                                                           # it slides
+    assert ratio == pytest.approx(0.15, rel=1e-6)
+
+
+@pytest.fixture(scope="module")
+def two_rates(tmp_path_factory):
+    """The central impact's first 0.4 s (the ring-on-ring impact) at a 0.5 ms and a 20 ms output step."""
+    from solver.simulate import run_scenario
+    d = tmp_path_factory.mktemp("rates")
+    out = []
+    for step in (5e-4, 0.02):
+        text = CENTRAL.read_text().replace("output_step = 5.0e-3", f"output_step = {step!r}").replace(
+            'mechanism = "../peripheral_idss.toml"', f'mechanism = "{TOML.as_posix()}"')
+        sc = d / f"c_{step:g}.toml"
+        sc.write_text(text)
+        out.append(run_scenario(sc, d / f"c_{step:g}.h5", t_end=0.4))
+    return out
+
+
+def test_the_verdict_at_a_20_ms_output_step_equals_that_at_the_solver_step(two_rates):
+    """Peaks come from the kernel's per-step extrema (/extrema): the same verdict and interface peak at either output
+    step (on main the verdict read the frames: the ring-on-ring impact's peak fell between 20 ms frames)."""
+    from solver.runfile import RunFile
+    from solver.verdict import evaluate
+    with RunFile(two_rates[0]) as fine, RunFile(two_rates[1]) as coarse:
+        assert fine.extrema_step() == coarse.extrema_step() == 5e-4
+        ef, ec = fine.extrema("iface_F"), coarse.extrema("iface_F")
+        assert ef == ec and ef[2] > 2000.0                     # the impact's peak, 2.6 kN, at the solver's rate
+        assert ef[2] == pytest.approx(float(np.abs(fine.channel("iface_F")).max()), rel=1e-12)   # frames = steps
+        assert float(coarse.channel("iface_F").max()) < 0.8 * ec[2]                           # the frames miss it
+        vf, vc = evaluate(fine), evaluate(coarse)
+        assert vf.report().splitlines()[3:] == vc.report().splitlines()[3:] and vf.line() == vc.line()
+        assert "solver steps" in vf.report()
+
+
+def test_a_file_without_extrema_reads_its_frames_and_says_so():
+    from solver.runfile import RunFile
+    from solver.verdict import evaluate
+    with RunFile(ROOT / "sample_runs" / "synthetic_approach.h5") as r:
+        assert r.extrema("Fx") is None and not math.isfinite(r.extrema_step())
+        assert "peaks from     frames (the file has no solver-rate extrema" in evaluate(r).report()
+
+
+def test_run_describe_of_a_peripheral_scenario_lists_no_probe_cone_key():
+    p = subprocess.run([sys.executable, "-m", "app", "run", "--describe", str(CENTRAL)], capture_output=True,
+                       text=True, timeout=120, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    assert "initial.head_start_x" not in p.stdout and "interface.seal_height" in p.stdout
