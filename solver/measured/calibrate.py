@@ -494,16 +494,6 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         startup = time.perf_counter() - t_wall
         if "time" not in nominal:
             raise CalibrationError(spath, "/", f"the scenario's own run failed: {nominal['message']}")
-        if offset is None and cmap.align.offset is None:   # aligned on the record's 10 ms moving average: a noise
-            from scipy.ndimage import uniform_filter1d     # spike over the threshold before contact is no crossing
-            from solver.measured.compare import find_offset
-            ch, where = cmap.align.channel, (str(spath), str(sig.path))
-            smooth = find_offset(nominal["time"], nominal["values"][ch], sig.time,
-                                 uniform_filter1d(np.asarray(sig.values[ch], float), max(1, round(0.01 / rec_dt))),
-                                 cmap.align, where)
-            offset = find_offset(nominal["time"], nominal["values"][ch], sig.time, sig.values[ch], cmap.align, where)
-            if abs(offset - smooth) > cmap.align.max_shift:   # the record's own crossing was noise: the averaged one
-                offset = smooth
         before = compare_arrays(nominal["time"], nominal["values"], sig, cmap, offset, spath)
         off = before.offset
         need = sig.time[-1] - off + out_step
@@ -798,7 +788,8 @@ def write_fitted(scenario_path, cal: Calibration, out_path, measured_path) -> li
         if not k.in_mechanism:
             _set_in_doc(sdoc, k.key, float(x), _comment(_item(sdoc, k.key), k, float(x), float(s), record, cal.status))
     texts.insert(0, (out, "\n".join(head) + "\n" + tomlkit.dumps(sdoc)))
-    return atomic_write_texts(texts)
+    from solver.atomic import write_texts
+    return write_texts(texts)
 
 
 def _item(doc, key: str):
@@ -808,37 +799,3 @@ def _item(doc, key: str):
         cur = cur[p]
     return cur
 
-
-def atomic_write_texts(texts: list[tuple[Path, str]]) -> list[Path]:
-    """Write each (path, text) through a temporary file in its directory and os.replace, all or nothing: on an OSError
-    the temporary files and any directory made here are removed and the error is raised."""
-    made, temps = [], []
-    try:
-        for path, _ in texts:
-            missing = []
-            p = Path(path).parent
-            while not p.exists():
-                missing.append(p)
-                p = p.parent
-            for d in reversed(missing):
-                d.mkdir()
-                made.append(d)
-        for path, text in texts:
-            fd, tmp = tempfile.mkstemp(prefix=f".{Path(path).name}.", suffix=".tmp", dir=Path(path).parent)
-            temps.append(Path(tmp))
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-        for (path, _), tmp in zip(texts, temps):
-            os.replace(tmp, path)
-    except OSError:
-        for tmp in temps:
-            tmp.unlink(missing_ok=True)
-        for d in reversed(made):
-            try:
-                d.rmdir()
-            except OSError:
-                pass
-        raise
-    return [Path(p) for p, _ in texts]
