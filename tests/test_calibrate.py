@@ -154,10 +154,10 @@ def test_a_valley_that_event_jitter_hides_is_named_with_what_it_determines():
     n = 900
     g = rng.normal(size=n)
     x = np.array([18.0, 25.0])                          # probe.mass, housing.mass: the record sees x0 + x1
-    exact = np.column_stack([g * x[0], g * x[1]]) / x.sum()   # d r / d ln x_i
+    exact = np.column_stack([g * x[0], g * x[1]]) / x.sum()   # d r / d ln x_i (the record's noise is 0.1)
     J = exact + 0.1 * rng.normal(size=(n, 2))           # the 1 % differences' jitter
     fits = [fit_bounds(CENTRAL, k) for k in ("probe.mass", "housing.mass")]
-    r = 0.01 * rng.normal(size=n)
+    r = 0.1 * rng.normal(size=n)
     *_, old = _verdict(J, r, 3, fits, 0, x)
     assert not any("trade off" in m for m in old), old
     v = _weak_directions(J)[0]

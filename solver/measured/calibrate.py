@@ -32,6 +32,7 @@ TRADE_OFF = 0.99        # |correlation| of two keys' estimates above which the r
 VALLEY_STEP = 0.1       # the verdict's secant along each weak direction of the Jacobian (10 % of a log key): jitter of
                         # contact events, which a 1 % difference can take for a slope, is 10x smaller in it
 RESTARTS = 2            # polishes from other basins of the global phase when the first ends above the noise level
+WIDE = 0.25             # a key whose interval's half-width reaches this fraction of its search span is not determined
 EDGE = 0.01             # a key within this fraction of its search span from an end is "at the edge"
 BOOTSTRAP = 2000        # block-bootstrap resamples of the residual
 PENALTY = 10.0          # residual (in channel scales) of a sample a failed candidate run does not reach
@@ -771,6 +772,7 @@ def _verdict(J, r, n_ch, fits, seed, x=None):
     """(half-widths in u, correlation, block length, the Gauss-Newton step still to go, reasons) at the best point
     x (the keys' values, for naming what a trade-off determines)."""
     k = J.shape[1]
+    span = np.array([float(f.to_u(f.search_hi) - f.to_u(f.search_lo)) for f in fits])
     A = J.T @ J
     reasons = []
     names = [f.key for f in fits]
@@ -798,12 +800,15 @@ def _verdict(J, r, n_ch, fits, seed, x=None):
     sd = np.sqrt(np.diag(cov))
     corr = cov / np.outer(sd, sd) if np.all(sd > 0) else None
     if corr is not None and k > 1:
-        # the correlation's smallest eigenvalue is 1 - |r| for two keys: below 1 - TRADE_OFF some combination of
-        # keys (a pair, or more) is not determined
+        # the correlation's smallest eigenvalue is 1 - |r| for two keys: below 1 - TRADE_OFF a combination of keys
+        # is far better
+        # determined (the keys' intervals would be narrow if the others were known) but the keys in it are not:
+        # their intervals reach across a quarter of their search spans
         lam, vec = np.linalg.eigh(corr)
-        if lam[0] < 1.0 - TRADE_OFF:
-            i, j = sorted(int(b) for b in np.argsort(-np.abs(vec[:, 0]))[:2])
-            reasons.append(_trade_off(names, J, vec[:, 0], x, fits, f"correlation {corr[i, j]:+.4f}"))
+        e = np.abs(vec[:, 0]) * (hw >= WIDE * span)
+        if lam[0] < 1.0 - TRADE_OFF and np.sum(e > 0.25 * np.max(np.abs(vec[:, 0]))) >= 2:
+            i, j = sorted(int(b) for b in np.argsort(-e)[:2])
+            reasons.append(_trade_off(names, J, e, x, fits, f"correlation {corr[i, j]:+.4f}"))
     hw = np.sqrt(hw ** 2 + step ** 2)      # the step still to go is part of the uncertainty
     return hw, corr, block, step, reasons
 
