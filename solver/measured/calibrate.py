@@ -336,6 +336,18 @@ class _Residual:
         """The cost of the record's noise alone (white, through the moving average): what a perfect model leaves."""
         return float(len(self.tq) * np.sum((self.noise * self.norm) ** 2) / self.window)
 
+    def noise_limit(self, sds: float = 3.0) -> float:
+        """The most cost a fit at the truth leaves, to `sds` standard deviations: the noise's cost, its spread as a
+        chi-square over the residual's independent samples (a moving average's window of samples counts as one,
+        channels by their shares of the noise) and that of the noise level's own estimate (a median: 11/n)."""
+        share = (self.noise * self.norm) ** 2
+        if not share.sum() > 0:
+            return self.noise_cost
+        n_ch = float(share.sum() ** 2 / np.sum(share ** 2))
+        n = max(1.0, float(len(self.tq)))
+        sd = math.sqrt(2.0 * self.window / (n * n_ch) + 11.0 / (n * n_ch))
+        return self.noise_cost * (1 + sds * sd)
+
     def smoothed(self, smooth: float) -> "_Residual":
         """The same residual through a moving average of `smooth` s."""
         other = copy.copy(self)
@@ -608,23 +620,20 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                 u_best, c_best, J = np.array(looks[int(np.argmin(cs_))], float), float(np.min(cs_)), None
             return u_best, c_best, J
 
-        # the cost a fit at the truth leaves: the noise's, within 3 standard deviations of a chi-square of the
-        # residual's independent samples (the moving average's window makes that many samples one)
-        dof = max(1.0, len(residual.tq) * len(fitted_channels) / residual.window)
-        noise_limit = residual.noise_cost * (1 + 3 * math.sqrt(2 / dof))
+        noise_limit, restart_limit = residual.noise_limit(3.0), residual.noise_limit(1.0)
         J = None
         if not status:
             try:
                 u_best, c_best, J = local(u_best, c_best)
             except _Stopped as exc:
                 status = str(exc)
-        # above the noise: another basin of the global phase may hold the truth (an event-driven cost has several
+        # above the noise (by a standard deviation): another basin of the global phase may hold the truth (an event-driven cost has several
         # minima; the global phase hands over its best, not the only one): polish from the best others
         tried = [u_best]
-        if not status and c_best > noise_limit and de_state["pop"] is not None:
+        if not status and c_best > restart_limit and de_state["pop"] is not None:
             order = np.argsort(de_state["cost"])
             for u0 in de_state["pop"][order]:
-                if c_best <= noise_limit or len(tried) > RESTARTS:
+                if c_best <= restart_limit or len(tried) > RESTARTS:
                     break
                 if min(float(np.max(np.abs(u0 - t))) for t in tried) < 0.05:
                     continue
