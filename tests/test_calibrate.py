@@ -247,3 +247,15 @@ def test_the_noise_limits_pass_noise_and_restart_the_old_3_key_fit():
     assert res.noise_limit(1.0) < 1.117 * res.noise_cost < res.noise_limit(3.0)
     short = residual(1.2)[0]
     assert short.noise_limit(3.0) / short.noise_cost > res.noise_limit(3.0) / res.noise_cost + 0.2
+
+
+def test_a_key_the_record_hardly_changes_with_is_not_determined():
+    """A key whose column is 1000x weaker than its partner's: its interval spans its search range, and the verdict
+    says so by name (old main said only that it sat at its search range's end, if it did)."""
+    rng = np.random.default_rng(0)
+    J = np.column_stack([rng.normal(size=900), 1e-3 * rng.normal(size=900)])
+    fits = [fit_bounds(CENTRAL, k) for k in (BRAKE, "probe.mass")]
+    hw, *_, reasons = _verdict(J, rng.normal(size=900), 3, fits, 0, np.array([2.55, 15.0]))
+    assert hw[0] < 0.25 * math.log(4) <= hw[1]
+    assert reasons == ["probe.mass is not determined by this record (its 95 % interval is wider than its search range "
+                       "7.5 to 30 kg): the record hardly changes with it"]

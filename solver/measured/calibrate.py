@@ -819,6 +819,17 @@ def _verdict(J, r, n_ch, fits, seed, x=None):
             i, j = sorted(int(b) for b in np.argsort(-e)[:2])
             reasons.append(_trade_off(names, J, e, x, fits, f"correlation {corr[i, j]:+.4f}"))
     hw = np.sqrt(hw ** 2 + step ** 2)      # the step still to go is part of the uncertainty
+    named = " ".join(reasons)
+    for i in range(k):
+        if hw[i] >= WIDE * span[i] and names[i] not in named:
+            u = float(fits[i].to_u(x[i]))
+            lo_x, hi_x = sorted(float(fits[i].to_x(u + d * hw[i])) for d in (-1, 1))
+            f = fits[i]
+            where = (f"wider than its search range {f.search_lo:.6g} to {f.search_hi:.6g}"
+                     if lo_x <= f.search_lo and hi_x >= f.search_hi else
+                     f"{lo_x:.6g} to {hi_x:.6g}, over a quarter of its search range")
+            reasons.append(f"{names[i]} is not determined by this record (its 95 % interval is {where} "
+                           f"{f.unit}): the record hardly changes with it".replace(" ):", "):"))
     return hw, corr, block, step, reasons
 
 
