@@ -627,8 +627,8 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                 u_best, c_best, J = local(u_best, c_best)
             except _Stopped as exc:
                 status = str(exc)
-        # above the noise (by a standard deviation): another basin of the global phase may hold the truth (an event-driven cost has several
-        # minima; the global phase hands over its best, not the only one): polish from the best others
+        # above the noise (by a standard deviation): another basin of the global phase may hold the truth (an
+        # event-driven cost has several minima; the global phase hands over its best, not the only one)
         tried = [u_best]
         if not status and c_best > restart_limit and de_state["pop"] is not None:
             order = np.argsort(de_state["cost"])
@@ -761,9 +761,9 @@ def _with_slope(J, v, g):
 
 
 def _trade_off(names, J, e, x, fits, detail: str) -> str:
-    """`A and B trade off ...: what it determines is A + c*B = value`: the keys with a large part in e (the least
-    determined combination, in standardised coordinates) and the combination of them the record fixes best (the
-    strongest right singular vector of their Jacobian columns, linearised into the keys' units)."""
+    """`A and B trade off ...: what it determines is A + c*B = value`: the keys with a large part in e (the weights of
+    the near-singular combination, standardised) and the combination of them the record fixes best (the strongest
+    right singular vector of their Jacobian columns, linearised into the keys' units)."""
     e = np.abs(np.asarray(e, float))
     sel = sorted(int(i) for i in np.argsort(-e)[:max(2, int(np.sum(e >= 0.25 * e.max())))])
     _, _, vt = np.linalg.svd(np.asarray(J, float)[:, sel], full_matrices=False)
