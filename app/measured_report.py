@@ -126,7 +126,7 @@ def overlay_png(before: Comparison, after: Comparison, channel: str, dpi: int = 
 def write_calibration_report(path, cal, scenario_path, measured_path, map_path) -> Path:
     """The self-contained HTML report of `dockmnemo calibrate`: verdict, keys with intervals and correlation, each
     key's cost profile, the before/after overlays and metrics. Written atomically."""
-    from solver.measured.calibrate import atomic_write_texts
+    from solver.atomic import write_text
     e = html.escape
     before, after = cal.comparisons
     keys = "".join(f"<tr><td>{e(k.key)}</td><td>{k.value:.6g}</td><td>{x:.6g}</td><td>{s:.2g}</td><td>{e(k.unit)}</td>"
@@ -168,4 +168,4 @@ bootstrap blocks of {cal.block} samples</p>
 <h2>Channels: measured, before and after</h2>{overlays}
 </body></html>
 """
-    return atomic_write_texts([(Path(path), doc)])[0]
+    return write_text(path, doc)

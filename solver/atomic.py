@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 from pathlib import Path
 
 
@@ -45,8 +46,69 @@ def write_bytes(path, data: bytes, fsync: bool = True) -> Path:
 
 
 def write_text(path, text: str, encoding: str = "utf-8", fsync: bool = True) -> Path:
-    """Write `text` to `path` atomically."""
-    return write_bytes(path, text.encode(encoding), fsync=fsync)
+    """Write `text` to `path` atomically (its directory made if missing; see write_texts)."""
+    return write_texts([(path, text)], encoding, fsync)[0]
+
+
+def write_texts(texts, encoding: str = "utf-8", fsync: bool = True) -> list[Path]:
+    """Write each (path, text) atomically, all or nothing: missing directories are made, every text goes to its
+    temporary name first and only then are they renamed; on any failure the files renamed so far are put back as they
+    were, the temporary files and the directories made here are removed, and the exception goes on."""
+    texts = [(Path(p), t) for p, t in texts]
+    made, temps, backups = [], [], []
+    try:
+        for path, _ in texts:
+            missing, d = [], path.parent
+            while not d.exists():
+                missing.append(d)
+                d = d.parent
+            for d in reversed(missing):
+                d.mkdir()
+                made.append(d)
+        for path, text in texts:
+            tmp = temporary_path(path)
+            temps.append(tmp)
+            with open(tmp, "wb") as fh:
+                fh.write(text.encode(encoding))
+                fh.flush()
+                if fsync:
+                    os.fsync(fh.fileno())
+        for (path, _), tmp in zip(texts, temps):
+            if path.is_file():                      # kept under a second name until every text is in place
+                old = temporary_path(path, "old")
+                try:
+                    os.link(path, old)
+                except OSError:                     # a filesystem without hard links
+                    shutil.copy2(path, old)
+                backups.append((path, old))
+            else:
+                backups.append((path, None))
+            os.replace(tmp, path)
+        for _, old in backups:
+            if old is not None:
+                with contextlib.suppress(OSError):
+                    old.unlink()
+    except BaseException:
+        for (path, old), tmp in zip(backups, temps):     # the texts already renamed: back to what was there
+            if tmp.exists():
+                continue
+            with contextlib.suppress(OSError):
+                if old is not None:
+                    os.replace(old, path)
+                else:
+                    path.unlink()
+        for _, old in backups:
+            if old is not None:
+                with contextlib.suppress(OSError):
+                    old.unlink()
+        for tmp in temps:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        for d in reversed(made):
+            with contextlib.suppress(OSError):
+                d.rmdir()
+        raise
+    return [p for p, _ in texts]
 
 
 def pid_alive(pid: int) -> bool:

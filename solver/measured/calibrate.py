@@ -29,6 +29,10 @@ FD_STEP = 0.01          # polish: central-difference step in the search variable
 SEARCH_FACTOR = 2.0     # the global phase searches start/F .. start*F (within the declared range)
 CONFIDENCE = 0.95       # of the printed interval
 TRADE_OFF = 0.99        # |correlation| of two keys' estimates above which the record cannot tell them apart
+VALLEY_STEP = 0.1       # the verdict's secant along each weak direction of the Jacobian (10 % of a log key): jitter of
+                        # contact events, which a 1 % difference can take for a slope, is 10x smaller in it
+RESTARTS = 2            # polishes from other basins of the global phase when the first ends above the noise level
+WIDE = 0.25             # a key whose interval's half-width reaches this fraction of its search span is not determined
 EDGE = 0.01             # a key within this fraction of its search span from an end is "at the edge"
 BOOTSTRAP = 2000        # block-bootstrap resamples of the residual
 PENALTY = 10.0          # residual (in channel scales) of a sample a failed candidate run does not reach
@@ -332,6 +336,18 @@ class _Residual:
         """The cost of the record's noise alone (white, through the moving average): what a perfect model leaves."""
         return float(len(self.tq) * np.sum((self.noise * self.norm) ** 2) / self.window)
 
+    def noise_limit(self, sds: float = 3.0) -> float:
+        """The most cost a fit at the truth leaves, to `sds` standard deviations: the noise's cost, its spread as a
+        chi-square over the residual's independent samples (a moving average's window of samples counts as one,
+        channels by their shares of the noise) and that of the noise level's own estimate (a median: 11/n)."""
+        share = (self.noise * self.norm) ** 2
+        if not share.sum() > 0:
+            return self.noise_cost
+        n_ch = float(share.sum() ** 2 / np.sum(share ** 2))
+        n = max(1.0, float(len(self.tq)))
+        sd = math.sqrt(2.0 * self.window / (n * n_ch) + 11.0 / (n * n_ch))
+        return self.noise_cost * (1 + sds * sd)
+
     def smoothed(self, smooth: float) -> "_Residual":
         """The same residual through a moving average of `smooth` s."""
         other = copy.copy(self)
@@ -414,7 +430,7 @@ def check_writable(out_path):
 
 def default_max_runs(n_keys: int) -> int:
     """The run budget when none is given: the global phase's generations and the polish for n keys."""
-    return 60 + 40 * n_keys
+    return 80 + 60 * n_keys
 
 
 def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: float | None = None,
@@ -494,16 +510,6 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         startup = time.perf_counter() - t_wall
         if "time" not in nominal:
             raise CalibrationError(spath, "/", f"the scenario's own run failed: {nominal['message']}")
-        if offset is None and cmap.align.offset is None:   # aligned on the record's 10 ms moving average: a noise
-            from scipy.ndimage import uniform_filter1d     # spike over the threshold before contact is no crossing
-            from solver.measured.compare import find_offset
-            ch, where = cmap.align.channel, (str(spath), str(sig.path))
-            smooth = find_offset(nominal["time"], nominal["values"][ch], sig.time,
-                                 uniform_filter1d(np.asarray(sig.values[ch], float), max(1, round(0.01 / rec_dt))),
-                                 cmap.align, where)
-            offset = find_offset(nominal["time"], nominal["values"][ch], sig.time, sig.values[ch], cmap.align, where)
-            if abs(offset - smooth) > cmap.align.max_shift:   # the record's own crossing was noise: the averaged one
-                offset = smooth
         before = compare_arrays(nominal["time"], nominal["values"], sig, cmap, offset, spath)
         off = before.offset
         need = sig.time[-1] - off + out_step
@@ -554,7 +560,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
             return bool(best[-1] <= 1.5 * coarse.noise_cost
                         or np.all(np.ptp(de_state["pop"], axis=0) <= 0.06 * (u_hi - u_lo))
                         or (len(best) > 3 and best[-1] >= 0.99 * best[-4]))
-        polish_runs = 4 * (2 * k + 1) + 8 * k      # the polish and two looks along each key
+        polish_runs = (1 + RESTARTS) * (4 * (2 * k + 1) + 8 * k)   # polishes with two looks along each key
         gens = max(1, (max_runs - polish_runs) // size - 1)
         if not status:
             try:
@@ -586,12 +592,13 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
             rs = [residual(r) for r in runs.get([x_of(v) for v in [u, *pts]], t_end, budget)[1:]]
             return np.column_stack([(rs[2 * i] - rs[2 * i + 1]) / (pts[2 * i][i] - pts[2 * i + 1][i])
                                     for i in range(k)])
-        J = None
         from scipy.optimize import least_squares
-        for attempt in range(3):   # polish; then a look along each key (+-3 %, +-10 %): a lower point starts it again
-            if status:
-                break
-            try:
+
+        def local(u_best, c_best):
+            """Polish from u_best; then a look along each key and along the Jacobian's weakest direction (+-3 %,
+            +-10 %): a lower point starts it again. (u, cost, Jacobian or None); _Stopped goes on."""
+            J = None
+            for attempt in range(3):
                 nfev = int(min(6, max(1, (max_runs - runs.done) // (2 * k + 1))))
                 sol = least_squares(fun, u_best, jac=jac, bounds=(u_lo, u_hi), method="trf", x_scale=1.0,
                                     xtol=1e-6, ftol=1e-9, gtol=1e-12, max_nfev=nfev)
@@ -600,17 +607,44 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                 history.append(("polish", runs.done, c_best, residual.noise_cost))
                 if attempt == 2:
                     break
-                prof = _profiles(fits, u_best, u_lo, u_hi, costs, x_of, (-0.1, -0.03, 0.03, 0.1))
+                # a valley across the keys' axes stops the polish early (its 1 % differences see contact-event
+                # jitter as slope): look along the weakest direction too
+                looks = [u for i in range(k) for u in _along(u_best, np.eye(k)[i], (-0.1, -0.03, 0.03, 0.1), u_lo,
+                                                              u_hi)]
+                if k > 1:
+                    looks += _along(u_best, _weak_directions(J if J is not None else sol.jac)[0],
+                                    (-0.1, -0.03, 0.03, 0.1), u_lo, u_hi)
+                cs_ = costs(looks)
+                if float(np.min(cs_)) >= c_best * (1 - 1e-4):
+                    break
+                u_best, c_best, J = np.array(looks[int(np.argmin(cs_))], float), float(np.min(cs_)), None
+            return u_best, c_best, J
+
+        noise_limit, restart_limit = residual.noise_limit(3.0), residual.noise_limit(1.0)
+        J = None
+        if not status:
+            try:
+                u_best, c_best, J = local(u_best, c_best)
             except _Stopped as exc:
                 status = str(exc)
-                break
-            key, (xs_, cs_) = min(prof.items(), key=lambda kv: float(np.min(kv[1][1])))
-            if float(np.min(cs_)) >= c_best * (1 - 1e-4):
-                break
-            i = [f.key for f in fits].index(key)
-            u_best = u_best.copy()
-            u_best[i] = float(fits[i].to_u(xs_[int(np.argmin(cs_))]))
-            c_best, J = float(np.min(cs_)), None
+        # above the noise (by a standard deviation): another basin of the global phase may hold the truth (an
+        # event-driven cost has several minima; the global phase hands over its best, not the only one)
+        tried = [u_best]
+        if not status and c_best > restart_limit and de_state["pop"] is not None:
+            order = np.argsort(de_state["cost"])
+            for u0 in de_state["pop"][order]:
+                if c_best <= restart_limit or len(tried) > RESTARTS:
+                    break
+                if min(float(np.max(np.abs(u0 - t))) for t in tried) < 0.05:
+                    continue
+                tried.append(np.array(u0, float))
+                try:
+                    u1, c1, J1 = local(np.array(u0, float), costs([u0])[0])
+                except _Stopped as exc:
+                    status = "cancelled" if str(exc) == "cancelled" else ""
+                    break
+                if c1 < c_best:
+                    u_best, c_best, J = u1, c1, J1
         # the best point of every run made (a probe or a global candidate may have a lower cost)
         costs([np.array([float(f.to_u(v)) for f, v in zip(fits, kx)]) for kx in list(runs.cache)])
         kbest = min(cost_cache, key=cost_cache.get)
@@ -626,8 +660,21 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                     J = None
         r_best = residual(runs.get([x_of(u_best)], t_end, budget=False)[0]) if status != "cancelled" or \
             runs.key(x_of(u_best)) in runs.cache else None
+        if J is not None and r_best is not None and k > 1:
+            try:   # the slope along each weak direction from a 10 % secant where that is the smaller (conservative)
+                dirs = _weak_directions(J)
+                pairs = [_along(u_best, v, (-VALLEY_STEP, VALLEY_STEP), u_lo, u_hi) for v in dirs]
+                got = runs.get([x_of(u) for pr in pairs for u in pr], t_end, budget=False)
+                rs = [residual(g) for g in got]
+                for n, (v, (ua, ub)) in enumerate(zip(dirs, pairs)):
+                    span = float((ub - ua) @ v)
+                    if span > 2 * FD_STEP:
+                        J = _with_slope(J, v, (rs[2 * n + 1] - rs[2 * n]) / span)
+            except _Stopped:
+                pass
         if J is not None and r_best is not None:
-            sigma_u, corr, block, step, reasons_v = _verdict(J, r_best, len(fitted_channels), fits, seed)
+            sigma_u, corr, block, step, reasons_v = _verdict(J, r_best, len(fitted_channels), fits, seed,
+                                                             x_of(u_best))
             reasons += reasons_v
             hw_x = np.array([abs(float(f.to_x(u + s)) - float(f.to_x(u))) if math.isfinite(s) else math.nan
                              for f, u, s in zip(fits, u_best, sigma_u)])
@@ -645,6 +692,11 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                                f"range's end {end:.6g} {f.unit}".rstrip()
                                + ("" if declared else f" (searched {f.search_lo:.6g} to {f.search_hi:.6g}: "
                                                       "widen --search)"))
+        if status != "cancelled" and c_best > noise_limit:
+            reasons.append(f"the residual is {math.sqrt(c_best / residual.noise_cost):.3g}x the record's noise, more "
+                           f"than noise alone leaves (at most {math.sqrt(noise_limit / residual.noise_cost):.3g}x "
+                           f"here): another minimum may be lower (polished from {len(tried)} of the global phase's "
+                           "basins), or the model cannot follow the record")
         if status == "run budget reached":
             reasons.insert(0, f"the run budget ({max_runs} runs) was reached: raise --max-runs")
         prof = {}
@@ -684,12 +736,56 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
     return cal
 
 
-def _verdict(J, r, n_ch, fits, seed):
-    """(half-widths in u, correlation, block length, the Gauss-Newton step still to go, reasons) at the best point."""
+def _along(u, v, steps, u_lo, u_hi) -> list[np.ndarray]:
+    """Points u + d*v for each step d, each shortened (along v) to stay inside the search box."""
+    out = []
+    for d in steps:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            room = np.where(v * d > 0, (u_hi - u) / (v * d), np.where(v * d < 0, (u_lo - u) / (v * d), np.inf))
+        out.append(u + d * min(1.0, float(np.min(room))) * v)
+    return out
+
+
+def _weak_directions(J) -> list[np.ndarray]:
+    """The right singular vectors of J but the strongest, weakest first: directions across the keys along which the
+    record changes least."""
+    _, _, vt = np.linalg.svd(np.asarray(J, float), full_matrices=False)
+    return [vt[i] for i in range(len(vt) - 1, 0, -1)]
+
+
+def _with_slope(J, v, g):
+    """J with its slope along the unit direction v set to g (the residual's change per unit of v) where g is the
+    smaller: a 1 % difference that contact-event jitter inflated does not make a flat valley look determined."""
+    Jv = J @ v
+    return J + np.outer(g - Jv, v) if float(g @ g) < float(Jv @ Jv) else J
+
+
+def _trade_off(names, J, e, x, fits, detail: str) -> str:
+    """`A and B trade off ...: what it determines is A + c*B = value`: the keys with a large part in e (the weights of
+    the near-singular combination, standardised) and the combination of them the record fixes best (the strongest
+    right singular vector of their Jacobian columns, linearised into the keys' units)."""
+    e = np.abs(np.asarray(e, float))
+    sel = sorted(int(i) for i in np.argsort(-e)[:max(2, int(np.sum(e >= 0.25 * e.max())))])
+    _, _, vt = np.linalg.svd(np.asarray(J, float)[:, sel], full_matrices=False)
+    du_dx = np.array([1.0 / x[i] if fits[i].log else 1.0 / fits[i].scale for i in sel])   # d(search variable)/dx
+    c = vt[0] * du_dx
+    c = c / c[0]
+    combo = " ".join(f"{'+' if ci >= 0 else '-'} {abs(ci):.3g} {names[i]}" for ci, i in zip(c[1:], sel[1:]))
+    value = float(sum(ci * x[i] for ci, i in zip(c, sel)))
+    keys = " and ".join([", ".join(names[i] for i in sel[:-1]), names[sel[-1]]])
+    return (f"{keys} trade off on this record ({detail}): they are not separately determined; what it determines is "
+            f"{names[sel[0]]} {combo} = {value:.6g}: fit one of them, or add a record that separates them")
+
+
+def _verdict(J, r, n_ch, fits, seed, x=None):
+    """(half-widths in u, correlation, block length, the Gauss-Newton step still to go, reasons) at the best point
+    x (the keys' values, for naming what a trade-off determines)."""
     k = J.shape[1]
+    span = np.array([float(f.to_u(f.search_hi) - f.to_u(f.search_lo)) for f in fits])
     A = J.T @ J
     reasons = []
     names = [f.key for f in fits]
+    x = np.array([f.value for f in fits]) if x is None else np.asarray(x, float)
     diag = np.sqrt(np.diag(A))
     if not np.all(diag > 0):
         dead = [names[i] for i in range(k) if not diag[i] > 0]
@@ -697,9 +793,9 @@ def _verdict(J, r, n_ch, fits, seed):
                 [f"{', '.join(dead)}: the record does not change with {'it' if len(dead) == 1 else 'them'}"])
     An = A / np.outer(diag, diag)
     if np.linalg.cond(An) > 1e12:
-        i, j = np.unravel_index(np.argmax(np.abs(An - np.eye(k))), An.shape)
+        w, vec = np.linalg.eigh(An)
         return (np.full(k, math.nan), None, 0, np.zeros(k),
-                [f"{names[i]} and {names[j]} trade off on this record (their effects are proportional): fit one"])
+                [_trade_off(names, J, vec[:, 0], x, fits, "their effects are proportional")])
     A_inv = np.linalg.inv(A)
     step = -A_inv @ (J.T @ r)
     E = r.reshape(-1, n_ch)
@@ -712,13 +808,28 @@ def _verdict(J, r, n_ch, fits, seed):
     hw = stats.t.ppf(0.5 + CONFIDENCE / 2, max(1, math.ceil(len(E) / block) - k)) * np.sqrt(np.diag(cov))
     sd = np.sqrt(np.diag(cov))
     corr = cov / np.outer(sd, sd) if np.all(sd > 0) else None
-    if corr is not None:
-        for i in range(k):
-            for j in range(i + 1, k):
-                if abs(corr[i, j]) > TRADE_OFF:
-                    reasons.append(f"{names[i]} and {names[j]} trade off on this record (correlation "
-                                   f"{corr[i, j]:+.4f}): fit one of them, or add a record that separates them")
+    if corr is not None and k > 1:
+        # the correlation's smallest eigenvalue is 1 - |r| for two keys: below 1 - TRADE_OFF a combination of keys
+        # is far better
+        # determined (the keys' intervals would be narrow if the others were known) but the keys in it are not:
+        # their intervals reach across a quarter of their search spans
+        lam, vec = np.linalg.eigh(corr)
+        e = np.abs(vec[:, 0]) * (hw >= WIDE * span)
+        if lam[0] < 1.0 - TRADE_OFF and np.sum(e > 0.25 * np.max(np.abs(vec[:, 0]))) >= 2:
+            i, j = sorted(int(b) for b in np.argsort(-e)[:2])
+            reasons.append(_trade_off(names, J, e, x, fits, f"correlation {corr[i, j]:+.4f}"))
     hw = np.sqrt(hw ** 2 + step ** 2)      # the step still to go is part of the uncertainty
+    named = " ".join(reasons)
+    for i in range(k):
+        if hw[i] >= WIDE * span[i] and names[i] not in named:
+            u = float(fits[i].to_u(x[i]))
+            lo_x, hi_x = sorted(float(fits[i].to_x(u + d * hw[i])) for d in (-1, 1))
+            f = fits[i]
+            where = (f"wider than its search range {f.search_lo:.6g} to {f.search_hi:.6g}"
+                     if lo_x <= f.search_lo and hi_x >= f.search_hi else
+                     f"{lo_x:.6g} to {hi_x:.6g}, over a quarter of its search range")
+            reasons.append(f"{names[i]} is not determined by this record (its 95 % interval is {where} "
+                           f"{f.unit}): the record hardly changes with it".replace(" ):", "):"))
     return hw, corr, block, step, reasons
 
 
@@ -798,7 +909,8 @@ def write_fitted(scenario_path, cal: Calibration, out_path, measured_path) -> li
         if not k.in_mechanism:
             _set_in_doc(sdoc, k.key, float(x), _comment(_item(sdoc, k.key), k, float(x), float(s), record, cal.status))
     texts.insert(0, (out, "\n".join(head) + "\n" + tomlkit.dumps(sdoc)))
-    return atomic_write_texts(texts)
+    from solver.atomic import write_texts
+    return write_texts(texts)
 
 
 def _item(doc, key: str):
@@ -808,37 +920,3 @@ def _item(doc, key: str):
         cur = cur[p]
     return cur
 
-
-def atomic_write_texts(texts: list[tuple[Path, str]]) -> list[Path]:
-    """Write each (path, text) through a temporary file in its directory and os.replace, all or nothing: on an OSError
-    the temporary files and any directory made here are removed and the error is raised."""
-    made, temps = [], []
-    try:
-        for path, _ in texts:
-            missing = []
-            p = Path(path).parent
-            while not p.exists():
-                missing.append(p)
-                p = p.parent
-            for d in reversed(missing):
-                d.mkdir()
-                made.append(d)
-        for path, text in texts:
-            fd, tmp = tempfile.mkstemp(prefix=f".{Path(path).name}.", suffix=".tmp", dir=Path(path).parent)
-            temps.append(Path(tmp))
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-        for (path, _), tmp in zip(texts, temps):
-            os.replace(tmp, path)
-    except OSError:
-        for tmp in temps:
-            tmp.unlink(missing_ok=True)
-        for d in reversed(made):
-            try:
-                d.rmdir()
-            except OSError:
-                pass
-        raise
-    return [Path(p) for p, _ in texts]

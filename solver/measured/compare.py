@@ -10,6 +10,9 @@ import numpy as np
 from solver.measured.channel_map import AlignSpec, ChannelMap, MeasuredSignals, convert, load_map
 from solver.measured.record import MeasuredError, read_record
 
+CROSSING_SMOOTH = 0.01   # s: the alignment's threshold crossings are found on moving averages this wide (a record's
+                         # noise spike over the threshold before contact is then no crossing; both sides alike)
+
 
 @dataclass(frozen=True)
 class ChannelMetrics:
@@ -64,12 +67,31 @@ def first_crossing(t: np.ndarray, v: np.ndarray, threshold: float) -> float:
     return float(t[i - 1] + f * (t[i] - t[i - 1]))
 
 
+def moving_average(t: np.ndarray, v: np.ndarray, width: float) -> np.ndarray:
+    """The centred moving average of v over `width` seconds (in samples of t's median step); v itself if that is one
+    sample."""
+    v = np.asarray(v, float)
+    n = int(round(width / float(np.median(np.diff(t))))) if len(t) > 1 else 1
+    if n <= 1:
+        return v
+    from scipy.ndimage import uniform_filter1d
+    return uniform_filter1d(v, n, mode="nearest")
+
+
+def settled_crossing(t: np.ndarray, v: np.ndarray, threshold: float, width: float = CROSSING_SMOOTH) -> float:
+    """The first crossing of `threshold` by the moving average of v over `width` s (a noise spike over the threshold
+    before contact is no crossing); by v itself if the average never reaches it (a peak shorter than `width`)."""
+    tc = first_crossing(t, moving_average(t, v, width), threshold)
+    return tc if math.isfinite(tc) else first_crossing(t, v, threshold)
+
+
 def find_offset(t_run, run, t_meas, meas, spec: AlignSpec, where=("run", "measured")) -> float:
-    """t_measured - t_run: the first crossing of spec.threshold in both, refined by the peak of the normalised
-    cross-correlation over spec.window around the run's crossing, with a parabola through the peak for sub-sample
-    accuracy. MeasuredError names the side that never reaches the threshold."""
-    tr = first_crossing(t_run, run, spec.threshold)
-    tm = first_crossing(t_meas, meas, spec.threshold)
+    """t_measured - t_run: the first crossing of spec.threshold in both (of their 10 ms moving averages: a noise spike
+    is no crossing), refined by the peak of the normalised cross-correlation over spec.window around the run's
+    crossing, with a parabola through the peak for sub-sample accuracy. MeasuredError names the side that never
+    reaches the threshold."""
+    tr = settled_crossing(t_run, run, spec.threshold)
+    tm = settled_crossing(t_meas, meas, spec.threshold)
     for tx, name, sig in ((tr, where[0], run), (tm, where[1], meas)):
         if not math.isfinite(tx):
             raise MeasuredError(name, "align.threshold", f"{spec.channel} never reaches {spec.threshold:g} (largest "
