@@ -167,9 +167,10 @@ class PlotsPane(QWidget):
         lines = len(self.names) + sum(2 for n in self.names if self._measured_at(n) is not None)
         self.facts.fit_rows(lines)
         rows = len(self.groups) + self._extra_rows()
-        footer = self.glw.ci.layout.rowMinimumHeight(rows) if self._footer_shown() else 0
-        self.glw.setMinimumHeight(rows * MIN_PLOT_H + max(footer, 0) + TIME_AXIS_H if rows and self.rows_scroll else 0)
         self._layout_strips()
+        lay = self.glw.ci.layout    # its rows' floors (the footer's fixed height) plus its spacing and margins:
+        self.glw.setMinimumHeight(  # all of it scrolls into view (the lanes' force scale at the bottom too)
+            int(np.ceil(lay.effectiveSizeHint(Qt.MinimumSize).height())) if rows and self.rows_scroll else 0)
 
     def _strip_rows(self) -> list:
         """The time plots row by row (channels' plots, A − B, measured − run), as laid out."""
