@@ -32,7 +32,7 @@ from viewer.plots.ghosts import difference_plot, difference_row, ghost_curves, m
 from viewer.plots.live import load_curves
 from viewer.plots.pg_internals import plain_follower, set_x_ranges
 from viewer.plots.seek import clicked_time
-from viewer.plots.trace import Trace
+from viewer.plots.trace import PlotLines, Trace, rasterize_plot_ahead
 from viewer.plots.view import CursorLine, PlotsView, TimeCursor, plot_label
 from viewer.plots.xy import MIN_W as XY_MIN_W, XYPlot
 from viewer.plots.yfit import YFits, readable_range, visible_bounds
@@ -89,6 +89,7 @@ class PlotsPane(QWidget):
         self.graph_step = 0.1
         self.plots: list[pg.PlotItem] = []
         self.curves: list[pg.PlotDataItem] = []
+        self._plot_lines: list[PlotLines] = []            # per plot of several channels: their lines' one image
         self.cursors: list[TimeCursor] = []
         self.capture_lines: list[pg.InfiniteLine] = []
         self.ranges: list[pg.LinearRegionItem] = []
@@ -322,6 +323,9 @@ class PlotsPane(QWidget):
             self.glw.ci.layout.setRowMinimumHeight(r, 0)
             self.glw.ci.layout.setRowPreferredHeight(r, -1)
             self.glw.ci.layout.setRowStretchFactor(r, 1)
+        for lines in self._plot_lines:
+            lines.release()
+        self._plot_lines = []
         self.plots, self.curves, self.cursors, self.capture_lines, self.ranges = [], [], [], [], []
         self.titles, self._top_px = [], []
         self.ghost_curves, self.diff_plot, self.diff_curve, self.diff_rows = [], None, None, []
@@ -364,6 +368,8 @@ class PlotsPane(QWidget):
                 curve.setClipToView(True)
                 curve.setSkipFiniteCheck(True)
                 self.curves.append(curve)
+            if len(group) > 1:                   # overlaid channels: their lines drawn ahead into one image
+                self._plot_lines.append(PlotLines([c.curve for c in self.curves[-len(group):]]))
             vb = plot.getViewBox()
             vb.setMouseEnabled(x=False, y=False)
             vb.disableAutoRange(axis="y")        # the y range is fitted to the shown data by _fit_y (cheaper)
@@ -912,8 +918,11 @@ class PlotsPane(QWidget):
             self._next = nxt
             traces = [(self.plot_of[k], c) for k, c in enumerate(self.curves) if isinstance(c, Trace)]
             todo = [(COST_DATA, lambda c=c: c.prepare(*nxt, exact=self._direct)) for _, c in traces]   # display
-            todo += [(COST_LINE, lambda i=i, c=c: c.rasterize_ahead(*nxt, self._y_range(i, nxt), self.glw))  # data,
-                     for i, c in traces]                                                            # then images
+            merged = {i for i, c in traces if c.curve.lines is not None}     # data, then images: one per line,
+            todo += [(COST_LINE, lambda i=i, c=c: c.rasterize_ahead(*nxt, self._y_range(i, nxt), self.glw))  # one per
+                     for i, c in traces if i not in merged]                                 # plot of several lines
+            todo += [(COST_LINE, lambda i=i: rasterize_plot_ahead([c for k, c in traces if k == i], *nxt,
+                                                                  self._y_range(i, nxt), self.glw)) for i in sorted(merged)]
             if self._footer_shown() and callable(getattr(self.footer, "prepare", None)):
                 todo.append((COST_BARS, lambda f=self.footer: f.prepare(nxt)))              # (the contact lanes' bars)
             for i, p in enumerate(self.plots):
