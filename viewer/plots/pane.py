@@ -15,7 +15,7 @@ import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, Qt, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QSplitter, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QSplitter, QVBoxLayout, QWidget
 
 from solver import mechanisms
 from solver.runfile import TIME_CHUNK, RunFile
@@ -25,7 +25,7 @@ from viewer.playback import Playback
 from viewer.plots.ahead_plan import (COST_AXIS, COST_BARS, COST_DATA, COST_DRAWN_AXIS, COST_LABELLED_AXIS, COST_LINE,
                                      DEFAULT_WINDOW, drawings_now, frames_in, plan_ahead, range_at, span_for)
 from viewer.numbers import value_text
-from viewer.plots.axes import ValueAxis, label_px, label_room, label_time, style_plot
+from viewer.plots.axes import TimeStrip, ValueAxis, label_px, label_room, label_time, style_plot
 from viewer.plots.cursors import Cursors, measure_lines, value_at
 from viewer.plots.facts import FactsPanel, scroll_area
 from viewer.plots.ghosts import difference_plot, difference_row, ghost_curves, measured_curves
@@ -152,7 +152,14 @@ class PlotsPane(QWidget):
         self.split.setChildrenCollapsible(False)
         self.split.setHandleWidth(4)
         self.split.setStyleSheet(f"QSplitter::handle {{ background: {style.SPLITTER}; }}")
-        self.split.addWidget(self.plots_scroll)
+        self.time_strip = TimeStrip()     # a labelled time axis under the plots while they scroll (the last
+        rows = QWidget()                  # plot's is then out of sight)
+        rows_lay = QVBoxLayout(rows)
+        rows_lay.setContentsMargins(0, 0, 0, 0)
+        rows_lay.setSpacing(0)
+        rows_lay.addWidget(self.plots_scroll, 1)
+        rows_lay.addWidget(self.time_strip)
+        self.split.addWidget(rows)
         self.split.addWidget(self.xy_view)
         self.split.setStretchFactor(0, 3)
         self.split.setStretchFactor(1, 1)
@@ -172,6 +179,14 @@ class PlotsPane(QWidget):
         lay = self.glw.ci.layout    # its rows' floors (the footer's fixed height) plus its spacing and margins:
         self.glw.setMinimumHeight(  # all of it scrolls into view (the lanes' force scale at the bottom too)
             int(np.ceil(lay.effectiveSizeHint(Qt.MinimumSize).height())) if rows and self.rows_scroll else 0)
+        self._place_time_strip()
+
+    def _place_time_strip(self):
+        """The time strip under the plots: shown while they scroll (more rows than fit), on the first plot's time
+        axis and under its view box."""
+        need = bool(self.plots) and self.rows_scroll and self.glw.minimumHeight() > self.plots_scroll.height() + (
+            self.time_strip.height() if self.time_strip.isVisible() else 0)
+        self.time_strip.follow(self.plots[0].getViewBox() if need else None, self.glw)
 
     def _strip_rows(self) -> list:
         """The time plots row by row (channels' plots, A − B, measured − run), as laid out."""
@@ -606,6 +621,7 @@ class PlotsPane(QWidget):
         self._drop_early()
         super().resizeEvent(e)
         self._size_footer()
+        self._place_time_strip()
 
     # ---- comparison with a second run (dashed curves, difference plot) --------------------
     def set_compare(self, run_b: RunFile | None, offset: float = 0.0, diff_name: str | None = None):
