@@ -47,14 +47,17 @@ def write_report(path, cmp_: Comparison, run_path, measured_path, map_path, fact
     imgs = "".join(f"<h3>{e(m.channel)}</h3><img alt='{e(m.channel)}: run, measured and their difference' "
                    f"src='data:image/png;base64,{base64.b64encode(channel_png(cmp_, m.channel)).decode()}'>"
                    for m in cmp_.metrics)
+    warns = "".join(f"<li>{e(w)}</li>" for w in cmp_.warnings)   # what looks wrong in the map (the numbers may be too)
+    warns = f"<div class='warnings'><b>Warnings</b><ul>{warns}</ul></div>" if warns else ""
     doc = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>dockmnemo validation: {e(Path(run_path).name)}</title>
 <style>body{{font-family:sans-serif;margin:2em;max-width:70em}} table{{border-collapse:collapse}}
 td,th{{border:1px solid {style.REPORT_RULE};padding:0.2em 0.6em;text-align:right}} pre{{background:{style.REPORT_CODE_BACKGROUND};padding:0.6em;
-overflow-x:auto;font-size:85%}} img{{max-width:100%}}</style></head><body>
+overflow-x:auto;font-size:85%}} img{{max-width:100%}} .warnings{{border-left:4px solid {style.REPORT_WARNING};
+padding:0.2em 0.8em}}</style></head><body>
 <h1>Validation of a run against measured data</h1>
 <p>run <code>{e(str(run_path))}</code><br>measured <code>{e(str(measured_path))}</code><br>
-channel map <code>{e(str(map_path))}</code></p>
+channel map <code>{e(str(map_path))}</code></p>{warns}
 <p><b>time offset: {cmp_.offset:.6f} s</b> ({how}; t_measured = t_run + offset)</p>
 <h2>Metrics (measured - run)</h2>
 <table><tr><th>channel</th><th>unit</th><th>RMS error</th><th>peak error</th><th>time of peak, s</th>

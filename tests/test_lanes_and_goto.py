@@ -53,15 +53,28 @@ def test_force_scale_keeps_clear_of_the_time_label_in_a_narrow_window(qtbot, tmp
     label = lanes.getAxis("bottom").label.sceneBoundingRect()
     assert legend.left() >= label.right() + 4, (legend, label)
     assert lanes.force_legend.text.endswith("kN") and lanes.sceneBoundingRect().contains(legend)
+    plots = w.diagram.plots                      # the plots scroll here: a labelled time strip stays in sight under
+    strip, glw = plots.time_strip, plots.glw     # them (old main: the time axis scrolled out of sight)
+    assert glw.minimumHeight() > plots.plots_scroll.height() and strip.isVisible()
+    vb = plots.plots[0].getViewBox()
+    assert strip.axis.linkedView() is vb and strip.axis.labelText == "time"
+    box = vb.sceneBoundingRect()
+    left = glw.mapToGlobal(glw.mapFromScene(box.topLeft())).x()
+    ax = strip.axis.sceneBoundingRect()
+    assert abs(strip.mapToGlobal(strip.mapFromScene(ax.topLeft())).x() - left) <= 1
+    assert abs(ax.width() - box.width()) <= 1
+    assert strip.mapTo(w, strip.rect().bottomLeft()).y() <= w.diagram.mapTo(w, w.diagram.rect().bottomLeft()).y()
 
 
-@pytest.mark.xfail(reason="known since the merge of the plots' scrolling rows (MIN_PLOT_H) with the lanes' legend "
-                          "under the lanes: in a small window the legend falls below the plots view (open, issue 32)",
-                   strict=False)
 def test_force_scale_is_a_colour_ramp(window, qtbot):
     lanes = window.diagram.lanes
     plots = window.diagram.plots
     qtbot.wait(50)
+    bar = plots.plots_scroll.verticalScrollBar()     # the plots scroll here (1600x1000): the ramp at their bottom
+    bar.setValue(bar.maximum())
+    qtbot.wait(30)
+    legend_box = lanes.force_legend.sceneBoundingRect()   # inside the plots' view, not under its bottom edge
+    assert legend_box.bottom() <= plots.glw.height(), (legend_box, plots.glw.height())
     img = plots.grab().toImage()
     legend = lanes.force_legend
     ramp = legend.mapRectToScene(legend.ramp_rect())

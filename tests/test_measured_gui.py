@@ -105,6 +105,26 @@ def test_measured_difference_plots_toggle(qtbot, window, stand):
     assert pane.measured_difference_values("Fx") is None and len(pane.titles) == len(PLOTTED)
 
 
+def test_radians_declared_degrees_warned_in_the_dock_and_the_report(qtbot, window, stand, tmp_path):
+    """`validate` warns of Euler angles in radians declared degrees; old main showed it neither in the measured-data
+    dock nor in the HTML report (issue 31)."""
+    from app.measured_report import write_report
+    run_path, record = stand
+    rad = ", ".join(f"{math.radians(a):.6f}" for a in (30.0, -15.0, 90.0))
+    cmap = tmp_path / "radians_map.toml"
+    cmap.write_text(EXAMPLE_MAP.read_text().replace("euler_deg = [30.0, -15.0, 90.0]", f"euler_deg = [{rad}]"))
+    said = ("sensor[0].euler_deg: [0.523599, -0.261799, 1.570796] look like radians ([30.0, -15.0, 90.0] deg if "
+            "they are): the angles are read as degrees")
+    assert window.measured.open(record, cmap), window.last_error
+    dock = window.measured.dock
+    assert dock.warnings() == [f"warning: radians_map.toml: {said}"] and dock.warnings_label.isVisible()
+    assert dock.rows()                                                 # the metrics are still shown beside it
+    html = write_report(tmp_path / "r.html", window.measured.comparison, run_path, record, cmap, "", "").read_text()
+    assert f"<li>{cmap}: {said}</li>" in html
+    assert window.measured.open(record, EXAMPLE_MAP)                   # degrees: no warning left over
+    assert dock.warnings() == [] and not dock.warnings_label.isVisible() and not window.measured.comparison.warnings
+
+
 def test_bad_map_or_record_one_message_and_the_run_and_record_stay(qtbot, window, stand, tmp_path):
     run_path, record = stand
     assert window.measured.open(record, EXAMPLE_MAP)

@@ -357,6 +357,37 @@ def test_unlabelled_time_axes_share_drawings_that_match_their_own(qtbot, run):
     assert shared > 20
 
 
+def test_overlaid_lines_are_drawn_ahead_into_one_image_per_plot(qtbot, run):
+    """Channels overlaid in one plot: their lines of the next scroll step are drawn ahead into one image (old main:
+    one image per line, a plot's whole view box each), shown by the scroll pixel for pixel as a fresh drawing."""
+    p = shown_plots(qtbot, run, ["Fx", "Fy", "probe_stroke"], scroll_1s=True)
+    p.set_groups([["Fx", "Fy"], ["probe_stroke"]])
+    qtbot.wait(1)
+    lines = p._plot_lines
+    assert len(lines) == 1 and lines[0].curves == [c.curve for c in p.curves[:2]]
+    t = np.asarray(run.time)
+    shown = compared = 0
+    for f in range(len(t) // 4, len(t), max(1, len(t) // 300)):
+        x = p.x_range()
+        p.show_frame(f)
+        qtbot.wait(0)
+        if p.x_range() == x:
+            continue
+        pair = [c.curve for c in p.curves[:2]]
+        if not lines[0].ahead.holds(pair[0].path):
+            continue
+        assert not any(c.ahead.holds(c.path) for c in pair)           # no image of its own: the plot's one
+        ahead = p.glw.viewport().grab().toImage()
+        shown += lines[0]._shown is not None
+        kept = lines[0].ahead
+        lines[0].ahead = AheadImages()
+        fresh = p.glw.viewport().grab().toImage()
+        lines[0].ahead = kept
+        assert ahead == fresh, f
+        compared += 1
+    assert compared > 5 and shown == compared
+
+
 def test_lines_and_axes_drawn_ahead_match_a_fresh_drawing(qtbot, run):
     """While playing, each scroll step's lines and axes are drawn ahead into images (in the frames before it);
     the scroll shows those images, pixel for pixel what pyqtgraph draws for that range and y range."""

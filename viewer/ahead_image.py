@@ -37,6 +37,10 @@ class AheadImages:
         got = self._images.get(id(content))
         return got is not None and got[0] is content and whole_px_shift(got[1], transform) == QPoint(0, 0)
 
+    def holds_id(self, key: int) -> bool:
+        """Whether an image is kept for the content of this id."""
+        return key in self._images
+
     def holds(self, content) -> bool:
         """Whether an image of `content` is kept (for any transform)."""
         got = self._images.get(id(content))

@@ -151,6 +151,7 @@ class LaneBars(pg.BarGraphItem):
         self._drawn: dict = {}        # the bars drawn (indices) -> their drawing: a scroll step mostly shows the
                                       # same bars, the next step's are drawn ahead (prepare)
         self.ahead = AheadImages(keep=3)   # drawings as images for the view's transform of a range
+        self._ahead_range: dict = {}       # id(drawing) -> the x range its image was made for (cut at its ends)
 
     def _picture(self, lo: float, hi: float, pixel: float) -> tuple[QPicture, bool]:
         """The drawing of the bars in [lo, hi] (pixel: the view's x units per pixel); True if made now."""
@@ -182,7 +183,12 @@ class LaneBars(pg.BarGraphItem):
         pic, made = self._picture(float(rng[0]), float(rng[1]), (rng[1] - rng[0]) / vb.width())
         view = sole_view(self)
         placed = view_box_transform(self, vb, rng, None, view) if view is not None else None
-        return (placed is not None and self.ahead.make(pic, placed[0], placed[1], pic.play, placed[1])) or made
+        if placed is None:
+            return made
+        drawn = self.ahead.make(pic, placed[0], placed[1], pic.play, placed[1])
+        if drawn:
+            self._ahead_range[id(pic)] = (float(rng[0]), float(rng[1]))
+        return drawn or made
 
     def paint(self, p, *args):
         vb = self.getViewBox()
@@ -190,7 +196,10 @@ class LaneBars(pg.BarGraphItem):
             return super().paint(p, *args)
         (lo, hi), _ = vb.viewRange()
         pic = self._picture(lo, hi, self.pixelWidth() or 0.0)[0]
-        if not self.ahead.show(p, pic):
+        made_for = self._ahead_range.get(id(pic))   # an image cut to another range's view box (the same bars,
+        same = made_for is not None and all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)   # moved by whole
+                                            for a, b in zip(made_for, (lo, hi)))                # pixels) is not shown
+        if not (same and self.ahead.show(p, pic)):
             pic.play(p)
 
 

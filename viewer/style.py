@@ -75,6 +75,7 @@ REPORT_MEASURED = "#d0542c"
 REPORT_DIFFERENCE = "#555555"
 REPORT_RULE = "#bbb"
 REPORT_CODE_BACKGROUND = "#f4f4f4"
+REPORT_WARNING = "#d08a00"    # the rule beside the map's warnings (e.g. radians declared degrees)
 
 # ---- fonts ---------------------------------------------------------------------------------------
 MONO = "monospace"            # readouts whose digits must not move

@@ -13,6 +13,7 @@ from viewer.time_axis import TimeAxis
 
 AXIS_W = 112            # px of every plot's left axis (the contact lanes' pair names fit, x axes align)
 LABEL_GAP = 4           # px at least between two tick labels
+TIME_STRIP_H = 40       # px of the time strip under scrolling plots (as the last plot's labelled time axis)
 
 
 _TICK_FONT: list = []
@@ -105,3 +106,47 @@ def label_time(plot: pg.PlotItem, labelled: bool) -> None:
         plot.setLabel("bottom", "time", units="s")
     else:
         plot.getAxis("bottom").setStyle(showValues=False)
+
+
+class TimeStrip(pg.GraphicsLayoutWidget):
+    """A labelled time axis of its own under the plots' scroll area, on a plot's view box (`follow`): where the plots
+    scroll, the last plot's labelled time axis is out of sight, this one is not."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setBackground(style.BACKGROUND)
+        self.setFixedHeight(TIME_STRIP_H)
+        self.axis = pg.AxisItem("bottom")
+        self.axis.setStyle(tickFont=tick_font())
+        self.axis.enableAutoSIPrefix(False)
+        self.axis.setLabel("time", units="s")
+        self.ci.setContentsMargins(0, 0, 0, 0)
+        self.ci.addItem(self.axis, row=0, col=0)
+        self.view = None
+        self.setVisible(False)
+
+    def follow(self, vb, glw):
+        """Show the time of view box `vb` (in view `glw`), aligned under it; None: hidden."""
+        if vb is not self.view:
+            if self.view is not None:
+                self.axis.unlinkFromView()
+                self.view.sigResized.disconnect(self._align)
+            self.view, self._glw = vb, glw
+            if vb is not None:
+                self.axis.linkToView(vb)
+                vb.sigResized.connect(self._align)
+        self.setVisible(vb is not None)
+        self._align()
+
+    def _align(self, *_):
+        """The axis as wide as the view box and right under it."""
+        vb, glw, parent = getattr(self, "view", None), getattr(self, "_glw", None), self.parentWidget()
+        if vb is None or glw is None or parent is None:
+            return
+        box = vb.sceneBoundingRect()
+        left = max(glw.mapTo(parent, glw.mapFromScene(box.topLeft())).x() - self.x(), 0)
+        self.ci.setContentsMargins(left, 0, max(self.width() - left - round(box.width()), 0), 0)
+
+    def resizeEvent(self, ev):
+        super().resizeEvent(ev)
+        self._align()

@@ -15,7 +15,7 @@ import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, Qt, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QSplitter, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QHBoxLayout, QSplitter, QVBoxLayout, QWidget
 
 from solver import mechanisms
 from solver.runfile import TIME_CHUNK, RunFile
@@ -25,14 +25,14 @@ from viewer.playback import Playback
 from viewer.plots.ahead_plan import (COST_AXIS, COST_BARS, COST_DATA, COST_DRAWN_AXIS, COST_LABELLED_AXIS, COST_LINE,
                                      DEFAULT_WINDOW, drawings_now, frames_in, plan_ahead, range_at, span_for)
 from viewer.numbers import value_text
-from viewer.plots.axes import ValueAxis, label_px, label_room, label_time, style_plot
+from viewer.plots.axes import TimeStrip, ValueAxis, label_px, label_room, label_time, style_plot
 from viewer.plots.cursors import Cursors, measure_lines, value_at
 from viewer.plots.facts import FactsPanel, scroll_area
 from viewer.plots.ghosts import difference_plot, difference_row, ghost_curves, measured_curves
 from viewer.plots.live import load_curves
 from viewer.plots.pg_internals import plain_follower, set_x_ranges
 from viewer.plots.seek import clicked_time
-from viewer.plots.trace import Trace
+from viewer.plots.trace import PlotLines, Trace, rasterize_plot_ahead
 from viewer.plots.view import CursorLine, PlotsView, TimeCursor, plot_label
 from viewer.plots.xy import MIN_W as XY_MIN_W, XYPlot
 from viewer.plots.yfit import YFits, readable_range, visible_bounds
@@ -89,6 +89,7 @@ class PlotsPane(QWidget):
         self.graph_step = 0.1
         self.plots: list[pg.PlotItem] = []
         self.curves: list[pg.PlotDataItem] = []
+        self._plot_lines: list[PlotLines] = []            # per plot of several channels: their lines' one image
         self.cursors: list[TimeCursor] = []
         self.capture_lines: list[pg.InfiniteLine] = []
         self.ranges: list[pg.LinearRegionItem] = []
@@ -151,7 +152,14 @@ class PlotsPane(QWidget):
         self.split.setChildrenCollapsible(False)
         self.split.setHandleWidth(4)
         self.split.setStyleSheet(f"QSplitter::handle {{ background: {style.SPLITTER}; }}")
-        self.split.addWidget(self.plots_scroll)
+        self.time_strip = TimeStrip()     # a labelled time axis under the plots while they scroll (the last
+        rows = QWidget()                  # plot's is then out of sight)
+        rows_lay = QVBoxLayout(rows)
+        rows_lay.setContentsMargins(0, 0, 0, 0)
+        rows_lay.setSpacing(0)
+        rows_lay.addWidget(self.plots_scroll, 1)
+        rows_lay.addWidget(self.time_strip)
+        self.split.addWidget(rows)
         self.split.addWidget(self.xy_view)
         self.split.setStretchFactor(0, 3)
         self.split.setStretchFactor(1, 1)
@@ -167,9 +175,18 @@ class PlotsPane(QWidget):
         lines = len(self.names) + sum(2 for n in self.names if self._measured_at(n) is not None)
         self.facts.fit_rows(lines)
         rows = len(self.groups) + self._extra_rows()
-        footer = self.glw.ci.layout.rowMinimumHeight(rows) if self._footer_shown() else 0
-        self.glw.setMinimumHeight(rows * MIN_PLOT_H + max(footer, 0) + TIME_AXIS_H if rows and self.rows_scroll else 0)
         self._layout_strips()
+        lay = self.glw.ci.layout    # its rows' floors (the footer's fixed height) plus its spacing and margins:
+        self.glw.setMinimumHeight(  # all of it scrolls into view (the lanes' force scale at the bottom too)
+            int(np.ceil(lay.effectiveSizeHint(Qt.MinimumSize).height())) if rows and self.rows_scroll else 0)
+        self._place_time_strip()
+
+    def _place_time_strip(self):
+        """The time strip under the plots: shown while they scroll (more rows than fit), on the first plot's time
+        axis and under its view box."""
+        need = bool(self.plots) and self.rows_scroll and self.glw.minimumHeight() > self.plots_scroll.height() + (
+            self.time_strip.height() if self.time_strip.isVisible() else 0)
+        self.time_strip.follow(self.plots[0].getViewBox() if need else None, self.glw)
 
     def _strip_rows(self) -> list:
         """The time plots row by row (channels' plots, A − B, measured − run), as laid out."""
@@ -321,6 +338,9 @@ class PlotsPane(QWidget):
             self.glw.ci.layout.setRowMinimumHeight(r, 0)
             self.glw.ci.layout.setRowPreferredHeight(r, -1)
             self.glw.ci.layout.setRowStretchFactor(r, 1)
+        for lines in self._plot_lines:
+            lines.release()
+        self._plot_lines = []
         self.plots, self.curves, self.cursors, self.capture_lines, self.ranges = [], [], [], [], []
         self.titles, self._top_px = [], []
         self.ghost_curves, self.diff_plot, self.diff_curve, self.diff_rows = [], None, None, []
@@ -363,6 +383,8 @@ class PlotsPane(QWidget):
                 curve.setClipToView(True)
                 curve.setSkipFiniteCheck(True)
                 self.curves.append(curve)
+            if len(group) > 1:                   # overlaid channels: their lines drawn ahead into one image
+                self._plot_lines.append(PlotLines([c.curve for c in self.curves[-len(group):]]))
             vb = plot.getViewBox()
             vb.setMouseEnabled(x=False, y=False)
             vb.disableAutoRange(axis="y")        # the y range is fitted to the shown data by _fit_y (cheaper)
@@ -599,6 +621,7 @@ class PlotsPane(QWidget):
         self._drop_early()
         super().resizeEvent(e)
         self._size_footer()
+        self._place_time_strip()
 
     # ---- comparison with a second run (dashed curves, difference plot) --------------------
     def set_compare(self, run_b: RunFile | None, offset: float = 0.0, diff_name: str | None = None):
@@ -911,8 +934,11 @@ class PlotsPane(QWidget):
             self._next = nxt
             traces = [(self.plot_of[k], c) for k, c in enumerate(self.curves) if isinstance(c, Trace)]
             todo = [(COST_DATA, lambda c=c: c.prepare(*nxt, exact=self._direct)) for _, c in traces]   # display
-            todo += [(COST_LINE, lambda i=i, c=c: c.rasterize_ahead(*nxt, self._y_range(i, nxt), self.glw))  # data,
-                     for i, c in traces]                                                            # then images
+            merged = {i for i, c in traces if c.curve.lines is not None}     # data, then images: one per line,
+            todo += [(COST_LINE, lambda i=i, c=c: c.rasterize_ahead(*nxt, self._y_range(i, nxt), self.glw))  # one per
+                     for i, c in traces if i not in merged]                                 # plot of several lines
+            todo += [(COST_LINE, lambda i=i: rasterize_plot_ahead([c for k, c in traces if k == i], *nxt,
+                                                                  self._y_range(i, nxt), self.glw)) for i in sorted(merged)]
             if self._footer_shown() and callable(getattr(self.footer, "prepare", None)):
                 todo.append((COST_BARS, lambda f=self.footer: f.prepare(nxt)))              # (the contact lanes' bars)
             for i, p in enumerate(self.plots):

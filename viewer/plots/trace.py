@@ -1,5 +1,6 @@
 """A plotted channel (`Trace`) and its line (`TraceCurve`): display data remembered per x range and the next
-scroll step's made ahead, so a scroll only shows them; the line drawn ahead as an image."""
+scroll step's made ahead, so a scroll only shows them; the line drawn ahead as an image, the lines of a plot's
+overlaid channels into one image (`PlotLines`)."""
 from __future__ import annotations
 
 import bisect
@@ -7,6 +8,7 @@ import math
 import warnings
 
 import numpy as np
+import shiboken6
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 import pyqtgraph as pg
 from pyqtgraph import functions as fn
@@ -15,7 +17,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QPainter, QPen, QTransform
 from PySide6.QtWidgets import QGraphicsView
 
-from viewer.ahead_image import AheadImages, view_box_transform
+from viewer.ahead_image import AheadImages, sole_view, view_box_transform
 from viewer.plots.pg_internals import DataItemHooks, curve_class, exporting, give_curve_data
 
 
@@ -26,6 +28,7 @@ class TraceCurve(pg.PlotCurveItem):
     def __init__(self, *args, **kw):
         self.ahead = AheadImages(keep=3)   # the shown range's line, the next one's
         self._ahead_pen = None             # the pen they are drawn with
+        self.lines: PlotLines | None = None   # the plot's lines drawn together (several channels in one plot)
         super().__init__(*args, **kw)
 
     def _opaque_line(self) -> bool:
@@ -52,10 +55,74 @@ class TraceCurve(pg.PlotCurveItem):
         return self.ahead.make(path, transform, clip, draw, clip)
 
     def paint(self, p, opt, widget):
+        if self.lines is not None and self.lines.paint(p, self):
+            return
         if (self.path is not None and self._opaque_line() and self.opts["pen"] == self._ahead_pen
                 and self.ahead.show(p, self.path)):
             return
         super().paint(p, opt, widget)
+
+
+class PlotLines:
+    """The lines of one plot's channels drawn ahead into one image: the first curve's paint blends it, the others
+    (painted next, in the same paint) draw nothing. Opaque 1 px lines drawn in paint order give the same pixels
+    as one image per line, at a third of the pixels blended for three channels in a plot (one image per plot)."""
+
+    def __init__(self, curves: list[TraceCurve]):
+        self.curves = list(curves)
+        self.ahead = AheadImages(keep=3)   # content: the first curve's path; the others' paths in _made
+        self._made: dict = {}              # id(first path) -> (every curve's path, their pens)
+        self._shown = None                 # (paint serial, id(painter), paths) of the image's last paint
+        for c in self.curves:
+            c.lines = self
+
+    def release(self):
+        for c in self.curves:
+            c.lines = None
+        self.curves = []
+
+    def _line_pens(self) -> tuple:
+        return tuple(QPen(c.opts["pen"]) for c in self.curves)
+
+    def rasterize(self, paths: list, transform: QTransform, clip: QRectF) -> bool:
+        """Draw every curve's `paths` (their order) under `transform` into one image clipped to `clip`; True if
+        drawn now. Only opaque lines (TraceCurve._opaque_line)."""
+        if not all(c._opaque_line() for c in self.curves) or len(paths) != len(self.curves):
+            return False
+        pens = self._line_pens()
+        if self._made and next(iter(self._made.values()))[1] != pens:
+            self.ahead.clear()
+            self._made.clear()
+
+        def draw(q: QPainter):
+            q.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+            for path, pen in zip(paths, pens):
+                q.setPen(pen)
+                q.drawPath(path)
+        done = self.ahead.make(paths[0], transform, clip, draw, clip)
+        if done:
+            self._made[id(paths[0])] = (tuple(paths), pens)
+            for k in [k for k in self._made if not self.ahead.holds_id(k)]:
+                self._made.pop(k)
+        return done
+
+    def paint(self, p: QPainter, curve: TraceCurve) -> bool:
+        """Paint `curve`'s line from the plot's image; True if it is drawn (by this paint or the first curve's)."""
+        view = sole_view(curve)
+        serial = getattr(view, "paint_serial", None)
+        if curve is not self.curves[0]:
+            s = self._shown
+            k = self.curves.index(curve) if s is not None else -1
+            return s is not None and s[0] == serial and s[1] == _painter_id(p) and s[2][k] is curve.path
+        self._shown = None
+        paths = tuple(c.path for c in self.curves)
+        made = self._made.get(id(paths[0])) if paths[0] is not None else None
+        if (serial is None or made is None or any(a is not b for a, b in zip(made[0], paths))
+                or not all(c.isVisible() and c._opaque_line() for c in self.curves) or made[1] != self._line_pens()
+                or not self.ahead.show(p, paths[0])):
+            return False
+        self._shown = (serial, _painter_id(p), paths)
+        return True
 
 
 class Trace(DataItemHooks):
@@ -180,6 +247,11 @@ class Trace(DataItemHooks):
                 done |= c.rasterize(made[0], *placed)
         return done
 
+    def made_paths(self, x0: float, x1: float) -> list:
+        """The lines of x range [x0, x1] made ahead (`prepare`: that range, and the one an x link gives)."""
+        return [made[0] for key, made in self._paths.items()
+                if key[0] == x0 and math.isclose(key[1], x1, rel_tol=1e-12) and key[3] == id(self.dataset())]
+
     def _curve_connect(self, data) -> tuple:
         """The connect and skipFiniteCheck options updateItems gives the curve for this display data."""
         connect, skip = self.opts["connect"], self.opts["skipFiniteCheck"]
@@ -260,3 +332,26 @@ def finite_bounds(d: np.ndarray) -> tuple:
             return None, None
         b = float(d.min()), float(d.max())
     return b
+
+
+def _painter_id(p: QPainter) -> int:
+    """The painter's C++ object (its Python wrapper may differ between the items' paint calls)."""
+    return shiboken6.getCppPointer(p)[0]
+
+
+def rasterize_plot_ahead(traces: list[Trace], x0: float, x1: float, y, view: QGraphicsView) -> bool:
+    """Draw the lines of x range [x0, x1] of a plot's traces (made ahead, `Trace.prepare`) into the plot's one image
+    (`PlotLines`) as `view` will paint them at that x range and y range `y`; True if drawn now."""
+    lines = traces[0].curve.lines if traces and isinstance(traces[0].curve, TraceCurve) else None
+    if lines is None or [t.curve for t in traces] != lines.curves:
+        return False
+    placed = [view_box_transform(t.curve, t.getViewBox(), (x0, x1), y, view) for t in traces]
+    if placed[0] is None or any(q is None or q[0] != placed[0][0] for q in placed):
+        return False
+    made = [t.made_paths(x0, x1) for t in traces]
+    if not made[0] or any(len(m) != len(made[0]) for m in made):
+        return False
+    done = False
+    for paths in zip(*made):
+        done |= lines.rasterize(list(paths), *placed[0])
+    return done

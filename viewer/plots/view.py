@@ -96,6 +96,7 @@ class PlotsView(pg.GraphicsLayoutWidget):
         self.held: dict | None = None      # while the scene is changed ahead of its pixels (see hold): id(view box)
                                            # -> (its items' scene transform, its box in the viewport) as painted
         self._update_mode = None
+        self.paint_serial = 0              # counts the scene's paints (plot items tell one paint from the next)
         self.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)   # a plain background: filled on a scroll,
                                                                    # cheaper than copying pyqtgraph's cached one
 
@@ -186,13 +187,15 @@ class PlotsView(pg.GraphicsLayoutWidget):
         region = ev.region()
         strips, self._strips = self._strips, QRegion()
         vp = self.viewport()
+        seen = region.intersected(vp.visibleRegion())   # (scrolled out of the plots pane: never painted, not kept)
         p = None
-        if (self._shot is not None and (region.subtracted(strips).isEmpty() or self.held is not None)
-                and region.subtracted(self._valid).isEmpty()):
+        if (self._shot is not None and (seen.subtracted(strips).isEmpty() or self.held is not None)
+                and seen.subtracted(self._valid).isEmpty()):
             p = QPainter(vp)                         # only cursor moves (or held): the scene is as in the copy
             p.setClipRegion(region)
             p.drawImage(QPoint(0, 0), self._shot)
         else:
+            self.paint_serial += 1
             self.scene().prepareForPaint()           # (pyqtgraph's GraphicsView.paintEvent)
             QGraphicsView.paintEvent(self, ev)
             p = QPainter(vp)
