@@ -134,7 +134,7 @@ def _run(args, stop) -> int:
     import math
     import time
 
-    from app.progress import TerminalProgress
+    from app.progress import Stopped, TerminalProgress
     from solver.runfile import RunFile, RunFileError, RunWriteError
     from solver.scenario import ScenarioError, load_model
     from solver.simulate import (RunCancelled, SolverDiverged, run_scenario, start_from_run, t_end_limit,

@@ -35,3 +35,40 @@ def session_cold_run() -> tuple[Path, subprocess.CompletedProcess] | None:
         return None
     said = json.loads((Path(folder) / "said.json").read_text())
     return Path(folder) / "numba_cache", subprocess.CompletedProcess(CMD, said["returncode"], "", said["stderr"])
+
+
+WARM_CODE = """
+import sys, tempfile
+from pathlib import Path
+from solver.scenario import load_model
+from solver.simulate import run_scenario
+p = Path(sys.argv[1])
+m = load_model(p)
+with tempfile.TemporaryDirectory() as d:
+    run_scenario(p, Path(d) / "w.h5", t_end=2 * m.output_step)
+"""
+
+
+def type_scenarios() -> list[Path]:
+    """One shipped scenario of each built-in mechanism type that has a solver (its first, by name)."""
+    from solver import mechanisms
+    out = []
+    for name in mechanisms.names():
+        t = mechanisms.mechanism_type(name)
+        d = getattr(t, "scenarios_dir", None)
+        first = sorted(Path(d).glob("*.toml"))[:1] if d and t.runner is not None else []
+        out += first
+    return out
+
+
+def warm_types(cache: Path, parallel: int = 2):
+    """A two-frame run of every type's scenario on `cache`, `parallel` at a time: each type's kernels compiled once."""
+    env = env_with_cache(cache)
+    todo = [p for p in type_scenarios() if p.resolve() != SCEN.resolve()]
+    running: list[subprocess.Popen] = []
+    while todo or running:
+        while todo and len(running) < parallel:
+            running.append(subprocess.Popen([sys.executable, "-c", WARM_CODE, str(todo.pop(0))], cwd=ROOT, env=env,
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        running[0].wait(timeout=1800)
+        running.pop(0)

@@ -1,7 +1,5 @@
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -10,7 +8,6 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = Path(__file__).resolve().parent / "_artifacts"
 KERNEL_CACHE = ROOT / ".numba_cache"   # the suite's numba cache (the workers inherit NUMBA_CACHE_DIR)
-PERIPHERAL = ROOT / "resources" / "peripheral" / "scenarios" / "central_impact_10t.toml"
 
 
 def pytest_configure(config):
@@ -18,7 +15,7 @@ def pytest_configure(config):
     the probe-cone's compile is the cold run tests/test_solver_compile.py checks), so no worker compiles or waits."""
     if hasattr(config, "workerinput") or "NUMBA_CACHE_DIR" in os.environ or config.option.collectonly:
         return
-    from tests.cold_compile import COLD_ENV, cold_run, env_with_cache
+    from tests.cold_compile import COLD_ENV, cold_run, warm_types
     os.environ["NUMBA_CACHE_DIR"] = str(KERNEL_CACHE)
     if not KERNEL_CACHE.is_dir():
         folder = Path(tempfile.mkdtemp(prefix="dockmnemo-cold-"))
@@ -26,10 +23,7 @@ def pytest_configure(config):
         if p.returncode == 0:
             shutil.copytree(cache, KERNEL_CACHE)
             os.environ[COLD_ENV] = str(folder)
-    out = Path(tempfile.mkdtemp(prefix="dockmnemo-warm-"))
-    subprocess.run([sys.executable, "-m", "app", "run", str(PERIPHERAL), "--t-end", "0.01", "-o", str(out / "p.h5")],
-                   capture_output=True, env=env_with_cache(KERNEL_CACHE), cwd=ROOT, timeout=1800)
-    shutil.rmtree(out, ignore_errors=True)
+    warm_types(KERNEL_CACHE)
 
 
 @pytest.fixture(scope="session")
