@@ -152,3 +152,10 @@ def test_a_misspelt_key_is_refused(tmp_path):
     p.write_text(p.read_text().replace("formulation =", "formulaton ="))
     with pytest.raises(ScenarioError, match=r"solver\.formulaton: unknown key \(expected one of duration, formulation"):
         load_model(p)
+
+
+def test_describe_says_the_type_has_no_schema(capsys):
+    from app.cli import main
+    assert main(["run", str(SCEN / "deploy_rotation.toml"), "--describe"]) == 2
+    assert "mechanism type 'rods' has no parameter schema to describe (its keys: docs/rods.md)" in \
+        capsys.readouterr().err
