@@ -72,14 +72,38 @@ def _toml(path):
         raise _err(path, "/", f"not valid TOML ({exc})") from None
 
 
+SCENARIO_KEYS = {"": {"name", "comment", "mechanism", "craft", "initial", "controls", "clamps", "solver"},
+                 "craft": {"mass", "inertia", "half_size"}, "initial": {"phi", "phi_rate", "Omega", "v_C"},
+                 "controls": {"times", "X_C", "Y_C", "M_C"},
+                 "clamps": {"enabled", "rule", "tolerance", "stiffness", "damping"},
+                 "solver": {"formulation", "step", "output_step", "duration"}}
+SYSTEM_KEYS = {"": {"mechanism_type", "rods", "hinges", "attachment"},
+               "rods": {"count", "length", "mass_per_length", "EI", "node_mass"},
+               "hinges": {"stiffness", "damping", "range_deg", "moment_range"}, "attachment": {"position"}}
+
+
+def _known(path, data: dict, keys: dict):
+    """Refuse a key the type does not read (a misspelt key would be ignored silently)."""
+    for sec, allowed in keys.items():
+        tab = data if sec == "" else data.get(sec, {})
+        if not isinstance(tab, dict):
+            raise _err(path, sec, "must be a table")
+        for k in tab:
+            if k not in allowed:
+                raise _err(path, f"{sec + '.' if sec else ''}{k}",
+                           f"unknown key (expected one of {', '.join(sorted(allowed))})")
+
+
 def load_rods(spath: Path) -> RodsModel:
     """Scenario (craft, initial state, controls, clamps, solver) and its rod-system file -> RodsModel."""
     stext, sc = _toml(spath)
+    _known(spath, sc, SCENARIO_KEYS)
     mech = sc.get("mechanism")
     if not isinstance(mech, str):
         raise _err(spath, "mechanism", "must name the rod-system TOML file")
     mpath = spath.parent / mech
     mtext, mt = _toml(mpath)
+    _known(mpath, mt, SYSTEM_KEYS)
     rods = mt.get("rods", {})
     n = int(_num(mpath, rods, "count", "rods.", 1, 8))
     L = _list(mpath, rods, "length", "rods.", n, 1e-3, 1e3)
