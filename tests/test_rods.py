@@ -157,5 +157,5 @@ def test_a_misspelt_key_is_refused(tmp_path):
 def test_describe_says_the_type_has_no_schema(capsys):
     from app.cli import main
     assert main(["run", str(SCEN / "deploy_rotation.toml"), "--describe"]) == 2
-    assert "mechanism type 'rods' has no parameter schema to describe (its keys: docs/rods.md)" in \
+    assert "mechanism type 'rods' has no parameter schema to describe (its keys: docs/rods.md" in \
         capsys.readouterr().err
