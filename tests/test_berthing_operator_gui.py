@@ -40,6 +40,8 @@ def test_a_keyboard_operator_session_is_recorded_and_replays_identically(qtbot, 
     qtbot.keyRelease(dlg, Qt.Key_J)
     qtbot.waitUntil(lambda: w.run is not None and w.run.live and w.run.n_frames > 20, timeout=10000)
     w.grab().save(str(artifacts / "berthing_operator_live.png"))
+    dlg.grab().save(str(artifacts / "berthing_operator_dialog.png"))
+    assert "real time x" in dlg.status.text() and "headroom x" in dlg.status.text()
     qtbot.waitUntil(lambda: not w.runner.running, timeout=30000)
     assert dlg.sent[:2] == ["CMD 1 0 0 0 0 0 0", "CMD 1 0 0 0 0 1 0"]
     text = dlg.status.text()

@@ -78,18 +78,18 @@ def _num(path, key, tab, name, lo=-math.inf, hi=math.inf):
     return float(v)
 
 
-def _rod(m, p0, p1):
-    """(mass, com, inertia) of a thin rod between two points of a link frame."""
+def _rod(m, p0, p1, rt):
+    """(mass, com, inertia) of a thin-walled tube of radius rt between two points of a link frame."""
     p0, p1 = np.asarray(p0, float), np.asarray(p1, float)
     d = p1 - p0
     L = float(np.linalg.norm(d))
     u = d / L if L > 0 else np.array([1.0, 0, 0])
     i_perp = m * L * L / 12.0
-    return m, (p0 + p1) / 2, (i_perp * (np.eye(3) - np.outer(u, u)) + 1e-3 * m * np.outer(u, u)).tolist()
+    return m, (p0 + p1) / 2, (i_perp * (np.eye(3) - np.outer(u, u)) + m * rt * rt * np.outer(u, u)).tolist()
 
 
-def _point(m, c, r=0.3):
-    """A joint housing as a solid sphere of radius r."""
+def _point(m, c, r):
+    """A joint housing (or the end effector) as a solid sphere of radius r."""
     return m, c, (0.4 * m * r * r * np.eye(3)).tolist()
 
 
@@ -107,19 +107,18 @@ def arm_rows(a, pay, tool, nb, base):
     off = a["offsets"] + [tool]
     for j in range(NA):
         nxt = np.asarray(off[j + 1], float)
-        parts = [_point(a["joint_mass"], (0, 0, 0))] if j > 0 else []
+        rj = a["joint_radius"]
+        parts = [_point(a["joint_mass"], (0, 0, 0), rj)] if j > 0 else []
         if j in (3, 4):                      # the booms: links 3 and 4 (from the pitch and elbow joints)
-            parts.append(_rod(a["boom_mass"], (0, 0, 0), nxt))
+            parts.append(_rod(a["boom_mass"], (0, 0, 0), nxt, a["boom_diameter"] / 2))
         if j == 0:
-            parts.append(_point(a["joint_mass"], nxt * 0.5))
+            parts.append(_point(a["joint_mass"], nxt * 0.5, rj))
         if j == NA - 1:
-            parts.append(_point(a["end_effector_mass"], nxt * 0.7, 0.4))
+            parts.append(_point(a["end_effector_mass"], nxt * 0.5, a["end_effector_radius"]))
             L, R = pay["length"], pay["diameter"] / 2
             u = np.asarray(pay["axis"], float) / np.linalg.norm(pay["axis"])
             ia, it = 0.5 * pay["mass"] * R * R, pay["mass"] * (3 * R * R + L * L) / 12
             parts.append((pay["mass"], pay["com"], (it * np.eye(3) + (ia - it) * np.outer(u, u)).tolist()))
-        if j in (1, 2):
-            parts.append(_point(1.0, nxt * 0.5, 0.1))
         m, c, inertia = B.rigid_sum(parts)
         rows.append(B.joint_row(nb - 1 + j if j > 0 else nb - 1, a["axes"][j], a["offsets"][j], m, c, inertia))
     return np.array(rows)
@@ -150,7 +149,8 @@ def load_berthing(spath: Path) -> BerthingModel:
         if not isinstance(a.get(k), list) or len(a[k]) != NA:
             raise ScenarioError(mpath, f"arm.{k}", f"expected {NA} vectors, found {a.get(k)!r}")
         a[k] = [_vec(mpath, f"arm.{k}[{i}]", v, 3) for i, v in enumerate(a[k])]
-    for k in ("joint_mass", "boom_mass", "end_effector_mass", "range_deg", "stop_k"):
+    for k in ("joint_mass", "boom_mass", "end_effector_mass", "range_deg", "stop_k", "joint_radius",
+              "end_effector_radius", "boom_diameter"):
         a[k] = _num(mpath, "arm", a, k, 0.0)
     tool = _vec(mpath, "tool.point", cfg["tool"].get("point"), 3)
     for k in ("mass", "length", "diameter"):
@@ -216,7 +216,8 @@ def load_berthing(spath: Path) -> BerthingModel:
     P[P_K], P[P_C], P[P_MU], P[P_VS] = (_num(mpath, "contact", ct, k, 0.0) for k in ("k", "c", "mu", "slip_speed"))
     P[P_SUB], P[P_CAPT], P[P_R], P[P_FREE] = _num(mpath, "contact", ct, "substeps", 1, 64), capt, r, float(nb > 0)
     P[P_PF:P_PF + 9] = Rpf.reshape(9)
-    P[P_WMIN], P[P_LAM] = 0.5, 0.3            # DLS: manipulability floor (m^3, assumed) and damping (assumed)
+    P[P_WMIN] = _num(mpath, "operator", cfg["operator"], "manipulability_floor", 1e-9)
+    P[P_LAM] = _num(mpath, "operator", cfg["operator"], "dls_damping", 0.0)
     P[P_RO:P_RO + 3], P[P_RA:P_RA + 3], P[P_BORE] = entry, axis_w, fd
     op = cfg["operator"]
     P[P_ACC] = _num(mpath, "operator", op, "acceleration", 1e-6)

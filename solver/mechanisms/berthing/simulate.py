@@ -130,44 +130,55 @@ class OperatorLink:
 
 
 class BerthingKernels(BlockKernels):
-    """The engine's BlockKernels with the command array refreshed before each block and, in an operator session,
-    the block held back until wall time catches up (the factor achieved and the headroom reported, a fall behind
-    written as an event)."""
+    """The engine's BlockKernels with, in an operator session, the block cut into pieces of `piece` frames: before
+    each the operator's command is copied into the kernels' command array, after each the loop waits for wall time.
+    The real-time factor achieved and the headroom (simulated time over the wall time the loop worked, the writer
+    included) go back through the link; falling behind wall time is written as an event."""
 
-    def __init__(self, *args, link: OperatorLink | None = None, CMD=None, **kw):
+    def __init__(self, *args, link: OperatorLink | None = None, CMD=None, piece: int = 5, **kw):
         super().__init__(*args, **kw)
-        self.link, self.CMD = link, CMD
+        self.link, self.CMD, self.piece = link, CMD, piece
         self.t_wall0 = None
-        self.busy, self.block_sim = 0.0, 0.0
+        self.rate = 0.0                     # smoothed wall seconds of work per simulated second
         self.behind_events: list[float] = []
+        self.t_behind = -math.inf
 
     def advance(self, t: float, frames: int, last: bool = False):
         if self.link is None:
             return super().advance(t, frames, last)
-        self.CMD[:] = self.link.command()
-        now = time.perf_counter()
+        link, done, status, outs = self.link, 0, self.ok, self.outs
         if self.t_wall0 is None:
-            self.t_wall0, self.t_sim0 = now, t
-        c0 = time.perf_counter()
-        status, t1, rows = super().advance(t, frames, last)
-        busy = time.perf_counter() - c0
-        self.busy = busy if self.busy == 0.0 else 0.9 * self.busy + 0.1 * busy       # recent blocks' cost
-        self.block_sim = t1 - t if t1 > t else self.block_sim
-        sim = t1 - self.t_sim0
-        wall_due = sim / self.link.speed
-        lag = (time.perf_counter() - self.t_wall0) - wall_due
-        if lag < 0:
-            time.sleep(-lag)
-        elif lag > 0.25 and (not self.behind_events or t1 - self.behind_events[-1] > 5.0):
-            self.behind_events.append(t1)
-        wall = time.perf_counter() - self.t_wall0
-        self.link.t = t1
-        self.link.rt_factor = sim / wall if wall > 0 else math.nan
-        self.link.headroom = self.block_sim / self.busy if self.busy > 0 else math.nan
-        self.link.behind = lag > 0.25
-        if self.link.stop and status == self.ok:    # the operator ended the session: a complete run
-            status = STOPPED
-        return status, t1, rows
+            self.t_wall0, self.t_sim0 = time.perf_counter(), t
+            self.t_wake = self.t_wall0
+        try:
+            while done < frames and status == self.ok:
+                n = min(self.piece, frames - done)
+                self.CMD[:] = link.command()
+                self.outs = [a[done:] for a in outs]
+                t_prev = t
+                status, t, rows = BlockKernels.advance(self, t, n, last and done + n == frames)
+                done += rows
+                now = time.perf_counter()
+                if t > t_prev:
+                    r = (now - self.t_wake) / (t - t_prev)
+                    self.rate = r if self.rate == 0.0 else 0.95 * self.rate + 0.05 * r
+                lag = (now - self.t_wall0) - (t - self.t_sim0) / link.speed
+                if lag < 0:
+                    time.sleep(-lag)
+                elif lag > 0.25 and t - self.t_behind > 5.0:
+                    self.behind_events.append(t)
+                    self.t_behind = t
+                self.t_wake = time.perf_counter()
+                wall = self.t_wake - self.t_wall0
+                link.t = t
+                link.rt_factor = (t - self.t_sim0) / wall if wall > 0 else math.nan
+                link.headroom = 1.0 / self.rate if self.rate > 0 else math.nan
+                link.behind = lag > 0.25
+                if link.stop and status == self.ok:    # the operator ended the session: a complete run
+                    status = STOPPED
+        finally:
+            self.outs = outs
+        return status, t, done
 
     def finish(self, w, status: int, t: float):
         if status == STOPPED:
@@ -191,7 +202,7 @@ def run_berthing(m: BerthingModel, scenario_path, out_path, link: OperatorLink |
                                                                                       len(PAIRS)),
                       events=EVENTS, pairs=list(PAIRS), capture=(8, 9), link=link, CMD=CMD)
     if link is not None:
-        options.setdefault("block", 5)
+        options.setdefault("block", 25)     # written and flushed every 0.5 s; commands read every 0.1 s
         options["live"] = True
     return run_model(m, scenario_path, out_path, kernels, SOLVER, channel_infos(m), list(BODIES), list(PAIRS),
                      parts(m), {"s": NS, "Z": NZ}, **options)
