@@ -130,7 +130,10 @@ class TimeStrip(pg.GraphicsLayoutWidget):
         if vb is not self.view:
             if self.view is not None:
                 self.axis.unlinkFromView()
-                self.view.sigResized.disconnect(self._align)
+                try:
+                    self.view.sigResized.disconnect(self._align)
+                except (RuntimeError, TypeError):   # (the view box is gone already)
+                    pass
             self.view, self._glw = vb, glw
             if vb is not None:
                 self.axis.linkToView(vb)

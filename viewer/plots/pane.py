@@ -332,6 +332,7 @@ class PlotsPane(QWidget):
                 self.blocks.drop_full(old)
         self.names = names
         self.plot_of = [i for i, g in enumerate(clean) for _ in g]
+        self.time_strip.follow(None, self.glw)   # (off the plot before it goes)
         self.glw.ci.clear()
         for r in range(self.glw.ci.layout.rowCount()):
             self.glw.ci.layout.setRowFixedHeight(r, -1)      # a footer row's fixed height must not stay
