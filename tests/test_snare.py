@@ -91,3 +91,7 @@ def test_bad_snare_input_names_the_file_and_key(tmp_path):
     (tmp_path / "snare.toml").write_text(mech)
     with pytest.raises(ScenarioError, match=r"snare\.toml.*cable\.arc_length.*chord"):
         load_snare(p)
+    shutil.copy(RESOURCES / "snare.toml", tmp_path / "snare.toml")
+    through = text.replace("position_error = [0.2369, 0.0747, 0.0402]", "position_error = [0.2369, 0.1174, 0.0762]")
+    with pytest.raises(ScenarioError, match=r"u\.toml.*target\.position_error.*starts through cable"):
+        load_snare(_scenario(tmp_path, through, "u.toml"))
