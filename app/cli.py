@@ -144,6 +144,10 @@ def _run(args, stop) -> int:
         if args.scenario is not None and not args.scenario.is_file():
             return fail(f"{args.scenario}: no such scenario file")
         mtype = mechanism_type_of(args.scenario) if args.scenario is not None else "probe_cone"
+        from solver.mechanisms import BUILT_IN_TYPES
+        if mtype not in BUILT_IN_TYPES:
+            return fail(f"{args.scenario}: its mechanism type {mtype!r} has no parameter schema to describe "
+                        f"(types with one: {', '.join(BUILT_IN_TYPES)}); its keys are in its mechanism file's comments")
         print(describe(None, mtype), end="")
         return 0
     if args.scenario is None:
