@@ -91,3 +91,17 @@ def test_bad_snare_input_names_the_file_and_key(tmp_path):
     (tmp_path / "snare.toml").write_text(mech)
     with pytest.raises(ScenarioError, match=r"snare\.toml.*cable\.arc_length.*chord"):
         load_snare(p)
+    shutil.copy(RESOURCES / "snare.toml", tmp_path / "snare.toml")
+    through = text.replace("position_error = [0.2369, 0.0747, 0.0402]", "position_error = [0.2369, 0.1174, 0.0762]")
+    with pytest.raises(ScenarioError, match=r"u\.toml.*target\.position_error.*starts through cable"):
+        load_snare(_scenario(tmp_path, through, "u.toml"))
+
+
+def test_describe_of_a_snare_scenario_says_there_is_no_schema():
+    """`dockmnemo run SCENARIO --describe` on a snare scenario: a clear message and exit 2 (a KeyError traceback
+    before)."""
+    import subprocess
+    import sys
+    p = subprocess.run([sys.executable, "-m", "app", "run", str(RIG), "--describe"], capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 2 and "no parameter schema" in p.stderr and "Traceback" not in p.stderr

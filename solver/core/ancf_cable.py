@@ -198,7 +198,7 @@ def accelerations(Q, M, Minv, free, fixed_idx, afix, acc, reaction):
         for k in range(nx):
             j = fixed_idx[k]
             s = -Q[j // 2, 3 * (j % 2) + d]
-            for i in range(M.shape[0]):
+            for i in range(max(0, j - 3), min(M.shape[0], j + 4)):      # M is banded (4 x 4 element blocks)
                 s += M[j, i] * acc[i // 2, 3 * (i % 2) + d]
             reaction[k, d] = s
 

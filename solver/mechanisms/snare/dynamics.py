@@ -106,7 +106,7 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
             for d in range(3):
                 for a_ in range(n2):
                     mq = 0.0
-                    for b_ in range(n2):
+                    for b_ in range(max(0, a_ - 3), min(n2, a_ + 4)):     # M is banded: 4 x 4 element blocks
                         mq += M[a_, b_] * qd[i, b_ // 2, 3 * (b_ % 2) + d]
                     Q[i, a_ // 2, 3 * (a_ % 2) + d] -= P[P_ALPHA] * mq
                     Pd += P[P_ALPHA] * mq * qd[i, a_ // 2, 3 * (a_ % 2) + d]

@@ -223,11 +223,28 @@ def load_snare(spath: Path) -> SnareModel:
     x = s0[2 * nq:]
     x[0:3], x[6:10] = c0, qt
     P[D.P_C0:D.P_C0 + 3] = c0
+    depth, cable = initial_overlap(cables, adapter, Rt, r_rod, L_rod, r_c)
+    if depth > r_c:
+        raise ScenarioError(spath, "target.position_error", f"the grapple rod starts through cable {cable + 1} "
+                            f"({1000 * depth:.1f} mm deep): outside what the snare captures from")
     text = sc_text(spath) + "\n# ---- mechanism " + mech + "\n" + mtext
     geo = dict(n=n, ring_radius=R_r, spacing=h, rod_radius=r_rod, rod_length=L_rod, cable_radius=r_c, L_s=L_s,
                x_tip=x_tip, sensor_x=-h - xs)
     return SnareModel(str(sc.get("name", spath.stem)), str(sc.get("comment", "")), text, step, out, T, P, M, MINV,
                       FREE.astype(np.int64), FIXI, FIX, DS, s0, np.zeros(D.NZ), geo)
+
+
+def initial_overlap(cables, adapter, Rt, r_rod, L_rod, r_c):
+    """Deepest overlap (m) of the cables' nodes with the rod (the contact law's rectangle) and its cable."""
+    d = (cables[:, :, 0:3] - adapter) @ Rt                    # nodes in the target's frame
+    z, r = -d[..., 0], np.hypot(d[..., 1], d[..., 2])
+    ez = z - np.clip(z, 0.0, L_rod)
+    er = r - np.minimum(r, r_rod)
+    dist = np.hypot(ez, er)
+    inside = (ez == 0) & (er == 0)
+    depth = np.where(inside, r_c + np.minimum(np.minimum(r_rod - r, L_rod - z), z), r_c - dist)
+    i = np.unravel_index(np.argmax(depth), depth.shape)
+    return float(depth[i]), int(i[0])
 
 
 def sc_text(spath):

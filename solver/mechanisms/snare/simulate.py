@@ -22,7 +22,7 @@ def channel_infos(m) -> list:
     """Every channel of a snare run with unit, label, group and device range."""
     C = ChannelInfo
     g = m.geometry
-    ch = [C("ring_angle", "deg", "rotating ring angle", "mechanism", 90.0), C("motor_torque", "N*m", "capture motor", "mechanism"),
+    ch = [C("ring_angle", "deg", "rotating ring angle", "mechanism", 90.0), C("motor_torque", "N*m", "capture motor", "mechanism", 50.0),
           *(C(n, "N", f"sensor force {n[1]}", "base_loads", 500.0) for n in ("Fx", "Fy", "Fz")),
           *(C(n, "N*m", f"sensor moment {n[1]}", "base_loads", 100.0) for n in ("Mx", "My", "Mz")),
           C("radial_offset", "m", "rod end's distance from the EE axis", "kinematics", g["ring_radius"]),
@@ -30,9 +30,9 @@ def channel_infos(m) -> list:
           C("target_y", "m", "rod end y", "kinematics", g["ring_radius"]),
           C("target_z", "m", "rod end z", "kinematics", g["ring_radius"]),
           C("tilt", "deg", "rod axis to EE axis", "kinematics", 15.0)]
-    ch += [C(f"tension_{end}_{i + 1}", "N", f"cable {i + 1} at the {end} ring", "mechanism", 300.0)
+    ch += [C(f"tension_{end}_{i + 1}", "N", f"cable {i + 1} at the {end} ring", "mechanism", 1000.0)
            for end in ("fixed", "rotating") for i in range(D.NCAB)]
-    ch += [C(f"contact_force_{i + 1}", "N", f"cable {i + 1} on the rod", "contact_forces", 300.0) for i in range(D.NCAB)]
+    ch += [C(f"contact_force_{i + 1}", "N", f"cable {i + 1} on the rod", "contact_forces", 500.0) for i in range(D.NCAB)]
     ch += [C("centred", "", "rod end within the centred radius", "mechanism", 1.0),
            C("cables_in_contact", "", "cables touching the rod", "mechanism", 3.0)]
     ch += [C(n, "J", n.replace("_", " "), "energy") for n in D.CHANNELS[24:]]
