@@ -138,6 +138,10 @@ def test_failure_reasons_of_the_peripheral_verdict():
             "no latch release; final state reached")
     assert failure_reasons("ok", "", line) == ["base load Fx over limit", "stroke leg_3 out of range"]
     assert failure_reasons("ok", "", "PASS: captured at 3.100 s; no latch release; final state reached") == []
+    line = ("FAIL: peak |iface_F_soft| 8.37 kN > 3.90 kN at 20.734 s, peak |iface_M_soft| 5.94 kN*m > 2.80 kN*m at "
+            "20.734 s; captured at 7.048 s; leg strokes within range; no latch release; final state reached")
+    assert failure_reasons("ok", "", line) == ["interface load iface_F_soft over limit",
+                                               "interface load iface_M_soft over limit"]
 
 
 @pytest.fixture(scope="module")
