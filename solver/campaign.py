@@ -1178,7 +1178,8 @@ def failure_reasons(status: str, message: str, verdict: str) -> list[str]:
             elif item.startswith("latch release"):
                 out.append("latch release")
             elif (m := re.match(r"peak \|(\w+)\|", item)):
-                out.append(f"base load {m.group(1)} over limit")
+                what = "interface load" if m.group(1).startswith("iface_") else "base load"
+                out.append(f"{what} {m.group(1)} over limit")
             elif (m := re.match(r"(\w+) \S+ < (\S+) at the end$", item)):     # a [final] criterion (hooks closed)
                 out.append(f"{m.group(1)} below {m.group(2)} at the end")
             elif (m := re.match(r"(\w+) -?[\d.]", item)):

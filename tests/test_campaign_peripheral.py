@@ -138,6 +138,10 @@ def test_failure_reasons_of_the_peripheral_verdict():
             "no latch release; final state reached")
     assert failure_reasons("ok", "", line) == ["base load Fx over limit", "stroke leg_3 out of range"]
     assert failure_reasons("ok", "", "PASS: captured at 3.100 s; no latch release; final state reached") == []
+    line = ("FAIL: peak |iface_F_soft| 8.37 kN > 3.90 kN at 20.734 s, peak |iface_M_soft| 5.94 kN*m > 2.80 kN*m at "
+            "20.734 s; captured at 7.048 s; leg strokes within range; no latch release; final state reached")
+    assert failure_reasons("ok", "", line) == ["interface load iface_F_soft over limit",
+                                               "interface load iface_M_soft over limit"]
 
 
 @pytest.fixture(scope="module")
@@ -157,7 +161,8 @@ def test_peripheral_campaign_rows_hold_the_peripheral_verdict(campaign):
     assert s.status == ["ok"] * 8, s.table()
     with h5py.File(campaign / "summary.h5") as f:
         assert f.attrs["mechanism_type"] == "peripheral"
-        assert all(n in f["outputs"] for n in TYPE_OUTPUTS + ("peak_ring_ring", "peak_latches"))
+        # one pair per latch (issue 33: the three carry the latches' couple), the interface load
+        assert all(n in f["outputs"] for n in TYPE_OUTPUTS + ("peak_ring_ring", "peak_latch_1", "peak_iface_F"))
         assert not any(n in f["outputs"] for n in PROBE_OUTPUTS)
     assert len({w for w in s.worker}) == 2                      # two Dask worker processes ran them
     for k, i in enumerate(s.index):
@@ -181,7 +186,8 @@ def test_peripheral_campaign_rows_hold_the_peripheral_verdict(campaign):
                     assert v == pytest.approx(row["outputs"][name], nan_ok=True), name
         assert s.column("max_leg_stroke")[k] > 0 and math.isfinite(s.column("peak_base_force")[k])
     table = dockmnemo("campaign", "--table", campaign)
-    assert table.returncode == 0 and "leg m" in table.stdout and "stroke m" not in table.stdout
+    # the type's own key column first: the interface load its verdict reads (issue 33), no probe-cone stroke
+    assert table.returncode == 0 and "iface N" in table.stdout and "stroke m" not in table.stdout
     reasons = s.failure_counts()
     if reasons:
         assert "failure reasons" in table.stdout and next(iter(reasons)) in table.stdout

@@ -159,18 +159,20 @@ def test_branch_a_peripheral_run(runs, tmp_path):
         for name in ("leg_1", "Fx", "ring_x", "retraction", "latches_engaged"):   # same parameters: the same run
             np.testing.assert_allclose(b.channel(name), a.channel(name)[i:i + b.n_frames], atol=1e-9, err_msg=name)
         assert b.t_capture == pytest.approx(a.t_capture) and b.state_at(b.n_frames - 1) is not None
-    mech = (SCENARIOS.parent / "peripheral_idss.toml").read_text()      # a faster retraction from 3 s on
+    # a faster retraction: the legs' paths are planned when the retraction starts (2 s after capture), so the edited
+    # speed acts on a branch from before it (from 1 s), not from 3 s (issue 33: the driven retraction path)
+    mech = (SCENARIOS.parent / "peripheral_idss.toml").read_text()
     assert "retraction_speed = 0.01 " in mech
     (tmp_path / "faster.toml").write_text(mech.replace("retraction_speed = 0.01 ", "retraction_speed = 0.02 "))
     edited = tmp_path / "edited.toml"
     edited.write_text(CENTRAL.read_text().replace('"../peripheral_idss.toml"', '"faster.toml"'))
     faster = tmp_path / "branch_faster.h5"
-    p = _run_cli(edited, "--from", src, "--at", 3.0, "--t-end", 4.0, "-o", faster)
+    p = _run_cli(edited, "--from", src, "--at", 1.0, "--t-end", 4.0, "-o", faster)
     assert p.returncode == 0, p.stderr
     with RunFile(src) as a, RunFile(faster) as b:
         i = a.frame_at(b.time[0])
         first = abs(b.channel("leg_1")[0] - a.channel("leg_1")[i])   # (re-simulated from the block's snapshot)
-        # shorter, faster (10 mm more commanded in the second; the 4e3 N/m legs follow ~5 mm of it)
+        # shorter, faster (at 4 s the path at 0.02 m/s has shortened the legs ~15 mm more than at 0.01 m/s)
         assert b.channel("leg_1")[-1] < a.channel("leg_1")[i + b.n_frames - 1] - first - 0.003
 
 
@@ -222,7 +224,7 @@ def test_rerun_from_t_current_edits_the_peripheral_parameters(qtbot, tmp_path, r
     s.setValue("runs_dir", str(tmp_path / "runs"))
     s.sync()
     w = main_window(qtbot, tmp_path / "settings.ini", runs["central"], activate=False)
-    w.playback.seek_time(3.0)
+    w.playback.seek_time(1.0)         # before the retraction starts: its legs' paths are planned then
     t_branch = w.playback.t_current
     dlg = w.rerun_dialog()
     qtbot.waitExposed(dlg)

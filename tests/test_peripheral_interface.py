@@ -119,3 +119,33 @@ def test_run_describe_of_a_peripheral_scenario_lists_no_probe_cone_key():
                        text=True, timeout=120, cwd=ROOT)
     assert p.returncode == 0, p.stderr
     assert "initial.head_start_x" not in p.stdout and "interface.seal_height" in p.stdout
+
+
+def test_interface_loads_are_judged_per_phase_against_the_idds_own_limits(two_rates):
+    """Until the hooks close the soft-capture limits (3,900 N, 2,800 N*m), from then the hard-capture ones (17,700 N,
+    68,700 N*m), all four from peripheral_idss.toml [limits]; the phase channels split iface_F/M at the solver's rate
+    (the patch of issue 33 judged the hooks' closing by the soft-capture limits: the nominal run FAILed on 4.3 kN*m)."""
+    from solver.runfile import RunFile
+    from solver.verdict import evaluate, load_criteria
+    lim = tomllib.loads(TOML.read_text())["limits"]
+    c = load_criteria(ROOT / "resources" / "peripheral" / "criteria.toml").interface_loads
+    assert c == {"iface_F_soft": lim["soft_capture_tension"], "iface_M_soft": lim["soft_capture_bending"],
+                 "iface_F_hard": lim["hard_capture_axial"], "iface_M_hard": lim["hard_capture_bending"]}
+    with RunFile(two_rates[0]) as r:                       # 0.4 s: captured, hooks open: all soft
+        for q in "FM":
+            assert r.extrema(f"iface_{q}_soft") == r.extrema(f"iface_{q}") and r.extrema(f"iface_{q}_hard")[2] == 0.0
+        assert "iface_F_soft" in evaluate(r).report()
+
+
+def test_the_retraction_ends_ready_to_hook_with_the_seal_just_touching():
+    """The legs' common retracted length puts the active interface face the seal's height ahead of the passive one
+    (flat, no load): the hooks pull the rest (the patch drove it flush, through the seal, the servo saturated)."""
+    from solver.mechanisms.peripheral import dynamics as D
+    from solver.mechanisms.peripheral.hexapod import forward_kinematics
+    from solver.scenario import load_model
+    m = load_model(CENTRAL)
+    base, ringp, LN = m.arrays[4], m.arrays[5], m.arrays[6]
+    L = LN - m.P[D.P_DL_RETRACT]
+    pos, rot, it, _ = forward_kinematics(base, ringp, L, np.array([-0.2, 0.0, 0.0]), np.eye(3))
+    assert it >= 0 and np.allclose(rot, np.eye(3), atol=1e-9)
+    assert -pos[0] == pytest.approx(0.15 + m.P[D.P_SEAL], abs=1e-9)    # interface.offset + seal_height

@@ -528,14 +528,23 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
     pe += e
     pd += q
     # latches: a latch that has caught its striker holds the ring's latch point against separation from its anchor
-    # on the passive craft (the anchor follows an approach, `_discrete`); after soft capture also across the axis.
+    # on the passive craft (the anchor follows an approach, `_discrete`); after soft capture also across the axis,
+    # the anchor moving from where it caught to the striker's seat over the retraction delay (the ring centred).
     # Each latch is its own pair record (one force at its point: the three carry the latches' couple)
     nl = 0
     for i in range(3):
         if Z[Z_LATCHED + i] < 0.5:
             continue
         xl, vl = _point(s, R, COM, 2, LATCH[i])
-        xs, vs_ = _point(s, R, COM, 0, Z[Z_ANCHOR + 3 * i:Z_ANCHOR + 3 * i + 3].copy())
+        anchor = Z[Z_ANCHOR + 3 * i:Z_ANCHOR + 3 * i + 3].copy()
+        a1 = a2 = 0.0                                # the anchor's lateral rate (passive frame)
+        if Z[Z_CAPT] > 0.5:                          # the jaw centres its striker: the anchor moves smoothly from
+            u = 1.0 if P[P_DELAY] <= 0.0 else min(1.0, (t - Z[Z_TCAPT]) / P[P_DELAY])   # where it caught to the
+            sm, dsm = u * u * (3.0 - 2.0 * u), (6.0 * u * (1.0 - u) / P[P_DELAY] if u < 1.0 else 0.0)  # seat
+            a1, a2 = (STRIKER[i, 1] - anchor[1]) * dsm, (STRIKER[i, 2] - anchor[2]) * dsm
+            anchor[1] += (STRIKER[i, 1] - anchor[1]) * sm
+            anchor[2] += (STRIKER[i, 2] - anchor[2]) * sm
+        xs, vs_ = _point(s, R, COM, 0, anchor)
         e = R[0].T @ (xs - xl)                       # passive frame: anchor minus latch point
         ed = R[0].T @ (vs_ - vl)
         if e[0] > 0.0:
@@ -550,6 +559,7 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
         _apply(F, T, s, COM, R, 0, xl, -fw)          # at the latch point: the pair's force and moment balance
         pe += 0.5 * P[P_K_LATCH] * (e @ e)
         pd += f @ ed - P[P_K_LATCH] * (e @ ed)        # the latch's work on the bodies less its stored energy's rate
+        ds[S_WORK] = ds[S_WORK] + P[P_K_LATCH] * (e[1] * a1 + e[2] * a2)   # the centring drive's work
         nl += 1
         if out:
             j = PAIR_LATCH + i
