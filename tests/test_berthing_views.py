@@ -77,3 +77,48 @@ def test_the_3d_camera_rides_on_the_end_effector(qtbot, short_run, artifacts):
     with pytest.raises(ValueError, match="camera preset 'ride'"):
         p.set_camera_preset("ride")
     run.close()
+
+
+@pytest.mark.gui
+def test_new_run_dialog_lists_and_runs_a_scripted_berthing_scenario(qtbot, tmp_path, artifacts):
+    """Run -> New run… lists berthing's scenarios (no parameter schema): its files read-only, where its keys are
+    described, and Run runs it in the worker into a berthing run the window opens (this crashed on berthing)."""
+    from PySide6.QtCore import QSettings
+
+    from app.main_window import MainWindow
+    from solver.runfile import RunFile
+    s = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    s.setValue("runs_dir", str(tmp_path / "runs"))
+    w = MainWindow(s)
+    qtbot.addWidget(w)
+    w.resize(1600, 1000)
+    w.show()
+    dlg = w.new_run_dialog()
+    qtbot.waitExposed(dlg)
+    names = [dlg.scenario_combo.itemText(i) for i in range(dlg.scenario_combo.count())]
+    assert {"mrm1_scripted", "mrm1_scripted_lateral_2mm", "central_impact_20t"} <= set(names), names
+    i = names.index("mrm1_scripted")
+    dlg.scenario_combo.setCurrentIndex(i)
+    dlg.scenario_combo.activated.emit(i)
+    assert dlg.mechanism_type == "berthing" and dlg.fields == []
+    assert dlg.read_only_text.isReadOnly() and "rates = [0.02, 0, 0, 0, 0, 0]" in dlg.read_only_text.toPlainText()
+    assert 'mechanism_type = "berthing"' in dlg.read_only_text.toPlainText()
+    assert "docs/berthing.md" in dlg.read_only_note.text()
+    qtbot.waitUntil(dlg.run_button.isEnabled, timeout=10000)
+    assert "valid: mrm1_scripted" in dlg.message.text() and dlg.t_end_edit.text() == "48"
+    dlg.t_end_edit.setText("0.6")
+    qtbot.waitUntil(dlg.run_button.isEnabled, timeout=10000)
+    dlg.grab().save(str(artifacts / "berthing_new_run_dialog.png"))
+    dlg.run_button.click()
+    assert w.runner.running
+    qtbot.waitUntil(lambda: not w.runner.running, timeout=120000)
+    assert w.run is not None and not w.run.live, w.last_run_message
+    with RunFile(w.run.path) as r:
+        assert r.meta.mechanism_type == "berthing" and r.time[-1] == pytest.approx(0.6)
+    dlg = w.new_run_dialog()                                 # back to a type with a schema: its pages again
+    qtbot.waitExposed(dlg)
+    names = [dlg.scenario_combo.itemText(i) for i in range(dlg.scenario_combo.count())]
+    dlg.scenario_combo.activated.emit(names.index("mrm1_scripted"))
+    dlg.scenario_combo.activated.emit(names.index("central_impact_20t"))
+    assert dlg.mechanism_type == "probe_cone" and dlg.field("initial", "closing_speed") is not None
+    dlg.reject()
