@@ -122,3 +122,29 @@ def test_new_run_dialog_lists_and_runs_a_scripted_berthing_scenario(qtbot, tmp_p
     dlg.scenario_combo.activated.emit(names.index("central_impact_20t"))
     assert dlg.mechanism_type == "probe_cone" and dlg.field("initial", "closing_speed") is not None
     dlg.reject()
+
+
+def test_a_berthing_verdict_speaks_of_contact_force_joint_torques_and_brake_slip(short_run, capsys):
+    """`dockmnemo info` on a berthing run: the checks' words from the type's criteria file, no docking words."""
+    from app.cli import main
+    assert main(["info", str(short_run)]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("capture verdict"))
+    assert "peak contact force and joint torques within limits" in line, line
+    assert "brake slip within range" in line, line
+    for docking in ("base loads", "damper strokes", "latch release"):
+        assert docking not in out, docking
+    assert "peak |tau_4|" in out and "brake_slip" in out
+
+
+def test_verdict_titles_are_checked_in_the_criteria_file(tmp_path):
+    from solver.verdict import CriteriaError, load_criteria
+    bad = tmp_path / "c.toml"
+    bad.write_text('[titles]\nbase_load = "x"\n')
+    with pytest.raises(CriteriaError, match=r"c\.toml.*titles\.base_load.*unknown check"):
+        load_criteria(bad)
+    bad.write_text('[titles]\nstrokes = 3\n')
+    with pytest.raises(CriteriaError, match=r"titles\.strokes.*expected the check's words"):
+        load_criteria(bad)
+    ok = load_criteria(RES / "criteria.toml")
+    assert ok.title("strokes") == "brake slip" and ok.title("latches") == ""
