@@ -135,6 +135,8 @@ def test_a_berthing_verdict_speaks_of_contact_force_joint_torques_and_brake_slip
     for docking in ("base loads", "damper strokes", "latch release"):
         assert docking not in out, docking
     assert "peak |tau_4|" in out and "brake_slip" in out
+    from solver.campaign import failure_reasons
+    assert failure_reasons("ok", "", line.split("capture verdict", 1)[1].strip()) == ["not captured", "insertion below 0.15 at the end"], line
 
 
 def test_verdict_titles_are_checked_in_the_criteria_file(tmp_path):
