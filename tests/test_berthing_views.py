@@ -150,3 +150,44 @@ def test_verdict_titles_are_checked_in_the_criteria_file(tmp_path):
         load_criteria(bad)
     ok = load_criteria(RES / "criteria.toml")
     assert ok.title("strokes") == "brake slip" and ok.title("latches") == ""
+
+
+@pytest.mark.gui
+def test_a_gamepad_drives_the_operator_dialog(qtbot, tmp_path):
+    """Run -> Berthing (operator…) reads a game controller through SDL (here SDL's own virtual controller, plugged in
+    after the dialog opened): sticks, triggers and shoulders become the hand controllers' deflections, A the brakes."""
+    import warnings
+
+    from PySide6.QtCore import QSettings
+
+    from app.main_window import MainWindow
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import sdl2
+    s = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    s.setValue("runs_dir", str(tmp_path / "runs"))
+    w = MainWindow(s)
+    qtbot.addWidget(w)
+    dlg = w.operator_dialog()
+    assert dlg.gamepad.available
+    i = sdl2.SDL_JoystickAttachVirtual(sdl2.SDL_JOYSTICK_TYPE_GAMECONTROLLER, 6, 15, 0)
+    assert i >= 0, sdl2.SDL_GetError()
+    try:
+        qtbot.waitUntil(lambda: dlg.gamepad.present, timeout=3000)
+        assert "Virtual Controller" in dlg.pad_label.text()
+        j = sdl2.SDL_GameControllerGetJoystick(dlg.gamepad.pad)
+        sdl2.SDL_JoystickSetVirtualAxis(j, sdl2.SDL_CONTROLLER_AXIS_LEFTY, -32767)           # stick pushed: in
+        sdl2.SDL_JoystickSetVirtualAxis(j, sdl2.SDL_CONTROLLER_AXIS_RIGHTX, 16384)           # half right: yaw -
+        sdl2.SDL_JoystickSetVirtualAxis(j, sdl2.SDL_CONTROLLER_AXIS_TRIGGERLEFT, 32767)      # down
+        qtbot.waitUntil(lambda: bool(dlg.sent) and dlg.sent[-1].startswith("CMD 1 0 -1 0 0 -0.4"), timeout=3000)
+        assert dlg.deflection()[5] == pytest.approx(-(16384 / 32767 - 0.1) / 0.9)
+        sdl2.SDL_JoystickSetVirtualAxis(j, sdl2.SDL_CONTROLLER_AXIS_RIGHTX, 2000)            # in the dead zone
+        sdl2.SDL_JoystickSetVirtualButton(j, sdl2.SDL_CONTROLLER_BUTTON_A, 1)                # brakes
+        qtbot.waitUntil(lambda: dlg.sent[-1] == "CMD 1 0 -1 0 0 0 1", timeout=3000)
+        assert dlg.brake_box.isChecked()
+        qtbot.keyPress(dlg, "a")                                                              # keys add up
+        assert dlg.sent[-1] == "CMD 1 1 -1 0 0 0 1"
+        qtbot.keyRelease(dlg, "a")
+    finally:
+        sdl2.SDL_JoystickDetachVirtual(i)
+    dlg.close()
