@@ -115,6 +115,13 @@ def test_new_run_dialog_lists_and_runs_a_scripted_berthing_scenario(qtbot, tmp_p
     assert w.run is not None and not w.run.live, w.last_run_message
     with RunFile(w.run.path) as r:
         assert r.meta.mechanism_type == "berthing" and r.time[-1] == pytest.approx(0.6)
+    scene = w.diagram.scene                                  # the window's 3D view riding on the end effector
+    scene.preset_buttons["ride"].click()
+    for size in ((1280, 720), (1920, 1080)):
+        w.resize(*size)
+        qtbot.wait(200)
+        assert w.grab_image().save(str(artifacts / f"berthing_ride_window_{size[0]}x{size[1]}.png"))
+    assert scene.camera_preset == "ride"
     dlg = w.new_run_dialog()                                 # back to a type with a schema: its pages again
     qtbot.waitExposed(dlg)
     names = [dlg.scenario_combo.itemText(i) for i in range(dlg.scenario_combo.count())]
