@@ -7,7 +7,9 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+import tomllib
+
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QPushButton,
                                QVBoxLayout)
 
@@ -20,7 +22,9 @@ KEYS = {Qt.Key_W: (0, 1), Qt.Key_S: (0, -1), Qt.Key_A: (1, 1), Qt.Key_D: (1, -1)
         Qt.Key_J: (5, 1), Qt.Key_L: (5, -1)}
 HELP = ("translation: W/S in/out along the probe, A/D left/right, R/F up/down\n"
         "rotation: U/O roll, I/K pitch, J/L yaw     B: brakes on/off\n"
-        "(held keys: full deflection in the payload frame; rates in the arm's TOML [operator])")
+        "(held keys: full deflection in the payload frame; rates in the arm's TOML [operator])\n"
+        "gamepad: left stick in/out and left/right, triggers up/down, right stick pitch/yaw, shoulders roll, A brakes")
+GAMEPAD_POLL_MS = 50   # the gamepad is read this often (the solver takes commands every 0.1 s)
 
 
 class OperatorDialog(QDialog):
@@ -46,6 +50,16 @@ class OperatorDialog(QDialog):
         form.addRow("", self.brake_box)
         lay.addLayout(form)
         lay.addWidget(QLabel(HELP))
+        from app.gamepad import Gamepad
+        op = tomllib.loads((RESOURCES / "ssrms_mrm1.toml").read_text())["operator"]
+        self.gamepad = Gamepad(op["gamepad_dead_zone"])
+        self.pad_deflection = [0.0] * 6
+        self.pad_label = QLabel()
+        self.pad_label.setObjectName("gamepad_status")
+        lay.addWidget(self.pad_label)
+        self._pad_timer = QTimer(self, interval=GAMEPAD_POLL_MS, timeout=self.poll_gamepad)
+        self._pad_timer.start()
+        self._show_pad()
         self.status = QLabel("not started")
         self.status.setObjectName("operator_status")
         lay.addWidget(self.status)
@@ -83,6 +97,26 @@ class OperatorDialog(QDialog):
         self.stop_button.setEnabled(True)
         self.setFocus()
 
+    def _show_pad(self):
+        g = self.gamepad
+        self.pad_label.setText(f"gamepad: {g.name}" if g.present else
+                               "gamepad: none found (plug one in: it is picked up)" if g.available else
+                               "gamepad: needs PySDL2 and its SDL library (pip install pysdl2 pysdl2-dll)")
+
+    def poll_gamepad(self):
+        """Read the gamepad (open one plugged in meanwhile); a changed deflection or the brakes button sends."""
+        g = self.gamepad
+        if not g.present:
+            if g.open():
+                self._show_pad()
+            return
+        d, brakes = g.poll()
+        if brakes:
+            self.brake_box.setChecked(not self.brake_box.isChecked())   # (sends)
+        if d != self.pad_deflection:
+            self.pad_deflection = d
+            self._send()
+
     def stop(self):
         self.window.runner.send("STOP")
 
@@ -91,6 +125,7 @@ class OperatorDialog(QDialog):
         for k in self.held:
             axis, sign = KEYS[k]
             d[axis] += sign
+        d = [x + p for x, p in zip(d, self.pad_deflection)]
         return [max(-1.0, min(1.0, x)) for x in d]
 
     def _send(self):

@@ -19,7 +19,7 @@ import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QGridLayout,
                                QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton,
-                               QScrollArea, QStackedWidget, QVBoxLayout)
+                               QPlainTextEdit, QScrollArea, QStackedWidget, QVBoxLayout, QWidget)
 
 from app.toml_edit import set_value
 from solver import mechanisms, schema
@@ -147,12 +147,19 @@ def split_parameters(text: str) -> dict[str, tuple[str, str]]:
 
 
 def scenario_files() -> list[Path]:
-    """The bundled scenarios: the probe-cone's, then each other mechanism type's that has a parameter schema (the
-    dialog edits through it; berthing's run with `dockmnemo run` and Run -> Berthing (operator…))."""
-    dirs = [SCENARIOS] + [d for d in (mechanisms.mechanism_type(n).scenarios_dir for n in mechanisms.names()
-                                      if n in mechanisms.BUILT_IN_TYPES)
+    """The bundled scenarios: the probe-cone's, then each other mechanism type's (those without a parameter schema
+    are shown read-only and run as they are)."""
+    dirs = [SCENARIOS] + [d for d in (mechanisms.mechanism_type(n).scenarios_dir for n in mechanisms.names())
                           if d is not None and Path(d) != SCENARIOS]
     return [p for d in dict.fromkeys(dirs) for p in sorted(Path(d).glob("*.toml"))]
+
+
+def has_schema(mechanism_type: str) -> bool:
+    """Whether the dialog can edit a type's keys one by one (its parameter schema, solver.schema)."""
+    return mechanism_type in mechanisms.BUILT_IN_TYPES
+
+
+READ_ONLY = "keys (read-only)"   # the one page of a type without a parameter schema
 
 
 def mechanism_names() -> list[str]:
@@ -339,12 +346,36 @@ class ScenarioDialog(QDialog):
             scroll.setWidgetResizable(True)
             scroll.setWidget(box)
             self._page_of[g] = self.pages.addWidget(scroll)
+        if not has_schema(self.mechanism_type):
+            self._read_only_page()
         self.group_list.setFixedWidth(self.group_list.sizeHintForColumn(0) + 2 * self.group_list.frameWidth() + 24)
         self.group_list.blockSignals(False)
-        self.show_group(IC)
+        self.show_group(IC if IC in self._page_of else next(iter(self._page_of)))
         if self.branch_time is not None:
             self.group_boxes[IC].setEnabled(False)
             self.group_boxes[IC].setTitle(f"Initial conditions: the run's state at t = {self.branch_time:.4f} s")
+
+    def _read_only_page(self):
+        """A type without a parameter schema: its scenario and mechanism text shown read-only, and where its keys
+        are described (the Run button runs the files as they are)."""
+        item = QListWidgetItem("  " + READ_ONLY)
+        item.setData(Qt.UserRole, READ_ONLY)
+        self.group_list.addItem(item)
+        page = QWidget()
+        lay = QVBoxLayout(page)
+        doc = Path(__file__).resolve().parents[1] / "docs" / f"{self.mechanism_type}.md"
+        where = f"docs/{doc.name}" if doc.is_file() else "the type's docs"
+        self.read_only_note = QLabel(f"Mechanism type {self.mechanism_type!r} has no parameter schema: its keys are "
+                                     f"described in {where}. The files are shown read-only and run as they are; "
+                                     "to change a key, edit a copy of the scenario and open it with Browse….")
+        self.read_only_note.setWordWrap(True)
+        lay.addWidget(self.read_only_note)
+        self.read_only_text = QPlainTextEdit()
+        self.read_only_text.setReadOnly(True)
+        self.read_only_text.setLineWrapMode(QPlainTextEdit.NoWrap)
+        self.read_only_text.setObjectName("read_only_text")
+        lay.addWidget(self.read_only_text, 1)
+        self._page_of[READ_ONLY] = self.pages.addWidget(page)
 
     def _set_mechanism_type(self, name: str):
         """Pages for the schema of mechanism type `name` (rebuilt when it is not the shown one)."""
@@ -352,7 +383,7 @@ class ScenarioDialog(QDialog):
         self.mechanism_combo.setEnabled(name == "probe_cone")   # (its variants are the probe-cone's)
         if name == self.mechanism_type:
             return
-        self.mechanism_type, self.fields = name, schema_fields(name)
+        self.mechanism_type, self.fields = name, schema_fields(name) if has_schema(name) else []
         self._build_pages()
 
     def _loaded_type(self) -> str:
@@ -444,6 +475,10 @@ class ScenarioDialog(QDialog):
         self._loaded = {}
         self._fill_fields(("scenario", "mechanism", "geometry"), {"scenario": sdoc, "mechanism": mdoc, "geometry": self._geometry_doc(mdoc)})
         dur = sdoc.get("solver", {}).get("duration") if isinstance(sdoc.get("solver"), dict) else None
+        if not has_schema(self.mechanism_type):
+            dur = sdoc.get("duration") if dur is None else dur      # (such types keep it at the top level)
+            self.read_only_text.setPlainText(f"# scenario {self.scenario_name}\n{self.scenario_text}\n"
+                                             f"# mechanism {self.mech_name}\n{self.mech_text}")
         self.t_end_edit.setText(self._t_end_typed or _fmt(dur))   # the user's choice stays; else the scenario's
         self.mechanism_combo.blockSignals(True)
         self.mechanism_combo.setEditText(Path(self.mech_name).stem if self.mech_name.endswith(".toml")

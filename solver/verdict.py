@@ -31,7 +31,18 @@ class Criteria:
     latch_channel: str = ""
     release_drop: float = 0.5
     final: dict[str, float] = field(default_factory=dict)              # channel -> least value at the run's end
+    titles: dict[str, str] = field(default_factory=dict)               # the checks' words ([titles]; see TITLES)
     path: str = ""
+
+    def title(self, check: str) -> str:
+        """The words a report uses for a check: the file's [titles], else the docking ones."""
+        default = f"{self.strokes_of} strokes" if check == "strokes" else TITLES[check]
+        return self.titles.get(check, default)
+
+
+TITLES = {"base_loads": "base loads", "interface_loads": "interface loads", "strokes": "damper strokes",
+          "latches": "latch release"}
+"""The checks a criteria file's [titles] may name (a type's own words; latches = "": the type has no latch check)."""
 
 
 def _number(path, key, v) -> float:
@@ -44,7 +55,7 @@ def load_criteria(path=DEFAULT_CRITERIA) -> Criteria:
     """Read and check a criteria TOML; raises CriteriaError with the file and key on bad input."""
     path = Path(path)
     _, cfg = read_toml(path, CriteriaError, "criteria file")
-    known = {"capture", "base_loads", "interface_loads", "damper_strokes", "leg_strokes", "latches", "final"}
+    known = {"capture", "base_loads", "interface_loads", "damper_strokes", "leg_strokes", "latches", "final", "titles"}
     for k, v in cfg.items():
         if k not in known:
             raise CriteriaError(path, k, f"unknown section (expected {', '.join(sorted(known))})")
@@ -76,6 +87,12 @@ def load_criteria(path=DEFAULT_CRITERIA) -> Criteria:
         c.strokes[name] = (lo, hi)
     for name, v in cfg.get("final", {}).items():
         c.final[name] = _number(path, f"final.{name}", v)
+    for name, v in cfg.get("titles", {}).items():
+        if name not in TITLES:
+            raise CriteriaError(path, f"titles.{name}", f"unknown check (expected {', '.join(TITLES)})")
+        if not isinstance(v, str) or (not v.strip() and name != "latches"):
+            raise CriteriaError(path, f"titles.{name}", f"expected the check's words, found {v!r}")
+        c.titles[name] = v.strip()
     lat = cfg.get("latches", {})
     ch = lat.get("channel", "")
     if not isinstance(ch, str):
@@ -182,8 +199,8 @@ def _check_loads(run, c: Criteria, section: str = "base_loads") -> Check:
                       PASS if ok else FAIL))
         if not ok:
             fails.append(f"peak |{name}| {_fmt(abs(v), unit)} > {_fmt(lim, unit)} at {t:.3f} s")
-    what = section.split("_")[0]
-    return _summarise(section, items, fails, f"{what} loads n/a", f"peak {what} loads within limits")
+    title = c.title(section)
+    return _summarise(section, items, fails, f"{title} n/a", f"peak {title} within limits")
 
 
 def _check_strokes(run, c: Criteria) -> Check:
@@ -207,8 +224,8 @@ def _check_strokes(run, c: Criteria) -> Check:
             if vmin < lo:
                 out.append(f"{vmin:.4g} < {lo:g} {unit} at {tmin:.3f} s")
             fails.append(f"{name} " + " and ".join(out).replace("  ", " "))
-    return _summarise("damper_strokes", items, fails, f"{c.strokes_of} strokes n/a",
-                      f"{c.strokes_of} strokes within range")
+    title = c.title("strokes")
+    return _summarise("damper_strokes", items, fails, f"{title} n/a", f"{title} within range")
 
 
 def _summarise(name: str, items, fails: list[str], na_text: str, pass_text: str) -> Check:
@@ -268,7 +285,9 @@ def evaluate(run, criteria: Criteria | None = None) -> Verdict:
         checks.append(_check_loads(run, c, "interface_loads"))
     if c.base_loads or not c.interface_loads:
         checks.append(_check_loads(run, c))
-    checks += [_check_strokes(run, c), _check_latches(run, c)]
+    checks.append(_check_strokes(run, c))
+    if c.title("latches"):                                  # (a type without latches: no such check at all)
+        checks.append(_check_latches(run, c))
     if c.final:
         checks.append(_check_final(run, c))
     how = (f"solver steps ({run.extrema_step() * 1e3:g} ms)" if solver_rate(run) else

@@ -56,7 +56,7 @@ ZOOM_STEP = 1.25      # one wheel notch zooms a 2D view by this factor
 VIEW_HINTS = {"ld": "wheel: zoom, drag: pan, double-click: fit", "top": "wheel: zoom, drag: pan, double-click: fit",
               "3d": "drag: orbit, wheel: zoom, double-click: fit; presets below the readouts"}
 """What the mouse does in each view: the views' tooltips (never painted into the image, so never into a clip)."""
-CAMERA_PRESETS = ("front", "side", "top", "iso")
+CAMERA_PRESETS = ("front", "side", "top", "iso", "ride")   # ride: on the body the type names (scene.ride_camera)
 CAPTION_MARGIN = 6    # views' titles and the ghost's caption: from the view's edges
 TINT_LEVELS = 8       # a tinted part's colour steps from 0 to the full |value| (each step rebuilds its body's lines)
 
@@ -383,21 +383,23 @@ class ScenePane(QWidget):
         row.setObjectName("camera_buttons")
         lay = QHBoxLayout(row)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.setSpacing(3)
+        lay.setSpacing(2)
         self.preset_buttons: dict[str, QPushButton] = {}
         for key, text, tip in (("front", "Front", "3D view along the docking axis"),
                                ("side", "Side", "3D view from the side (x to the right, z up)"),
                                ("top", "Top", "3D view from above (x to the right, y up)"),
                                ("iso", "Iso", "3D view: the oblique overview"),
+                               ("ride", "Ride", "3D view riding on a body (for the types that name one)"),
                                ("fit", "Fit", "every view: the whole scene (also: double-click a view)")):
             b = self.preset_buttons[key] = QPushButton(text)
             b.setToolTip(tip)
             b.setFocusPolicy(Qt.NoFocus)        # keys stay with the window (playback shortcuts)
             b.setStyleSheet(f"QPushButton {{ color: {_hex(TEXT_COLOR)}; background: {_hex(VIEW_BACKGROUND)}; "
-                            f"border: 1px solid {_hex(VIEW_TITLE)}; padding: 1px 4px; }}")
+                            f"border: 1px solid {_hex(VIEW_TITLE)}; padding: 1px 3px; }}")
             b.clicked.connect(self.fit_views if key == "fit" else (lambda _=False, k=key: self.set_camera_preset(k)))
             lay.addWidget(b)
         lay.addStretch(1)
+        self.preset_buttons["ride"].setVisible(False)   # shown for a run whose type names a body to ride on
         return row
 
     def view_at(self, x: float, y: float) -> str | None:
@@ -539,8 +541,36 @@ class ScenePane(QWidget):
         """The 3D camera from the front (along the docking axis), side, top or the oblique iso overview."""
         if name not in CAMERA_PRESETS:
             raise ValueError(f"camera preset {name!r}: one of {', '.join(CAMERA_PRESETS)}")
+        if name == "ride" and self._ride() is None:
+            raise ValueError("camera preset 'ride': the shown run's mechanism type names no body to ride on "
+                             f"({self.mtype.name})")
         self.camera_preset = name
         self.reset_3d_view(name)
+
+    def _ride(self):
+        """(body index, RideCamera) of the shown run's riding camera, or None."""
+        rc = self.mtype.scene.ride_camera
+        if rc is None or self.run is None or rc.body not in self.run.bodies:
+            return None
+        return self.run.bodies.index(rc.body), rc
+
+    def _place_ride_camera(self, mats) -> bool:
+        """The 3D camera on its body at this frame's pose (`mats`: the bodies' 4x4 matrices); False if none."""
+        ride = self._ride()
+        if ride is None:
+            return False
+        b, rc = ride
+        r, p = mats[b][:3, :3], mats[b][:3, 3]
+        r3 = self.views["3d"].renderer
+        cam = r3.GetActiveCamera()
+        cam.ParallelProjectionOff()
+        cam.SetPosition(*(r @ np.asarray(rc.eye, float) + p))
+        cam.SetFocalPoint(*(r @ np.asarray(rc.target, float) + p))
+        cam.SetViewUp(*(r @ np.asarray(rc.up, float)))
+        cam.OrthogonalizeViewUp()
+        x0, x1, rad = self._extent
+        r3.ResetCameraClippingRange(x0 - 1, x1 + 1, -rad - 1, rad + 1, -rad - 1, rad + 1)
+        return True
 
     # ---- layout ------------------------------------------------------------------------------
     def resizeEvent(self, ev):
@@ -585,6 +615,13 @@ class ScenePane(QWidget):
         self.current_frame = -1
         self.mtype = mechanisms.for_run(run)
         self.views["ld"].title = self.mtype.scene.ld_title
+        ride = self.mtype.scene.ride_camera
+        can_ride = ride is not None and run is not None and ride.body in run.bodies
+        self.preset_buttons["ride"].setVisible(can_ride)
+        if ride is not None:
+            self.preset_buttons["ride"].setToolTip(ride.title)
+        if self.camera_preset == "ride" and not can_ride:
+            self.camera_preset = "iso"
         if run is None:
             self._render()
             return
@@ -894,6 +931,14 @@ class ScenePane(QWidget):
         looks along the docking axis (+x away from the viewer), "side" from -y, "top" from +z, "iso" obliquely."""
         self.vtk_widget.settle()
         preset = preset or self.camera_preset
+        if preset == "ride" and self.run is not None and self.current_frame >= 0:
+            try:
+                pos, quat = self.run.poses(self.current_frame)
+            except RunFileError:
+                return
+            if self._place_ride_camera(pose_matrices(pos, quat)):
+                self._render()
+                return
         x0, x1, rad = self._extent
         xc = 0.5 * (x0 + x1)
         r3 = self.views["3d"].renderer
@@ -901,7 +946,8 @@ class ScenePane(QWidget):
         cam.ParallelProjectionOff()
         cam.SetFocalPoint(xc, 0.0, 0.0)
         offset, up = {"front": ((-1.0, 0.0, 0.0), (0.0, 0.0, 1.0)), "side": ((0.0, -1.0, 0.0), (0.0, 0.0, 1.0)),
-                      "top": ((0.0, 0.0, 1.0), (0.0, 1.0, 0.0)), "iso": ((0.9, -1.6, 1.0), (0.0, 0.0, 1.0))}[preset]
+                      "top": ((0.0, 0.0, 1.0), (0.0, 1.0, 0.0)), "iso": ((0.9, -1.6, 1.0), (0.0, 0.0, 1.0)),
+                      "ride": ((0.9, -1.6, 1.0), (0.0, 0.0, 1.0))}[preset]   # (ride: until a frame places it)
         cam.SetPosition(xc + offset[0], offset[1], offset[2])
         cam.SetViewUp(*up)
         r3.ResetCamera(x0, x1, -rad, rad, -rad, rad)
@@ -928,6 +974,8 @@ class ScenePane(QWidget):
         mats = pose_matrices(pos, quat)
         for b, name in enumerate(run.bodies):
             self._body_matrix[name].DeepCopy(mats[b].ravel())
+        if self.camera_preset == "ride":
+            self._place_ride_camera(mats)
         cache = self._cache
         k = cache.at(i)
         active = cache.active[:, k]

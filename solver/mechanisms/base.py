@@ -157,16 +157,27 @@ ACTIVE_REL_PASSIVE = Readouts("ACTIVE rel. PASSIVE", ("cm_vx", "cm_vy", "cm_vz")
 
 
 @dataclass(frozen=True)
+class RideCamera:
+    """A 3D camera that rides on a body: eye, target and up in that body's frame (m); `title`: its button's tip."""
+    body: str
+    eye: tuple[float, float, float]
+    target: tuple[float, float, float]
+    up: tuple[float, float, float]
+    title: str = "3D view riding on a body"
+
+
+@dataclass(frozen=True)
 class SceneSpec:
     """Plane Ld (the side view): its title and the two bodies whose origins, with the x axis, span it (none:
     the x-z plane); the bodies marked by a dot at their origin; parts drawn in a colour by a channel's value
     (`tinted_parts`: part -> channel; + orange, - blue, full at the largest |value| of those channels in the run),
-    what that colour means written at the 3D view's foot (`tint_title`)."""
+    what that colour means written at the 3D view's foot (`tint_title`); `ride_camera`: a camera on a body."""
     ld_title: str = "side view (x-z plane)"
     ld_bodies: tuple[str, str] | None = None
     marker_bodies: tuple[str, ...] = ()
     tinted_parts: Mapping[str, str] = field(default_factory=dict)
     tint_title: str = ""
+    ride_camera: RideCamera | None = None   # the 3D view's "Ride" preset follows this body (None: no such preset)
 
 
 DEFAULT_PART_COLOR: RGB = (0.85, 0.88, 0.90)

@@ -3,13 +3,21 @@ carries MRM-1's probe into the station's receptacle (1 mm radial clearance), scr
 Its solver: model.py (TOML -> arrays), dynamics.py (kernels on solver/core and solver/contact), simulate.py."""
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
-from solver.mechanisms.base import BarGroup, DeviceLayout, MechanismType, Readouts, SceneSpec, SummaryOutput
+from solver.mechanisms.base import BarGroup, DeviceLayout, MechanismType, Readouts, RideCamera, SceneSpec, SummaryOutput
 
 RESOURCES = Path(__file__).resolve().parents[3] / "resources" / "berthing"
 JOINTS = tuple(f"joint_{j + 1}" for j in range(7))
 TORQUES = tuple(f"tau_{j + 1}" for j in range(7))
+
+
+def _ride_camera() -> RideCamera:
+    """The end effector's camera (the last link, which holds the payload) from the arm TOML's [camera] table."""
+    cam = tomllib.loads((RESOURCES / "ssrms_mrm1.toml").read_text())["camera"]
+    return RideCamera(f"link_{len(JOINTS)}", tuple(cam["eye"]), tuple(cam["target"]), tuple(cam["up"]),
+                      "3D view from a camera on the end effector, looking along the probe")
 
 
 def _build_model(scenario_path: Path):
@@ -49,7 +57,7 @@ BERTHING = MechanismType(
     part_colors={"arm": (0.84, 0.96, 0.84), "payload": (0.78, 0.84, 0.92), "probe": (1.0, 0.0, 1.0),
                  "cone": (0.98, 0.92, 0.66)},
     thin_kinds=("payload",),
-    scene=SceneSpec("side view (x-z plane)", None, ("link_7",)),
+    scene=SceneSpec("side view (x-z plane)", None, ("link_7",), ride_camera=_ride_camera()),
     layout=DeviceLayout(None, (
         BarGroup("joints", ("arm joints (+-270 deg)", "joints"), channels=JOINTS),
         BarGroup("torques", ("gear torques", "torques"), channels=TORQUES, share=0.3),
