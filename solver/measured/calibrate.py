@@ -620,14 +620,14 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                 u_best, c_best, J = np.array(looks[int(np.argmin(cs_))], float), float(np.min(cs_)), None
             return u_best, c_best, J
 
-        noise_limit, restart_limit = residual.noise_limit(3.0), residual.noise_limit(1.0)
+        noise_limit, restart_limit = residual.noise_limit(3.0), residual.noise_limit(2.0)
         J = None
         if not status:
             try:
                 u_best, c_best, J = local(u_best, c_best)
             except _Stopped as exc:
                 status = str(exc)
-        # above the noise (by a standard deviation): another basin of the global phase may hold the truth (an
+        # above the noise (by 2 standard deviations): another basin of the global phase may hold the truth (an
         # event-driven cost has several minima; the global phase hands over its best, not the only one)
         tried = [u_best]
         if not status and c_best > restart_limit and de_state["pop"] is not None:
