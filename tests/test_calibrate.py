@@ -227,7 +227,8 @@ def test_the_noise_limits_pass_noise_and_restart_the_old_3_key_fit():
     """The cost a fit at the truth leaves, against the record's noise: on a 12 s, 500 Hz, 6-channel record of white
     noise the cost is under the verdict's limit (3 standard deviations) in each of 50 draws; the old 3-key fit's cost
     (1.117x the noise's: the spring 11.5 % off, called converged by old main) is over the limit that polishes again
-    from other basins (1 standard deviation); a 1.2 s record's limits are wider."""
+    from other basins (1 standard deviation), and so is that of the
+    first polish of this branch that stopped with the spring 19.7 % low (1.08x); a 1.2 s record's limits are wider."""
     from solver.measured.calibrate import POLISH_SMOOTH, _Residual
     from solver.measured.channel_map import MeasuredSignals
     rng = np.random.default_rng(4)
@@ -244,7 +245,7 @@ def test_the_noise_limits_pass_noise_and_restart_the_old_3_key_fit():
     draws = [residual(12.0) for _ in range(50)]
     assert all(c <= res.noise_limit(3.0) for res, c in draws)
     res = draws[0][0]
-    assert res.noise_limit(1.0) < 1.117 * res.noise_cost < res.noise_limit(3.0)
+    assert res.noise_limit(1.0) < 1.08 * res.noise_cost < 1.117 * res.noise_cost < res.noise_limit(3.0)
     short = residual(1.2)[0]
     assert short.noise_limit(3.0) / short.noise_cost > res.noise_limit(3.0) / res.noise_cost + 0.2
 

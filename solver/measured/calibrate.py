@@ -629,7 +629,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                 status = str(exc)
         # above the noise (by a standard deviation): another basin of the global phase may hold the truth (an
         # event-driven cost has several minima; the global phase hands over its best, not the only one)
-        tried = [u_best]
+        tried, minima = [u_best], [(u_best, c_best)]
         if not status and c_best > restart_limit and de_state["pop"] is not None:
             order = np.argsort(de_state["cost"])
             for u0 in de_state["pop"][order]:
@@ -643,6 +643,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                 except _Stopped as exc:
                     status = "cancelled" if str(exc) == "cancelled" else ""
                     break
+                minima.append((u1, c1))
                 if c1 < c_best:
                     u_best, c_best, J = u1, c1, J1
         # the best point of every run made (a probe or a global candidate may have a lower cost)
@@ -692,6 +693,16 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                                f"range's end {end:.6g} {f.unit}".rstrip()
                                + ("" if declared else f" (searched {f.search_lo:.6g} to {f.search_hi:.6g}: "
                                                       "widen --search)"))
+        # another minimum about as low (within a standard deviation of the noise's cost) but outside the intervals:
+        # the record does not choose between them
+        for u_m, c_m in minima:
+            far = [i for i in range(k) if math.isfinite(sigma[i]) and
+                   abs(float(fits[i].to_x(u_m[i])) - float(fits[i].to_x(u_best[i]))) > sigma[i]]
+            if far and c_m - c_best <= restart_limit - residual.noise_cost:
+                reasons.append("another minimum fits the record about as well (cost within a standard deviation of "
+                               "the noise's): " + ", ".join(f"{fits[i].key} = {float(fits[i].to_x(u_m[i])):.6g}"
+                                                            for i in far))
+                break
         if status != "cancelled" and c_best > noise_limit:
             reasons.append(f"the residual is {math.sqrt(c_best / residual.noise_cost):.3g}x the record's noise, more "
                            f"than noise alone leaves (at most {math.sqrt(noise_limit / residual.noise_cost):.3g}x "
