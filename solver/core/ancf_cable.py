@@ -178,28 +178,40 @@ def constrained_inverse(M, fixed):
 def accelerations(Q, M, Minv, free, fixed_idx, afix, acc, reaction):
     """Accelerations of the free coordinates of M (x) I3 under forces Q with prescribed accelerations afix of the
     fixed scalar indices; the constraint reactions (force the support puts on the cable) of the fixed ones."""
-    nf, nx = free.shape[0], fixed_idx.shape[0]
-    rhs = np.empty(nf)
-    for d in range(3):
-        for i in range(nf):
-            j = free[i]
-            v = Q[j // 2, 3 * (j % 2) + d]
+    accelerations_into(Q, M, Minv, free, fixed_idx, afix, acc, reaction, np.empty((free.shape[0], 3)))
+
+
+@njit(cache=True)
+def accelerations_into(Q, M, Minv, free, fixed_idx, afix, acc, reaction, rhs):
+    """accelerations without allocating (rhs: scratch (n_free, 3)); Q and acc (n + 1, 6) C-contiguous, read as
+    (2n + 2, 3) rows over the scalar index (node j's r is row 2 j, its r_s row 2 j + 1)."""
+    nf, nx, n2 = free.shape[0], fixed_idx.shape[0], M.shape[0]
+    Qs, As = Q.reshape((n2, 3)), acc.reshape((n2, 3))
+    for i in range(nf):
+        j = free[i]
+        for d in range(3):
+            v = Qs[j, d]
             for k in range(nx):
                 v -= M[j, fixed_idx[k]] * afix[k, d]
-            rhs[i] = v
-        for i in range(nf):
-            s = 0.0
-            for k in range(nf):
-                s += Minv[i, k] * rhs[k]
-            acc[free[i] // 2, 3 * (free[i] % 2) + d] = s
-        for k in range(nx):
-            j = fixed_idx[k]
-            acc[j // 2, 3 * (j % 2) + d] = afix[k, d]
-        for k in range(nx):
-            j = fixed_idx[k]
-            s = -Q[j // 2, 3 * (j % 2) + d]
-            for i in range(max(0, j - 3), min(M.shape[0], j + 4)):      # M is banded (4 x 4 element blocks)
-                s += M[j, i] * acc[i // 2, 3 * (i % 2) + d]
+            rhs[i, d] = v
+    for i in range(nf):
+        s0, s1, s2 = 0.0, 0.0, 0.0
+        for k in range(nf):
+            mk = Minv[i, k]
+            s0 += mk * rhs[k, 0]
+            s1 += mk * rhs[k, 1]
+            s2 += mk * rhs[k, 2]
+        j = free[i]
+        As[j, 0], As[j, 1], As[j, 2] = s0, s1, s2
+    for k in range(nx):
+        j = fixed_idx[k]
+        As[j, 0], As[j, 1], As[j, 2] = afix[k, 0], afix[k, 1], afix[k, 2]
+    for k in range(nx):
+        j = fixed_idx[k]
+        for d in range(3):
+            s = -Qs[j, d]
+            for i in range(max(0, j - 3), min(n2, j + 4)):      # M is banded (4 x 4 element blocks)
+                s += M[j, i] * As[i, d]
             reaction[k, d] = s
 
 
@@ -300,8 +312,16 @@ def symplectic_step(q, qd, M, Minv, free, fixed_idx, afix, L, EA, EI, eta, rhoA,
     """One explicit symplectic-Euler step of a cable whose fixed coordinates move with prescribed accelerations:
     qd += h a(q, qd); q += h qd. Returns (strain energy, gravity potential, damping power) at the step's start."""
     T, W = gauss_table(L)
+    return symplectic_step_t(q, qd, M, Minv, free, fixed_idx, afix, T, W, L, EA, EI, eta, rhoA, grav, h, Q, acc,
+                             reaction, np.empty((free.shape[0], 3)))
+
+
+@njit(cache=True)
+def symplectic_step_t(q, qd, M, Minv, free, fixed_idx, afix, T, W, L, EA, EI, eta, rhoA, grav, h, Q, acc, reaction,
+                      rhs):
+    """symplectic_step with the Gauss table (T, W) and the scratch rhs (n_free, 3) given (the step loop's form)."""
     U, V, P = cable_forces_t(q, qd, T, W, L, EA, EI, eta, rhoA, grav, Q)
-    accelerations(Q, M, Minv, free, fixed_idx, afix, acc, reaction)
+    accelerations_into(Q, M, Minv, free, fixed_idx, afix, acc, reaction, rhs)
     for j in range(q.shape[0]):
         for c in range(6):
             qd[j, c] += h * acc[j, c]
@@ -314,11 +334,13 @@ def run_free(q, qd, M, Minv, free, fixed_idx, L, EA, EI, eta, rhoA, grav, h, nst
     """nsteps steps of a cable with fixed supports; E (nsteps, 4): kinetic, strain, gravity potential, dissipated."""
     Q, acc = np.zeros(q.shape), np.zeros(q.shape)
     afix, reaction = np.zeros((fixed_idx.shape[0], 3)), np.zeros((fixed_idx.shape[0], 3))
+    GT, GW = gauss_table(L)
+    rhs = np.empty((free.shape[0], 3))
     W = 0.0
     for k in range(nsteps):
         T = kinetic_energy(M, qd)
-        U, V, P = symplectic_step(q, qd, M, Minv, free, fixed_idx, afix, L, EA, EI, eta, rhoA, grav, h, Q, acc,
-                                  reaction)
+        U, V, P = symplectic_step_t(q, qd, M, Minv, free, fixed_idx, afix, GT, GW, L, EA, EI, eta, rhoA, grav, h, Q,
+                                    acc, reaction, rhs)
         E[k, 0], E[k, 1], E[k, 2], E[k, 3] = T, U, V, W
         W += h * P
 
@@ -330,8 +352,11 @@ def relax(q, M, Minv, free, fixed_idx, L, EA, EI, rhoA, grav, h, nsteps, tau):
     qd, Q, acc = np.zeros(q.shape), np.zeros(q.shape), np.zeros(q.shape)
     afix, reaction = np.zeros((fixed_idx.shape[0], 3)), np.zeros((fixed_idx.shape[0], 3))
     f = math.exp(-h / tau)
+    T, W = gauss_table(L)
+    rhs = np.empty((free.shape[0], 3))
     for k in range(nsteps):
-        symplectic_step(q, qd, M, Minv, free, fixed_idx, afix, L, EA, EI, 0.0, rhoA, grav, h, Q, acc, reaction)
+        symplectic_step_t(q, qd, M, Minv, free, fixed_idx, afix, T, W, L, EA, EI, 0.0, rhoA, grav, h, Q, acc, reaction,
+                          rhs)
         for j in range(q.shape[0]):
             for c in range(6):
                 qd[j, c] *= f
