@@ -73,19 +73,26 @@ def element_forces(q, qd, e, T, W, EA, EI, eta, Q):
     (eta: strain-rate time constant, s) into Q (n + 1, 6); T, W from gauss_table. Returns (strain energy, damping
     power)."""
     U, P = 0.0, 0.0
+    # the element's coordinates and its force accumulators in locals (one load and one store each; same arithmetic)
+    x00, x01, x02, x03, x04, x05 = q[e, 0], q[e, 1], q[e, 2], q[e, 3], q[e, 4], q[e, 5]
+    x10, x11, x12, x13, x14, x15 = q[e + 1, 0], q[e + 1, 1], q[e + 1, 2], q[e + 1, 3], q[e + 1, 4], q[e + 1, 5]
+    v00, v01, v02, v03, v04, v05 = qd[e, 0], qd[e, 1], qd[e, 2], qd[e, 3], qd[e, 4], qd[e, 5]
+    v10, v11, v12, v13, v14, v15 = qd[e + 1, 0], qd[e + 1, 1], qd[e + 1, 2], qd[e + 1, 3], qd[e + 1, 4], qd[e + 1, 5]
+    g00, g01, g02, g03, g04, g05 = Q[e, 0], Q[e, 1], Q[e, 2], Q[e, 3], Q[e, 4], Q[e, 5]
+    g10, g11, g12, g13, g14, g15 = Q[e + 1, 0], Q[e + 1, 1], Q[e + 1, 2], Q[e + 1, 3], Q[e + 1, 4], Q[e + 1, 5]
     for g in range(4):
         w = W[g]
         s0, s1, s2, s3 = T[g, 1, 0], T[g, 1, 1], T[g, 1, 2], T[g, 1, 3]
         b0_, b1_, b2_, b3_ = T[g, 2, 0], T[g, 2, 1], T[g, 2, 2], T[g, 2, 3]
-        a0 = s0 * q[e, 0] + s1 * q[e, 3] + s2 * q[e + 1, 0] + s3 * q[e + 1, 3]
-        a1 = s0 * q[e, 1] + s1 * q[e, 4] + s2 * q[e + 1, 1] + s3 * q[e + 1, 4]
-        a2 = s0 * q[e, 2] + s1 * q[e, 5] + s2 * q[e + 1, 2] + s3 * q[e + 1, 5]
-        b0 = b0_ * q[e, 0] + b1_ * q[e, 3] + b2_ * q[e + 1, 0] + b3_ * q[e + 1, 3]
-        b1 = b0_ * q[e, 1] + b1_ * q[e, 4] + b2_ * q[e + 1, 1] + b3_ * q[e + 1, 4]
-        b2 = b0_ * q[e, 2] + b1_ * q[e, 5] + b2_ * q[e + 1, 2] + b3_ * q[e + 1, 5]
-        ad0 = s0 * qd[e, 0] + s1 * qd[e, 3] + s2 * qd[e + 1, 0] + s3 * qd[e + 1, 3]
-        ad1 = s0 * qd[e, 1] + s1 * qd[e, 4] + s2 * qd[e + 1, 1] + s3 * qd[e + 1, 4]
-        ad2 = s0 * qd[e, 2] + s1 * qd[e, 5] + s2 * qd[e + 1, 2] + s3 * qd[e + 1, 5]
+        a0 = s0 * x00 + s1 * x03 + s2 * x10 + s3 * x13
+        a1 = s0 * x01 + s1 * x04 + s2 * x11 + s3 * x14
+        a2 = s0 * x02 + s1 * x05 + s2 * x12 + s3 * x15
+        b0 = b0_ * x00 + b1_ * x03 + b2_ * x10 + b3_ * x13
+        b1 = b0_ * x01 + b1_ * x04 + b2_ * x11 + b3_ * x14
+        b2 = b0_ * x02 + b1_ * x05 + b2_ * x12 + b3_ * x15
+        ad0 = s0 * v00 + s1 * v03 + s2 * v10 + s3 * v13
+        ad1 = s0 * v01 + s1 * v04 + s2 * v11 + s3 * v14
+        ad2 = s0 * v02 + s1 * v05 + s2 * v12 + s3 * v15
         gg = a0 * a0 + a1 * a1 + a2 * a2
         eps = 0.5 * (gg - 1.0)
         epsd = a0 * ad0 + a1 * ad1 + a2 * ad2
@@ -102,18 +109,20 @@ def element_forces(q, qd, e, T, W, EA, EI, eta, Q):
         fa1 = na * a1 + kb * (b2 * c0 - b0 * c2)
         fa2 = na * a2 + kb * (b0 * c1 - b1 * c0)
         fb0, fb1, fb2 = kb * (c1 * a2 - c2 * a1), kb * (c2 * a0 - c0 * a2), kb * (c0 * a1 - c1 * a0)
-        Q[e, 0] -= s0 * fa0 + b0_ * fb0
-        Q[e, 1] -= s0 * fa1 + b0_ * fb1
-        Q[e, 2] -= s0 * fa2 + b0_ * fb2
-        Q[e, 3] -= s1 * fa0 + b1_ * fb0
-        Q[e, 4] -= s1 * fa1 + b1_ * fb1
-        Q[e, 5] -= s1 * fa2 + b1_ * fb2
-        Q[e + 1, 0] -= s2 * fa0 + b2_ * fb0
-        Q[e + 1, 1] -= s2 * fa1 + b2_ * fb1
-        Q[e + 1, 2] -= s2 * fa2 + b2_ * fb2
-        Q[e + 1, 3] -= s3 * fa0 + b3_ * fb0
-        Q[e + 1, 4] -= s3 * fa1 + b3_ * fb1
-        Q[e + 1, 5] -= s3 * fa2 + b3_ * fb2
+        g00 -= s0 * fa0 + b0_ * fb0
+        g01 -= s0 * fa1 + b0_ * fb1
+        g02 -= s0 * fa2 + b0_ * fb2
+        g03 -= s1 * fa0 + b1_ * fb0
+        g04 -= s1 * fa1 + b1_ * fb1
+        g05 -= s1 * fa2 + b1_ * fb2
+        g10 -= s2 * fa0 + b2_ * fb0
+        g11 -= s2 * fa1 + b2_ * fb1
+        g12 -= s2 * fa2 + b2_ * fb2
+        g13 -= s3 * fa0 + b3_ * fb0
+        g14 -= s3 * fa1 + b3_ * fb1
+        g15 -= s3 * fa2 + b3_ * fb2
+    Q[e, 0], Q[e, 1], Q[e, 2], Q[e, 3], Q[e, 4], Q[e, 5] = g00, g01, g02, g03, g04, g05
+    Q[e + 1, 0], Q[e + 1, 1], Q[e + 1, 2], Q[e + 1, 3], Q[e + 1, 4], Q[e + 1, 5] = g10, g11, g12, g13, g14, g15
     return U, P
 
 
