@@ -165,6 +165,20 @@ def point(q, e, xi, L, r):
         r[d] = S[0] * q[e, d] + S[1] * q[e, 3 + d] + S[2] * q[e + 1, d] + S[3] * q[e + 1, 3 + d]
 
 
+@njit(cache=True, inline="always")
+def element_bound(q, e, L):
+    """A sphere holding all of element e: the cubic lies in the hull of its Bezier points r0, r0 + L/3 r_s0,
+    r1 - L/3 r_s1, r1; returns its centre (the chord's middle) and radius (a cheap test before contact detection)."""
+    l3 = L / 3.0
+    mx, my, mz = 0.5 * (q[e, 0] + q[e + 1, 0]), 0.5 * (q[e, 1] + q[e + 1, 1]), 0.5 * (q[e, 2] + q[e + 1, 2])
+    b0x, b0y, b0z = q[e, 0] - mx, q[e, 1] - my, q[e, 2] - mz
+    b1x, b1y, b1z = b0x + l3 * q[e, 3], b0y + l3 * q[e, 4], b0z + l3 * q[e, 5]
+    b2x, b2y, b2z = -b0x - l3 * q[e + 1, 3], -b0y - l3 * q[e + 1, 4], -b0z - l3 * q[e + 1, 5]
+    rho = math.sqrt(max(b0x * b0x + b0y * b0y + b0z * b0z, b1x * b1x + b1y * b1y + b1z * b1z,
+                        b2x * b2x + b2y * b2y + b2z * b2z))
+    return mx, my, mz, rho
+
+
 @njit(cache=True)
 def add_point_force(e, xi, L, F, Q):
     """Generalized force S^T F of a point force F (3) on element e at xi (seed 004 eq. 13) added into Q."""

@@ -9,7 +9,8 @@ import numpy as np
 from numba import njit
 
 from solver.contact.friction import coulomb_ramp
-from solver.core.ancf_cable import accelerations_into, cable_forces_t, gauss_table, kinetic_energy, shape
+from solver.core.ancf_cable import (accelerations_into, cable_forces_t, element_bound, gauss_table, kinetic_energy,
+                                    shape)
 
 NCAB = 3
 # P: element count and length, EA, EI, axial damping time, rhoA, cable radius, ring radius, ring spacing h, sensor x,
@@ -115,17 +116,7 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
                 Qs[a_, 2] -= P[P_ALPHA] * m2
                 Pd += P[P_ALPHA] * (m0 * qds[a_, 0] + m1 * qds[a_, 1] + m2 * qds[a_, 2])
         for e in range(n):
-            # cheap bound first: the element lies in the hull of its Bezier points r0, r0 + L/3 r_s0, r1 - L/3 r_s1,
-            # r1, so in a sphere around the chord's middle; skip it when that sphere is clear of the rod's box
-            l3 = P[P_L] / 3.0
-            mx = 0.5 * (q[i, e, 0] + q[i, e + 1, 0])
-            my = 0.5 * (q[i, e, 1] + q[i, e + 1, 1])
-            mz = 0.5 * (q[i, e, 2] + q[i, e + 1, 2])
-            b0x, b0y, b0z = q[i, e, 0] - mx, q[i, e, 1] - my, q[i, e, 2] - mz
-            b1x, b1y, b1z = b0x + l3 * q[i, e, 3], b0y + l3 * q[i, e, 4], b0z + l3 * q[i, e, 5]
-            b2x, b2y, b2z = -b0x - l3 * q[i, e + 1, 3], -b0y - l3 * q[i, e + 1, 4], -b0z - l3 * q[i, e + 1, 5]
-            rho = math.sqrt(max(b0x * b0x + b0y * b0y + b0z * b0z, b1x * b1x + b1y * b1y + b1z * b1z,
-                                b2x * b2x + b2y * b2y + b2z * b2z))
+            mx, my, mz, rho = element_bound(q[i], e, P[P_L])   # cheap test first: the sphere clear of the rod's box
             dx, dy, dz = mx - ax, my - ay, mz - az
             zc = -(R[0, 0] * dx + R[1, 0] * dy + R[2, 0] * dz)
             if zc < -rc - rho or zc > L + rc + rho:
