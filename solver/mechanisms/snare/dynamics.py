@@ -30,7 +30,7 @@ CHANNELS = ("ring_angle", "motor_torque", "Fx", "Fy", "Fz", "Mx", "My", "Mz", "r
             "target_y", "target_z", "tilt", "tension_fixed_1", "tension_fixed_2", "tension_fixed_3",
             "tension_rotating_1", "tension_rotating_2", "tension_rotating_3", "contact_force_1", "contact_force_2",
             "contact_force_3", "centred", "cables_in_contact", "kinetic_energy", "strain_energy", "potential_energy",
-            "dissipated_energy", "drive_work", "total_energy")
+            "dissipated_energy", "drive_work", "total_energy", "target_offset_y", "target_offset_z")
 NCH = len(CHANNELS)
 
 
@@ -339,6 +339,7 @@ def run_block(s, Z, t, h, n_out, spo, P, M, MINV, FREE, FIXI, FIX, DS, ev, n_ev,
         c[22], c[23] = 1.0 if centred else 0.0, ncab
         c[24], c[25], c[26], c[27], c[28] = Ke, U, V, x[13], x[14]
         c[29] = Ke + U + V + x[13] - x[14]
+        c[30], c[31] = x[1] - R[1, 0] * P[P_COM], x[2] - R[2, 0] * P[P_COM]      # the adapter face's centre
         o_pos[row, 0, :] = 0.0
         o_q[row, 0, :] = (1.0, 0.0, 0.0, 0.0)
         o_pos[row, 1, :] = (-P[P_H], 0.0, 0.0)
