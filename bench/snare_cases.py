@@ -33,8 +33,13 @@ def case(name: str, out_dir: Path) -> None:
         print(f"== {name}: {T:.1f} s simulated")
         print(f"first contact (solver rate) {first:.3f} s; first frame with a cable on the rod {sustained:.2f} s "
               f"(paper: {'2.6' if name == 'suspension_rig' else '~7'} s)")
-        for n in ("radial_offset", "target_y", "target_z", "tilt"):
+        for n in ("radial_offset", "target_y", "target_z", "tilt", "target_offset_y", "target_offset_z"):
+            ch[n] = r.channel(n)
             print(f"{n:14s} start {ch[n][0]: .4f}  end {ch[n][-1]: .4f}  max |{np.abs(ch[n]).max():.4f}|")
+        last = t >= T - 1.0
+        print("over the last second |target_offset_y| max {:.4f}, |target_offset_z| max {:.4f} m (the seed's on-orbit "
+              "offsets, at the adapter)".format(np.abs(ch["target_offset_y"][last]).max(),
+                                               np.abs(ch["target_offset_z"][last]).max()))
         print("sensor peaks  " + "  ".join(f"{n} {np.abs(ch[n]).max():.2f}" for n in ("Fx", "Fy", "Fz", "Mx", "My", "Mz")))
         for i in (1, 2, 3):
             print(f"cable {i}: peak tension fixed/rotating end {r.channel(f'tension_fixed_{i}').max():.1f} / "

@@ -81,3 +81,34 @@ def test_explicit_step_bound_of_the_seed_cable(falling):
     w = A.max_frequency(M, fixed, Ls / n, E * Ar, E * I, A.straight(n, (0, 0, 0), (Ls, 0, 0)))
     assert 6e-6 < 2 / w < 1e-5
     assert np.isfinite(En).all()
+
+
+def test_element_bound_holds_every_point_and_the_scratch_step_matches():
+    """The contact pre-test's sphere holds the whole element (bent, stretched, random slopes), and the step's
+    allocation-free accelerations equal the allocating ones (fails on fix/snare: neither exists)."""
+    rng = np.random.default_rng(35)
+    L = 0.0585
+    S, Ss, Sss, r = np.empty(4), np.empty(4), np.empty(4), np.empty(3)
+    worst = -1.0
+    for _ in range(200):
+        q = rng.normal(scale=0.05, size=(2, 6))
+        q[:, 3:6] = rng.normal(scale=1.5, size=(2, 3))
+        mx, my, mz, rho = A.element_bound(q, 0, L)
+        for xi in np.linspace(0.0, 1.0, 41):
+            A.shape(xi, L, S, Ss, Sss)
+            r[:] = S[0] * q[0, 0:3] + S[1] * q[0, 3:6] + S[2] * q[1, 0:3] + S[3] * q[1, 3:6]
+            worst = max(worst, math.dist(r, (mx, my, mz)) - rho)
+    assert worst <= 1e-15
+    n = 10
+    M = A.mass_matrix(n, L, 0.055)
+    fixed = np.zeros(2 * n + 2, bool)
+    fixed[[0, 2 * n]] = True
+    Minv, free = A.constrained_inverse(M, fixed)
+    fi = np.flatnonzero(fixed)
+    Q, afix = rng.normal(size=(n + 1, 6)), rng.normal(size=(2, 3))
+    a1, a2, r1, r2 = np.zeros((n + 1, 6)), np.zeros((n + 1, 6)), np.zeros((2, 3)), np.zeros((2, 3))
+    A.accelerations(Q, M, Minv, free, fi, afix, a1, r1)
+    A.accelerations_into(Q, M, Minv, free, fi, afix, a2, r2, np.empty((free.size, 3)))
+    assert np.array_equal(a1, a2) and np.array_equal(r1, r2)
+    res = M @ a1.reshape(-1, 3) - Q.reshape(-1, 3)          # M a = Q + reactions: zero on free rows
+    assert np.abs(res[free]).max() < 1e-9 and np.allclose(res[fi], r1, atol=1e-9)

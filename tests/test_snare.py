@@ -105,3 +105,17 @@ def test_describe_of_a_snare_scenario_says_there_is_no_schema():
     p = subprocess.run([sys.executable, "-m", "app", "run", str(RIG), "--describe"], capture_output=True, text=True,
                        timeout=120)
     assert p.returncode == 2 and "no parameter schema" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_the_target_offsets_are_where_the_seed_gives_the_position_error(tmp_path):
+    """On orbit the seed's radial offsets (20 mm each) are the target's, at the adapter centre; the rod end's radial
+    offset adds the 2 deg tilts' lever (33 mm). Fails on fix/snare: no target_offset channels."""
+    from solver.simulate import run_scenario
+    sp = RESOURCES / "scenarios" / "on_orbit_floating.toml"
+    text = sp.read_text().replace("duration = 12.0", "duration = 0.01")
+    out = run_scenario(_scenario(tmp_path, text), tmp_path / "o.h5")
+    with RunFile(out) as r:
+        assert abs(r.channel("target_offset_y")[0] - 0.02) < 1e-9
+        assert abs(r.channel("target_offset_z")[0] - 0.02) < 1e-9
+        assert r.channel("radial_offset")[0] > 0.03
+        assert r.channels["target_offset_y"].unit == r.channels["target_offset_z"].unit == "m"

@@ -73,19 +73,26 @@ def element_forces(q, qd, e, T, W, EA, EI, eta, Q):
     (eta: strain-rate time constant, s) into Q (n + 1, 6); T, W from gauss_table. Returns (strain energy, damping
     power)."""
     U, P = 0.0, 0.0
+    # the element's coordinates and its force accumulators in locals (one load and one store each; same arithmetic)
+    x00, x01, x02, x03, x04, x05 = q[e, 0], q[e, 1], q[e, 2], q[e, 3], q[e, 4], q[e, 5]
+    x10, x11, x12, x13, x14, x15 = q[e + 1, 0], q[e + 1, 1], q[e + 1, 2], q[e + 1, 3], q[e + 1, 4], q[e + 1, 5]
+    v00, v01, v02, v03, v04, v05 = qd[e, 0], qd[e, 1], qd[e, 2], qd[e, 3], qd[e, 4], qd[e, 5]
+    v10, v11, v12, v13, v14, v15 = qd[e + 1, 0], qd[e + 1, 1], qd[e + 1, 2], qd[e + 1, 3], qd[e + 1, 4], qd[e + 1, 5]
+    g00, g01, g02, g03, g04, g05 = Q[e, 0], Q[e, 1], Q[e, 2], Q[e, 3], Q[e, 4], Q[e, 5]
+    g10, g11, g12, g13, g14, g15 = Q[e + 1, 0], Q[e + 1, 1], Q[e + 1, 2], Q[e + 1, 3], Q[e + 1, 4], Q[e + 1, 5]
     for g in range(4):
         w = W[g]
         s0, s1, s2, s3 = T[g, 1, 0], T[g, 1, 1], T[g, 1, 2], T[g, 1, 3]
         b0_, b1_, b2_, b3_ = T[g, 2, 0], T[g, 2, 1], T[g, 2, 2], T[g, 2, 3]
-        a0 = s0 * q[e, 0] + s1 * q[e, 3] + s2 * q[e + 1, 0] + s3 * q[e + 1, 3]
-        a1 = s0 * q[e, 1] + s1 * q[e, 4] + s2 * q[e + 1, 1] + s3 * q[e + 1, 4]
-        a2 = s0 * q[e, 2] + s1 * q[e, 5] + s2 * q[e + 1, 2] + s3 * q[e + 1, 5]
-        b0 = b0_ * q[e, 0] + b1_ * q[e, 3] + b2_ * q[e + 1, 0] + b3_ * q[e + 1, 3]
-        b1 = b0_ * q[e, 1] + b1_ * q[e, 4] + b2_ * q[e + 1, 1] + b3_ * q[e + 1, 4]
-        b2 = b0_ * q[e, 2] + b1_ * q[e, 5] + b2_ * q[e + 1, 2] + b3_ * q[e + 1, 5]
-        ad0 = s0 * qd[e, 0] + s1 * qd[e, 3] + s2 * qd[e + 1, 0] + s3 * qd[e + 1, 3]
-        ad1 = s0 * qd[e, 1] + s1 * qd[e, 4] + s2 * qd[e + 1, 1] + s3 * qd[e + 1, 4]
-        ad2 = s0 * qd[e, 2] + s1 * qd[e, 5] + s2 * qd[e + 1, 2] + s3 * qd[e + 1, 5]
+        a0 = s0 * x00 + s1 * x03 + s2 * x10 + s3 * x13
+        a1 = s0 * x01 + s1 * x04 + s2 * x11 + s3 * x14
+        a2 = s0 * x02 + s1 * x05 + s2 * x12 + s3 * x15
+        b0 = b0_ * x00 + b1_ * x03 + b2_ * x10 + b3_ * x13
+        b1 = b0_ * x01 + b1_ * x04 + b2_ * x11 + b3_ * x14
+        b2 = b0_ * x02 + b1_ * x05 + b2_ * x12 + b3_ * x15
+        ad0 = s0 * v00 + s1 * v03 + s2 * v10 + s3 * v13
+        ad1 = s0 * v01 + s1 * v04 + s2 * v11 + s3 * v14
+        ad2 = s0 * v02 + s1 * v05 + s2 * v12 + s3 * v15
         gg = a0 * a0 + a1 * a1 + a2 * a2
         eps = 0.5 * (gg - 1.0)
         epsd = a0 * ad0 + a1 * ad1 + a2 * ad2
@@ -102,18 +109,20 @@ def element_forces(q, qd, e, T, W, EA, EI, eta, Q):
         fa1 = na * a1 + kb * (b2 * c0 - b0 * c2)
         fa2 = na * a2 + kb * (b0 * c1 - b1 * c0)
         fb0, fb1, fb2 = kb * (c1 * a2 - c2 * a1), kb * (c2 * a0 - c0 * a2), kb * (c0 * a1 - c1 * a0)
-        Q[e, 0] -= s0 * fa0 + b0_ * fb0
-        Q[e, 1] -= s0 * fa1 + b0_ * fb1
-        Q[e, 2] -= s0 * fa2 + b0_ * fb2
-        Q[e, 3] -= s1 * fa0 + b1_ * fb0
-        Q[e, 4] -= s1 * fa1 + b1_ * fb1
-        Q[e, 5] -= s1 * fa2 + b1_ * fb2
-        Q[e + 1, 0] -= s2 * fa0 + b2_ * fb0
-        Q[e + 1, 1] -= s2 * fa1 + b2_ * fb1
-        Q[e + 1, 2] -= s2 * fa2 + b2_ * fb2
-        Q[e + 1, 3] -= s3 * fa0 + b3_ * fb0
-        Q[e + 1, 4] -= s3 * fa1 + b3_ * fb1
-        Q[e + 1, 5] -= s3 * fa2 + b3_ * fb2
+        g00 -= s0 * fa0 + b0_ * fb0
+        g01 -= s0 * fa1 + b0_ * fb1
+        g02 -= s0 * fa2 + b0_ * fb2
+        g03 -= s1 * fa0 + b1_ * fb0
+        g04 -= s1 * fa1 + b1_ * fb1
+        g05 -= s1 * fa2 + b1_ * fb2
+        g10 -= s2 * fa0 + b2_ * fb0
+        g11 -= s2 * fa1 + b2_ * fb1
+        g12 -= s2 * fa2 + b2_ * fb2
+        g13 -= s3 * fa0 + b3_ * fb0
+        g14 -= s3 * fa1 + b3_ * fb1
+        g15 -= s3 * fa2 + b3_ * fb2
+    Q[e, 0], Q[e, 1], Q[e, 2], Q[e, 3], Q[e, 4], Q[e, 5] = g00, g01, g02, g03, g04, g05
+    Q[e + 1, 0], Q[e + 1, 1], Q[e + 1, 2], Q[e + 1, 3], Q[e + 1, 4], Q[e + 1, 5] = g10, g11, g12, g13, g14, g15
     return U, P
 
 
@@ -156,6 +165,20 @@ def point(q, e, xi, L, r):
         r[d] = S[0] * q[e, d] + S[1] * q[e, 3 + d] + S[2] * q[e + 1, d] + S[3] * q[e + 1, 3 + d]
 
 
+@njit(cache=True, inline="always")
+def element_bound(q, e, L):
+    """A sphere holding all of element e: the cubic lies in the hull of its Bezier points r0, r0 + L/3 r_s0,
+    r1 - L/3 r_s1, r1; returns its centre (the chord's middle) and radius (a cheap test before contact detection)."""
+    l3 = L / 3.0
+    mx, my, mz = 0.5 * (q[e, 0] + q[e + 1, 0]), 0.5 * (q[e, 1] + q[e + 1, 1]), 0.5 * (q[e, 2] + q[e + 1, 2])
+    b0x, b0y, b0z = q[e, 0] - mx, q[e, 1] - my, q[e, 2] - mz
+    b1x, b1y, b1z = b0x + l3 * q[e, 3], b0y + l3 * q[e, 4], b0z + l3 * q[e, 5]
+    b2x, b2y, b2z = -b0x - l3 * q[e + 1, 3], -b0y - l3 * q[e + 1, 4], -b0z - l3 * q[e + 1, 5]
+    rho = math.sqrt(max(b0x * b0x + b0y * b0y + b0z * b0z, b1x * b1x + b1y * b1y + b1z * b1z,
+                        b2x * b2x + b2y * b2y + b2z * b2z))
+    return mx, my, mz, rho
+
+
 @njit(cache=True)
 def add_point_force(e, xi, L, F, Q):
     """Generalized force S^T F of a point force F (3) on element e at xi (seed 004 eq. 13) added into Q."""
@@ -178,28 +201,40 @@ def constrained_inverse(M, fixed):
 def accelerations(Q, M, Minv, free, fixed_idx, afix, acc, reaction):
     """Accelerations of the free coordinates of M (x) I3 under forces Q with prescribed accelerations afix of the
     fixed scalar indices; the constraint reactions (force the support puts on the cable) of the fixed ones."""
-    nf, nx = free.shape[0], fixed_idx.shape[0]
-    rhs = np.empty(nf)
-    for d in range(3):
-        for i in range(nf):
-            j = free[i]
-            v = Q[j // 2, 3 * (j % 2) + d]
+    accelerations_into(Q, M, Minv, free, fixed_idx, afix, acc, reaction, np.empty((free.shape[0], 3)))
+
+
+@njit(cache=True)
+def accelerations_into(Q, M, Minv, free, fixed_idx, afix, acc, reaction, rhs):
+    """accelerations without allocating (rhs: scratch (n_free, 3)); Q and acc (n + 1, 6) C-contiguous, read as
+    (2n + 2, 3) rows over the scalar index (node j's r is row 2 j, its r_s row 2 j + 1)."""
+    nf, nx, n2 = free.shape[0], fixed_idx.shape[0], M.shape[0]
+    Qs, As = Q.reshape((n2, 3)), acc.reshape((n2, 3))
+    for i in range(nf):
+        j = free[i]
+        for d in range(3):
+            v = Qs[j, d]
             for k in range(nx):
                 v -= M[j, fixed_idx[k]] * afix[k, d]
-            rhs[i] = v
-        for i in range(nf):
-            s = 0.0
-            for k in range(nf):
-                s += Minv[i, k] * rhs[k]
-            acc[free[i] // 2, 3 * (free[i] % 2) + d] = s
-        for k in range(nx):
-            j = fixed_idx[k]
-            acc[j // 2, 3 * (j % 2) + d] = afix[k, d]
-        for k in range(nx):
-            j = fixed_idx[k]
-            s = -Q[j // 2, 3 * (j % 2) + d]
-            for i in range(max(0, j - 3), min(M.shape[0], j + 4)):      # M is banded (4 x 4 element blocks)
-                s += M[j, i] * acc[i // 2, 3 * (i % 2) + d]
+            rhs[i, d] = v
+    for i in range(nf):
+        s0, s1, s2 = 0.0, 0.0, 0.0
+        for k in range(nf):
+            mk = Minv[i, k]
+            s0 += mk * rhs[k, 0]
+            s1 += mk * rhs[k, 1]
+            s2 += mk * rhs[k, 2]
+        j = free[i]
+        As[j, 0], As[j, 1], As[j, 2] = s0, s1, s2
+    for k in range(nx):
+        j = fixed_idx[k]
+        As[j, 0], As[j, 1], As[j, 2] = afix[k, 0], afix[k, 1], afix[k, 2]
+    for k in range(nx):
+        j = fixed_idx[k]
+        for d in range(3):
+            s = -Qs[j, d]
+            for i in range(max(0, j - 3), min(n2, j + 4)):      # M is banded (4 x 4 element blocks)
+                s += M[j, i] * As[i, d]
             reaction[k, d] = s
 
 
@@ -300,8 +335,16 @@ def symplectic_step(q, qd, M, Minv, free, fixed_idx, afix, L, EA, EI, eta, rhoA,
     """One explicit symplectic-Euler step of a cable whose fixed coordinates move with prescribed accelerations:
     qd += h a(q, qd); q += h qd. Returns (strain energy, gravity potential, damping power) at the step's start."""
     T, W = gauss_table(L)
+    return symplectic_step_t(q, qd, M, Minv, free, fixed_idx, afix, T, W, L, EA, EI, eta, rhoA, grav, h, Q, acc,
+                             reaction, np.empty((free.shape[0], 3)))
+
+
+@njit(cache=True)
+def symplectic_step_t(q, qd, M, Minv, free, fixed_idx, afix, T, W, L, EA, EI, eta, rhoA, grav, h, Q, acc, reaction,
+                      rhs):
+    """symplectic_step with the Gauss table (T, W) and the scratch rhs (n_free, 3) given (the step loop's form)."""
     U, V, P = cable_forces_t(q, qd, T, W, L, EA, EI, eta, rhoA, grav, Q)
-    accelerations(Q, M, Minv, free, fixed_idx, afix, acc, reaction)
+    accelerations_into(Q, M, Minv, free, fixed_idx, afix, acc, reaction, rhs)
     for j in range(q.shape[0]):
         for c in range(6):
             qd[j, c] += h * acc[j, c]
@@ -314,11 +357,13 @@ def run_free(q, qd, M, Minv, free, fixed_idx, L, EA, EI, eta, rhoA, grav, h, nst
     """nsteps steps of a cable with fixed supports; E (nsteps, 4): kinetic, strain, gravity potential, dissipated."""
     Q, acc = np.zeros(q.shape), np.zeros(q.shape)
     afix, reaction = np.zeros((fixed_idx.shape[0], 3)), np.zeros((fixed_idx.shape[0], 3))
+    GT, GW = gauss_table(L)
+    rhs = np.empty((free.shape[0], 3))
     W = 0.0
     for k in range(nsteps):
         T = kinetic_energy(M, qd)
-        U, V, P = symplectic_step(q, qd, M, Minv, free, fixed_idx, afix, L, EA, EI, eta, rhoA, grav, h, Q, acc,
-                                  reaction)
+        U, V, P = symplectic_step_t(q, qd, M, Minv, free, fixed_idx, afix, GT, GW, L, EA, EI, eta, rhoA, grav, h, Q,
+                                    acc, reaction, rhs)
         E[k, 0], E[k, 1], E[k, 2], E[k, 3] = T, U, V, W
         W += h * P
 
@@ -330,8 +375,11 @@ def relax(q, M, Minv, free, fixed_idx, L, EA, EI, rhoA, grav, h, nsteps, tau):
     qd, Q, acc = np.zeros(q.shape), np.zeros(q.shape), np.zeros(q.shape)
     afix, reaction = np.zeros((fixed_idx.shape[0], 3)), np.zeros((fixed_idx.shape[0], 3))
     f = math.exp(-h / tau)
+    T, W = gauss_table(L)
+    rhs = np.empty((free.shape[0], 3))
     for k in range(nsteps):
-        symplectic_step(q, qd, M, Minv, free, fixed_idx, afix, L, EA, EI, 0.0, rhoA, grav, h, Q, acc, reaction)
+        symplectic_step_t(q, qd, M, Minv, free, fixed_idx, afix, T, W, L, EA, EI, 0.0, rhoA, grav, h, Q, acc, reaction,
+                          rhs)
         for j in range(q.shape[0]):
             for c in range(6):
                 qd[j, c] *= f

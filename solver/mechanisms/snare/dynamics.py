@@ -9,7 +9,8 @@ import numpy as np
 from numba import njit
 
 from solver.contact.friction import coulomb_ramp
-from solver.core.ancf_cable import accelerations, cable_forces_t, gauss_table, kinetic_energy, shape
+from solver.core.ancf_cable import (accelerations_into, cable_forces_t, element_bound, gauss_table, kinetic_energy,
+                                    shape)
 
 NCAB = 3
 # P: element count and length, EA, EI, axial damping time, rhoA, cable radius, ring radius, ring spacing h, sensor x,
@@ -29,7 +30,7 @@ CHANNELS = ("ring_angle", "motor_torque", "Fx", "Fy", "Fz", "Mx", "My", "Mz", "r
             "target_y", "target_z", "tilt", "tension_fixed_1", "tension_fixed_2", "tension_fixed_3",
             "tension_rotating_1", "tension_rotating_2", "tension_rotating_3", "contact_force_1", "contact_force_2",
             "contact_force_3", "centred", "cables_in_contact", "kinetic_energy", "strain_energy", "potential_energy",
-            "dissipated_energy", "drive_work", "total_energy")
+            "dissipated_energy", "drive_work", "total_energy", "target_offset_y", "target_offset_z")
 NCH = len(CHANNELS)
 
 
@@ -69,17 +70,16 @@ def prescribe_ends(P, t, FIX, q, qd, afix):
 
 
 @njit(cache=True)
-def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT, out):
+def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT, out, R, rhs, v4):
     """Accelerations of the cables (acc) and of the target (aT: v_dot, omega_dot in body axes), the end reactions
     (reac (3, 2, 3): force of the ring on the cable), per-cable contact summary out (3, 12): |F|, F on the cable
     (3), deepest point (3), its normal (3), depth, approach speed. Returns (strain, gravity + stored, dissipation
-    power, drive power, active points)."""
+    power, drive power, active points). R (3, 3), rhs (n_free, 3), v4 (4, 3): scratch (no allocation per step)."""
     n = int(P[P_N])
     nq = NCAB * (n + 1) * 6
     q = s[0:nq].reshape((NCAB, n + 1, 6))
     qd = s[nq:2 * nq].reshape((NCAB, n + 1, 6))
     x = s[2 * nq:]
-    R = np.empty((3, 3))
     _rot(x[6], x[7], x[8], x[9], R)
     com = P[P_COM]
     ax, ay, az = x[0] - R[0, 0] * com, x[1] - R[1, 0] * com, x[2] - R[2, 0] * com       # adapter face centre
@@ -87,11 +87,11 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
     w0 = R[0, 0] * wb0 + R[0, 1] * wb1 + R[0, 2] * wb2                                   # omega in EE axes
     w1 = R[1, 0] * wb0 + R[1, 1] * wb1 + R[1, 2] * wb2
     w2 = R[2, 0] * wb0 + R[2, 1] * wb1 + R[2, 2] * wb2
-    grav = np.array([-P[P_G], 0.0, 0.0])              # the EE axis vertical, pointing up
+    grav, F, Tq, ff = v4[0], v4[1], v4[2], v4[3]
+    grav[0], grav[1], grav[2] = -P[P_G], 0.0, 0.0     # the EE axis vertical, pointing up
+    F[:] = 0.0
+    Tq[:] = 0.0
     U, V, Pd, Pin = 0.0, 0.0, 0.0, 0.0
-    F = np.zeros(3)
-    Tq = np.zeros(3)
-    ff = np.empty(3)
     rc, rrod, L = P[P_RC], P[P_RROD], P[P_LROD]
     nact = 0
     out[:, :] = 0.0
@@ -103,14 +103,28 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
         Pd += p
         if P[P_ALPHA] > 0.0:                     # -alpha M qd on the cable, its power alpha qd^T M qd dissipated
             n2 = M.shape[0]
-            for d in range(3):
-                for a_ in range(n2):
-                    mq = 0.0
-                    for b_ in range(max(0, a_ - 3), min(n2, a_ + 4)):     # M is banded: 4 x 4 element blocks
-                        mq += M[a_, b_] * qd[i, b_ // 2, 3 * (b_ % 2) + d]
-                    Q[i, a_ // 2, 3 * (a_ % 2) + d] -= P[P_ALPHA] * mq
-                    Pd += P[P_ALPHA] * mq * qd[i, a_ // 2, 3 * (a_ % 2) + d]
+            Qs, qds = Q[i].reshape((n2, 3)), qd[i].reshape((n2, 3))      # rows over the scalar index
+            for a_ in range(n2):
+                m0, m1, m2 = 0.0, 0.0, 0.0
+                for b_ in range(max(0, a_ - 3), min(n2, a_ + 4)):     # M is banded: 4 x 4 element blocks
+                    mab = M[a_, b_]
+                    m0 += mab * qds[b_, 0]
+                    m1 += mab * qds[b_, 1]
+                    m2 += mab * qds[b_, 2]
+                Qs[a_, 0] -= P[P_ALPHA] * m0
+                Qs[a_, 1] -= P[P_ALPHA] * m1
+                Qs[a_, 2] -= P[P_ALPHA] * m2
+                Pd += P[P_ALPHA] * (m0 * qds[a_, 0] + m1 * qds[a_, 1] + m2 * qds[a_, 2])
         for e in range(n):
+            mx, my, mz, rho = element_bound(q[i], e, P[P_L])   # cheap test first: the sphere clear of the rod's box
+            dx, dy, dz = mx - ax, my - ay, mz - az
+            zc = -(R[0, 0] * dx + R[1, 0] * dy + R[2, 0] * dz)
+            if zc < -rc - rho or zc > L + rc + rho:
+                continue
+            ty = R[0, 1] * dx + R[1, 1] * dy + R[2, 1] * dz
+            tz = R[0, 2] * dx + R[1, 2] * dy + R[2, 2] * dz
+            if ty * ty + tz * tz > (rrod + rc + rho) ** 2:
+                continue
             for k in range(npe):
                 S0, S1, S2, S3 = DS[k, 0], DS[k, 1], DS[k, 2], DS[k, 3]
                 px = S0 * q[i, e, 0] + S1 * q[i, e, 3] + S2 * q[i, e + 1, 0] + S3 * q[i, e + 1, 3]
@@ -184,7 +198,7 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
                 if delta > out[i, 10]:
                     out[i, 4], out[i, 5], out[i, 6] = cx_, cy_, cz_
                     out[i, 7], out[i, 8], out[i, 9], out[i, 10], out[i, 11] = nx, ny, nzw, delta, -vn
-        accelerations(Q[i], M, MINV, FREE, FIXI, afix[i], acc[i], reac[i])
+        accelerations_into(Q[i], M, MINV, FREE, FIXI, afix[i], acc[i], reac[i], rhs)
         Pin += reac[i, 1, 0] * qd[i, n, 0] + reac[i, 1, 1] * qd[i, n, 1] + reac[i, 1, 2] * qd[i, n, 2]
         out[i, 0] = math.sqrt(out[i, 1] ** 2 + out[i, 2] ** 2 + out[i, 3] ** 2)
     # the target: contact, suspension (rig) and Euler's equations in body axes
@@ -263,6 +277,7 @@ def run_block(s, Z, t, h, n_out, spo, P, M, MINV, FREE, FIXI, FIX, DS, ev, n_ev,
     Q, acc = np.zeros((NCAB, n + 1, 6)), np.zeros((NCAB, n + 1, 6))
     afix, reac = np.zeros((NCAB, 2, 3)), np.zeros((NCAB, 2, 3))
     aT, out, R = np.zeros(6), np.zeros((NCAB, 12)), np.empty((3, 3))
+    Rw, rhs, v4 = np.empty((3, 3)), np.empty((FREE.shape[0], 3)), np.empty((4, 3))
     q = s[0:nq].reshape((NCAB, n + 1, 6))
     qd = s[nq:2 * nq].reshape((NCAB, n + 1, 6))
     x = s[2 * nq:]
@@ -272,7 +287,8 @@ def run_block(s, Z, t, h, n_out, spo, P, M, MINV, FREE, FIXI, FIX, DS, ev, n_ev,
         shape(k / FLEX_PER_ELEMENT, P[P_L], FS[k], d1, d2)
     for row in range(n_out):
         prescribe_ends(P, t, FIX, q, qd, afix)
-        U, V, Pd, Pin, nact = evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT, out)
+        U, V, Pd, Pin, nact = evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT, out, Rw,
+                                       rhs, v4)
         if not math.isfinite(U + x[0] + x[6]):
             return 1, t, row
         Ke = kinetic(s, P, M)
@@ -323,6 +339,7 @@ def run_block(s, Z, t, h, n_out, spo, P, M, MINV, FREE, FIXI, FIX, DS, ev, n_ev,
         c[22], c[23] = 1.0 if centred else 0.0, ncab
         c[24], c[25], c[26], c[27], c[28] = Ke, U, V, x[13], x[14]
         c[29] = Ke + U + V + x[13] - x[14]
+        c[30], c[31] = x[1] - R[1, 0] * P[P_COM], x[2] - R[2, 0] * P[P_COM]      # the adapter face's centre
         o_pos[row, 0, :] = 0.0
         o_q[row, 0, :] = (1.0, 0.0, 0.0, 0.0)
         o_pos[row, 1, :] = (-P[P_H], 0.0, 0.0)
@@ -349,7 +366,7 @@ def run_block(s, Z, t, h, n_out, spo, P, M, MINV, FREE, FIXI, FIX, DS, ev, n_ev,
             if it > 0:
                 prescribe_ends(P, t, FIX, q, qd, afix)
                 U, V, Pd, Pin, nact = evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT,
-                                               out)
+                                               out, Rw, rhs, v4)
                 for i in range(NCAB):                   # first contact per cable at the solver's rate
                     if out[i, 10] > 0.0 and Z[2 + i] == 0.0 and n_ev[0] < ev.shape[0]:
                         ev[n_ev[0], 0], ev[n_ev[0], 1], ev[n_ev[0], 2], Z[2 + i] = t, 0.0, i, 1.0

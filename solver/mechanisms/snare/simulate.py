@@ -35,7 +35,9 @@ def channel_infos(m) -> list:
     ch += [C(f"contact_force_{i + 1}", "N", f"cable {i + 1} on the rod", "contact_forces", 500.0) for i in range(D.NCAB)]
     ch += [C("centred", "", "rod end within the centred radius", "mechanism", 1.0),
            C("cables_in_contact", "", "cables touching the rod", "mechanism", 3.0)]
-    ch += [C(n, "J", n.replace("_", " "), "energy") for n in D.CHANNELS[24:]]
+    ch += [C(n, "J", n.replace("_", " "), "energy") for n in D.CHANNELS[24:30]]
+    ch += [C(f"target_offset_{a}", "m", f"target adapter centre {a} (where the seed gives the position error)",
+             "kinematics", g["ring_radius"]) for a in "yz"]
     assert [c.name for c in ch] == list(D.CHANNELS)
     return ch
 
