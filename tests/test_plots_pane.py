@@ -385,3 +385,32 @@ def test_the_a_minus_b_plot_has_its_scale_its_noise_band_and_3_labelled_ticks(pa
     finally:
         pane.set_compare(None)
         b.close()
+
+
+# ---- a floor on the y span: solver noise reads as ~0 ---------------------------------------------------------
+def test_a_channel_of_solver_noise_reads_as_about_zero_not_as_a_signal(qtbot):
+    """The peripheral central impact's Fy and Fz (~1e-13 N) span at least 2 % of the run's largest force
+    (resources/plot_scale.toml), ticks in whole newtons; Fx keeps its fitted range. Fails on the old main: ticks
+    at 5e-13 N, the noise filling the plot."""
+    from viewer.plots.pane import PlotsPane
+    run = RunFile(ROOT / "sample_runs" / "peripheral" / "central_impact_10t.h5")
+    p = PlotsPane()
+    qtbot.addWidget(p)
+    p.resize(1000, 600)
+    p.show()
+    qtbot.waitExposed(p)
+    p.set_run(run)
+    p.set_plotted(["Fx", "Fy", "Fz"])
+    qtbot.wait(100)
+    fx_max = run.stored_abs_max("Fx")
+    assert fx_max > 1000.0
+    for k, name in enumerate(["Fy", "Fz"]):
+        lo, hi = p.plots[k + 1].getViewBox().viewRange()[1]
+        assert hi - lo >= 0.02 * fx_max, (name, lo, hi)
+        assert lo < 0.0 < hi
+        ticks = labelled_ticks(p.plots[k + 1].getAxis("left"))
+        assert len(ticks) >= 3 and "0 N" in ticks and not any("e-" in t for t in ticks), (name, ticks)
+    lo, hi = p.plots[0].getViewBox().viewRange()[1]
+    assert hi - lo < 3.0 * fx_max                       # a signal's plot is fitted to it, not widened
+    p.set_run(None)
+    run.close()
