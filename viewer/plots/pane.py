@@ -34,7 +34,7 @@ from viewer.plots.live import load_curves
 from viewer.plots.pg_internals import plain_follower, set_x_ranges
 from viewer.plots.seek import clicked_time
 from viewer.plots.trace import PlotLines, Trace, rasterize_plot_ahead
-from viewer.plots.view import CursorLine, PlotsView, TimeCursor, plot_label
+from viewer.plots.view import CursorLine, PlotsView, TimeCursor, keep_legend_clear, plot_label
 from viewer.plots.xy import MIN_W as XY_MIN_W, XYPlot
 from viewer.plots.yfit import YFits, readable_range, visible_bounds
 from viewer.time_axis import TimeAxis
@@ -896,9 +896,19 @@ class PlotsPane(QWidget):
             if key is not None and key != self._yfit[i]:
                 self._yfit[i] = key
                 plot.getViewBox().setRange(yRange=key, padding=0.0)
+            self._clear_legend(plot, self._top_px[i])
         if which is None:
             for row in self.diff_rows:
                 self._fit_difference(row)
+
+    def _clear_legend(self, plot, top_px: float):
+        """No time line crosses the plot's legend: they stop under its strip (view.keep_legend_clear)."""
+        keep_legend_clear(plot, top_px)
+        for c in self.cursors:
+            if c.plot is plot and c.top_px != top_px:
+                c.top_px = top_px
+                if c.view is not None:
+                    c.view.viewport().update()
 
     def _fit_difference(self, row):
         c, vb = row.curve, row.plot.getViewBox()
@@ -910,6 +920,7 @@ class PlotsPane(QWidget):
         y = readable_range(lo, hi, vb.height(), label_px(), row.title.item.boundingRect().height() + 2, label_room())
         if y != vb.viewRange()[1]:
             vb.setRange(yRange=y, padding=0.0)
+        self._clear_legend(row.plot, row.title.item.boundingRect().height() + 2)
 
     def _y_range(self, i: int, xrange: tuple[float, float]) -> tuple[float, float] | None:
         """Plot i's fitted y range for this x range (None: no finite data in it)."""
