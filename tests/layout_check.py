@@ -115,6 +115,8 @@ def table_problems(root: QWidget, rows: int = 200) -> list[str]:
             if x + wc > t.viewport().width() + TOLERANCE:
                 out.append(f"{_name(t)}: column {head!r} ends at {x + wc} px, past the viewport's {t.viewport().width()}")
             need = max(hfm.horizontalAdvance(s) for s in head.split("\n")) + 4 if head else 0
+            if t.isSortingEnabled() and hh.isSortIndicatorShown() and hh.sortIndicatorSection() == c:
+                need += 24                                  # the sort indicator beside the centred text
             if need > wc + TOLERANCE:
                 out.append(f"{_name(t)}: header {head!r} needs {need:.0f} px, column {wc}")
             for r in range(min(m.rowCount(), rows)):

@@ -31,6 +31,7 @@ SORT_ROLE = Qt.UserRole
 TABLE_PT = 8.5
 HIDE_FIRST = (3, 7, 6)   # columns hidden, in this order, when the dock is too narrow for all: dur. (end − start),
 # reb., v (each row's tooltip still lists every value)
+SORT_ARROW_PX = 12       # a header's sort indicator (Fusion style)
 PAIR_MIN_CHARS = 8       # the pair column keeps names of about this many characters before a column is hidden
 PAIR_CHARS = 14    # the pair column's names have at most this many characters (pair_title; whole label: tooltip)
 CURRENT_BG = QColor(*style.CURRENT_ROW)
@@ -265,6 +266,7 @@ class EventsDock(QDockWidget):
         self.view.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
         self.view.horizontalHeader().setStretchLastSection(True)
         self.view.horizontalHeader().setMinimumSectionSize(24)
+        self.view.horizontalHeader().sortIndicatorChanged.connect(lambda *_: self._fit_columns())
         self.view.doubleClicked.connect(self._double_clicked)
         self.view.setContextMenuPolicy(Qt.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._context_menu)
@@ -320,6 +322,8 @@ class EventsDock(QDockWidget):
         for c in range(len(COLUMNS)):
             head = self.model.headerData(c, Qt.Horizontal)
             w = max(hm.horizontalAdvance(x) for x in head.split("\n")) + 8
+            if c == self.view.horizontalHeader().sortIndicatorSection():
+                w += 2 * SORT_ARROW_PX                   # the sort indicator beside the centred text
             if c > 0 and full:
                 w = max(w, max(fm.horizontalAdvance(str(self.model.index(r, c).data()))
                                for r in range(min(len(self.table), 200))) + pad)
