@@ -261,6 +261,8 @@ class EventsDock(QDockWidget):
         f = self.view.font()
         f.setPointSizeF(TABLE_PT)
         self.view.setFont(f)
+        self.model._bold = QFont(f)             # rows in contact at T Current: the table's font, bold
+        self.model._bold.setBold(True)
         self.view.horizontalHeader().setFont(f)
         self.view.setStyleSheet("QHeaderView::section { padding: 1px 2px; }")
         self.view.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
