@@ -5,7 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFontMetricsF, QTextDocument
 from PySide6.QtGui import Qt as GuiQt
-from PySide6.QtWidgets import (QAbstractButton, QCheckBox, QGroupBox, QLabel, QRadioButton,
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (QAbstractButton, QCheckBox, QGroupBox, QLabel, QRadioButton, QTableView,
                                QToolButton, QWidget)
 
 TOLERANCE = 1.0   # px: rounding of text metrics
@@ -94,6 +95,44 @@ def cut_texts(root: QWidget) -> list[str]:
     return out
 
 
+def table_problems(root: QWidget, rows: int = 200) -> list[str]:
+    """Visible tables with a horizontal scroll bar, a column past the viewport's right edge, or a header or cell
+    text (its first `rows` rows) wider than its column."""
+    out = []
+    for t in root.findChildren(QTableView):
+        if not t.isVisible() or t.visibleRegion().isEmpty() or t.model() is None:
+            continue
+        m, hh = t.model(), t.horizontalHeader()
+        if t.horizontalScrollBar().maximum() > 0:
+            out.append(f"{_name(t)}: a horizontal scroll bar (columns {hh.length()} px, viewport "
+                       f"{t.viewport().width()} px)")
+        hfm = QFontMetricsF(hh.font())
+        for c in range(m.columnCount()):
+            if t.isColumnHidden(c):
+                continue
+            x, wc = hh.sectionViewportPosition(c), t.columnWidth(c)
+            head = str(m.headerData(c, Qt.Horizontal) or "")
+            if x + wc > t.viewport().width() + TOLERANCE:
+                out.append(f"{_name(t)}: column {head!r} ends at {x + wc} px, past the viewport's {t.viewport().width()}")
+            need = max(hfm.horizontalAdvance(s) for s in head.split("\n")) + 4 if head else 0
+            if t.isSortingEnabled() and hh.isSortIndicatorShown() and hh.sortIndicatorSection() == c:
+                need += 24                                  # the sort indicator beside the centred text
+            if need > wc + TOLERANCE:
+                out.append(f"{_name(t)}: header {head!r} needs {need:.0f} px, column {wc}")
+            for r in range(min(m.rowCount(), rows)):
+                ix = m.index(r, c)
+                text = ix.data()
+                if text is None or text == "":
+                    continue
+                f = ix.data(Qt.FontRole)
+                fm = QFontMetricsF(f if isinstance(f, QFont) else t.font())
+                need = fm.horizontalAdvance(str(text)) + 6            # the cell's text margins
+                if need > wc + TOLERANCE:
+                    out.append(f"{_name(t)}: cell {text!r} ({head!r}) needs {need:.0f} px, column {wc}")
+                    break
+    return out
+
+
 def painted_problems(items) -> list[str]:
     """Problems of painted texts: `items` are (shown text, full text, rect, font, flags, area, full text reachable);
     each shown text fits its rect and lies in its area, none intersect, a cut one has its full text reachable."""
@@ -124,7 +163,7 @@ def stacking_marker(a: QWidget, b: QWidget) -> bool:
 
 
 def widget_problems(w: QWidget) -> list[str]:
-    return overlaps(w, stacking_marker) + cut_texts(w)
+    return overlaps(w, stacking_marker) + cut_texts(w) + table_problems(w)
 
 
 def painted(pane) -> list[str]:

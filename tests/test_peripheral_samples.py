@@ -46,3 +46,15 @@ def test_a_sample_runs_from_first_contact_and_is_flat_at_hard_dock_when_it_gets_
         tilt, g0, g1 = interface_at(run, run.n_frames - 1)
         assert tilt < 0.01 and -0.0015 < g0 <= g1 < 0.0, (tilt, g0, g1)       # pulled flat onto the structures
         assert run.channel("hooks_closed")[-1] == 12
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.stem for p in SAMPLES])
+def test_a_samples_device_channels_carry_the_ranges_the_type_declares(path):
+    """The leg strokes' and leg forces' gauge ranges as solver/mechanisms/peripheral/simulate.channel_infos declares
+    them (the samples written before the leg-force range showed the gauges hatched 'no range'; fails on old main)."""
+    import math
+    with RunFile(path) as run:
+        for k in range(1, 7):
+            force, stroke = run.channels[f"leg_{k}_force"].stroke, run.channels[f"leg_{k}"].stroke
+            assert math.isfinite(force) and force >= run.stored_abs_max(f"leg_{k}_force"), (k, force)
+            assert math.isfinite(stroke) and stroke > 0.0

@@ -385,3 +385,64 @@ def test_the_a_minus_b_plot_has_its_scale_its_noise_band_and_3_labelled_ticks(pa
     finally:
         pane.set_compare(None)
         b.close()
+
+
+# ---- a floor on the y span: solver noise reads as ~0 ---------------------------------------------------------
+def test_a_channel_of_solver_noise_reads_as_about_zero_not_as_a_signal(qtbot):
+    """The peripheral central impact's Fy and Fz (~1e-13 N) span at least 2 % of the run's largest force
+    (resources/plot_scale.toml), ticks in whole newtons; Fx keeps its fitted range. Fails on the old main: ticks
+    at 5e-13 N, the noise filling the plot."""
+    from viewer.plots.pane import PlotsPane
+    run = RunFile(ROOT / "sample_runs" / "peripheral" / "central_impact_10t.h5")
+    p = PlotsPane()
+    qtbot.addWidget(p)
+    p.resize(1000, 600)
+    p.show()
+    qtbot.waitExposed(p)
+    p.set_run(run)
+    p.set_plotted(["Fx", "Fy", "Fz"])
+    qtbot.wait(100)
+    fx_max = run.stored_abs_max("Fx")
+    assert fx_max > 1000.0
+    for k, name in enumerate(["Fy", "Fz"]):
+        lo, hi = p.plots[k + 1].getViewBox().viewRange()[1]
+        assert hi - lo >= 0.02 * fx_max, (name, lo, hi)
+        assert lo < 0.0 < hi
+        ticks = labelled_ticks(p.plots[k + 1].getAxis("left"))
+        assert len(ticks) >= 3 and "0 N" in ticks and not any("e-" in t for t in ticks), (name, ticks)
+    lo, hi = p.plots[0].getViewBox().viewRange()[1]
+    assert hi - lo < 3.0 * fx_max                       # a signal's plot is fitted to it, not widened
+    p.set_run(None)
+    run.close()
+
+
+def test_no_time_line_crosses_a_plots_legend(pane, qtbot, expert):
+    """Capture line, hover line, measuring cursors and the T Current cursor placed at the legend's middle stop
+    under the legend's strip. Fails on the old main: the white dashed capture line crossed "Fx [N]"."""
+    import pyqtgraph as pg
+    pane.set_groups([["Fx", "Fy"], ["probe_stroke"]])
+    pane.cursors_ab.set_on(True, pane.x_range())
+    qtbot.wait(50)
+    crossed = []
+    for i, plot in enumerate(pane.plots):
+        vb, box = plot.getViewBox(), pane.titles[i].item.sceneBoundingRect()
+        t = vb.mapSceneToView(box.center()).x()
+        lines = [ln for item in plot.items for ln in (getattr(item, "lines", None) or (item,))
+                 if isinstance(ln, pg.InfiniteLine) and ln.angle == 90]
+        assert pane.capture_lines[i] in lines and len(lines) >= 4
+        for ln in lines:
+            ln.setVisible(True)
+            ln.setValue(t)
+        pane.cursors[i].setPos(t)
+        qtbot.wait(30)
+        pane._fit_y()
+        for ln in lines:
+            r = ln.mapRectToScene(ln.boundingRect())
+            if r.height() > 0 and r.intersects(box):
+                crossed.append(f"plot {i}: {type(ln).__name__} {r.getRect()} crosses its legend {box.getRect()}")
+        vt = pane.glw.viewportTransform()
+        vbox = vt.mapRect(box)
+        for c, x, top, bottom, left, right in pane.glw._cursor_lines([pane.cursors[i]]):
+            if vbox.left() <= x <= vbox.right() and top < vbox.bottom() - 0.5:
+                crossed.append(f"plot {i}: T Current at x {x:.0f} from y {top:.0f}, legend to {vbox.bottom():.0f}")
+    assert crossed == []

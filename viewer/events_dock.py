@@ -20,7 +20,8 @@ from solver.contact_events import EventTable, write_csv
 from viewer import style
 from viewer.contact_lanes import pair_title
 
-COLUMNS = ("pair", "start s", "end s", "dur. s", "peak N", "imp. N·s", "v m/s", "reb.")
+COLUMNS = ("pair", "start\ns", "end\ns", "dur.\ns", "peak\nN", "imp.\nN·s", "v\nm/s", "reb.")   # unit under
+# the name: the columns fit a dock 30 % of a 1280 px window wide
 COLUMN_TIPS = ("contact pair", "start: first instant in contact", "end: first instant apart (or the run's end)",
                "duration", "peak normal force", "impulse: time integral of the normal force",
                "approach speed along the normal at the start (— : not resolved, the pair already separated at the "
@@ -28,12 +29,26 @@ COLUMN_TIPS = ("contact pair", "start: first instant in contact", "end: first in
 APPROX = "≈ "          # header prefix of statistics recomputed from the stored frames
 SORT_ROLE = Qt.UserRole
 TABLE_PT = 8.5
+HIDE_FIRST = (3, 7, 6)   # columns hidden, in this order, when the dock is too narrow for all: dur. (end − start),
+# reb., v (each row's tooltip still lists every value)
+SORT_ARROW_PX = 12       # a header's sort indicator (Fusion style)
+PAIR_MIN_CHARS = 8       # the pair column keeps names of about this many characters before a column is hidden
 PAIR_CHARS = 14    # the pair column's names have at most this many characters (pair_title; whole label: tooltip)
 CURRENT_BG = QColor(*style.CURRENT_ROW)
 APPROX_COLOR = style.APPROX   # the note over statistics recomputed from frames
 _DISPLAY, _FONT, _BACKGROUND, _ALIGN, _TOOLTIP, _SORT = (int(r) for r in (  # data() compares plain ints
     Qt.DisplayRole, Qt.FontRole, Qt.BackgroundRole, Qt.TextAlignmentRole, Qt.ToolTipRole, SORT_ROLE))
 _LEFT, _RIGHT = int(Qt.AlignLeft | Qt.AlignVCenter), int(Qt.AlignRight | Qt.AlignVCenter)
+
+
+def impulse_text(v: float) -> str:
+    """An impulse in at most 6 characters: 29722, 271.5, 0.9576, 3.4e-4 (the CSV export keeps every digit)."""
+    if v == 0.0 or abs(v) >= 1000.0:
+        return f"{v:.0f}"
+    if abs(v) >= 0.01:
+        return f"{v:.4g}"
+    m, e = f"{v:.1e}".split("e")
+    return f"{m}e{int(e)}"
 
 
 class EventTableModel(QAbstractTableModel):
@@ -49,6 +64,8 @@ class EventTableModel(QAbstractTableModel):
         self._values: list[tuple] = []  # per row: pair label, start, end, duration, peak, impulse, speed, rebound
         self._rows: list[tuple | None] = []    # display strings per row (None: not shown yet)
         self._sort: list[tuple] = []    # SORT_ROLE values per row (NaN as -inf)
+        self.pair_chars = PAIR_CHARS    # the pair column's names have at most this many characters (_fit_columns)
+        self.time_decimals = 4          # start, end, duration: as many decimals as the event times need (<= 4)
 
     def set_table(self, table: EventTable | None):
         self.beginResetModel()
@@ -58,10 +75,14 @@ class EventTableModel(QAbstractTableModel):
         self._rows = [None] * n         # display strings, made when a row is first shown
         self._values, self._sort = [], []
         if n:                           # (whole columns at once: data() is called per cell and role)
-            titles = {q: pair_title(table.labels.get(q, q), q, PAIR_CHARS) for q in table.pairs}
+            titles = {q: pair_title(table.labels.get(q, q), q, self.pair_chars) for q in table.pairs}
             labels = [titles[table.pair(r)] for r in range(n)]
             cols = [np.asarray(a, float) for a in (table.start, table.end, table.end - table.start,
                                                    table.peak_force, table.impulse, table.approach_speed)]
+            times = np.concatenate([cols[0], cols[1]])
+            times = times[np.isfinite(times)]
+            self.time_decimals = next((d for d in range(1, 4) if np.all(np.abs(np.round(times, d) - times) < 1e-9)),
+                                      4)
             rebound = np.asarray(table.rebound, bool).tolist()
             self._values = list(zip(labels, *(c.tolist() for c in cols), rebound))
             self._sort = list(zip(labels, *(np.where(np.isnan(c), -math.inf, c).tolist() for c in cols), rebound))
@@ -78,8 +99,9 @@ class EventTableModel(QAbstractTableModel):
             elif isinstance(v, float) and math.isnan(v):
                 out.append("—")
             else:
-                out.append({1: f"{v:.4f}", 2: f"{v:.4f}", 3: f"{v:.4f}", 4: f"{v:.1f}", 5: f"{v:.4g}",
-                            6: f"{v:.4f}"}[c])
+                d = self.time_decimals
+                out.append({1: f"{v:.{d}f}", 2: f"{v:.{d}f}", 3: f"{v:.{d}f}", 4: f"{v:.1f}",
+                            5: impulse_text(v), 6: f"{v:.4f}"}[c])
         return tuple(out)
 
     def rowCount(self, parent=QModelIndex()):
@@ -116,9 +138,31 @@ class EventTableModel(QAbstractTableModel):
         if role == _TOOLTIP:
             t = self.table
             a, b = t.parts.get(t.pair(r), ("", ""))
+            row = self._rows[r] if self._rows[r] is not None else self._row(r)
+            values = ", ".join(f"{COLUMNS[c].replace(chr(10), ' ')} {row[c]}" for c in range(1, len(COLUMNS)))
             return (f"{t.pair(r)} ({t.labels.get(t.pair(r), t.pair(r))}): {a} / {b}; peak at {t.peak_time[r]:.4f} s; frames {t.start_frame[r]}–"
-                    f"{t.end_frame[r]}\n{t.describe()}")
+                    f"{t.end_frame[r]}\n{values}\n{t.describe()}")
         return None
+
+    def set_pair_chars(self, chars: int):
+        """Names in the pair column of at most `chars` characters (the whole label stays the row's tooltip)."""
+        if chars == self.pair_chars:
+            return
+        self.pair_chars = chars
+        t = self.table
+        if t is None or not len(t):
+            return
+        titles = {q: pair_title(t.labels.get(q, q), q, chars) for q in t.pairs}
+        for r in range(len(t)):
+            self._values[r] = (titles[t.pair(r)],) + tuple(self._values[r][1:])
+            self._sort[r] = (titles[t.pair(r)],) + tuple(self._sort[r][1:])
+            self._rows[r] = None
+        self.dataChanged.emit(self.index(0, 0), self.index(len(t) - 1, 0))
+
+    def pair_titles(self) -> list[str]:
+        """The pair column's names as shown now, one per pair of the table."""
+        t = self.table
+        return [] if t is None else [pair_title(t.labels.get(q, q), q, self.pair_chars) for q in t.pairs]
 
     def set_current(self, rows: set[int]):
         """Mark the events touching the shown frame; repaints only the rows that change."""
@@ -217,11 +261,14 @@ class EventsDock(QDockWidget):
         f = self.view.font()
         f.setPointSizeF(TABLE_PT)
         self.view.setFont(f)
+        self.model._bold = QFont(f)             # rows in contact at T Current: the table's font, bold
+        self.model._bold.setBold(True)
         self.view.horizontalHeader().setFont(f)
         self.view.setStyleSheet("QHeaderView::section { padding: 1px 2px; }")
         self.view.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
         self.view.horizontalHeader().setStretchLastSection(True)
         self.view.horizontalHeader().setMinimumSectionSize(24)
+        self.view.horizontalHeader().sortIndicatorChanged.connect(lambda *_: self._fit_columns())
         self.view.doubleClicked.connect(self._double_clicked)
         self.view.setContextMenuPolicy(Qt.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._context_menu)
@@ -264,22 +311,60 @@ class EventsDock(QDockWidget):
         self.show_frame(self.frame if run is not None and self.frame < run.n_frames else 0)
 
     def _fit_columns(self):
-        """Columns just wide enough for their header and widest value (the dock stays narrow)."""
+        """Columns just wide enough for their header (a line each) and widest value; the pair column takes the
+        width left in the view, its names shortened to fit it (the whole label: the row's tooltip); when even
+        that leaves too little, the columns of HIDE_FIRST are hidden in turn (hidden_columns)."""
         bold = QFont(self.view.font())
         bold.setBold(True)                               # rows in contact at T Current are bold
         fm = QFontMetrics(bold)
         hm = self.view.horizontalHeader().fontMetrics()
+        pad = 8
+        full = self.table is not None and len(self.table) > 0
+        widths = []
         for c in range(len(COLUMNS)):
             head = self.model.headerData(c, Qt.Horizontal)
-            texts = [head]
-            if self.table is not None and len(self.table):
-                if c == 0:
-                    texts += [pair_title(self.table.labels.get(p, p), p, PAIR_CHARS) for p in self.table.pairs]
-                else:
-                    texts += [self.model.index(r, c).data() for r in range(min(len(self.table), 200))]
-            w = max(max(fm.horizontalAdvance(str(t)) for t in texts[1:]) if len(texts) > 1 else 0,
-                    hm.horizontalAdvance(head) + 14)
-            self.view.setColumnWidth(c, w + 10)
+            w = max(hm.horizontalAdvance(x) for x in head.split("\n")) + 8
+            if c == self.view.horizontalHeader().sortIndicatorSection():
+                w += 2 * SORT_ARROW_PX                   # the sort indicator beside the centred text
+            if c > 0 and full:
+                w = max(w, max(fm.horizontalAdvance(str(self.model.index(r, c).data()))
+                               for r in range(min(len(self.table), 200))) + pad)
+            widths.append(w)
+        vw = self.view.viewport().width() - 2              # (a px over: a scroll bar)
+        sb = self.view.verticalScrollBar()
+        if not sb.isVisible() and self.proxy.rowCount() * self.view.verticalHeader().defaultSectionSize() > \
+                self.view.viewport().height():
+            vw -= sb.sizeHint().width()                      # the rows will need the vertical scroll bar
+        pair_min = max(fm.horizontalAdvance("m" * PAIR_MIN_CHARS) * 0.8 + pad, widths[0])
+        hidden = set()
+        for c in HIDE_FIRST:
+            if sum(w for k, w in enumerate(widths[1:], 1) if k not in hidden) + pair_min <= vw:
+                break
+            hidden.add(c)
+        room = vw - sum(w for k, w in enumerate(widths[1:], 1) if k not in hidden)
+        if full:
+            chars = PAIR_CHARS
+            self.model.set_pair_chars(chars)
+            while chars > 4 and max(fm.horizontalAdvance(x) for x in self.model.pair_titles()) + pad > room:
+                chars -= 1
+                self.model.set_pair_chars(chars)
+            widths[0] = max(widths[0], max(fm.horizontalAdvance(x) for x in self.model.pair_titles()) + pad)
+        widths[0] = max(widths[0], min(room, fm.horizontalAdvance("m" * PAIR_CHARS)))
+        self.view.horizontalHeader().setToolTip(
+            f"hidden for want of width (widen the dock; each row's tooltip lists them): "
+            f"{', '.join(COLUMNS[c].replace(chr(10), ' ') for c in sorted(hidden))}" if hidden else "")
+        for c, w in enumerate(widths):
+            self.view.setColumnHidden(c, c in hidden)
+            if c not in hidden:
+                self.view.setColumnWidth(c, w)
+
+    def hidden_columns(self) -> list[str]:
+        """Headers of the columns hidden for want of width (one line each)."""
+        return [COLUMNS[c].replace("\n", " ") for c in range(len(COLUMNS)) if self.view.isColumnHidden(c)]
+
+    def resizeEvent(self, e):
+        super().resizeEvent(e)
+        self._fit_columns()
 
     def set_filter(self, pair: str = "", min_force: float = 0.0):
         """Show only `pair` ('' = all) and events with peak normal force >= min_force (N)."""

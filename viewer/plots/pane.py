@@ -28,12 +28,13 @@ from viewer.numbers import value_text
 from viewer.plots.axes import TimeStrip, ValueAxis, label_px, label_room, label_time, style_plot
 from viewer.plots.cursors import Cursors, measure_lines, value_at
 from viewer.plots.facts import FactsPanel, scroll_area
+from viewer.plots.yscale import unit_spans, with_floor
 from viewer.plots.ghosts import difference_plot, difference_row, ghost_curves, measured_curves
 from viewer.plots.live import load_curves
 from viewer.plots.pg_internals import plain_follower, set_x_ranges
 from viewer.plots.seek import clicked_time
 from viewer.plots.trace import PlotLines, Trace, rasterize_plot_ahead
-from viewer.plots.view import CursorLine, PlotsView, TimeCursor, plot_label
+from viewer.plots.view import CursorLine, PlotsView, TimeCursor, keep_legend_clear, plot_label
 from viewer.plots.xy import MIN_W as XY_MIN_W, XYPlot
 from viewer.plots.yfit import YFits, readable_range, visible_bounds
 from viewer.time_axis import TimeAxis
@@ -116,6 +117,7 @@ class PlotsPane(QWidget):
         self.diff_curve: pg.PlotDataItem | None = None
         self.diff_rows: list = []                        # ghosts.DifferenceRow of every difference plot shown
         self._top_px: list[float] = []                   # per plot: px its legend takes at the top (no data there)
+        self._min_span: list[float] = []                 # per plot: its smallest y span (yscale.unit_spans)
         self.cursors_ab = Cursors(self)                  # the hover line and the measuring cursors A, B
         self.cursors_ab.changed.connect(self._update_readout)
         self._drag_strip = None                          # (row above the dragged border, y at press, the view
@@ -343,7 +345,7 @@ class PlotsPane(QWidget):
             lines.release()
         self._plot_lines = []
         self.plots, self.curves, self.cursors, self.capture_lines, self.ranges = [], [], [], [], []
-        self.titles, self._top_px = [], []
+        self.titles, self._top_px, self._min_span = [], [], []
         self.ghost_curves, self.diff_plot, self.diff_curve, self.diff_rows = [], None, None, []
         self._measured_of, self.measured_diff_plots = {}, {}
         self._ghost_of, self._yfit = {}, []
@@ -358,8 +360,10 @@ class PlotsPane(QWidget):
             self.plotsChanged.emit(list(self.names))
             return
         first = None
+        spans = unit_spans(run, run.stored_abs_max)
         for i, group in enumerate(clean):
             unit = run.channels[group[0]].unit
+            self._min_span.append(max(spans.get(run.channels[n].unit, 0.0) for n in group))
             plot = self.glw.addPlot(row=i, col=0, enableMenu=False,   # (no context menus built)
                                     axisItems={"bottom": TimeAxis("bottom"), "left": ValueAxis("left", unit)})
                                     # scrolls reuse tick drawings; the next step's are drawn ahead (_prepare_next)
@@ -892,9 +896,19 @@ class PlotsPane(QWidget):
             if key is not None and key != self._yfit[i]:
                 self._yfit[i] = key
                 plot.getViewBox().setRange(yRange=key, padding=0.0)
+            self._clear_legend(plot, self._top_px[i])
         if which is None:
             for row in self.diff_rows:
                 self._fit_difference(row)
+
+    def _clear_legend(self, plot, top_px: float):
+        """No time line crosses the plot's legend: they stop under its strip (view.keep_legend_clear)."""
+        keep_legend_clear(plot, top_px)
+        for c in self.cursors:
+            if c.plot is plot and c.top_px != top_px:
+                c.top_px = top_px
+                if c.view is not None:
+                    c.view.viewport().update()
 
     def _fit_difference(self, row):
         c, vb = row.curve, row.plot.getViewBox()
@@ -906,6 +920,7 @@ class PlotsPane(QWidget):
         y = readable_range(lo, hi, vb.height(), label_px(), row.title.item.boundingRect().height() + 2, label_room())
         if y != vb.viewRange()[1]:
             vb.setRange(yRange=y, padding=0.0)
+        self._clear_legend(row.plot, row.title.item.boundingRect().height() + 2)
 
     def _y_range(self, i: int, xrange: tuple[float, float]) -> tuple[float, float] | None:
         """Plot i's fitted y range for this x range (None: no finite data in it)."""
@@ -916,6 +931,7 @@ class PlotsPane(QWidget):
         y = self._yfits.y_range(i, xrange, curves, vb)
         if y is None:
             return None
+        y = with_floor(y[0], y[1], self._min_span[i])
         return readable_range(y[0], y[1], vb.height(), label_px(), self._top_px[i], label_room())
 
     def _prepare_next(self):

@@ -177,6 +177,15 @@ class LineBoundsHook(pg.InfiniteLine):
         return self.compute_bounds()
 
 
+def set_line_span(line: pg.InfiniteLine, mn: float, mx: float) -> None:
+    """line.setSpan, its bounds and end points computed again (pyqtgraph's setSpan keeps the old bounding rect
+    until the view changes)."""
+    line.setSpan(mn, mx)
+    line._boundingRect = None
+    line.prepareGeometryChange()
+    line.update()
+
+
 # ---- AxisItem, BarGraphItem ----------------------------------------------------------------------
 def tick_settings(axis: pg.AxisItem) -> tuple:
     """(fixed tick spacing or None, tick density) the axis' tickSpacing uses."""

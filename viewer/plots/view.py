@@ -11,7 +11,7 @@ from PySide6.QtCore import QLineF, QPoint, QPointF, QRect, QRectF, QSize
 from PySide6.QtGui import QImage, QPainter, QRegion, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView
 
-from viewer.plots.pg_internals import LineBoundsHook, settle_matrix
+from viewer.plots.pg_internals import LineBoundsHook, set_line_span, settle_matrix
 
 
 class CursorLine(LineBoundsHook):
@@ -34,8 +34,8 @@ class CursorLine(LineBoundsHook):
         key = None
         if isinstance(vb, pg.ViewBox):     # (not yet in a view box: pyqtgraph gives the view widget)
             (x0, x1), (y0, y1) = vb.viewRange()
-            key = (round(x1 - x0, 9), y0, y1, vb.width(), vb.height()) if self.angle == 90 else \
-                (x0, x1, y0, y1, vb.width(), vb.height())
+            key = (round(x1 - x0, 9), y0, y1, vb.width(), vb.height(), self.span) if self.angle == 90 else \
+                (x0, x1, y0, y1, vb.width(), vb.height(), self.span)
             if key == getattr(self, "_bounds_key", None):
                 return self.last_bounds()
         br = self.pyqtgraph_bounds()
@@ -54,6 +54,18 @@ def plot_label(text: str, tight: bool = False, **kw) -> pg.LabelItem:
     return label
 
 
+def keep_legend_clear(plot: pg.PlotItem, top_px: float) -> None:
+    """The plot's vertical lines (capture, hover, measuring cursors, loop range edges) stop under the strip of
+    `top_px` px at the top of its view box that holds its legend: no line crosses the legend's text."""
+    vb = plot.getViewBox()
+    h = vb.height()
+    top = 1.0 if h <= 0 else max(0.0, 1.0 - top_px / h)
+    for item in plot.items:                 # (vb.addedItems leaves out items added with ignoreBounds)
+        for ln in item.lines if isinstance(item, pg.LinearRegionItem) else (item,):
+            if isinstance(ln, pg.InfiniteLine) and ln.angle == 90 and ln.span != (0.0, top):
+                set_line_span(ln, 0.0, top)
+
+
 class TimeCursor:
     """The yellow T Current line of one plot: drawn by its PlotsView over the scene, not a scene item, so moving
     it repaints two thin strips of the view from the view's kept picture (no plot item paints again)."""
@@ -63,6 +75,7 @@ class TimeCursor:
         self.pen = pen
         self.plot = plot
         self.view: PlotsView | None = None   # set by the view drawing it
+        self.top_px = 0.0                    # px at the top of its view box it leaves free (its plot's legend)
 
     def value(self) -> float:
         return self._t
@@ -123,7 +136,7 @@ class PlotsView(pg.GraphicsLayoutWidget):
             st, box = self.view_box_place(plot.getViewBox())
             x = (st * vt).map(QPointF(c.value(), 0.0)).x()
             if math.isfinite(x):
-                out.append((c, x, box.top(), box.bottom(), box.left(), box.right()))
+                out.append((c, x, box.top() + c.top_px, box.bottom(), box.left(), box.right()))
         return out
 
     def view_box_place(self, vb) -> tuple[QTransform, QRectF]:
