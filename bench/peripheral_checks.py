@@ -64,6 +64,14 @@ def report(path) -> str:
                            f"{g1 * 1e3:+.3f} mm")
             else:
                 out.append(f"  {label:<13} not reached")
+        tr = [e.time for e in run.events if e.kind == "phase" and e.text.startswith("retraction")]
+        if tr:
+            i = run.frame_at(tr[0])
+            out.append(f"  retraction    {tr[0]:7.3f} s: relative kinetic energy {run.channel('kinetic_energy')[i]:.3f} J "
+                       f"(soft capture {run.t_capture:.3f} s)")
+        tot, ke = run.channel("total_energy"), run.channel("kinetic_energy")
+        out.append(f"  energy balance: max |E - E0| {np.max(np.abs(tot - tot[0])):.3g} J = "
+                   f"{np.max(np.abs(tot - tot[0])) / ke[0]:.2g} of KE0 {ke[0]:.2f} J")
         c, tc = ring_clearance(run)
         out.append(f"  ring clearance ahead of the leg base plane: least {c * 1e3:.1f} mm at {tc:.2f} s")
         out.append("  " + evaluate(run).line())

@@ -159,20 +159,20 @@ def test_branch_a_peripheral_run(runs, tmp_path):
         for name in ("leg_1", "Fx", "ring_x", "retraction", "latches_engaged"):   # same parameters: the same run
             np.testing.assert_allclose(b.channel(name), a.channel(name)[i:i + b.n_frames], atol=1e-9, err_msg=name)
         assert b.t_capture == pytest.approx(a.t_capture) and b.state_at(b.n_frames - 1) is not None
-    # a faster retraction: the legs' paths are planned when the retraction starts (2 s after capture), so the edited
-    # speed acts on a branch from before it (from 1 s), not from 3 s (issue 33: the driven retraction path)
+    # a faster retraction: the legs' paths are planned when the retraction starts (6.4 s, the motion settled), so
+    # the edited speed acts on a branch from before it (from 1 s) (issue 33: the driven retraction path)
     mech = (SCENARIOS.parent / "peripheral_idss.toml").read_text()
     assert "retraction_speed = 0.01 " in mech
     (tmp_path / "faster.toml").write_text(mech.replace("retraction_speed = 0.01 ", "retraction_speed = 0.02 "))
     edited = tmp_path / "edited.toml"
     edited.write_text(CENTRAL.read_text().replace('"../peripheral_idss.toml"', '"faster.toml"'))
     faster = tmp_path / "branch_faster.h5"
-    p = _run_cli(edited, "--from", src, "--at", 1.0, "--t-end", 4.0, "-o", faster)
+    p = _run_cli(edited, "--from", src, "--at", 1.0, "--t-end", 8.0, "-o", faster)
     assert p.returncode == 0, p.stderr
     with RunFile(src) as a, RunFile(faster) as b:
         i = a.frame_at(b.time[0])
         first = abs(b.channel("leg_1")[0] - a.channel("leg_1")[i])   # (re-simulated from the block's snapshot)
-        # shorter, faster (at 4 s the path at 0.02 m/s has shortened the legs ~15 mm more than at 0.01 m/s)
+        # shorter, faster (at 8 s, 1.6 s into the path, 0.02 m/s has shortened the legs ~11 mm more than 0.01 m/s)
         assert b.channel("leg_1")[-1] < a.channel("leg_1")[i + b.n_frames - 1] - first - 0.003
 
 
@@ -232,7 +232,7 @@ def test_rerun_from_t_current_edits_the_peripheral_parameters(qtbot, tmp_path, r
     assert not dlg.group_boxes["Initial conditions"].isEnabled() and not dlg.mechanism_combo.isEnabled()
     assert "central_impact_10t" in dlg.scenario_combo.placeholderText()
     _type(qtbot, dlg.field("legs", "retraction_speed"), "0.02")
-    _type(qtbot, dlg.t_end_edit, "4")
+    _type(qtbot, dlg.t_end_edit, "8")
     qtbot.waitUntil(lambda: dlg.run_button.isEnabled(), timeout=5000)
     assert "valid: peripheral_central_impact_10t" in dlg.message.text()
     qtbot.mouseClick(dlg.run_button, Qt.LeftButton)
@@ -240,11 +240,11 @@ def test_rerun_from_t_current_edits_the_peripheral_parameters(qtbot, tmp_path, r
     assert w.last_run_message == "finished", w.last_run_message
     branch = w.run
     assert "_branch_" in branch.path.name and branch.meta.mechanism_type == "peripheral"
-    assert branch.time[0] == pytest.approx(t_branch) and branch.t_final == pytest.approx(4.0, abs=0.01)
+    assert branch.time[0] == pytest.approx(t_branch) and branch.t_final == pytest.approx(8.0, abs=0.01)
     mech = branch.path.with_name(branch.path.name.replace(".h5", ".scenario.mechanism.toml"))
     assert "retraction_speed = 0.02" in mech.read_text()
     with RunFile(runs["central"]) as src:
-        assert branch.channel("leg_1")[-1] < src.channel("leg_1")[src.frame_at(4.0)] - 0.003   # faster retraction
+        assert branch.channel("leg_1")[-1] < src.channel("leg_1")[src.frame_at(8.0)] - 0.003   # faster retraction
 
 
 def test_new_run_dialog_switches_its_pages_with_the_scenarios_type(qtbot, tmp_path):

@@ -38,13 +38,15 @@ NS = S_LEGZ + 6
  P_V_RETRACT, P_DELAY, P_DL_RETRACT, P_K_RR, P_C_RR, P_MU_RR, P_KT_RR, P_K_PR, P_C_PR, P_MU_PR, P_KT_PR,
  P_K_LATCH, P_C_LATCH, P_CAPTURE_TOL, P_HOOK_GAP, P_TOL_R, P_CAPTURE_GAP, P_K_PP, P_C_PP, P_MU_PP, P_KT_PP,
  P_GEN_R, P_BRAKE_FREE, P_CB, P_CT_RR, P_CT_PR, P_CT_PP, P_K_IF, P_C_IF, P_MU_IF, P_KT_IF, P_CT_IF, P_IF_RIN,
- P_IF_ROUT, P_PRELOAD, P_CLOSE_TIME, P_SEAL, P_K_SEAL, P_KD, P_CD, P_FD) = range(52)
-NP = 52
+ P_IF_ROUT, P_PRELOAD, P_CLOSE_TIME, P_SEAL, P_K_SEAL, P_KD, P_CD, P_FD, P_SETTLE_RATE, P_SETTLE_TIME,
+ P_SETTLE_MAX) = range(55)
+NP = 55
 
 # discrete state Z (Z_LATCHED + i: latch i has caught its striker; soft capture when all three have)
 Z_CAPT, Z_TCAPT, Z_RETRACT, Z_TRETRACT, Z_HOOKS, Z_THOOKS, Z_ANCHOR, Z_FIRST, Z_LATCHED = 0, 1, 2, 3, 4, 5, 6, 15, 16
 Z_L0, Z_TRDUR = 19, 25   # legs' lengths when the retraction starts (6), the time their brakes' path takes
-NZ = 26
+Z_TMOVE = 26             # the last time a leg's rate exceeded legs.settle_rate (after capture)
+NZ = 27
 
 # contact pairs: ring/ring, active petal k on the passive ring, passive petal k on the active ring, latch k,
 # active petal k on passive petal j (at PAIR_PET + 3 k + j), the interface faces (hard-capture faces and seal)
@@ -727,6 +729,24 @@ def _faces_touch(s, R, COM, P, RIM):
 
 
 @njit(cache=True)
+def _settled(s, Z, t, P, R, COM, BASE, RINGP):
+    """Retraction may start: the delay after capture is over and every leg's rate has stayed below legs.settle_rate
+    for legs.settle_time (the relative motion attenuated), or legs.settle_max after capture has passed."""
+    for i in range(6):
+        xb = _to_world(s, R, COM, 1, BASE[i, 0], BASE[i, 1], BASE[i, 2])
+        xp = _to_world(s, R, COM, 2, RINGP[i, 0], RINGP[i, 1], RINGP[i, 2])
+        vb0, vb1, vb2 = _vel(s, R, 1, xb[0], xb[1], xb[2])
+        vp0, vp1, vp2 = _vel(s, R, 2, xp[0], xp[1], xp[2])
+        d0, d1, d2 = xp[0] - xb[0], xp[1] - xb[1], xp[2] - xb[2]
+        L = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+        if abs((vp0 - vb0) * d0 + (vp1 - vb1) * d1 + (vp2 - vb2) * d2) > P[P_SETTLE_RATE] * L:
+            Z[Z_TMOVE] = t
+    if t < Z[Z_TCAPT] + P[P_DELAY]:
+        return False
+    return t - max(Z[Z_TMOVE], Z[Z_TCAPT]) >= P[P_SETTLE_TIME] or t >= Z[Z_TCAPT] + P[P_SETTLE_MAX]
+
+
+@njit(cache=True)
 def _discrete(s, Z, t, P, COM, RIM, LATCH, STRIKER, HOOK, BASE, RINGP, LN, ev, n_ev):
     """Latches catching (each on its own while the ring faces touch, once its striker is within the capture
     tolerance: across the axis `engage_travel`, along it `capture_gap`; a caught latch's anchor follows the ring's
@@ -768,7 +788,7 @@ def _discrete(s, Z, t, P, COM, RIM, LATCH, STRIKER, HOOK, BASE, RINGP, LN, ev, n
                 xl = _point(s, R, COM, 2, LATCH[i])[0]
                 Z[Z_ANCHOR + 3 * i + 1:Z_ANCHOR + 3 * i + 3] = (R[0].T @ (xl - s[0:3]) + COM[0])[1:3]
             _event(ev, n_ev, t, EV_CAPTURE, 0)
-    elif Z[Z_RETRACT] < 0.5 and t >= Z[Z_TCAPT] + P[P_DELAY]:
+    elif Z[Z_RETRACT] < 0.5 and _settled(s, Z, t, P, R, COM, BASE, RINGP):
         Z[Z_RETRACT] = 1.0
         Z[Z_TRETRACT] = t
         dmax = 0.0

@@ -261,6 +261,8 @@ def load_peripheral(scenario_path) -> PeripheralModel:
         LG["stiffness"], LG["damping"], LG["brake_force"], LG["brake_stiffness"], LG["brake_damping"],
         LG["stop_stiffness"])
     P[[D.P_KD, D.P_CD, D.P_FD]] = LG["drive_stiffness"], LG["drive_damping"], LG["drive_force"]
+    P[[D.P_SETTLE_RATE, D.P_SETTLE_TIME, D.P_SETTLE_MAX]] = (LG["settle_rate"], LG["settle_time"],
+                                                            LG["settle_max"])
     P[[D.P_RETRACT, D.P_EXTEND, D.P_V_RETRACT, D.P_DELAY, D.P_DL_RETRACT]] = (
         H["stroke_retract"], H["stroke_extend"], LG["retraction_speed"], LG["retraction_delay"], dl)
     ci = contact["interface"]

@@ -108,6 +108,12 @@ MECHANISM = (
         ("retraction_speed", "m/s", "(0, 0.5]", "retraction speed", "leg shortening rate while retracting"),
         ("retraction_delay", "s", "[0, 60]", "retraction delay", "from capture to the start of retraction",
          {"default": 2.0}),
+        ("settle_rate", "m/s", "(0, 1]", "settled leg rate", "the retraction starts once every leg's rate has stayed "
+         "below this for settle_time (the relative motion attenuated)", {"default": 1.0}),
+        ("settle_time", "s", "[0, 60]", "settle time", "how long the legs' rates stay below settle_rate before the "
+         "retraction starts", {"default": 0.0}),
+        ("settle_max", "s", "[0, 600]", "longest wait to settle", "from capture: the retraction starts then even if "
+         "the motion has not settled", {"default": 0.0}),
     ]),
     *_t("mechanism", "latches", "Latches", [
         ("count", "", "[3, 3]", "latches", "soft-capture latches, one per petal", INT),
