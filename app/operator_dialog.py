@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDoubleSpinBox, QFormLayout, 
                                QVBoxLayout)
 
 from solver.mechanisms.berthing import RESOURCES
+from viewer import style
 
 # translation controller: W/S along the probe (in/out), A/D payload y, R/F payload z;
 # rotation controller: U/O roll (x), I/K pitch (y), J/L yaw (z); B: brakes
@@ -162,7 +163,7 @@ class OperatorDialog(QDialog):
         if behind:
             text += "   BEHIND wall time (logged in the run file)"
         self.status.setText(text)
-        self.status.setStyleSheet("color: #c00000; font-weight: bold" if behind else "")
+        self.status.setStyleSheet(f"color: {style.FAIL}; font-weight: bold" if behind else "")
 
     def _finished(self, path: str, code: int, message: str):
         self.start_button.setEnabled(True)
