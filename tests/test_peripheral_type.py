@@ -131,7 +131,7 @@ def test_a_mechanism_file_without_a_type_is_a_probe_cone_one(tmp_path):
     with pytest.raises(ScenarioError) as ei:
         load_model(path)
     assert str(ei.value) == (f"{path}: mechanism: its mechanism_type: unknown mechanism type 'apas' "
-                             f"(known: probe_cone, peripheral)")
+                             f"(known: probe_cone, peripheral, rods, snare, berthing)")
 
 
 def _edited(tmp_path, scenario_edit=None, mechanism_edit=None) -> Path:
