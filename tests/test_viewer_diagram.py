@@ -192,7 +192,8 @@ def test_yellow_lines_on_screen_show_the_model_frame(window):
             st, _ = view.view_box_place(c.plot.getViewBox())   # (as its pixels show it: see the next test)
             x = view.viewportTransform().map(st.map(QPointF(c.value(), 0))).x()
             box = view.viewportTransform().mapRect(c.plot.getViewBox().sceneBoundingRect())
-            rows = slice(math.ceil(box.top()) + 1, min(math.floor(box.bottom()) - 1, len(px)))
+            top = box.top() + c.top_px                         # (the line stops under its plot's legend strip)
+            rows = slice(math.ceil(top) + 1, min(math.floor(box.bottom()) - 1, len(px)))
             if rows.stop - rows.start < 10:                    # (scrolled out of the plots' pane)
                 continue
             col = int(math.floor(x))

@@ -870,13 +870,11 @@ class ScenePane(QWidget):
                                      point=(0.0, 0.0, 0.0)))   # (its label: drawn by _paint_overlays)
 
     def _compute_extent(self, run: RunFile):
-        """Scene extent: every part (the passive craft's far end, petals reaching through the ring plane) at the start
-        and at capture."""
-        frames = {0}
+        """Scene extent: every part (the passive craft's far end, petals reaching through the ring plane) at the start,
+        at capture and at nine frames spread over the run (a ring that extends or retracts, rods that deploy)."""
+        frames = {int(f) for f in np.linspace(0, max(run.n_frames - 1, 0), 9)}
         if math.isfinite(run.t_capture):
             frames.add(run.frame_at(run.t_capture))
-        if run.flexible_parts:   # their shapes change: the last frame too (rods deployed)
-            frames.add(run.n_frames - 1)
         xs, rs = [], []
         for fr in sorted(frames):
             try:

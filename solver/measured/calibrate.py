@@ -22,7 +22,7 @@ import numpy as np
 from solver.campaign import dump_toml, finished_futures, get_key, local_client, set_key, split_key, use_cache_dir
 from solver.errors import InputError, read_toml
 from solver.measured.channel_map import MeasuredSignals
-from solver.measured.compare import ChannelMetrics, Comparison, compare_arrays, load_measured
+from solver.measured.compare import ChannelMetrics, compare_arrays, load_measured
 
 FD_STEP = 0.01          # polish: central-difference step in the search variable (1 % of a positive key): wide enough
                         # that a contact event moving by one solver step does not decide the difference

@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 
 from solver.contact import geometry as CG
-from solver.contact.kernels import ANNULUS, CONE
 from solver.core import bodies as B
 from solver.errors import read_toml
 from solver.scenario import ScenarioError

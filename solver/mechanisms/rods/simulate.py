@@ -3,7 +3,6 @@ parts), the clamps' lock events; the kernel driven by the one runner (solver.sim
 from __future__ import annotations
 
 import math
-from functools import partial
 from pathlib import Path
 
 import numpy as np

@@ -1,7 +1,6 @@
 """The snare's run: channels, bodies, parts and the three cable-rod pairs, its kernel through the one runner."""
 from __future__ import annotations
 
-import math
 from functools import partial
 
 import numpy as np
