@@ -273,7 +273,11 @@ def test_hover_shows_a_line_in_every_plot_and_the_values_beside_the_mouse(pane, 
     vb = pane.plots[0].getViewBox()
     centre = vb.sceneBoundingRect().center()
     t = float(vb.mapSceneToView(centre).x())
-    qtbot.mouseMove(pane.glw.viewport(), pane.glw.mapFromScene(centre))
+    vp, at = pane.glw.viewport(), QPointF(pane.glw.mapFromScene(centre))
+    # the move the mouse makes, sent to the viewport (the suite's workers share one X display: a window of another
+    # test may lie over this one, and a warped pointer would move over that window instead)
+    QApplication.sendEvent(vp, QMouseEvent(QMouseEvent.Type.MouseMove, at, vp.mapToGlobal(at), Qt.NoButton,
+                                           Qt.NoButton, Qt.NoModifier))
     qtbot.waitUntil(lambda: pane.cursors_ab.hover_t is not None, timeout=2000)
     assert pane.cursors_ab.hover_t == pytest.approx(t, abs=2 * (vb.viewRange()[0][1] - vb.viewRange()[0][0]) / vb.width())
     assert all(h.isVisible() and h.value() == pane.cursors_ab.hover_t for h in pane.cursors_ab.hover_lines)
