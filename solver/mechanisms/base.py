@@ -38,6 +38,17 @@ BASE_LOADS = ("Fx", "Fy", "Fz", "Mx", "My", "Mz")
 
 
 # ---- the middle pane's drawing: a pure function's output, drawn by the devices pane -------------------------------
+@dataclass
+class RunSettings:
+    """The head every solver model starts with: scenario name, comment, input text and the run's time settings (s)."""
+    name: str
+    comment: str
+    text: str
+    step: float
+    output_step: float
+    duration: float
+
+
 @dataclass(frozen=True)
 class Pen:
     """How a sketch's line or point ring is drawn: colour, width (px), "solid" or "dot", round caps."""

@@ -11,6 +11,7 @@ from solver.contact import geometry as CG
 from solver.core import bodies as B
 from solver.errors import read_toml
 from solver.scenario import ScenarioError
+from solver.mechanisms.base import RunSettings
 
 NA = 7                       # arm joints
 NT = 13                      # tree slots: 6 base joints (free base) + 7 arm joints
@@ -41,13 +42,7 @@ PAIR_NAMES = (("head_funnel", "probe head on the funnel"), ("head_bore", "probe 
 
 
 @dataclass
-class BerthingModel:
-    name: str
-    comment: str
-    text: str
-    step: float
-    output_step: float
-    duration: float
+class BerthingModel(RunSettings):
     JOINT: np.ndarray
     DRV: np.ndarray
     P: np.ndarray

@@ -16,6 +16,7 @@ from solver.mechanisms.peripheral import dynamics as D
 from solver.mechanisms.peripheral.schema import NOT_READ   # common scenario keys this type does not read
 from solver.quat import from_axis_angle, multiply
 from solver.scenario import ScenarioError, _craft, _load, _refuse_unread, _Sec
+from solver.mechanisms.base import RunSettings
 
 MTYPE = "peripheral"
 RIM_POINTS = 24          # points per rim of the active ring face (outer and inner) against the passive annulus
@@ -23,14 +24,8 @@ PETAL_ROWS = 5           # sample points along each petal generator
 
 
 @dataclass
-class PeripheralModel:
+class PeripheralModel(RunSettings):
     """What the run loop needs: kernel arrays, initial state, run settings and the drawn geometry's dimensions."""
-    name: str
-    comment: str
-    text: str
-    step: float
-    output_step: float
-    duration: float
     fixed_passive: bool
     P: np.ndarray
     arrays: tuple

@@ -12,16 +12,11 @@ from solver.core import ancf_cable as A
 from solver.errors import read_toml
 from solver.mechanisms.snare import dynamics as D
 from solver.scenario import ScenarioError
+from solver.mechanisms.base import RunSettings
 
 
 @dataclass
-class SnareModel:
-    name: str
-    comment: str
-    text: str
-    step: float
-    output_step: float
-    duration: float
+class SnareModel(RunSettings):
     P: np.ndarray
     M: np.ndarray
     MINV: np.ndarray
