@@ -54,9 +54,12 @@ class PaneTitle(QLabel):
         super().__init__(parent)
         self.key, self._on_double_click = key, on_double_click
         self.setObjectName("paneTitle")
+        self.apply_theme()
+        self.set_maximised(False)
+
+    def apply_theme(self):
         self.setStyleSheet(f"QLabel#paneTitle {{ background: {style.TRANSPORT_BACKGROUND}; color: {style.KEY_TEXT}; "
                            f"padding: 0px 6px; font-size: {style.SMALL_PT}pt; }}")
-        self.set_maximised(False)
 
     def set_maximised(self, on: bool):
         name = PANE_TITLES[self.key]
@@ -86,7 +89,8 @@ class MainWindow(QMainWindow):
         self.maximised: str | None = None       # the pane maximised by a double-click on its title
         self._shown_before_max: dict[str, bool] = {}
         self._build_pane_titles()
-        self.setStyleSheet(f"QMainWindow::separator {{ background: {style.SPLITTER}; width: 4px; height: 4px; }}")
+        self.apply_theme()
+        style.observe(self.apply_theme)
         self._build_menus()
         self._build_events_ui()
         self._build_run_ui()
@@ -665,22 +669,24 @@ class MainWindow(QMainWindow):
         self.settings.remove("layouts/" + name.replace("/", "_"))
         self.settings.sync()
 
-    def choose_theme(self, name: str, restart: bool = True):
-        """Keep `name` as the theme; the window opens again in it (same run, T Current and layout) when `restart`."""
+    def choose_theme(self, name: str):
+        """Keep `name` as the theme and apply it at once: every pane, dock and bar observes the change
+        (style.observe), the window's palette is the theme's."""
         self.settings.setValue("theme", name)
         self.settings.sync()
         for n, a in self.theme_actions.items():
             a.setChecked(n == name)
-        if name == style.theme() or not restart:
-            return
-        from PySide6.QtCore import QProcess
-        root = Path(__file__).resolve().parent.parent
-        args = ["-m", "app", "view", "--theme", name] + (
-            [str(Path(self.run.path).resolve()), "--at", f"{self.playback.t_current:.6f}"] if self.run is not None else [])
-        if QProcess.startDetached(sys.executable, args, str(root))[0]:
-            self.close()
-        else:
-            self.statusBar().showMessage(f"theme {name}: applied when dockmnemo starts again", 10000)
+        if name != style.theme():
+            style.set_theme(name)
+
+    def apply_theme(self):
+        """The application's palette (docks, tables, menus, dialogs), the separators and the pane titles in the
+        theme's colours (at build and on View → Theme: style.observe calls it). The stylesheet is set after the
+        palette: the widgets under it are polished again with the new palette."""
+        QApplication.setPalette(style.qt_palette())
+        self.setStyleSheet(f"QMainWindow::separator {{ background: {style.SPLITTER}; width: 4px; height: 4px; }}")
+        for t in getattr(self, "pane_titles", {}).values():
+            t.apply_theme()
 
     # ---- settings -------------------------------------------------------------------------
     def _restore_settings(self):
@@ -854,6 +860,7 @@ class MainWindow(QMainWindow):
             self.runner.proc.waitForFinished(5000)
         self.playback.pause()
         self.save_layout()
+        style.unobserve(self)          # (its panes hold a run closed below)
         self.diagram.wait_for_analysis()
         if self.run is not None:
             self.run.close()

@@ -29,9 +29,18 @@ from solver.schema import Param
 from viewer import style
 
 SCENARIOS = MECHANISMS.parent / "scenarios"
-OK_STYLE = f"color: {style.OK_NOTE};"
-ERR_STYLE = f"color: {style.ERROR_FIELD}; font-weight: bold;"
-BAD_FIELD = f"QLineEdit {{ border: 2px solid {style.ERROR_FIELD}; }}"
+
+
+def _ok_style() -> str:
+    return f"color: {style.OK_NOTE};"
+
+
+def _err_style() -> str:
+    return f"color: {style.ERROR_FIELD}; font-weight: bold;"
+
+
+def _bad_field() -> str:
+    return f"QLineEdit {{ border: 2px solid {style.ERROR_FIELD}; }}"
 
 
 @dataclass(frozen=True)
@@ -648,8 +657,8 @@ class ScenarioDialog(QDialog):
             if not (math.isfinite(t) and t > t0):
                 errors.append(f"Run to t: {self.t_end_edit.text()!r} must be a number of seconds above {t0:g}")
         for ident, e in self.edits.items():
-            e.setStyleSheet(BAD_FIELD if ident in bad else "")
-        self.t_end_edit.setStyleSheet(BAD_FIELD if errors and errors[-1].startswith("Run to t") else "")
+            e.setStyleSheet(_bad_field() if ident in bad else "")
+        self.t_end_edit.setStyleSheet(_bad_field() if errors and errors[-1].startswith("Run to t") else "")
         self.bad_fields = bad
         self.error = "\n".join(errors)
         if errors:
@@ -681,7 +690,7 @@ class ScenarioDialog(QDialog):
 
     def _set_message(self, text: str, ok: bool):
         self.message.setText(text)
-        self.message.setStyleSheet(OK_STYLE if ok else ERR_STYLE)
+        self.message.setStyleSheet(_ok_style() if ok else _err_style())
 
     # ---- saving and accepting ---------------------------------------------------------------
     def save_dialog(self):

@@ -10,6 +10,7 @@ pytest.importorskip("PySide6")
 
 import viewer.devices_pane as dp  # noqa: E402
 from tests.gui_util import main_window  # noqa: E402
+from tests.layout_check import painted  # noqa: E402
 
 pytestmark = pytest.mark.gui
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,7 +41,12 @@ def test_device_names_never_cut_in_the_middle_and_clear_of_the_axis_symbol(qtbot
     shortened = [(shown, full) for shown, full, *_ in placed if shown != full]
     for shown, full in shortened:
         assert "…" not in shown, (shown, full)
-        assert _words_kept(shown.split(" ")[0], full), (shown, full)
+        assert _words_kept(shown.replace("\n", "").split(" ")[0], full), (shown, full)
+    lateral = {full.split(" ")[0]: shown for shown, full, *_ in placed if full.split(" ")[0] in dv.bars["lateral_damper"]}
+    assert set(lateral) == set(dv.bars["lateral_damper"])
+    for name, shown in lateral.items():   # whole words (on two lines where one is too narrow): no "spring_mecha_2"
+        assert shown.replace("\n", "").split(" ")[0] == name, (shown, name)
+    assert painted(dv) == []                 # each fits its rect, inside its box, none overlapping
     axes = dv.axes_symbols["lateral_damper"]
     for shown, _, rect, *_ in placed:
         if shown not in ("+y", "+z"):

@@ -110,8 +110,11 @@ def test_named_layouts_are_saved_and_loaded(qtbot, tmp_path):
 
 def test_the_theme_choice_is_kept(qtbot, tmp_path):
     w = main_window(qtbot, tmp_path / "s.ini", None, size=(1280, 720), activate=False)
-    w.choose_theme("light", restart=False)
-    assert w.settings.value("theme") == "light" and w.theme_actions["light"].isChecked()
+    try:
+        w.choose_theme("light")
+        assert w.settings.value("theme") == "light" and w.theme_actions["light"].isChecked()
+    finally:
+        w.choose_theme("dark")   # (the palette is the process's: the next tests' windows are dark)
 
 
 def _shot(tmp_path, *args):

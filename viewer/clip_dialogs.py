@@ -20,8 +20,14 @@ from viewer.clips import SIZES, Clip, ClipError, ClipList, sidecar_path
 from viewer.video_export import ExportCancelled, OutputError, check_output
 
 COLUMNS = ("start, s", "end, s", "speed, x", "title card text", "title, s")
-ERROR_STYLE = f"color: {style.ERROR_NOTE};"
-OK_STYLE = f"color: {style.OK_NOTE};"
+
+
+def _error_style() -> str:
+    return f"color: {style.ERROR_NOTE};"
+
+
+def _ok_style() -> str:
+    return f"color: {style.OK_NOTE};"
 
 
 def load_clip_list(run_path) -> tuple[ClipList, str]:
@@ -177,7 +183,7 @@ class ClipListDialog(QDialog):
         self.up_button.setEnabled(n > 1)
         self.down_button.setEnabled(n > 1)
         if probs:
-            self.message.setStyleSheet(ERROR_STYLE)
+            self.message.setStyleSheet(_error_style())
             self.message.setText("\n".join(probs))
         else:
             cl = self.clip_list()
@@ -186,7 +192,7 @@ class ClipListDialog(QDialog):
                     f"({frames} frames at {cl.fps} fps)" if n else "no intervals: add one")
             if self._note_text():
                 text = f"{self._note_text()}. {text}"
-            self.message.setStyleSheet(OK_STYLE if n else "")
+            self.message.setStyleSheet(_ok_style() if n else "")
             self.message.setText(text)
         save.setEnabled(not probs)
         return not probs
@@ -202,7 +208,7 @@ class ClipListDialog(QDialog):
         try:
             cl.save(self.sidecar)
         except OSError as exc:
-            self.message.setStyleSheet(ERROR_STYLE)
+            self.message.setStyleSheet(_error_style())
             self.message.setText(f"cannot save {self.sidecar}: {exc.strerror or exc}")
             return False
         self.saved.emit(cl)
@@ -318,7 +324,7 @@ class ExportDialog(QDialog):
             lines.append(f"{n} frames, {n / cl.fps:.1f} s of video")
         lines += probs
         self.summary.setText("\n".join(lines))
-        self.summary.setStyleSheet(ERROR_STYLE if probs else "")
+        self.summary.setStyleSheet(_error_style() if probs else "")
         self.export_button.setEnabled(not probs)
         h = self.layout().heightForWidth(self.width())
         if h > self.height():   # (a longer message: grow so that it is read whole)

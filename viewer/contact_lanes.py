@@ -241,6 +241,15 @@ class ContactLanes(pg.PlotItem):
         self.force_legend.anchor(itemPos=(1, 1), parentPos=(1, 1), offset=(-4, -1))
         self.geometryChanged.connect(self._fit_legend)
         self.time = np.zeros(1)
+        style.observe(self.apply_theme)
+
+    def apply_theme(self):
+        """View → Theme: the lane names', T Current's and capture line's colours (style.observe calls it)."""
+        self.getAxis("left").setTextPen(style.LANE_TEXT)
+        self.cursor.pen = pg.mkPen(style.CURSOR, width=1.5)
+        self.capture.setPen(pg.mkPen(style.CAPTURE, width=1, style=Qt.DashLine))
+        self.force_legend.update()
+        self.update()
 
     def height_px(self) -> int:
         """Height the lanes want in the plots pane: one lane per pair plus the time axis (and its force scale)."""

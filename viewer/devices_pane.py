@@ -21,17 +21,21 @@ from viewer import style
 from viewer.channel_blocks import ChannelBlocks
 from viewer.numbers import GAUGE, count_text, is_count, length_text, value_text
 
-BACKGROUND = QColor(style.BACKGROUND)
-FRAME = QColor(style.FRAME)
-TEXT = QColor(style.TEXT)
-DIM = QColor(style.KEY_TEXT)
-POSITIVE = QColor(*style.POSITIVE)
-NEGATIVE = QColor(*style.NEGATIVE)
-BAR_BACKGROUND = QColor(*style.BAR_BACKGROUND)
-FULL = QColor(*style.FULL_SCALE)    # outline of a bar at or beyond its full scale
 NO_RANGE = "no range"               # on a bar whose channel has no range in the file: its value, never a fill
-STATE = QColor(*style.STATE_FILL)   # the fill of a count (latches engaged): a state, not an alarm
-NO_RANGE_HATCH = QColor(*style.NO_RANGE_HATCH)  # hatching of a bar without a range (its "no range" shows where the value leaves room)
+
+
+def _theme_colours():
+    """The pane's QColors from the palette in use (style.observe calls it again on a theme change). FULL: outline
+    of a bar at or beyond its full scale; STATE: the fill of a count (latches engaged), a state, not an alarm;
+    NO_RANGE_HATCH: hatching of a bar without a range (its "no range" shows where the value leaves room)."""
+    global BACKGROUND, FRAME, TEXT, DIM, POSITIVE, NEGATIVE, BAR_BACKGROUND, FULL, STATE, NO_RANGE_HATCH
+    BACKGROUND, FRAME, TEXT, DIM = (QColor(c) for c in (style.BACKGROUND, style.FRAME, style.TEXT, style.KEY_TEXT))
+    POSITIVE, NEGATIVE, BAR_BACKGROUND, FULL, STATE, NO_RANGE_HATCH = (QColor(*c) for c in (
+        style.POSITIVE, style.NEGATIVE, style.BAR_BACKGROUND, style.FULL_SCALE, style.STATE_FILL, style.NO_RANGE_HATCH))
+
+
+_theme_colours()
+style.observe(_theme_colours)
 STACK_BAR_MIN_W = 90   # px of a stacked bar beside its name (its value: "+0.000 rpm")
 NUMBER_LABEL_W = 104   # px of a sketch number's label (its value ends at the box's right)
 _MARK_R = 9   # px: half the size of a sketch mark's image (its ring has radius 7)
@@ -112,6 +116,19 @@ def _shortened(fm: QFontMetrics, variants: tuple[str, ...], width: float) -> str
                 fm.elidedText(forms[-1], Qt.ElideRight, int(width)))
 
 
+def two_lines(fm: QFontMetrics, variants: tuple[str, ...], width: float) -> str | None:
+    """The first of `variants` (long to short) broken after an "_" into two lines that each fit `width` (the most
+    even break), or None: "spring_mechanism_2" -> "spring_\nmechanism_2" (no word cut)."""
+    for text in variants:
+        head, sep, tail = text.partition(" ")
+        words = head.split("_")
+        breaks = [("_".join(words[:k]) + "_", "_".join(words[k:]) + sep + tail) for k in range(1, len(words))]
+        fits = [b for b in breaks if max(fm.horizontalAdvance(b[0]), fm.horizontalAdvance(b[1])) <= width]
+        if fits:
+            return "\n".join(min(fits, key=lambda b: max(fm.horizontalAdvance(b[0]), fm.horizontalAdvance(b[1]))))
+    return None
+
+
 def short_names(names: list[str]) -> dict[str, str]:
     """Each name's shortest leading run of "_"-separated words that no other name of the group starts alike:
     pad_1_force -> pad_1 among pad_k_force, spring_stroke -> spring beside brake_rate."""
@@ -179,6 +196,13 @@ class DevicesPane(QWidget):
         self._view_labels: dict[str, str] = {}      # sketch view -> its label, as short as its band needs
         self._pens = dict(outline=QPen(TEXT, 1), full=QPen(FULL, 1))
         self._sketch_pens: dict[str, QPen] = {}
+        style.observe(self.apply_theme)
+
+    def apply_theme(self):
+        """View → Theme: drop what was painted in the old colours and paint again (style.observe calls it)."""
+        self._pens = dict(outline=QPen(TEXT, 1), full=QPen(FULL, 1))
+        self._static, self._static_key, self._marks = None, None, {}
+        self.update()
 
     def set_run(self, run: RunFile | None, blocks: ChannelBlocks | None = None):
         """Attach a run; asks its mechanism type for the layout, finds the device channels and their ranges."""
@@ -555,19 +579,27 @@ class DevicesPane(QWidget):
         label_w = r.width() / 3 - 2
         out = []
         wide = []                              # (index in out, full-text label rect) to try after the layout
+        texts = {}                             # name -> its label: one line, else two broken after an "_"
+        for (name, place) in (np for v in cells.values() for np in v):
+            full = self._around_full[name] = f"{name} @{place:g}°"
+            one = next((t for t in (full, name) if fm.horizontalAdvance(t) <= label_w), None)
+            texts[name] = one or two_lines(fm, (full, name), label_w) or _shortened(fm, (full, name), label_w)
         for col in (-1, 0, 1):
             stacks = {row: cells[(col, row)] for row in (-1, 0, 1) if (col, row) in cells}
-            tops = _column_tops({row: len(v) * cell for row, v in stacks.items()}, r.top(), r.bottom())
+            heights = {row: sum(cell + fm.height() * texts[n].count("\n") for n, _ in v) for row, v in stacks.items()}
+            tops = _column_tops(heights, r.top(), r.bottom())
             cx = c.x() + col * (r.width() - bar_w) / 2
             align = {-1: Qt.AlignLeft, 0: Qt.AlignHCenter, 1: Qt.AlignRight}[col]
             label_left = {-1: r.left(), 0: c.x() - label_w / 2, 1: r.right() - label_w}[col]
             for row, names in stacks.items():
-                for k, (name, place) in enumerate(names):
-                    box = QRectF(cx - bar_w / 2, tops[row] + k * cell + fm.height() + 1, bar_w, bar_h)
-                    full = self._around_full[name] = f"{name} @{place:g}°"
-                    text = _shortened(fm, (full, name), label_w)
-                    label = QRectF(label_left, box.top() - fm.height() - 1, label_w, fm.height())
-                    if text != full:
+                y = tops[row]
+                for name, place in names:
+                    full, text = self._around_full[name], texts[name]
+                    label_h = fm.height() * (1 + text.count("\n"))
+                    box = QRectF(cx - bar_w / 2, y + label_h + 1, bar_w, bar_h)
+                    y += cell + label_h - fm.height()
+                    label = QRectF(label_left, box.top() - label_h - 1, label_w, label_h)
+                    if text != full and "\n" not in text:
                         need = min(fm.horizontalAdvance(full) + 2, r.width() / 2 - 4)
                         left = {-1: r.left(), 0: c.x() - need / 2, 1: r.right() - need}[col]
                         wide.append((len(out), QRectF(left, label.top(), need, label.height()), full))

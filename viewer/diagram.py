@@ -272,7 +272,6 @@ class MnemonicDiagram(QWidget):
         self.splitter = QSplitter(Qt.Vertical)
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setHandleWidth(4)
-        self.splitter.setStyleSheet(f"QSplitter::handle {{ background: {style.SPLITTER}; }}")
         for w in (self.scene, self.devices, self.plots):
             self.splitter.addWidget(w)
         self.scene.raise_()   # painted after the other panes: the GL driver rasterizes the scene meanwhile
@@ -287,6 +286,8 @@ class MnemonicDiagram(QWidget):
         lay.addWidget(self.splitter, 1)
         lay.addWidget(self._build_transport())
         self._build_actions()
+        self.apply_theme()
+        style.observe(self.apply_theme)
 
         pb = self.playback
         if hasattr(self.scene, "readError"):
@@ -355,7 +356,6 @@ class MnemonicDiagram(QWidget):
     # ---- transport bar --------------------------------------------------------------------
     def _build_transport(self) -> QWidget:
         bar = QWidget(objectName="transport")
-        bar.setStyleSheet(f"QWidget#transport {{ background: {style.TRANSPORT_BACKGROUND}; }} QLabel {{ color: {style.TEXT}; }}")
         bar.setAttribute(Qt.WA_StyledBackground)
         h = QHBoxLayout(bar)
         h.setContentsMargins(6, 3, 6, 3)
@@ -399,12 +399,21 @@ class MnemonicDiagram(QWidget):
         self.loop_button.toggled.connect(lambda on: self.playback.set_loop(on))
         h.addWidget(self.loop_button)
         self.time_label = QLabel()
-        self.time_label.setStyleSheet(f"font-family: {style.MONO}; color: {style.CURSOR};")
         self.time_label.setMinimumWidth(330)
         self.time_label = SteadyLabel(self.time_label)   # new text each frame
         h.addWidget(self.time_label)
         self._show_frame_transport(0)
+        self.transport = bar
         return bar
+
+    def apply_theme(self):
+        """The splitter and transport bar in the theme's colours (at build and on View → Theme: style.observe)."""
+        self.splitter.setStyleSheet(f"QSplitter::handle {{ background: {style.SPLITTER}; }}")
+        self.transport.setStyleSheet(f"QWidget#transport {{ background: {style.TRANSPORT_BACKGROUND}; }} "
+                                     f"QLabel {{ color: {style.TEXT}; }}")
+        self.time_label.label.setStyleSheet(f"font-family: {style.MONO}; color: {style.CURSOR};")
+        if isinstance(self.scene, ScenePlaceholder):
+            self.scene.setStyleSheet(f"background: {style.BACKGROUND}; color: {style.KEY_TEXT};")
 
     def _slider_moved(self, v: int):
         if v != self.playback.frame:

@@ -34,8 +34,6 @@ HIDE_FIRST = (3, 7, 6)   # columns hidden, in this order, when the dock is too n
 SORT_ARROW_PX = 12       # a header's sort indicator (Fusion style)
 PAIR_MIN_CHARS = 8       # the pair column keeps names of about this many characters before a column is hidden
 PAIR_CHARS = 14    # the pair column's names have at most this many characters (pair_title; whole label: tooltip)
-CURRENT_BG = QColor(*style.CURRENT_ROW)
-APPROX_COLOR = style.APPROX   # the note over statistics recomputed from frames
 _DISPLAY, _FONT, _BACKGROUND, _ALIGN, _TOOLTIP, _SORT = (int(r) for r in (  # data() compares plain ints
     Qt.DisplayRole, Qt.FontRole, Qt.BackgroundRole, Qt.TextAlignmentRole, Qt.ToolTipRole, SORT_ROLE))
 _LEFT, _RIGHT = int(Qt.AlignLeft | Qt.AlignVCenter), int(Qt.AlignRight | Qt.AlignVCenter)
@@ -60,7 +58,7 @@ class EventTableModel(QAbstractTableModel):
         self.current: set[int] = set()
         self._bold = QFont()
         self._bold.setBold(True)
-        self._current_brush = QBrush(CURRENT_BG)
+        self._current_brush = QBrush(QColor(*style.CURRENT_ROW))   # the event at T Current
         self._values: list[tuple] = []  # per row: pair label, start, end, duration, peak, impulse, speed, rebound
         self._rows: list[tuple | None] = []    # display strings per row (None: not shown yet)
         self._sort: list[tuple] = []    # SORT_ROLE values per row (NaN as -inf)
@@ -287,6 +285,19 @@ class EventsDock(QDockWidget):
             self.timeRequested.connect(diagram.playback.seek_time)
             if diagram.events is not None:
                 self.set_events(diagram.events, diagram.run)
+        style.observe(self.apply_theme)
+
+    def _style_source_note(self):
+        """The note over statistics recomputed from frames in the theme's APPROX colour (else plain)."""
+        t = self.table
+        self.source_label.setStyleSheet(f"color: {style.APPROX};" if t is not None and t.approximate else "")
+
+    def apply_theme(self):
+        """View → Theme: the event at T Current's row colour and the note (the dock's ground is the window's
+        palette; style.observe calls it)."""
+        self.model._current_brush = QBrush(QColor(*style.CURRENT_ROW))
+        self._style_source_note()
+        self.view.viewport().update()
 
     # ---- content --------------------------------------------------------------------------
     def set_events(self, table: EventTable | None, run=None):
@@ -294,7 +305,7 @@ class EventsDock(QDockWidget):
         self._last = None
         self.model.set_table(table)
         self.source_label.setText(table.describe() if table is not None else "")
-        self.source_label.setStyleSheet(f"color: {APPROX_COLOR};" if table is not None and table.approximate else "")
+        self._style_source_note()
         self.pair_box.blockSignals(True)
         self.pair_box.clear()
         self.pair_box.addItem("all pairs", "")

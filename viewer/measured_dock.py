@@ -54,6 +54,11 @@ class MeasuredDock(QDockWidget):
         for w in (self.source, self.offset_label, self.warnings_label, self.table):
             lay.addWidget(w)
         self.setWidget(body)
+        style.observe(self.apply_theme)
+
+    def apply_theme(self):
+        """View → Theme: the warnings' colour (the rest is the window's palette; style.observe calls it)."""
+        self.warnings_label.setStyleSheet(f"color: {style.APPROX};")
 
     def set_comparison(self, comparison, source: str = ""):
         """Show a comparison's metrics (None: clear)."""

@@ -39,10 +39,20 @@ from viewer.steady_label import SteadyLabel  # noqa: E402
 from viewer.vtk_view import OffscreenVTKWidget  # noqa: E402
 
 # ---- look -------------------------------------------------------------------------------------
-from viewer.style import CONTACT_RED, FORCE_COLOR, VIEW_BACKGROUND  # noqa: E402
+from viewer import style as _style  # noqa: E402
+from viewer.style import CONTACT_RED, FORCE_COLOR, FORCE_LABEL_BOX, VIEW_BACKGROUND  # noqa: E402
 from viewer.style import LABEL_FAMILY, SCENE_BACKGROUND as BACKGROUND, SCENE_HEADER as HEADER_COLOR  # noqa: E402
 from viewer.style import GHOST_COLOR, SCENE_TEXT as TEXT_COLOR, VIEW_TITLE  # noqa: E402
 from viewer.style import TINT_NEGATIVE, TINT_POSITIVE  # noqa: E402
+
+
+def _theme_colours():
+    """The scene pane's themed colours (its ground and readouts; the views keep theirs) from the palette in use."""
+    global BACKGROUND, HEADER_COLOR, TEXT_COLOR
+    BACKGROUND, HEADER_COLOR, TEXT_COLOR = _style.SCENE_BACKGROUND, _style.SCENE_HEADER, _style.SCENE_TEXT
+
+
+_style.observe(_theme_colours)
 
 # ---- layout, px -------------------------------------------------------------------------------
 STRIP_W = 212      # readout columns (Qt labels) left and right of the VTK views
@@ -286,7 +296,7 @@ class ScenePane(QWidget):
         self.vtk_widget.raise_()   # painted after its siblings (see OffscreenVTKWidget: the render runs meanwhile)
         grid.setColumnStretch(1, 1)
         grid.setRowStretch(0, 1)
-        self.setStyleSheet(f"ScenePane, QWidget {{ background: {_hex(BACKGROUND)}; }}")
+        self._style_ground()
         self.render_window = self.vtk_widget.GetRenderWindow()
         self.render_window.SetMultiSamples(0)
 
@@ -320,7 +330,7 @@ class ScenePane(QWidget):
         self._label_font.setPixelSize(FONT)
         self._label_font.setBold(True)
         self._label_pen = QColor.fromRgbF(*FORCE_COLOR)
-        self._label_box = QColor.fromRgbF(*BACKGROUND, 0.6)
+        self._label_box = QColor.fromRgbF(*FORCE_LABEL_BOX)
         self._title_font = QFont(LABEL_FAMILY)              # the views' titles
         self._title_font.setPixelSize(FONT)
         self._title_pen = QColor.fromRgbF(*VIEW_TITLE)
@@ -343,6 +353,7 @@ class ScenePane(QWidget):
         self._tint_full = math.nan        # |value| drawn in the full tint colour
         self.tint_caption = ""            # what the tint means, at the 3D view's foot
         self._layout()
+        _style.observe(self.apply_theme)
 
     # ---- construction helpers ----------------------------------------------------------------
     def _build_labels(self):
@@ -355,7 +366,7 @@ class ScenePane(QWidget):
         def label(font, color, align=Qt.AlignLeft | Qt.AlignTop):
             lab = QLabel()
             lab.setFont(font)
-            lab.setStyleSheet(f"color: {_hex(color)};")
+            lab.setProperty("head", color is HEADER_COLOR)
             lab.setAlignment(align)
             lab.setTextFormat(Qt.PlainText)
             return lab
@@ -394,13 +405,23 @@ class ScenePane(QWidget):
             b = self.preset_buttons[key] = QPushButton(text)
             b.setToolTip(tip)
             b.setFocusPolicy(Qt.NoFocus)        # keys stay with the window (playback shortcuts)
-            b.setStyleSheet(f"QPushButton {{ color: {_hex(TEXT_COLOR)}; background: {_hex(VIEW_BACKGROUND)}; "
-                            f"border: 1px solid {_hex(VIEW_TITLE)}; padding: 1px 3px; }}")
             b.clicked.connect(self.fit_views if key == "fit" else (lambda _=False, k=key: self.set_camera_preset(k)))
             lay.addWidget(b)
         lay.addStretch(1)
         self.preset_buttons["ride"].setVisible(False)   # shown for a run whose type names a body to ride on
         return row
+
+    def _style_ground(self):
+        """The pane's ground, readouts and camera buttons in the theme's colours (the views keep their own)."""
+        self.setStyleSheet(f"ScenePane, QWidget {{ background: {_hex(BACKGROUND)}; }} "
+                           f"QLabel {{ color: {_hex(TEXT_COLOR)}; }} QLabel[head=\"true\"] {{ color: {_hex(HEADER_COLOR)}; }} "
+                           f"QPushButton {{ color: {_hex(TEXT_COLOR)}; background: {_hex(BACKGROUND)}; "
+                           f"border: 1px solid {_hex(VIEW_TITLE)}; padding: 1px 3px; }}")
+
+    def apply_theme(self):
+        """View → Theme: the ground, readouts and buttons again (style.observe calls it)."""
+        self._style_ground()
+        self.update()
 
     def view_at(self, x: float, y: float) -> str | None:
         """The view under display point (x, y) (VTK pixels, origin bottom left), or None."""

@@ -5,6 +5,8 @@ Qt colours are `#rrggbb` strings (stylesheets, pyqtgraph pens, `QColor(name)`); 
 """
 from __future__ import annotations
 
+import weakref
+
 # ---- panes (Qt, pyqtgraph) ---------------------------------------------------------------------
 BACKGROUND = "#0c101c"        # the panes' dark background (plots, devices, facts, envelope map)
 TRANSPORT_BACKGROUND = "#1a2030"
@@ -23,10 +25,10 @@ TRACE_COLORS = ("#4fc3f7", "#81c784", "#ff8a65", "#ba68c8", "#f06292", "#aed581"
 PASS = "#66dd77"              # verdict PASS
 FAIL = "#ff5a4a"              # verdict FAIL
 APPROX = "#ffb347"            # a note over statistics recomputed from frames
-OK_NOTE = "#2e7d32"           # dialogs: an input that is fine
-ERROR_NOTE = "#d84315"        # dialogs: what is wrong with an output
-ERROR_FIELD = "#c62828"       # dialogs: a refused field and its message
-DISABLED_NOTE = "#808080"     # dialogs: a range hint
+OK_NOTE = "#66bb6a"           # dialogs: an input that is fine
+ERROR_NOTE = "#ff7043"        # dialogs: what is wrong with an output
+ERROR_FIELD = "#ef5350"       # dialogs: a refused field and its message
+DISABLED_NOTE = "#8c94aa"     # dialogs: a range hint
 OUTCOME_PASS, OUTCOME_FAIL, OUTCOME_MISSED, OUTCOME_ERROR = "#66bb6a", "#ffa726", "#ef5350", "#e040fb"
 ERROR_RIM = "#f3b6ff"         # envelope map: a run that ended in an error
 
@@ -58,7 +60,8 @@ STATE_FILL = (40, 150, 120)    # a count's bar (latches engaged): a state, not a
 FORCE_SCALE = [(70, 140, 255), (60, 220, 170), (255, 215, 0), (255, 40, 30)]   # lanes: low .. high peak force
 
 # ---- scene (VTK, RGB 0..1) -----------------------------------------------------------------------
-SCENE_BACKGROUND = (0.035, 0.045, 0.075)
+SCENE_BACKGROUND = (0.035, 0.045, 0.075)   # the scene pane's ground around its views (readouts, camera buttons)
+FORCE_LABEL_BOX = (0.035, 0.045, 0.075, 0.6)   # the box behind a force label, over a view (RGBA)
 VIEW_BACKGROUND = (0.06, 0.075, 0.12)
 CONTACT_RED = (1.0, 0.16, 0.12)
 FORCE_COLOR = (1.0, 0.78, 0.15)
@@ -122,22 +125,77 @@ LIGHT = dict(
     TRACE_COLORS=("#1f5fbf", "#2e8b3a", "#d84315", "#8e44ad", "#ad1457", "#558b2f", "#e67e00", "#546e7a"),
     LOOP_RANGE_FILL=(0, 0, 0, 16), LOOP_RANGE_EDGE=(0, 0, 0, 60), CURRENT_ROW=(255, 236, 150),
     BAR_BACKGROUND=(224, 228, 237), NO_RANGE_HATCH=(186, 193, 208), FULL_SCALE=(215, 150, 0),
+    SCENE_BACKGROUND=(0.969, 0.973, 0.980), SCENE_TEXT=(0.106, 0.125, 0.188), SCENE_HEADER=(0.62, 0.38, 0.0),
+    WINDOW="#e9ecf2", SELECTION="#b3cdf5", SELECTED_TEXT="#1b2030", DIFFERENCE="#00796b", HOVER="#546e7a",
+    CURSOR_A="#0091ea", CURSOR_B="#e65100", NOISE_BAND=(0, 121, 107, 40), READOUT_BACKGROUND=(247, 248, 250, 225),
+    OK_NOTE="#2e7d32", ERROR_NOTE="#d84315", ERROR_FIELD="#c62828", DISABLED_NOTE="#808080",
 )
-"""The light window theme: the Qt panes' colours on a light ground. The VTK scene keeps its dark views (as CAD
-viewports do) and clips their dark cards, so their colours are not in it."""
+"""The light window theme: the Qt panes' colours on a light ground, the scene pane's readouts, the docks and the
+dialogs (the application's palette, qt_palette) included. The scene's three views keep their dark ground (as CAD viewports do; the parts' colours are drawn for it)
+and clips their dark cards, so those colours are not in it."""
+WINDOW = "#141a28"            # the docks', menus' and tables' window ground (the Qt palette, see qt_palette)
+SELECTION = "#2c4f86"         # a selected row or text
+SELECTED_TEXT = "#ffffff"
 DARK = {k: globals()[k] for k in LIGHT}
 THEMES = {"dark": DARK, "light": LIGHT}
 _theme = "dark"
+_observers: list = []
+
+
+def observe(callback) -> None:
+    """Call `callback()` after each theme change (View → Theme applies at once). A bound method is held weakly: a
+    pane that is gone drops out; a module function (a module's colour cache) is held for good."""
+    _observers.append(weakref.WeakMethod(callback) if hasattr(callback, "__self__") else (lambda: callback))
+
+
+def unobserve(window) -> None:
+    """Stop telling `window` (a QWidget being closed) and the widgets inside it about theme changes."""
+    def inside(cb) -> bool:
+        owner = getattr(cb, "__self__", None)
+        try:
+            return owner is window or (hasattr(owner, "isWidgetType") and owner.isWidgetType()
+                                       and window.isAncestorOf(owner))
+        except RuntimeError:                    # (a Qt object deleted meanwhile)
+            return True
+    _observers[:] = [ref for ref in _observers if (cb := ref()) is not None and not inside(cb)]
 
 
 def set_theme(name: str) -> None:
-    """Make `name` (dark or light) the palette. Panes read colours when they are built: call it before the window
-    (and the viewer modules that name colours at import) is made."""
+    """Make `name` (dark or light) the palette and tell every observer (panes, docks, module colour caches)."""
     if name not in THEMES:
         raise ValueError(f"theme {name!r}: one of {', '.join(THEMES)}")
     global _theme
     globals().update(THEMES[name])
     _theme = name
+    for ref in list(_observers):
+        cb = ref()
+        try:
+            if cb is not None:
+                cb()
+                continue
+        except RuntimeError as exc:             # a widget whose Qt object was deleted meanwhile
+            if "deleted" not in str(exc):
+                raise
+        _observers.remove(ref)
+
+
+def qt_palette():
+    """The application's QPalette in this theme: docks, tables, menus, dialogs and fields read it (a widget under a
+    stylesheet takes the application's palette, not its parent's)."""
+    from PySide6.QtGui import QColor, QPalette
+    pal = QPalette()
+    roles = {QPalette.Window: WINDOW, QPalette.WindowText: TEXT, QPalette.Base: BACKGROUND,
+             QPalette.AlternateBase: TRANSPORT_BACKGROUND, QPalette.Text: TEXT, QPalette.Button: TRANSPORT_BACKGROUND,
+             QPalette.ButtonText: TEXT, QPalette.Highlight: SELECTION, QPalette.HighlightedText: SELECTED_TEXT,
+             QPalette.ToolTipBase: WINDOW, QPalette.ToolTipText: TEXT, QPalette.PlaceholderText: KEY_TEXT,
+             QPalette.BrightText: FAIL, QPalette.Light: FRAME, QPalette.Midlight: SPLITTER, QPalette.Mid: SPLITTER,
+             QPalette.Dark: SPLITTER, QPalette.Shadow: BACKGROUND, QPalette.Link: CURSOR_A}
+    for role, colour in roles.items():
+        pal.setColor(role, QColor(colour))
+    for role in (QPalette.WindowText, QPalette.Text, QPalette.ButtonText):
+        pal.setColor(QPalette.Disabled, role, QColor(NO_VALUE))
+    return pal
+
 
 
 def theme() -> str:

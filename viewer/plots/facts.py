@@ -12,8 +12,13 @@ from viewer.numbers import value_text
 from viewer.run_facts import capture_text, t_final_text
 from viewer.steady_label import SteadyLabel
 
-PANEL_STYLE = (f"QWidget#facts {{ background: {style.BACKGROUND}; }} QLabel {{ color: {style.TEXT}; }} "
-               f"QLabel[role=key] {{ color: {style.KEY_TEXT}; }} QFrame#readout {{ border: 1px solid {style.FRAME}; }}")
+
+def panel_style() -> str:
+    """The panel's stylesheet in the theme in use."""
+    return (f"QWidget#facts {{ background: {style.BACKGROUND}; }} QLabel {{ color: {style.TEXT}; }} "
+            f"QLabel[role=key] {{ color: {style.KEY_TEXT}; }} QFrame#readout {{ border: 1px solid {style.FRAME}; }}")
+
+
 FACTS = ("Run Date", "Comment", "T capture", "T Final", "Verdict")
 PANEL_W = 270   # px
 
@@ -24,7 +29,15 @@ def scroll_area(content: QWidget, background: str) -> QScrollArea:
     area.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
     area.setWidget(content)
     area.setStyleSheet(f"QScrollArea, QScrollArea > QWidget {{ background: {background}; }}")
+    area.setProperty("ground", "BACKGROUND" if background == style.BACKGROUND else "")
     return area
+
+
+def restyle_scroll_areas(widget: QWidget) -> None:
+    """The scroll areas under `widget` made on the panes' BACKGROUND: on the theme's BACKGROUND again."""
+    for area in widget.findChildren(QScrollArea):
+        if area.property("ground") == "BACKGROUND":
+            area.setStyleSheet(f"QScrollArea, QScrollArea > QWidget {{ background: {style.BACKGROUND}; }}")
 
 
 class FactsPanel(QWidget):
@@ -35,7 +48,7 @@ class FactsPanel(QWidget):
     def __init__(self, graph_step: float, parent=None):
         super().__init__(parent, objectName="facts")
         self.setAttribute(Qt.WA_StyledBackground)
-        self.setStyleSheet(PANEL_STYLE)
+        self.setStyleSheet(panel_style())
         self.setFixedWidth(PANEL_W)
         v = QVBoxLayout(self)
         v.setContentsMargins(8, 6, 8, 6)
@@ -83,6 +96,7 @@ class FactsPanel(QWidget):
         self.t_label = QLabel("T Current  —")
         self.t_label.setFont(style.mono_font(style.T_CURRENT_PT, bold=True))
         self.t_label.setStyleSheet(f"color: {style.CURSOR};")
+        self._verdict: tuple = ("", None, "")
         self.readout = QLabel("")
         self.readout.setFont(style.mono_font(style.READOUT_PT))
         self.readout.setTextFormat(Qt.RichText)
@@ -121,11 +135,20 @@ class FactsPanel(QWidget):
 
     def set_verdict(self, line: str, passed: bool | None, report: str = ""):
         """The capture verdict line (PASS green, FAIL red; None: could not be evaluated)."""
+        self._verdict = (line, passed, report)
         lab = self.labels["Verdict"]
         color = {True: style.PASS, False: style.FAIL, None: style.KEY_TEXT}[passed]
         lab.setText(line or "—")
         lab.setStyleSheet(f"color: {color};" + (" font-weight: bold;" if passed is False else ""))
         lab.setToolTip(f"<pre>{report}</pre>" if report else "")
+
+    def apply_theme(self):
+        """View → Theme: the panel's, T Current's and the verdict's colours again (the values: with the next frame)."""
+        self.setStyleSheet(panel_style())
+        restyle_scroll_areas(self)
+        self.t_label.label.setStyleSheet(f"color: {style.CURSOR};")
+        if self._verdict[0]:
+            self.set_verdict(*self._verdict)
 
     def show_values(self, t: float | None, rows: list[tuple], colors: list[str] | None = None):
         """T Current and each plotted channel's (name, value, unit[, measured value or None]) in its trace colour

@@ -27,8 +27,8 @@ from viewer.plots.ahead_plan import (COST_AXIS, COST_BARS, COST_DATA, COST_DRAWN
 from viewer.numbers import value_text
 from viewer.plots.axes import TimeStrip, ValueAxis, label_px, label_room, label_time, style_plot
 from viewer.plots.cursors import Cursors, measure_lines, value_at
-from viewer.plots.facts import FactsPanel, scroll_area
-from viewer.plots.yscale import unit_spans, with_floor
+from viewer.plots.facts import FactsPanel, restyle_scroll_areas, scroll_area
+from viewer.plots.yscale import channel_span, unit_spans, with_floor
 from viewer.plots.ghosts import difference_plot, difference_row, ghost_curves, measured_curves
 from viewer.plots.live import load_curves
 from viewer.plots.pg_internals import plain_follower, set_x_ranges
@@ -170,6 +170,22 @@ class PlotsPane(QWidget):
                                    toggled=self.set_measuring)
         self.act_measure.setShortcutContext(Qt.WindowShortcut)
         self.addAction(self.act_measure)
+        style.observe(self.apply_theme)
+
+    def apply_theme(self):
+        """View → Theme: grounds, splitter and facts in the theme's colours and the plots built again in them
+        (channels, strips, cursors, overlays and XY plots kept; style.observe calls it)."""
+        for view in (self.glw, self.xy_view, self.time_strip):
+            view.setBackground(style.BACKGROUND)
+        self.split.setStyleSheet(f"QSplitter::handle {{ background: {style.SPLITTER}; }}")
+        restyle_scroll_areas(self)
+        self.facts.apply_theme()
+        if self.run is not None:
+            weights = list(self.weights)
+            self.set_groups([list(g) for g in self.groups])
+            if weights and len(weights) == len(self.weights):
+                self.set_strip_weights(weights)
+            self.show_frame(self.frame)
 
     # ---- rows -----------------------------------------------------------------------------
     def _size_rows(self):
@@ -363,7 +379,7 @@ class PlotsPane(QWidget):
         spans = unit_spans(run, run.stored_abs_max)
         for i, group in enumerate(clean):
             unit = run.channels[group[0]].unit
-            self._min_span.append(max(spans.get(run.channels[n].unit, 0.0) for n in group))
+            self._min_span.append(max(channel_span(run, n, spans) for n in group))
             plot = self.glw.addPlot(row=i, col=0, enableMenu=False,   # (no context menus built)
                                     axisItems={"bottom": TimeAxis("bottom"), "left": ValueAxis("left", unit)})
                                     # scrolls reuse tick drawings; the next step's are drawn ahead (_prepare_next)

@@ -36,6 +36,17 @@ def unit_spans(run, abs_max) -> dict[str, float]:
     return {u: max(spans.get(u, 0.0), frac * v) for u, v in full.items()}
 
 
+def channel_span(run, name: str, unit_span: dict[str, float]) -> float:
+    """The smallest span a plot of channel `name` shows: with a device range of its own (stroke), the larger of its
+    unit's min_span and fraction x that range (a 10 mm lateral error is not floored by a 0.6 m insertion); else its
+    unit's (unit_spans)."""
+    info = run.channels[name]
+    if math.isfinite(info.stroke) and info.stroke > 0:
+        frac, spans = scale_rules()
+        return max(spans.get(info.unit, 0.0), frac * info.stroke)
+    return unit_span.get(info.unit, 0.0)
+
+
 def with_floor(lo: float, hi: float, span: float) -> tuple[float, float]:
     """[lo, hi] widened about its middle to at least `span`."""
     if not (math.isfinite(lo) and math.isfinite(hi)) or hi - lo >= span:

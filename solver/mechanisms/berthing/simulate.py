@@ -42,8 +42,8 @@ def channel_infos(m: BerthingModel) -> list[ChannelInfo]:
             C("lateral_error", "m", "probe head off the receptacle axis", "kinematics", 0.01),
             C("tilt", "deg", "probe axis to receptacle axis", "kinematics", 5.0),
             C("brake_slip", "rad", "joint brakes' summed slip", "mechanism"),
-            C("cmd_mode", "", "command: 0 joint rates, 1 payload-frame rates", "mechanism"),
-            C("brakes", "", "brakes applied", "mechanism"),
+            C("cmd_mode", "", "command: 0 joint rates, 1 payload-frame rates", "mechanism", 1.0),
+            C("brakes", "", "brakes applied", "mechanism", 1.0),
             C("manipulability", "m^3", "sqrt det J J^T at the probe head", "mechanism")]
     out += [C(f"cmd_{j + 1}", "SI", f"command {j + 1} (payload frame: vx vy vz m/s, wx wy wz rad/s; joint: rad/s)",
               "mechanism") for j in range(NA)]
