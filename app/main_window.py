@@ -684,7 +684,8 @@ class MainWindow(QMainWindow):
         theme's colours (at build and on View → Theme: style.observe calls it). The stylesheet is set after the
         palette: the widgets under it are polished again with the new palette."""
         QApplication.setPalette(style.qt_palette())
-        self.setStyleSheet(f"QMainWindow::separator {{ background: {style.SPLITTER}; width: 4px; height: 4px; }}")
+        self.setStyleSheet(f"QMainWindow::separator {{ background: {style.SPLITTER}; width: 4px; height: 4px; }} "
+                           f"QMenuBar {{ color: {style.TEXT}; }}")   # (Fusion draws its names in ButtonText)
         for t in getattr(self, "pane_titles", {}).values():
             t.apply_theme()
 

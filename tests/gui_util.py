@@ -31,3 +31,12 @@ def label_texts(widget) -> list[str]:
 def base_loads_line(scene) -> str:
     """The scene's base loads line ("base: Fx 30.0 N …")."""
     return next((t for t in label_texts(scene) if t.startswith("base:")), "")
+
+
+def module_window(request, tmp_path_factory, run=None, size=(1600, 1000), activate=False):
+    """One main window for a whole test module (the costly part of a GUI test is building and opening it): shown,
+    on `run`, with its own settings; the caller closes it (`w.close()`) when the module is done."""
+    from pytestqt.qtbot import QtBot
+    qtbot = QtBot(request)
+    name = request.module.__name__.rsplit(".", 1)[-1]
+    return main_window(qtbot, tmp_path_factory.mktemp(name) / "s.ini", run, size=size, activate=activate)

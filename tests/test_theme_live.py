@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from tests.gui_util import main_window  # noqa: E402
+from tests.gui_util import module_window  # noqa: E402
 from viewer import style  # noqa: E402
 
 pytestmark = pytest.mark.gui
@@ -35,10 +35,8 @@ def _share(pixels: np.ndarray, colour) -> float:
 
 @pytest.fixture(scope="module")
 def window(qapp, tmp_path_factory, request):
-    from pytestqt.qtbot import QtBot
     style.set_theme("dark")
-    qtbot = QtBot(request)
-    w = main_window(qtbot, tmp_path_factory.mktemp("theme") / "s.ini", RUN, size=(1366, 768), activate=False)
+    w = module_window(request, tmp_path_factory, RUN, size=(1366, 768))
     w.playback.seek_time(24.7)
     qapp.processEvents()
     yield w

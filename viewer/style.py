@@ -126,16 +126,18 @@ LIGHT = dict(
     LOOP_RANGE_FILL=(0, 0, 0, 16), LOOP_RANGE_EDGE=(0, 0, 0, 60), CURRENT_ROW=(255, 236, 150),
     BAR_BACKGROUND=(224, 228, 237), NO_RANGE_HATCH=(186, 193, 208), FULL_SCALE=(215, 150, 0),
     SCENE_BACKGROUND=(0.969, 0.973, 0.980), SCENE_TEXT=(0.106, 0.125, 0.188), SCENE_HEADER=(0.62, 0.38, 0.0),
-    WINDOW="#e9ecf2", SELECTION="#b3cdf5", SELECTED_TEXT="#1b2030", DIFFERENCE="#00796b", HOVER="#546e7a",
+    WINDOW="#e9ecf2", SELECTION="#b3cdf5", SELECTED_TEXT="#1b2030", BUTTON="#e3e6ed", BUTTON_TEXT="#1b2030",
+    DIFFERENCE="#00796b", HOVER="#546e7a",
     CURSOR_A="#0091ea", CURSOR_B="#e65100", NOISE_BAND=(0, 121, 107, 40), READOUT_BACKGROUND=(247, 248, 250, 225),
     OK_NOTE="#2e7d32", ERROR_NOTE="#d84315", ERROR_FIELD="#c62828", DISABLED_NOTE="#808080",
 )
 """The light window theme: the Qt panes' colours on a light ground, the scene pane's readouts, the docks and the
-dialogs (the application's palette, qt_palette) included. The scene's three views keep their dark ground (as CAD viewports do; the parts' colours are drawn for it)
-and clips their dark cards, so those colours are not in it."""
+dialogs (the application's palette, qt_palette) included. The scene's three views keep their dark ground (as CAD
+viewports do; the parts' colours are drawn for it) and clips their dark cards, so those colours are not in it."""
 WINDOW = "#141a28"            # the docks', menus' and tables' window ground (the Qt palette, see qt_palette)
 SELECTION = "#2c4f86"         # a selected row or text
 SELECTED_TEXT = "#ffffff"
+BUTTON, BUTTON_TEXT = "#c8cdd8", "#1b2030"   # buttons and combo boxes: light faces (Qt's standard icons are dark)
 DARK = {k: globals()[k] for k in LIGHT}
 THEMES = {"dark": DARK, "light": LIGHT}
 _theme = "dark"
@@ -185,8 +187,8 @@ def qt_palette():
     from PySide6.QtGui import QColor, QPalette
     pal = QPalette()
     roles = {QPalette.Window: WINDOW, QPalette.WindowText: TEXT, QPalette.Base: BACKGROUND,
-             QPalette.AlternateBase: TRANSPORT_BACKGROUND, QPalette.Text: TEXT, QPalette.Button: TRANSPORT_BACKGROUND,
-             QPalette.ButtonText: TEXT, QPalette.Highlight: SELECTION, QPalette.HighlightedText: SELECTED_TEXT,
+             QPalette.AlternateBase: TRANSPORT_BACKGROUND, QPalette.Text: TEXT, QPalette.Button: BUTTON,
+             QPalette.ButtonText: BUTTON_TEXT, QPalette.Highlight: SELECTION, QPalette.HighlightedText: SELECTED_TEXT,
              QPalette.ToolTipBase: WINDOW, QPalette.ToolTipText: TEXT, QPalette.PlaceholderText: KEY_TEXT,
              QPalette.BrightText: FAIL, QPalette.Light: FRAME, QPalette.Midlight: SPLITTER, QPalette.Mid: SPLITTER,
              QPalette.Dark: SPLITTER, QPalette.Shadow: BACKGROUND, QPalette.Link: CURSOR_A}

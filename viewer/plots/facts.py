@@ -21,6 +21,7 @@ def panel_style() -> str:
 
 FACTS = ("Run Date", "Comment", "T capture", "T Final", "Verdict")
 PANEL_W = 270   # px
+BOX_SHARE = 0.5   # of the panel's height the T Current box may take to show every row without scrolling
 
 
 def scroll_area(content: QWidget, background: str) -> QScrollArea:
@@ -106,7 +107,9 @@ class FactsPanel(QWidget):
         bl.addWidget(self.t_label)
         self.readout.setObjectName("facts")                  # (the panel's background under the scroll area)
         self.readout.setAttribute(Qt.WA_StyledBackground)
-        bl.addWidget(scroll_area(self.readout, style.BACKGROUND), 1)   # many rows (measured, Δ) scroll on a small screen
+        self.readout_area = scroll_area(self.readout, style.BACKGROUND)   # many rows (measured, Δ) scroll on a small
+        bl.addWidget(self.readout_area, 1)                                 # screen
+        self._rows_px = 0                   # px the readout's rows need (fit_rows)
         v.addWidget(box)
 
     def set_graph_step(self, seconds: float):
@@ -182,5 +185,17 @@ class FactsPanel(QWidget):
                 w.setVisible(bool(lines))
 
     def fit_rows(self, lines: int):
-        """Room in the readout box for `lines` values."""
-        self.readout.setMinimumHeight(lines * self.readout.label.fontMetrics().lineSpacing() + 2 if lines else 0)
+        """Room in the readout box for `lines` values: as tall as they need up to half the panel (more scroll)."""
+        self._rows_px = lines * self.readout.label.fontMetrics().lineSpacing() + 2 if lines else 0
+        self.readout.setMinimumHeight(self._rows_px)
+        self._fit_box()
+
+    def _fit_box(self):
+        room = max(int(self.height() * BOX_SHARE) - self.t_label.sizeHint().height(), 0)
+        want = min(self._rows_px, room)
+        if self.readout_area.minimumHeight() != want:
+            self.readout_area.setMinimumHeight(want)
+
+    def resizeEvent(self, e):
+        super().resizeEvent(e)
+        self._fit_box()
