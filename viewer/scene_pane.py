@@ -414,7 +414,8 @@ class ScenePane(QWidget):
     def _style_ground(self):
         """The pane's ground, readouts and camera buttons in the theme's colours (the views keep their own)."""
         self.setStyleSheet(f"ScenePane, QWidget {{ background: {_hex(BACKGROUND)}; }} "
-                           f"QLabel {{ color: {_hex(TEXT_COLOR)}; }} QLabel[head=\"true\"] {{ color: {_hex(HEADER_COLOR)}; }} "
+                           f"QLabel {{ color: {_hex(TEXT_COLOR)}; }} "
+                           f"QLabel[head=\"true\"] {{ color: {_hex(HEADER_COLOR)}; }} "
                            f"QPushButton {{ color: {_hex(TEXT_COLOR)}; background: {_hex(BACKGROUND)}; "
                            f"border: 1px solid {_hex(VIEW_TITLE)}; padding: 1px 3px; }}")
 
