@@ -73,3 +73,16 @@ def test_counts_are_whole_numbers_in_a_state_colour(qtbot, tmp_path):
     assert "+3.0000" not in right and "+0.0000" not in right.split("hooks_closed")[-1].split("\n")[0]
     line = next(t for t in right.split("\n") if t.startswith("latches_engaged"))
     assert line.split()[-1] == "3", line
+
+
+def test_a_state_of_the_newer_types_reads_as_a_whole_number():
+    """Berthing's brakes and command mode are 0/1 states: with the range 1 they read "0", not "+0.0000" (old main:
+    no range, shown as a signed decimal in the scene's readouts)."""
+    from solver.mechanisms.berthing.simulate import channel_infos
+    from solver.scenario import load_model
+    from viewer.numbers import count_text, is_count
+    m = load_model(ROOT / "resources" / "berthing" / "scenarios" / "mrm1_scripted.toml")
+    info = {c.name: c for c in channel_infos(m)}
+    for name in ("brakes", "cmd_mode"):
+        assert is_count(info[name].unit, info[name].stroke), name
+    assert count_text(1.0).strip() == "1" and count_text(0.0).strip() == "0"

@@ -13,7 +13,7 @@ from PySide6.QtCore import QTimer, Qt  # noqa: E402
 from PySide6.QtGui import QColor  # noqa: E402
 from PySide6.QtWidgets import QApplication, QInputDialog  # noqa: E402
 
-from tests.gui_util import main_window  # noqa: E402
+from tests.gui_util import main_window, module_window  # noqa: E402
 from viewer.contact_lanes import FORCE_COLORS  # noqa: E402
 from viewer.plots.pg_internals import bar_drawing  # noqa: E402
 
@@ -21,9 +21,21 @@ pytestmark = pytest.mark.gui
 EXPERT = Path(__file__).resolve().parent.parent / "sample_runs" / "expert_existing.h5"
 
 
+@pytest.fixture(scope="module")
+def shared_window(qapp, request, tmp_path_factory):
+    """One 1600x1000 window on the expert run for the module's tests (each leaves it as it found it)."""
+    w = module_window(request, tmp_path_factory, EXPERT, size=(1600, 1000), activate=True)
+    yield w
+    w.close()
+
+
 @pytest.fixture
-def window(qtbot, tmp_path):
-    return main_window(qtbot, tmp_path / "s.ini", EXPERT, size=(1600, 1000))
+def window(shared_window, qtbot):
+    """The module's window, active again (the keys go to it; another test's window may have taken the focus)."""
+    shared_window.activateWindow()
+    shared_window.raise_()
+    qtbot.waitUntil(shared_window.isActiveWindow, timeout=3000)
+    return shared_window
 
 
 def test_force_scale_is_under_every_lane_bar(window, qtbot):
@@ -43,6 +55,7 @@ def test_force_scale_is_under_every_lane_bar(window, qtbot):
         rects, _, _ = bar_drawing(lanes.bars)
         for r in rects:
             assert not vb.mapViewToScene(r).boundingRect().intersects(legend), (t, r)
+    d.act_scrolling.setChecked(True)
 
 
 def test_force_scale_keeps_clear_of_the_time_label_in_a_narrow_window(qtbot, tmp_path):
@@ -89,6 +102,7 @@ def test_force_scale_is_a_colour_ramp(window, qtbot):
     assert max(abs(a - b) for a, b in zip(first.getRgb()[:3], FORCE_COLORS[0])) <= 30
     assert max(abs(a - b) for a, b in zip(last.getRgb()[:3], FORCE_COLORS[-1])) <= 30
     assert lanes.force_legend.text.startswith("peak normal force 0") and lanes.force_legend.text.endswith("kN")
+    bar.setValue(0)
 
 
 def test_go_to_the_peak_of_an_event_and_its_end(window, qtbot):

@@ -9,7 +9,7 @@ pytest.importorskip("PySide6")
 
 from PySide6.QtGui import QFontMetricsF  # noqa: E402
 
-from tests.gui_util import main_window  # noqa: E402
+from tests.gui_util import module_window  # noqa: E402
 from tests.layout_check import painted, text_size, widget_problems  # noqa: E402
 
 pytestmark = pytest.mark.gui
@@ -19,19 +19,23 @@ SIZES = [(1280, 720), (1600, 1000), (1920, 1080)]
 FIVE = ["Fx", "Fy", "Fz", "probe_stroke", "Mx"]
 
 
-@pytest.fixture(params=SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.fixture(scope="module", params=SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def size(request):
     return request.param
 
 
-@pytest.fixture
-def window(qtbot, tmp_path, size):
-    w = main_window(qtbot, tmp_path / "settings.ini", SAMPLES / "expert_existing.h5", size=size, activate=False)
+@pytest.fixture(scope="module")
+def window(qapp, request, tmp_path_factory, size):
+    """One window per size on the expert run compared with the modified dampers, for all the module's tests at that
+    size (the tests run size by size; the scene titles' test, which resizes the scene, runs last)."""
+    from pytestqt.qtbot import QtBot
+    w = module_window(request, tmp_path_factory, SAMPLES / "expert_existing.h5", size=size)
     assert w.compare_with(SAMPLES / "expert_modified_dampers.h5")
     for key in ("scene", "devices", "plots"):
         assert w.diagram.pane(key).isVisible()
-    qtbot.wait(200)
-    return w
+    QtBot(request).wait(200)
+    yield w
+    w.close()
 
 
 def test_main_window_texts_fit_and_nothing_overlaps(qtbot, window, size, artifacts):

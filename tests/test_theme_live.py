@@ -77,3 +77,20 @@ def test_the_theme_chosen_in_the_view_menu_colours_every_pane_and_dock_at_once(w
 
 def _hex(rgb) -> str:
     return "#" + "".join(f"{int(round(255 * c)):02x}" for c in rgb)
+
+
+def test_the_envelope_map_takes_the_theme_at_once(qtbot):
+    from viewer.envelope_map import EnvelopeMap
+    m = EnvelopeMap()
+    qtbot.addWidget(m)
+    m.resize(600, 400)
+    m.show()
+    qtbot.waitExposed(m)
+    try:
+        for name in ("light", "dark"):
+            style.set_theme(name)
+            qtbot.wait(20)
+            assert _share(_pixels(m.view), style.THEMES[name]["BACKGROUND"]) > 0.5, name
+            assert m.plot.getAxis("left").pen().color().name() == style.THEMES[name]["FRAME"]
+    finally:
+        style.set_theme("dark")

@@ -42,6 +42,19 @@ BACKGROUND = style.BACKGROUND
 STYLE = (f"QWidget#envelope {{ background: {style.BACKGROUND}; }} QLabel, QCheckBox {{ color: {style.TEXT}; }} "
          f"QLabel[role=key] {{ color: {style.KEY_TEXT}; }}")
 CMAP = "viridis"
+
+
+def _theme_colours():
+    """The map's colours and pens from the palette in use (style.observe calls it again on a theme change)."""
+    global NO_VALUE, MARK, KEPT_PEN, PLAIN_PEN, ERROR_PEN, BACKGROUND, STYLE
+    NO_VALUE, MARK, BACKGROUND = style.NO_VALUE, style.CURSOR, style.BACKGROUND
+    KEPT_PEN, PLAIN_PEN = pg.mkPen(style.CAPTURE, width=1.6), pg.mkPen(style.BACKGROUND, width=0.6)
+    ERROR_PEN = pg.mkPen(style.ERROR_RIM, width=0.8)
+    STYLE = (f"QWidget#envelope {{ background: {style.BACKGROUND}; }} QLabel, QCheckBox {{ color: {style.TEXT}; }} "
+             f"QLabel[role=key] {{ color: {style.KEY_TEXT}; }}")
+
+
+style.observe(_theme_colours)
 CMAP_FROM = 0.2              # skip viridis' darkest purples: they vanish on the dark background
 
 
@@ -200,10 +213,7 @@ class EnvelopeMap(QWidget):
                                           width=16, colorMapMenu=False)
         self.view.addItem(self.colour_bar, row=0, col=1)
         self.colour_bar.setVisible(False)
-        for ax in ("left", "bottom"):
-            self.plot.getAxis(ax).setTextPen(style.AXIS_TEXT)
-            self.plot.getAxis(ax).setPen(style.FRAME)
-        self.colour_bar.axis.setTextPen(style.AXIS_TEXT)
+        self._style_axes()
 
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
@@ -212,6 +222,23 @@ class EnvelopeMap(QWidget):
         lay.addWidget(self.view, 1)
         lay.addWidget(self.legend)
         lay.addWidget(self.status)
+        style.observe(self.apply_theme)
+
+    def _style_axes(self):
+        for ax in ("left", "bottom"):
+            self.plot.getAxis(ax).setTextPen(style.AXIS_TEXT)
+            self.plot.getAxis(ax).setPen(style.FRAME)
+        self.colour_bar.axis.setTextPen(style.AXIS_TEXT)
+
+    def apply_theme(self):
+        """View → Theme: the map drawn again in the theme's colours (style.observe calls it)."""
+        self.setStyleSheet(STYLE)
+        self.view.setBackground(BACKGROUND)
+        self._style_axes()
+        self.ring.setPen(pg.mkPen(MARK, width=2.5))
+        if self.summary is not None:
+            self._redraw()
+            self._update_text()
 
     # ---- opening and refreshing ---------------------------------------------------------------
     def open(self, directory) -> None:
