@@ -261,6 +261,9 @@ def test_layout_with_measured_data(qtbot, tmp_path, stand, size, artifacts):
     assert w.measured.dock.isVisible()
     from tests.layout_check import stacking_marker
     assert overlaps(w, stacking_marker) + cut_texts(w) == []
+    area = w.diagram.plots.facts.readout_area                      # T Current box: at 1080 px every row (value,
+    if size[1] >= 1080:                                            # measured, Δ) in sight without scrolling
+        assert area.verticalScrollBar().maximum() == 0, (area.height(), w.diagram.plots.readout.minimumHeight())
     table = w.measured.dock.table                                  # every metric is readable in its cell
     for c in range(table.columnCount()):
         for r in range(table.rowCount()):

@@ -580,7 +580,7 @@ class DevicesPane(QWidget):
         out = []
         wide = []                              # (index in out, full-text label rect) to try after the layout
         texts = {}                             # name -> its label: one line, else two broken after an "_"
-        for (name, place) in (np for v in cells.values() for np in v):
+        for name, place in (item for v in cells.values() for item in v):
             full = self._around_full[name] = f"{name} @{place:g}°"
             one = next((t for t in (full, name) if fm.horizontalAdvance(t) <= label_w), None)
             texts[name] = one or two_lines(fm, (full, name), label_w) or _shortened(fm, (full, name), label_w)
