@@ -9,15 +9,28 @@ pytest.importorskip("PySide6")
 
 from PIL import Image  # noqa: E402
 
-from tests.gui_util import main_window  # noqa: E402
+from tests.gui_util import module_window  # noqa: E402
 
 pytestmark = pytest.mark.gui
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_runs"
 
 
+@pytest.fixture(scope="module")
+def shared_window(qapp, request, tmp_path_factory):
+    """One 1280x720 window on the expert run for the module's tests."""
+    w = module_window(request, tmp_path_factory, SAMPLES / "expert_existing.h5", size=(1280, 720))
+    yield w
+    w.close()
+
+
 @pytest.fixture
-def window(qtbot, tmp_path):
-    w = main_window(qtbot, tmp_path / "settings.ini", SAMPLES / "expert_existing.h5", size=(1280, 720), activate=False)
+def window(shared_window, qtbot):
+    """The module's window as each test starts it: Fx and probe_stroke plotted at 12 s, the figure settings and the
+    plots pane's own figure spec as built (a test may have set them)."""
+    w = shared_window
+    w.diagram.plots.__dict__.pop("figure_spec", None)
+    for k in ("figure/size", "figure/dpi", "figure/theme"):
+        w.settings.remove(k)
     w.diagram.plots.set_plotted(["Fx", "probe_stroke"])
     w.playback.seek_time(12.0)
     qtbot.wait(50)
