@@ -424,16 +424,16 @@ def test_a_device_with_its_own_range_is_floored_by_it_not_by_its_units_largest(p
     """spring_mechanism_1 (range 26 mm, a few mm of motion) is floored at 2 % of its own range, not at 2 % of the
     largest metre channel (~1 m): its plot follows its motion with 3 labelled ticks. Fails on the old main: a
     19.7 mm span at least (the berthing type's 1 mm lateral error read flat, two ticks)."""
-    from viewer.plots.yscale import channel_span, scale_rules, unit_spans
-    frac = scale_rules()[0]
-    assert channel_span(expert, "spring_mechanism_1", unit_spans(expert, expert.stored_abs_max)) == \
-        pytest.approx(frac * expert.channels["spring_mechanism_1"].stroke)
+    from viewer.plots.yscale import scale_rules, unit_spans
     pane.set_plotted(["spring_mechanism_1"])
     pane.show_frame(expert.frame_at(12.0))
     qtbot.wait(50)
     lo, hi = pane.plots[0].getViewBox().viewRange()[1]
     assert hi - lo < unit_spans(expert, expert.stored_abs_max)["m"], (lo, hi)
     assert len(labelled_ticks(pane.plots[0].getAxis("left"))) >= 3
+    from viewer.plots.yscale import channel_span
+    assert channel_span(expert, "spring_mechanism_1", unit_spans(expert, expert.stored_abs_max)) == \
+        pytest.approx(scale_rules()[0] * expert.channels["spring_mechanism_1"].stroke)
 
 
 def test_no_time_line_crosses_a_plots_legend(pane, qtbot, expert):
