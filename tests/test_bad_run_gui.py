@@ -12,7 +12,7 @@ import h5py  # noqa: E402
 import numpy as np  # noqa: E402
 
 from app.cli import SYNTHETIC_RUN  # noqa: E402
-from tests.gui_util import main_window  # noqa: E402
+from tests.gui_util import main_window, module_window  # noqa: E402
 
 pytestmark = pytest.mark.gui
 
@@ -100,9 +100,28 @@ def _close_boxes(qtbot):
         box.close()
 
 
+@pytest.fixture(scope="module")
+def shared_window(qapp, request, tmp_path_factory):
+    """One window on the synthetic run for the module's tests."""
+    w = module_window(request, tmp_path_factory, SYNTHETIC_RUN)
+    yield w
+    w.close()
+
+
 @pytest.fixture
-def window(qtbot, tmp_path):
-    return main_window(qtbot, tmp_path / "settings.ini", run=SYNTHETIC_RUN, activate=False)
+def window(shared_window, qtbot):
+    """The module's window as each test starts it: the synthetic run open (again, if a test opened another), no
+    comparison, no loop range, at frame 0."""
+    w = shared_window
+    if w.run is None or w.run.path.resolve() != SYNTHETIC_RUN.resolve():
+        assert w.open_run(SYNTHETIC_RUN), w.last_error
+        qtbot.waitUntil(lambda: w.diagram.analysed, timeout=10000)
+    if w.diagram.compare_run is not None:
+        w.compare_with(None)
+    w.playback.set_loop_range(None, None)
+    w.playback.seek_frame(0)
+    assert not _boxes() and w.diagram.compare_run is None
+    return w
 
 
 @pytest.mark.parametrize("make", [link_loop, huge_points, plotted_chunk, fifo])
