@@ -25,10 +25,10 @@ TRACE_COLORS = ("#4fc3f7", "#81c784", "#ff8a65", "#ba68c8", "#f06292", "#aed581"
 PASS = "#66dd77"              # verdict PASS
 FAIL = "#ff5a4a"              # verdict FAIL
 APPROX = "#ffb347"            # a note over statistics recomputed from frames
-OK_NOTE = "#66bb6a"           # dialogs: an input that is fine
+OK_NOTE = "#73c976"           # dialogs: an input that is fine
 ERROR_NOTE = "#ff7043"        # dialogs: what is wrong with an output
-ERROR_FIELD = "#ef5350"       # dialogs: a refused field and its message
-DISABLED_NOTE = "#8c94aa"     # dialogs: a range hint
+ERROR_FIELD = "#f26b5b"       # dialogs: a refused field and its message
+DISABLED_NOTE = "#9097a8"     # dialogs: a range hint
 OUTCOME_PASS, OUTCOME_FAIL, OUTCOME_MISSED, OUTCOME_ERROR = "#66bb6a", "#ffa726", "#ef5350", "#e040fb"
 ERROR_RIM = "#f3b6ff"         # envelope map: a run that ended in an error
 
@@ -136,8 +136,8 @@ dialogs (the application's palette, qt_palette) included. The scene's three view
 viewports do; the parts' colours are drawn for it) and clips their dark cards, so those colours are not in it."""
 WINDOW = "#141a28"            # the docks', menus' and tables' window ground (the Qt palette, see qt_palette)
 SELECTION = "#2c4f86"         # a selected row or text
-SELECTED_TEXT = "#ffffff"
-BUTTON, BUTTON_TEXT = "#c8cdd8", "#1b2030"   # buttons and combo boxes: light faces (Qt's standard icons are dark)
+SELECTED_TEXT = "#f4f6fb"
+BUTTON, BUTTON_TEXT = "#cdd2dc", "#161b29"   # buttons and combo boxes: light faces (Qt's standard icons are dark)
 DARK = {k: globals()[k] for k in LIGHT}
 THEMES = {"dark": DARK, "light": LIGHT}
 _theme = "dark"
