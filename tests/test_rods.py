@@ -183,5 +183,30 @@ def test_describe_lists_the_rods_keys_and_the_loader_reads_the_schema(tmp_path, 
             ("mechanism", "attachment.position")} <= rows
     assert ("scenario", "initial.closing_speed") not in rows        # a common key the type does not read
     p = schema.lookup("clamps.damping", "rods")
-    with pytest.raises(ScenarioError, match=re.escape(f"clamps.damping: must be a number in [0, {p.hi:g}], found -1.0")):
+    msg = f"clamps.damping: must be a number in [0, {p.hi:g}], found -1.0"
+    with pytest.raises(ScenarioError, match=re.escape(msg)):
         load_model(_variant(tmp_path, "deploy_rotation", damping="-1.0"))
+
+
+def test_a_rods_campaign_loads_with_the_types_outputs_and_a_run_gives_its_row(tmp_path):
+    """The bundled rods campaign (spin and craft mass over case 4.2): its keys are the schema's, its corners load, and
+    one run through the campaign's worker task gives a row with the rods verdict and outputs."""
+    from solver.campaign import CampaignError, load_campaign, run_task
+    c = load_campaign(SCEN.parent / "campaigns" / "deploy_envelope_small.toml")
+    assert c.mechanism_type == "rods" and c.variant == "reduced" and c.count == 6
+    assert {"peak_root_moment", "peak_hinge0_moment", "t_clamp0"} <= set(c.outputs())
+    x = c.samples()
+    assert 0.6 <= x[:, 0].min() and x[:, 0].max() <= 1.4 and 100.0 <= x[:, 1].min() and x[:, 1].max() <= 150.0
+    bad = tmp_path / "bad_key.toml"      # a probe-cone key: not the rods type's
+    bad.write_text(c.text.replace('key = "craft.mass"', 'key = "initial.closing_speed"').replace(
+        '"deploy_envelope_base.toml"', f'"{c.base_path}"'))
+    with pytest.raises(CampaignError, match="initial.closing_speed"):
+        load_campaign(bad)
+    sc = c.scenario(0)
+    from solver.campaign import dump_toml
+    row = run_task({"index": 0, "scenario_text": dump_toml(sc), "t_end": c.t_end, "criteria": c.criteria,
+                    "keep": "summary", "extreme_fraction": 0.8})
+    assert row["status"] == "ok", row["message"]
+    o = row["outputs"]
+    assert 2.0 < o["t_clamp0"] < 5.0 and 0 < o["peak_root_moment"] < 1100.0
+    assert row["verdict"].startswith("PASS") == row["passed"] and "captured at" in row["verdict"]
