@@ -55,9 +55,17 @@ def peaks(path: Path) -> dict[str, float]:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--t-end", type=float, default=6.0)
+    ap.add_argument("--scale", type=float, default=1.0, help="the wing's masses, EI and hinges times this (its "
+                    "frequencies kept): a heavier wing")
     a = ap.parse_args(argv)
     import tomllib
     w = tomllib.loads(WING.read_text())
+    wing_text = WING.read_text()
+    for key in ("mass_per_length", "node_mass", "EI", "stiffness", "damping"):
+        w[{"stiffness": "hinges", "damping": "hinges"}.get(key, "rods")][key] = [
+            a.scale * x for x in w[{"stiffness": "hinges", "damping": "hinges"}.get(key, "rods")][key]]
+        wing_text = re.sub(rf"^{key} = \[[^\]]*\]", f"{key} = {w['hinges' if key in ('stiffness', 'damping') else 'rods'][key]}",
+                           wing_text, count=1, flags=re.M)
     x0, y0 = w["attachment"]["position"]
     mw, myw, izw = wing_mass_and_inertia(x0, y0, w["rods"]["length"], w["rods"]["mass_per_length"],
                                          w["rods"]["node_mass"])
@@ -67,6 +75,8 @@ def main(argv=None) -> int:
     rows = []
     with tempfile.TemporaryDirectory() as td:
         d = Path(td)
+        wing_file = d / "wing_system.toml"
+        wing_file.write_text(wing_text)
         t0 = time.process_time()
         rigid = run_scenario(CENTRAL, d / "rigid.h5", t_end=a.t_end)
         cpu_rigid = time.process_time() - t0
@@ -89,7 +99,7 @@ def main(argv=None) -> int:
         # phi = 0; the base force acts at the port, (-com_x, 0) from the ship's c.g. in the docking frame
         M_C = mz - fy * com_x
         rod_sc = "\n".join([
-            'name = "ship_wing_central_impact"', 'comment = "bench/rods_docking.py"', f'mechanism = "{WING}"',
+            'name = "ship_wing_central_impact"', 'comment = "bench/rods_docking.py"', f'mechanism = "{wing_file}"',
             "[craft]", f"mass = {M0!r}", f"inertia = {I[2][2]!r}", f"half_size = [2.25, {com_x!r}]",
             "[initial]", "phi = [0.0, 0.0]", "v_C = [0.0, 0.15]",
             "[controls]", f"times = {[float(x) for x in t]}", f"X_C = {[float(x) for x in fy]}",

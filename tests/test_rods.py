@@ -210,3 +210,26 @@ def test_a_rods_campaign_loads_with_the_types_outputs_and_a_run_gives_its_row(tm
     o = row["outputs"]
     assert 2.0 < o["t_clamp0"] < 5.0 and 0 < o["peak_root_moment"] < 1100.0
     assert row["verdict"].startswith("PASS") == row["passed"] and "captured at" in row["verdict"]
+
+
+def test_the_docking_benchs_rigid_wing_is_the_chains_mass_matrix_at_rest():
+    """bench/rods_docking.py adds a deployed wing to the probe-cone ship as a rigid mass: its mass and inertia about
+    the ship's c.g. are the planar chain's mass matrix (solver/core/planar_chain.py) with the wing straight."""
+    import tomllib
+    from bench.rods_docking import WING, wing_mass_and_inertia
+    w = tomllib.loads(WING.read_text())
+    x0, y0 = w["attachment"]["position"]
+    r = w["rods"]
+    mass, my, izz = wing_mass_and_inertia(x0, y0, r["length"], r["mass_per_length"], r["node_mass"])
+    n = r["count"]
+    RODS = np.zeros((n, PC.NR))
+    RODS[:, PC.R_L], RODS[:, PC.R_M], RODS[:, PC.R_MU] = r["length"], r["mass_per_length"], r["node_mass"]
+    RODS[:, PC.R_EI] = r["EI"]
+    nd = 3 * n + 3
+    M, h, jx, jy = np.zeros((nd, nd)), np.zeros(nd), np.zeros(nd), np.zeros(nd)
+    q = np.zeros(3 * n)
+    q[:n] = math.pi / 2                      # the wing along the ship's +y, as the bench lays it
+    PC.chain_mass_bias(q, np.zeros(nd), RODS, x0, y0, 0.0, 0.0, M, h, jx, jy)
+    assert abs(M[0, 0] - mass) < 1e-9 * mass and abs(M[1, 1] - mass) < 1e-9 * mass
+    assert abs(M[2, 2] - izz) < 1e-9 * izz, (M[2, 2], izz)
+    assert abs(M[0, 2] + my) < 1e-9 * abs(my)       # the x row's coupling to Omega: -(sum m y)
