@@ -62,17 +62,15 @@ def main(argv=None) -> int:
     w = tomllib.loads(WING.read_text())
     wing_text = WING.read_text()
     for key in ("mass_per_length", "node_mass", "EI", "stiffness", "damping"):
-        w[{"stiffness": "hinges", "damping": "hinges"}.get(key, "rods")][key] = [
-            a.scale * x for x in w[{"stiffness": "hinges", "damping": "hinges"}.get(key, "rods")][key]]
-        wing_text = re.sub(rf"^{key} = \[[^\]]*\]", f"{key} = {w['hinges' if key in ('stiffness', 'damping') else 'rods'][key]}",
-                           wing_text, count=1, flags=re.M)
+        tab = w["hinges" if key in ("stiffness", "damping") else "rods"]
+        tab[key] = [a.scale * x for x in tab[key]]
+        wing_text = re.sub(rf"^{key} = \[[^\]]*\]", f"{key} = {tab[key]}", wing_text, count=1, flags=re.M)
     x0, y0 = w["attachment"]["position"]
     mw, myw, izw = wing_mass_and_inertia(x0, y0, w["rods"]["length"], w["rods"]["mass_per_length"],
                                          w["rods"]["node_mass"])
     sc = tomllib.loads(CENTRAL.read_text())
     M0 = sc["active_craft"]["mass"]
     I = sc["active_craft"]["inertia"]
-    rows = []
     with tempfile.TemporaryDirectory() as td:
         d = Path(td)
         wing_file = d / "wing_system.toml"
@@ -81,7 +79,7 @@ def main(argv=None) -> int:
         rigid = run_scenario(CENTRAL, d / "rigid.h5", t_end=a.t_end)
         cpu_rigid = time.process_time() - t0
         # (2) two wings (+y and -y, symmetric: the c.g. stays on the axis) as rigid masses on the ship
-        text = CENTRAL.read_text().replace('mechanism = "existing"', f'mechanism = "existing"  # two wings rigid')
+        text = CENTRAL.read_text().replace('mechanism = "existing"', 'mechanism = "existing"  # two wings rigid')
         text = re.sub(r"^mass = 20000\.0", f"mass = {M0 + 2 * mw!r}", text, count=1, flags=re.M)
         iyy = I[1][1] + 2 * mw * x0 ** 2            # wings in the x-y plane: about y only their x offset counts
         izz = I[2][2] + 2 * izw
@@ -127,7 +125,7 @@ def main(argv=None) -> int:
         rx, ry = -ry_r, rx_r
         turn = float(np.abs(np.degrees(np.cumsum(om[:-1] * dt))).max())
         pr, pw = peaks(rigid), peaks(winged)
-    print("| run | peak Fx, N | peak Fy, N | peak |F|, N | peak |M|, N*m | T capture, s |")
+    print("| run | peak Fx, N | peak Fy, N | peak F (norm), N | peak M (norm), N*m | T capture, s |")
     print("|---|---|---|---|---|---|")
     for label, p in (("ship rigid, no wings (central_impact_20t)", pr),
                      (f"two wings as rigid masses (+{2 * mw:.0f} kg, I_zz +{2 * izw:.0f} kg*m^2)", pw)):

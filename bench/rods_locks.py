@@ -63,8 +63,9 @@ def main() -> int:
         for case, table, title in (("deploy_rotation", TABLE2, "Case 4.2 (Table 2)"),
                                    ("deploy_thrust", TABLE3, "Case 4.3 (Table 3)")):
             for fi, form in enumerate(("general", "reduced")):
+                paper = ", ".join(f"{n} {fmt(table[1][fi][COL[n]])}" for n in SHOW)
                 out.append(f"\n**{title}, {form}: the second lock** (paper: clamps at "
-                           f"{', '.join(f'{t:.3f}' for t in CLAMPS[case][fi])} s; {', '.join(f'{n} {fmt(table[1][fi][COL[n]])}' for n in SHOW)})\n")
+                           f"{', '.join(f'{t:.3f}' for t in CLAMPS[case][fi])} s; {paper})\n")
                 out.append("| hypothesis | locks, s | " + " | ".join(SHOW) + " |")
                 out.append("|---|---|" + "---|" * len(SHOW))
                 for label, subs, which in HYPOTHESES:
