@@ -126,6 +126,48 @@ def test_momentum_of_a_free_chain_is_conserved():
     assert np.allclose(h1, h0, rtol=0, atol=1e-7 * np.abs(h0).max()), (h0, h1)
 
 
+def test_a_plastic_lock_absorbs_the_hinge_rate_and_keeps_momentum():
+    """`[clamps] lock = "plastic"` (bench/rods_locks.py's hypothesis): at the lock the hinge's rate psi_dot is zero,
+    linear and angular momentum are those before it, and the energy lost (kinetic + bending) is counted as
+    dissipated."""
+    from solver.mechanisms.rods import dynamics as D
+    n, nd = 2, 9
+    RODS = np.array([[2.0, 1.357, 7037.0, 0.5, 0.0, 0.0], [2.0, 1.357, 7037.0, 0.5, 0.0, 0.0]])
+    P = np.zeros(D.NP)
+    P[D.P_M0], P[D.P_J0], P[D.P_X0], P[D.P_Y0] = 122.5, 10.0, 0.35, 0.35
+    P[D.P_CLAMPS], P[D.P_RULE], P[D.P_TOL], P[D.P_PLASTIC] = 1.0, 0.0, 0.9, 1.0   # |phi1| < 0.9: hinge 0 locks
+    ns, nz = D.sizes(n)
+    s = np.zeros(ns)
+    s[3:9] = [0.92, -0.7, 0.01, -0.02, 0.015, 0.0]          # hinge 1 (phi2 - phi1) stays out of the band
+    s[9:18] = [0.1, -0.2, 0.9, -1.5, -2.0, 0.3, -0.4, 0.2, 0.1]
+    Z = np.zeros(nz)
+
+    def momentum_and_energy():
+        M, h, jx, jy = np.zeros((nd, nd)), np.zeros(nd), np.zeros(nd), np.zeros(nd)
+        ke = PC.chain_mass_bias(s[3:9], s[9:18], RODS, 0.35, 0.35, 122.5, 10.0, M, h, jx, jy)
+        K, Dm = np.zeros((3 * n, 3 * n)), np.zeros((3 * n, 3 * n))
+        PC.chain_stiffness(RODS, np.zeros(n), np.zeros(n), K, Dm)             # the rods' bending (free hinges)
+        g = M @ s[9:18]
+        c, sn = math.cos(s[2]), math.sin(s[2])
+        px, py = c * g[0] - sn * g[1], sn * g[0] + c * g[1]
+        return np.array([px, py, g[2] + s[0] * py - s[1] * px]), ke + 0.5 * s[3:9] @ K @ s[3:9]
+
+    outs = [np.zeros(1), np.zeros((1, 18 + 8 * n)), np.zeros((1, 1, 3)), np.zeros((1, 1, 4)),
+            np.zeros((1, 0), np.uint8), *(np.zeros((1, 0, 3)),) * 3, np.zeros((1, 0)), np.zeros((1, 0))]
+    (h0, e0), steps = momentum_and_energy(), 0
+    while Z[0] < 0.5:                # free steps until phi1 enters the band, then the lock
+        status, _, _ = D.run_block(s, Z, steps * 1e-5, 1e-5, 1, 1, P, RODS, np.zeros((1, 4)), np.zeros((4, 3)),
+                                   np.zeros(1, np.int64), np.zeros(1, np.int64), *outs)
+        assert status == 0 and steps < 10000
+        steps += 1
+    h1, e1 = momentum_and_energy()
+    assert Z[1] == 0.0 and steps > 100                                        # only hinge 0, after a free motion
+    assert abs(s[12] + s[14]) < 1e-12 * abs(s[12])                            # psi0_dot = phi1_dot + alpha1_dot
+    assert np.allclose(h1, h0, rtol=0, atol=1e-7 * np.abs(h0).max()), (h0, h1)
+    iu = 3 + 3 * n + nd
+    assert s[iu + 7] > 0.05 and abs(e1 + s[iu + 7] - e0) < 1e-6 * e0           # the loss, counted as dissipated
+
+
 @pytest.mark.parametrize("form", ["general", "reduced"])
 def test_small_oscillation_of_a_hinge_and_energy_balance_without_damping(tmp_path, form):
     """One rod on a craft of huge mass: omega = sqrt(kappa / (m l^3 / 3 + mu l^2)); no damping: energy flat."""
