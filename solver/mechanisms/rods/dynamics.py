@@ -20,7 +20,8 @@ from solver.core.integrator import rk4_update, stage
 from solver.core.linear import lu_solve
 
 # P: craft mass, inertia, attachment x0 y0, formulation (0 general, 1 reduced), clamp tolerance, clamp stiffness and
-# damping, clamp rule (0: |angle| < tolerance, 1: the angle crosses zero), clamps in use (0/1), lock (0: the spring
+# damping, clamp rule (0: |angle| < tolerance, 1: the angle crosses zero, 2: crossed, checked at output frames only),
+# clamps in use (0/1), lock (0: the spring
 # takes hold; 1: plastic, the hinge's rate absorbed at once, momentum kept, then the spring holds)
 P_M0, P_J0, P_X0, P_Y0, P_FORM, P_TOL, P_KLOCK, P_NULOCK, P_RULE, P_CLAMPS, P_PLASTIC = range(11)
 NP = 11
@@ -274,7 +275,7 @@ def run_block(s, Z, t, h, n_out, spo, P, RODS, TAB, ev, n_ev, prev, o_t, o_ch, o
             t = k0 * h
             if not ok or not np.all(np.abs(s[:IU]) < DIVERGED):
                 return 1, t, row + 1
-            if P[P_CLAMPS] > 0.5:
+            if P[P_CLAMPS] > 0.5 and (P[P_RULE] < 1.5 or it == spo - 1):   # rule 2: at output frames only
                 for k in range(n):
                     a = chord_angle(s, n, k)
                     if Z[k] < 0.5 and (abs(a) < P[P_TOL] if P[P_RULE] < 0.5 else a * Z[2 * n + k] <= 0.0):

@@ -12,7 +12,7 @@ from solver.core import planar_chain as PC
 from solver.mechanisms.rods import dynamics as D
 
 FORMULATIONS = ("general", "reduced")
-CLAMP_RULES = ("band", "crossing")
+CLAMP_RULES = ("band", "crossing", "frames")
 CLAMP_LOCKS = ("spring", "plastic")
 
 

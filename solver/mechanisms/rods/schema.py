@@ -62,7 +62,8 @@ SCENARIO = (
        group=CONTROLS, required=False, source=SEED),
     _s("clamps.enabled", "", "", "clamps", "lock each hinge at its stop", kind="bool", group=CLAMPS, default=False),
     _s("clamps.rule", "", "", "lock rule", "band: |angle| < tolerance (the text); crossing: the angle crosses zero "
-       "(the paper's times)", kind="choice", choices=("band", "crossing"), group=CLAMPS, default="band"),
+       "(the paper's times); frames: crossed, checked at the output frames only", kind="choice",
+       choices=("band", "crossing", "frames"), group=CLAMPS, default="band"),
     _s("clamps.lock", "", "", "lock", "spring: the clamp's spring takes hold (the paper's); plastic: the hinge's "
        "rate absorbed at once, momentum kept, then the spring holds", kind="choice", choices=("spring", "plastic"),
        group=CLAMPS, default="spring"),
