@@ -13,6 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from solver.mechanisms.rods.simulate import lock_states
 from solver.runfile import RunFile
 from solver.simulate import run_scenario
 
@@ -85,7 +86,10 @@ def tables(d: Path) -> str:
     runs = {}
     for name in ("impulse_table1", "deploy_rotation", "deploy_thrust"):
         for form in ("general", "reduced"):
-            runs[name, form] = run_scenario(variant(name, form, d), d / f"{name}_{form}.h5")
+            p = variant(name, form, d)
+            if name != "impulse_table1":     # 0.1 ms frames: the state at a lock's instant from the two before it
+                p.write_text(re.sub(r"^output_step = .*$", "output_step = 1.0e-4", p.read_text(), flags=re.M))
+            runs[name, form] = run_scenario(p, d / f"{name}_{form}.h5")
     cols = []
     for t in (1.0, 2.0):
         for j, form in enumerate(("general", "reduced")):
@@ -110,9 +114,10 @@ def tables(d: Path) -> str:
                     locks = [e.time for e in r.events if e.kind == "phase" and e.text.startswith(f"clamp {k} ")]
                     tl = locks[0] if locks else math.nan
                     times.append((k, form, tl, CLAMPS[name][j][k]))
-                    cols.append((f"clamp {k} {form[:3]}. ({tl:.3f} s)", state_at(r, tl, after=True), tab[k][j]))
-        out.append(table(f"{label} at the clamps' lock times (state at the first output frame at or after the lock)",
-                         cols))
+                    ls = lock_states(r)
+                    cols.append((f"clamp {k} {form[:3]}. ({tl:.3f} s)", list(ls[k][1].values()), tab[k][j]))
+        out.append(table(f"{label} at the clamps' lock times: the state at the lock's instant, before the clamp acts "
+                         "(u_C: the per-component variant, as the tables print it)", cols))
         lines = []
         for k in (0, 1):
             for j, form in enumerate(("general", "reduced")):

@@ -13,6 +13,8 @@ import math
 import numpy as np
 from numba import njit
 
+from solver.core.bodies import cholesky_factor, cholesky_solve
+
 R_L, R_M, R_EI, R_MU, R_KAPPA, R_NU = 0, 1, 2, 3, 4, 5
 NR = 6
 # Gauss-Legendre, 4 points on [0, 1]: exact for the degree-6 integrands of a cubic bending line
@@ -160,3 +162,20 @@ def deflection_lines(PHI, AL, BE, RODS, x0, y0, out):
                 out[f, k, i, 2] = 0.0
             rx += l * c
             ry += l * s
+
+
+@njit(cache=True, error_model="numpy")
+def plastic_lock(M, g, p, nd):
+    """Velocity jump of a plastic lock of the rate g.p (a constraint impulse, so momentum is kept): p -= M^-1 g
+    (g.p) / (g.M^-1 g); M (nd x nd, symmetric positive definite) is overwritten by its Cholesky factor."""
+    if not cholesky_factor(M, nd):
+        return False
+    y = np.zeros(nd)
+    cholesky_solve(M, g, nd, y)
+    gp, gy = 0.0, 0.0
+    for a in range(nd):
+        gp += g[a] * p[a]
+        gy += g[a] * y[a]
+    for a in range(nd):
+        p[a] -= y[a] * gp / gy
+    return True

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from solver.mechanisms.base import BarGroup, DeviceLayout, MechanismType, Readouts, SceneSpec
+from solver.mechanisms.base import BarGroup, DeviceLayout, MechanismType, Readouts, SceneSpec, SummaryOutput
 
 RESOURCES = Path(__file__).resolve().parents[3] / "resources" / "rods"
 
@@ -71,4 +71,12 @@ RODS = MechanismType(
     default_plots=("phi1", "phi2", "alpha1", "beta1"),
     criteria_file=RESOURCES / "criteria.toml",
     scenarios_dir=RESOURCES / "scenarios",
+    schema_module="solver.mechanisms.rods.schema",
+    summary_outputs=(
+        SummaryOutput("peak_root_moment", "N*m", "peak |bending moment at rod 1's root|", "peak", ("M_root1",),
+                      key=True, short="M_root1 N*m"),
+        SummaryOutput("peak_hinge0_moment", "N*m", "peak |hinge 0 moment|", "peak", ("hinge0_moment",),
+                      short="hinge0 N*m"),
+        SummaryOutput("t_clamp0", "s", "clamp 0 locked at", "time_at_least", ("clamp0",), at_least=1.0),
+    ),
 )

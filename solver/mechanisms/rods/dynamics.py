@@ -20,9 +20,11 @@ from solver.core.integrator import rk4_update, stage
 from solver.core.linear import lu_solve
 
 # P: craft mass, inertia, attachment x0 y0, formulation (0 general, 1 reduced), clamp tolerance, clamp stiffness and
-# damping, clamp rule (0: |angle| < tolerance, 1: the angle crosses zero), clamps in use (0/1)
-P_M0, P_J0, P_X0, P_Y0, P_FORM, P_TOL, P_KLOCK, P_NULOCK, P_RULE, P_CLAMPS = range(10)
-NP = 10
+# damping, clamp rule (0: |angle| < tolerance, 1: the angle crosses zero, 2: crossed, checked at output frames only),
+# clamps in use (0/1), lock (0: the spring
+# takes hold; 1: plastic, the hinge's rate absorbed at once, momentum kept, then the spring holds)
+P_M0, P_J0, P_X0, P_Y0, P_FORM, P_TOL, P_KLOCK, P_NULOCK, P_RULE, P_CLAMPS, P_PLASTIC = range(11)
+NP = 11
 DIVERGED = 1e8      # |state| beyond it: the step is too long for the stiffest hinge (status 1)
 
 
@@ -184,6 +186,35 @@ def chord_angle(s, n, k):
 
 
 @njit(cache=True, error_model="numpy")
+def _plastic(s, P, RODS, k, M, hv, jx, jy, reduced):
+    """Plastic lock of hinge k: its rate psi_dot absorbed by an internal impulse (momentum kept); the kinetic energy
+    lost is added to the dissipated energy."""
+    n = RODS.shape[0]
+    nq, nd, nt = 3 * n, 3 * n + 3, n + 3
+    IQ, IV = 3, 3 + 3 * n
+    q, p = s[IQ:IQ + nq].copy(), s[IV:IV + nd].copy()
+    if reduced:
+        q[n:], p[nt:] = 0.0, 0.0
+    ke0 = PC.chain_mass_bias(q, p, RODS, P[P_X0], P[P_Y0], P[P_M0], P[P_J0], M, hv, jx, jy)
+    m = nt if reduced else nd
+    A = M[:m, :m].copy()
+    g = np.zeros(m)
+    g[3 + k] = 1.0
+    if not reduced:
+        g[3 + n + k] = 1.0
+    if k > 0:
+        g[3 + k - 1] = -1.0
+        if not reduced:
+            g[3 + 2 * n + k - 1] = -1.0
+    pm = p[:m].copy()
+    PC.plastic_lock(A, g, pm, m)
+    s[IV:IV + m] = pm
+    p[:m] = pm
+    ke1 = PC.chain_mass_bias(q, p, RODS, P[P_X0], P[P_Y0], P[P_M0], P[P_J0], M, hv, jx, jy)
+    s[IV + nd + 7] += ke0 - ke1
+
+
+@njit(cache=True, error_model="numpy")
 def run_block(s, Z, t, h, n_out, spo, P, RODS, TAB, ev, n_ev, prev, o_t, o_ch, o_pos, o_q, o_act, o_f, o_p, o_n,
               o_d, o_vn):
     """n_out frames, each recorded, then spo RK4 steps (controls held over a step at its midpoint). Status 0, or 1
@@ -244,7 +275,7 @@ def run_block(s, Z, t, h, n_out, spo, P, RODS, TAB, ev, n_ev, prev, o_t, o_ch, o
             t = k0 * h
             if not ok or not np.all(np.abs(s[:IU]) < DIVERGED):
                 return 1, t, row + 1
-            if P[P_CLAMPS] > 0.5:
+            if P[P_CLAMPS] > 0.5 and (P[P_RULE] < 1.5 or it == spo - 1):   # rule 2: at output frames only
                 for k in range(n):
                     a = chord_angle(s, n, k)
                     if Z[k] < 0.5 and (abs(a) < P[P_TOL] if P[P_RULE] < 0.5 else a * Z[2 * n + k] <= 0.0):
@@ -253,6 +284,8 @@ def run_block(s, Z, t, h, n_out, spo, P, RODS, TAB, ev, n_ev, prev, o_t, o_ch, o
                         evaluate(s, Z, P, RODS, 0.0, 0.0, 0.0, M, hv, jx, jy, K, D, A, b, x, G, kap, nu, k1, aux)
                         before = aux[7 * n + 1]
                         Z[k], Z[n + k] = 1.0, t
+                        if P[P_PLASTIC] > 0.5:
+                            _plastic(s, P, RODS, k, M, hv, jx, jy, reduced=P[P_FORM] > 0.5)
                         evaluate(s, Z, P, RODS, 0.0, 0.0, 0.0, M, hv, jx, jy, K, D, A, b, x, G, kap, nu, k1, aux)
                         Z[3 * n + 2] += aux[7 * n + 1] - before
                         if n_ev[0] < ev.shape[0]:

@@ -12,7 +12,8 @@ from solver.core import planar_chain as PC
 from solver.mechanisms.rods import dynamics as D
 
 FORMULATIONS = ("general", "reduced")
-CLAMP_RULES = ("band", "crossing")
+CLAMP_RULES = ("band", "crossing", "frames")
+CLAMP_LOCKS = ("spring", "plastic")
 
 
 @dataclass
@@ -43,7 +44,16 @@ def _err(path, key, problem):
     return ScenarioError(path, key, problem)
 
 
-def _num(path, tab, key, where, lo=-math.inf, hi=math.inf, default=None):
+def _range(where, key) -> tuple[float, float]:
+    """The key's range as the parameter schema declares it (schema.py: one place)."""
+    from solver import schema
+    p = schema.lookup(where + key, "rods")
+    return p.lo, p.hi
+
+
+def _num(path, tab, key, where, lo=None, hi=None, default=None):
+    if lo is None:
+        lo, hi = _range(where, key)
     v = tab.get(key, default)
     if v is None:
         raise _err(path, f"{where}{key}", "missing")
@@ -52,7 +62,9 @@ def _num(path, tab, key, where, lo=-math.inf, hi=math.inf, default=None):
     return float(v)
 
 
-def _list(path, tab, key, where, n, lo=-math.inf, hi=math.inf):
+def _list(path, tab, key, where, n, lo=None, hi=None):
+    if lo is None:
+        lo, hi = _range(where, key)
     v = tab.get(key)
     if not isinstance(v, list) or len(v) != n:
         raise _err(path, f"{where}{key}", f"must be a list of {n} numbers, found {v!r}")
@@ -72,14 +84,15 @@ def _toml(path):
         raise _err(path, "/", f"not valid TOML ({exc})") from None
 
 
-SCENARIO_KEYS = {"": {"name", "comment", "mechanism", "craft", "initial", "controls", "clamps", "solver"},
-                 "craft": {"mass", "inertia", "half_size"}, "initial": {"phi", "phi_rate", "Omega", "v_C"},
-                 "controls": {"times", "X_C", "Y_C", "M_C"},
-                 "clamps": {"enabled", "rule", "tolerance", "stiffness", "damping"},
-                 "solver": {"formulation", "step", "output_step", "duration"}}
-SYSTEM_KEYS = {"": {"mechanism_type", "rods", "hinges", "attachment"},
-               "rods": {"count", "length", "mass_per_length", "EI", "node_mass"},
-               "hinges": {"stiffness", "damping", "range_deg", "moment_range"}, "attachment": {"position"}}
+def _key_sets(file: str) -> dict[str, set]:
+    """{section: its key names} of a file kind, from the parameter schema ("" the top level)."""
+    from solver import schema
+    out: dict[str, set] = {"": set()}
+    for p in schema.params(file, "rods"):
+        sec, _, name = p.key.rpartition(".")
+        out.setdefault(sec, set()).add(name)
+        out[""].add(sec or name)
+    return out
 
 
 def _known(path, data: dict, keys: dict):
@@ -97,33 +110,33 @@ def _known(path, data: dict, keys: dict):
 def load_rods(spath: Path) -> RodsModel:
     """Scenario (craft, initial state, controls, clamps, solver) and its rod-system file -> RodsModel."""
     stext, sc = _toml(spath)
-    _known(spath, sc, SCENARIO_KEYS)
+    _known(spath, sc, _key_sets("scenario"))
     mech = sc.get("mechanism")
     if not isinstance(mech, str):
         raise _err(spath, "mechanism", "must name the rod-system TOML file")
     mpath = spath.parent / mech
     mtext, mt = _toml(mpath)
-    _known(mpath, mt, SYSTEM_KEYS)
+    _known(mpath, mt, _key_sets("mechanism"))
     rods = mt.get("rods", {})
     n = int(_num(mpath, rods, "count", "rods.", 1, 8))
-    L = _list(mpath, rods, "length", "rods.", n, 1e-3, 1e3)
-    m = _list(mpath, rods, "mass_per_length", "rods.", n, 0.0, 1e5)
-    EI = _list(mpath, rods, "EI", "rods.", n, 1e-6, 1e12)
-    mu = _list(mpath, rods, "node_mass", "rods.", n, 0.0, 1e5)
+    L = _list(mpath, rods, "length", "rods.", n)
+    m = _list(mpath, rods, "mass_per_length", "rods.", n)
+    EI = _list(mpath, rods, "EI", "rods.", n)
+    mu = _list(mpath, rods, "node_mass", "rods.", n)
     hinges = mt.get("hinges", {})
-    kap = _list(mpath, hinges, "stiffness", "hinges.", n, 0.0, 1e12)
-    nu = _list(mpath, hinges, "damping", "hinges.", n, 0.0, 1e12)
-    rng = _list(mpath, hinges, "range_deg", "hinges.", n, 1e-3, 360.0)
-    mrng = _list(mpath, hinges, "moment_range", "hinges.", n, 1e-6, 1e12)
+    kap = _list(mpath, hinges, "stiffness", "hinges.", n)
+    nu = _list(mpath, hinges, "damping", "hinges.", n)
+    rng = _list(mpath, hinges, "range_deg", "hinges.", n)
+    mrng = _list(mpath, hinges, "moment_range", "hinges.", n)
     att = _list(mpath, mt.get("attachment", {}), "position", "attachment.", 2, -1e3, 1e3)
     RODS = np.zeros((n, PC.NR))
     RODS[:, PC.R_L], RODS[:, PC.R_M], RODS[:, PC.R_EI], RODS[:, PC.R_MU] = L, m, EI, mu
     RODS[:, PC.R_KAPPA], RODS[:, PC.R_NU] = kap, nu
 
     craft = sc.get("craft", {})
-    M0 = _num(spath, craft, "mass", "craft.", 1e-6, 1e9)
-    J0 = _num(spath, craft, "inertia", "craft.", 1e-9, 1e12)
-    half = _list(spath, craft, "half_size", "craft.", 2, 1e-3, 1e3)
+    M0 = _num(spath, craft, "mass", "craft.")
+    J0 = _num(spath, craft, "inertia", "craft.")
+    half = _list(spath, craft, "half_size", "craft.", 2)
     solver = sc.get("solver", {})
     form = solver.get("formulation", "general")
     if form not in FORMULATIONS:
@@ -137,12 +150,12 @@ def load_rods(spath: Path) -> RodsModel:
     ini = sc.get("initial", {})
     phi = _list(spath, ini, "phi", "initial.", n)
     phid = _list(spath, ini, "phi_rate", "initial.", n) if "phi_rate" in ini else [0.0] * n
-    om0 = _num(spath, ini, "Omega", "initial.", -1e3, 1e3, 0.0)
+    om0 = _num(spath, ini, "Omega", "initial.", default=0.0)
     v0 = _list(spath, ini, "v_C", "initial.", 2) if "v_C" in ini else [0.0, 0.0]
 
     ctl = sc.get("controls", {})
-    times = _list(spath, ctl, "times", "controls.", len(ctl.get("times", [0.0])), 0.0, 1e5) if ctl else [0.0]
-    cols = [(_list(spath, ctl, k, "controls.", len(times), -1e9, 1e9) if k in ctl else [0.0] * len(times))
+    times = _list(spath, ctl, "times", "controls.", len(ctl.get("times", [0.0]))) if ctl else [0.0]
+    cols = [(_list(spath, ctl, k, "controls.", len(times)) if k in ctl else [0.0] * len(times))
             for k in ("X_C", "Y_C", "M_C")]
     if any(b <= a for a, b in zip(times, times[1:])):
         raise _err(spath, "controls.times", "must be increasing")
@@ -156,11 +169,14 @@ def load_rods(spath: Path) -> RodsModel:
     P = np.zeros(D.NP)
     P[D.P_M0], P[D.P_J0], P[D.P_X0], P[D.P_Y0] = M0, J0, *att
     P[D.P_FORM] = FORMULATIONS.index(form)
-    P[D.P_CLAMPS], P[D.P_RULE] = float(use), CLAMP_RULES.index(rule)
+    lock = cl.get("lock", "spring")
+    if lock not in CLAMP_LOCKS:
+        raise _err(spath, "clamps.lock", f"must be one of {', '.join(CLAMP_LOCKS)}, found {lock!r}")
+    P[D.P_CLAMPS], P[D.P_RULE], P[D.P_PLASTIC] = float(use), CLAMP_RULES.index(rule), CLAMP_LOCKS.index(lock)
     if use:
-        P[D.P_TOL] = _num(spath, cl, "tolerance", "clamps.", 0.0, 1.0)
-        P[D.P_KLOCK] = _num(spath, cl, "stiffness", "clamps.", 0.0, 1e12)
-        P[D.P_NULOCK] = _num(spath, cl, "damping", "clamps.", 0.0, 1e12)
+        P[D.P_TOL] = _num(spath, cl, "tolerance", "clamps.")
+        P[D.P_KLOCK] = _num(spath, cl, "stiffness", "clamps.")
+        P[D.P_NULOCK] = _num(spath, cl, "damping", "clamps.")
     ns, nz = D.sizes(n)
     s0 = np.zeros(ns)
     s0[3:3 + n] = phi

@@ -131,3 +131,27 @@ def run_rods(m, scenario_path, out_path, progress=None, t_end=None, cancel=None,
                     (3 * n, 3 * n + 1))
     return run_kernels(w, k, [], m.output_step, scenario_path, T, t0, n_total, start=start, progress=progress,
                        cancel=cancel, block=block)
+
+
+TABLE_STATE = ("u_Cx_per_component", "u_Cy_per_component", "theta_C", "v_Cx", "v_Cy", "Omega", "phi1", "phi2",
+               "alpha1", "alpha2", "beta1", "beta2")
+
+
+def lock_states(run, names=TABLE_STATE) -> list[tuple[float, dict[str, float]]]:
+    """Per clamp lock event of a rods RunFile: (its time, the state at that instant, before the clamp acts), SI units
+    and radians; the two frames before the lock extrapolated to its time (the state the paper's Tables 2-3 print)."""
+    out = []
+    for e in run.events:
+        if e.kind != "phase" or not e.text.startswith("clamp "):
+            continue
+        i = int(np.searchsorted(run.time, e.time - 1e-12)) - 1     # the last frame before the lock
+        if i < 1:
+            continue
+        t0, t1 = run.time[i - 1], run.time[i]
+        state = {}
+        for n in names:
+            a, b = run.channel_at(n, i - 1), run.channel_at(n, i)
+            v = b + (b - a) * (e.time - t1) / (t1 - t0)
+            state[n] = math.radians(v) if run.channels[n].unit.startswith("deg") else float(v)
+        out.append((float(e.time), state))
+    return out
