@@ -1,16 +1,34 @@
-"""Regularized Coulomb friction (the contact library's stick ramp, as in pairset.evaluate_pairs): a reusable law."""
+"""The engine's sticking friction law (solver/friction.py's bristle) at a contact point whose stretch is kept in a body's
+frame: one call per point and step (a cable's detection point on a rod, any point contact of a flexible part)."""
 from __future__ import annotations
-
-import math
 
 from numba import njit
 
+from solver.friction import bristle_force, return_map
 
-@njit(cache=True, inline="always")
-def coulomb_ramp(fn, vx, vy, vz, mu, v_stick, out):
-    """Friction force on the sliding side into out (3): -mu fn v_t / |v_t|, linear below the stick speed v_stick
-    (v: tangential sliding velocity). Returns the dissipated power (>= 0)."""
-    slip = math.sqrt(vx * vx + vy * vy + vz * vz)
-    g = mu * fn / (slip if slip > v_stick else v_stick)
-    out[0], out[1], out[2] = -g * vx, -g * vy, -g * vz
-    return g * slip * slip
+
+@njit(cache=True, error_model="numpy", inline="always")
+def point_bristle(U, j, R, n, vt, fn, mu, kt, ct, h):
+    """Friction on the sliding side at a closed point: its stretch U[j:j+3] (in the frame of R, body -> world)
+    return-mapped, the bristle's force, then the stretch advanced by h vt (vt: tangential sliding velocity, world).
+    Returns (force (3-tuple, world), stored energy after the map, energy freed by the map, dissipated power)."""
+    u = (R[0, 0] * U[j] + R[0, 1] * U[j + 1] + R[0, 2] * U[j + 2],
+         R[1, 0] * U[j] + R[1, 1] * U[j + 1] + R[1, 2] * U[j + 2],
+         R[2, 0] * U[j] + R[2, 1] * U[j + 1] + R[2, 2] * U[j + 2])
+    u, freed = return_map(u, n, mu, fn, kt)
+    ft, e_t, p_t = bristle_force(u, n, vt, fn, mu, kt, ct)
+    w0, w1, w2 = u[0] + h * vt[0], u[1] + h * vt[1], u[2] + h * vt[2]
+    U[j] = R[0, 0] * w0 + R[1, 0] * w1 + R[2, 0] * w2
+    U[j + 1] = R[0, 1] * w0 + R[1, 1] * w1 + R[2, 1] * w2
+    U[j + 2] = R[0, 2] * w0 + R[1, 2] * w1 + R[2, 2] * w2
+    return ft, e_t, freed, -(ft[0] * vt[0] + ft[1] * vt[1] + ft[2] * vt[2]) - p_t
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def point_open(U, j, kt):
+    """An open point: its stretch released (set to 0); returns the stored energy that frees (counted dissipated)."""
+    e = U[j] * U[j] + U[j + 1] * U[j + 1] + U[j + 2] * U[j + 2]
+    if e > 0.0:
+        U[j], U[j + 1], U[j + 2] = 0.0, 0.0, 0.0
+        return 0.5 * kt * e
+    return 0.0

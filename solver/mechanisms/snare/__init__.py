@@ -1,6 +1,6 @@
 """The cable-snare end effector capturing a grapple rod (seed 004): three ANCF cables between a fixed and a rotating
 ring, cable-rod contact, the target on the rig's suspension or free on orbit. Solver: model.py (TOML -> arrays),
-dynamics.py (the kernel on solver.core.ancf_cable and solver.contact.friction), simulate.py (run file)."""
+dynamics.py (the kernel on solver.core.ancf_cable and solver.contact.friction, the engine's bristle), simulate.py (run file)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -34,7 +34,7 @@ def _run(model, scenario_path, out_path, **options):
 
 def _state_sizes() -> dict[str, int]:
     from solver.mechanisms.snare import dynamics as D
-    return {"s": D.state_size(10), "Z": D.NZ}
+    return {"s": D.state_size(10, 4), "Z": D.NZ}
 
 
 def _channels(model) -> list:

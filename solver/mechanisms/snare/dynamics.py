@@ -1,5 +1,5 @@
 """The snare's step kernel: three ANCF cables (solver.core.ancf_cable) from the fixed to the rotating ring, the ring
-drive, the cable-rod contact (seed 004 eqs. 10-13; friction: solver.contact.friction) and the target as a rigid body
+drive, the cable-rod contact (seed 004 eqs. 10-13; friction: the engine's bristle, solver.contact.friction) and the target as a rigid body
 on the rig's suspension or free. Explicit symplectic Euler at the scenario's step (docs/snare.md: why)."""
 from __future__ import annotations
 
@@ -8,22 +8,23 @@ import math
 import numpy as np
 from numba import njit
 
-from solver.contact.friction import coulomb_ramp
+from solver.contact.friction import point_bristle, point_open
 from solver.core.ancf_cable import (accelerations_into, cable_forces_t, element_bound, gauss_table, kinetic_energy,
                                     shape)
 
 NCAB = 3
 # P: element count and length, EA, EI, axial damping time, rhoA, cable radius, ring radius, ring spacing h, sensor x,
-# rod radius and length, Hertz factor 4/3 E* sqrt(R*), contact damping, mu, stick speed, drive rate, drive end angle,
+# rod radius and length, Hertz factor 4/3 E* sqrt(R*), contact damping, mu, bristle stiffness k_t, drive rate, drive end angle,
 # target mode (0 suspension, 1 free), translational mass, principal inertia (3), CoM offset, gravity, suspension
 # stiffness (3) and damping (3), suspension anchor (3), centred radius, nominal rod-end x, rotating ends' angles (3),
 # the suspension's tilt stiffness m g d (N m/rad: hung a distance d above the centre of mass)
-(P_N, P_L, P_EA, P_EI, P_ETA, P_RHOA, P_RC, P_RR, P_H, P_XS, P_RROD, P_LROD, P_KH, P_C, P_MU, P_VS, P_OM, P_AMAX,
+(P_N, P_L, P_EA, P_EI, P_ETA, P_RHOA, P_RC, P_RR, P_H, P_XS, P_RROD, P_LROD, P_KH, P_C, P_MU, P_KT, P_OM, P_AMAX,
  P_MODE, P_M, P_I, P_COM, P_G, P_KS, P_CS, P_C0, P_CENT, P_XTIP, P_ROT, P_KR) = (
     0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 23, 24, 25, 28, 31, 34, 35, 36, 39)
-P_STEP = 40            # the solver step: the stick ramp is kept no steeper than the explicit step allows
+P_STEP = 40            # the solver step (the friction bristles' stretch advances by it)
 P_ALPHA = 41           # mass-proportional damping of the cables' motion (air, the rope's internal friction), 1/s
-N_P = 42
+P_CT = 42              # the friction bristle's damping c_t, N s/m per detection point
+N_P = 43
 FLEX_PER_ELEMENT = 4   # points drawn per element of a cable in the run file's flexible parts
 NZ = 5                 # Z: captured, t_capture, first contact seen per cable (3)
 CHANNELS = ("ring_angle", "motor_torque", "Fx", "Fy", "Fz", "Mx", "My", "Mz", "radial_offset", "target_x",
@@ -34,9 +35,13 @@ CHANNELS = ("ring_angle", "motor_torque", "Fx", "Fy", "Fz", "Mx", "My", "Mz", "r
 NCH = len(CHANNELS)
 
 
-def state_size(n):
-    """Length of s for n elements per cable: cable q and qd, target (c, v, quaternion, omega), dissipated, drive work."""
-    return 2 * NCAB * 6 * (n + 1) + 15
+NX = 15                # target (c, v, quaternion, omega), dissipated, drive work
+
+
+def state_size(n, npe=4):
+    """Length of s for n elements per cable and npe detection points per element: cable q and qd, the target's NX,
+    then the friction bristles' stretch (3 per detection point, in the target's frame)."""
+    return 2 * NCAB * 6 * (n + 1) + NX + 3 * NCAB * n * npe
 
 
 @njit(cache=True, inline="always")
@@ -74,7 +79,8 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
     """Accelerations of the cables (acc) and of the target (aT: v_dot, omega_dot in body axes), the end reactions
     (reac (3, 2, 3): force of the ring on the cable), per-cable contact summary out (3, 12): |F|, F on the cable
     (3), deepest point (3), its normal (3), depth, approach speed. Returns (strain, gravity + stored, dissipation
-    power, drive power, active points). R (3, 3), rhs (n_free, 3), v4 (4, 3): scratch (no allocation per step)."""
+    power, drive power, active points); the friction bristles' stretch in s is advanced by the step (call once per
+    step). R (3, 3), rhs (n_free, 3), v4 (4, 3): scratch (no allocation per step)."""
     n = int(P[P_N])
     nq = NCAB * (n + 1) * 6
     q = s[0:nq].reshape((NCAB, n + 1, 6))
@@ -96,6 +102,9 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
     nact = 0
     out[:, :] = 0.0
     npe = DS.shape[0]
+    kt = P[P_KT]
+    UB = s[2 * nq + NX:]
+    Dfree = 0.0
     for i in range(NCAB):
         u, v, p = cable_forces_t(q[i], qd[i], T, W, P[P_L], P[P_EA], P[P_EI], P[P_ETA], P[P_RHOA], grav, Q[i])
         U += u
@@ -116,14 +125,15 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
                 Qs[a_, 2] -= P[P_ALPHA] * m2
                 Pd += P[P_ALPHA] * (m0 * qds[a_, 0] + m1 * qds[a_, 1] + m2 * qds[a_, 2])
         for e in range(n):
+            jb = 3 * ((i * n + e) * npe)                       # the element's first bristle in UB
             mx, my, mz, rho = element_bound(q[i], e, P[P_L])   # cheap test first: the sphere clear of the rod's box
             dx, dy, dz = mx - ax, my - ay, mz - az
             zc = -(R[0, 0] * dx + R[1, 0] * dy + R[2, 0] * dz)
-            if zc < -rc - rho or zc > L + rc + rho:
-                continue
             ty = R[0, 1] * dx + R[1, 1] * dy + R[2, 1] * dz
             tz = R[0, 2] * dx + R[1, 2] * dy + R[2, 2] * dz
-            if ty * ty + tz * tz > (rrod + rc + rho) ** 2:
+            if zc < -rc - rho or zc > L + rc + rho or ty * ty + tz * tz > (rrod + rc + rho) ** 2:
+                for k in range(npe):
+                    Dfree += point_open(UB, jb + 3 * k, kt)
                 continue
             for k in range(npe):
                 S0, S1, S2, S3 = DS[k, 0], DS[k, 1], DS[k, 2], DS[k, 3]
@@ -135,10 +145,9 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
                 ty = R[0, 1] * dx + R[1, 1] * dy + R[2, 1] * dz
                 tz = R[0, 2] * dx + R[1, 2] * dy + R[2, 2] * dz
                 zc = -tx                                               # cylindrical frame on the rod axis
-                if zc < -rc or zc > L + rc:
-                    continue
                 r = math.sqrt(ty * ty + tz * tz)
-                if r > rrod + rc:
+                if zc < -rc or zc > L + rc or r > rrod + rc:
+                    Dfree += point_open(UB, jb + 3 * k, kt)
                     continue
                 # the cable's circular section against the rod's rectangular longitudinal section [0, L] x [0, rrod]
                 ez = zc - min(max(zc, 0.0), L)
@@ -155,6 +164,7 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
                 else:
                     dist = math.sqrt(ez * ez + er * er)
                     if dist >= rc:
+                        Dfree += point_open(UB, jb + 3 * k, kt)
                         continue
                     delta, nz, nr = rc - dist, ez / dist, er / dist
                 cy, cz = (ty / r, tz / r) if r > 1e-12 else (1.0, 0.0)
@@ -173,12 +183,14 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
                 vn = vx * nx + vy * ny + vz * nzw
                 fe = P[P_KH] * delta * math.sqrt(delta)
                 fn = max(fe - P[P_C] * vn, 0.0)                         # Hertz + damping, delta_dot = -vn
-                # the stick ramp's slope mu fn / v_stick kept below m_point / h (else the explicit step chatters)
-                vs = max(P[P_VS], P[P_MU] * fn * P[P_STEP] * npe / (P[P_RHOA] * P[P_L]))
-                pf = coulomb_ramp(fn, vx - vn * nx, vy - vn * ny, vz - vn * nzw, P[P_MU], vs, ff)
-                fx, fy, fz = fn * nx + ff[0], fn * ny + ff[1], fn * nzw + ff[2]   # on the cable
-                V += 0.4 * fe * delta
+                # friction: the engine's sticking bristle (solver/friction.py), its stretch per detection point
+                ft, e_t, freed, pf = point_bristle(UB, jb + 3 * k, R, (nx, ny, nzw),
+                                                   (vx - vn * nx, vy - vn * ny, vz - vn * nzw), fn, P[P_MU], kt,
+                                                   P[P_CT], P[P_STEP])
+                fx, fy, fz = fn * nx + ft[0], fn * ny + ft[1], fn * nzw + ft[2]   # on the cable
+                V += 0.4 * fe * delta + e_t
                 Pd += (fn - fe) * (-vn) + pf
+                Dfree += freed
                 ff[0], ff[1], ff[2] = fx, fy, fz
                 for d in range(3):
                     Q[i, e, d] += S0 * ff[d]
@@ -222,6 +234,7 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
     aT[3] = (tb0 - (I2 - I1) * wb1 * wb2) / I0
     aT[4] = (tb1 - (I0 - I2) * wb2 * wb0) / I1
     aT[5] = (tb2 - (I1 - I0) * wb0 * wb1) / I2
+    x[13] += Dfree                               # energy the bristles' return maps and releases free
     return U, V, Pd, Pin, nact
 
 

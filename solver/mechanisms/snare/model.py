@@ -138,7 +138,8 @@ def load_snare(spath: Path) -> SnareModel:
     Es = _num(mpath, con, "effective_modulus", "contact.effective_modulus", 1e5, 1e13)
     C = _num(mpath, con, "damping", "contact.damping", 0, 1e6)
     mu = _num(mpath, con, "friction", "contact.friction", 0, 2)
-    vs = _num(mpath, con, "stick_speed", "contact.stick_speed", 1e-9, 1)
+    kt = _num(mpath, con, "bristle_stiffness", "contact.bristle_stiffness", 1.0, 1e9)
+    ct = _num(mpath, con, "bristle_damping", "contact.bristle_damping", 0.0, 1e4)
     npe = int(_num(mpath, con, "points_per_element", "contact.points_per_element", 1, 32))
     cent = _num(mpath, cap, "centred_radius", "capture.centred_radius", 1e-5, 1)
     try:
@@ -189,13 +190,14 @@ def load_snare(spath: Path) -> SnareModel:
     P = np.zeros(D.N_P)
     P[[D.P_N, D.P_L, D.P_EA, D.P_EI, D.P_ETA, D.P_RHOA, D.P_RC, D.P_RR, D.P_H, D.P_XS]] = (
         n, Le, E * Ar, E * I, eta, rho * Ar, r_c, R_r, h, -h - xs)
-    P[[D.P_RROD, D.P_LROD, D.P_KH, D.P_C, D.P_MU, D.P_VS, D.P_OM, D.P_AMAX, D.P_MODE, D.P_M]] = (
-        r_rod, L_rod, 4 / 3 * Es * math.sqrt(Rstar), C, mu, vs, om, amax, 0 if mode == "suspension" else 1, m_tr)
+    P[[D.P_RROD, D.P_LROD, D.P_KH, D.P_C, D.P_MU, D.P_KT, D.P_OM, D.P_AMAX, D.P_MODE, D.P_M]] = (
+        r_rod, L_rod, 4 / 3 * Es * math.sqrt(Rstar), C, mu, kt, om, amax, 0 if mode == "suspension" else 1, m_tr)
     P[D.P_I:D.P_I + 3] = inertia
     P[D.P_COM], P[D.P_G], P[D.P_CENT] = com, g, cent
     P[D.P_KS:D.P_KS + 3], P[D.P_CS:D.P_CS + 3] = ks, cs
     x_tip = -h - lock
     P[D.P_XTIP], P[D.P_KR], P[D.P_STEP], P[D.P_ALPHA] = x_tip, k_tilt, step, alpha
+    P[D.P_CT] = ct
     th = np.radians(th0)
     P[D.P_ROT:D.P_ROT + 3] = th + 2 * math.pi / 3
     M = A.mass_matrix(n, Le, rho * Ar)
@@ -212,7 +214,7 @@ def load_snare(spath: Path) -> SnareModel:
     Rt = _rot(qt)
     adapter = np.array([x_tip + L_rod, 0.0, 0.0]) + np.array(err)
     c0 = adapter + Rt[:, 0] * com
-    s0 = np.zeros(D.state_size(n))
+    s0 = np.zeros(D.state_size(n, npe))
     nq = cables.size
     s0[:nq] = cables.ravel()
     x = s0[2 * nq:]
