@@ -8,7 +8,7 @@ import math
 import numpy as np
 from numba import njit
 
-from solver.contact.friction import point_bristle, point_open
+from solver.contact.friction import advance_stretch, point_bristle, point_open
 from solver.core.ancf_cable import (accelerations_into, cable_forces_t, element_bound, gauss_table, kinetic_energy,
                                     shape)
 
@@ -24,7 +24,8 @@ NCAB = 3
 P_STEP = 40            # the solver step (the friction bristles' stretch advances by it)
 P_ALPHA = 41           # mass-proportional damping of the cables' motion (air, the rope's internal friction), 1/s
 P_CT = 42              # the friction bristle's damping c_t, N s/m per detection point
-N_P = 43
+P_NG = 43              # Gauss points per element of the stretch and bending forces (3 or 4)
+N_P = 44
 FLEX_PER_ELEMENT = 4   # points drawn per element of a cable in the run file's flexible parts
 NZ = 5                 # Z: captured, t_capture, first contact seen per cable (3)
 CHANNELS = ("ring_angle", "motor_torque", "Fx", "Fy", "Fz", "Mx", "My", "Mz", "radial_offset", "target_x",
@@ -75,12 +76,13 @@ def prescribe_ends(P, t, FIX, q, qd, afix):
 
 
 @njit(cache=True)
-def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT, out, R, rhs, v4):
+def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT, out, R, rhs, v4, ACT):
     """Accelerations of the cables (acc) and of the target (aT: v_dot, omega_dot in body axes), the end reactions
     (reac (3, 2, 3): force of the ring on the cable), per-cable contact summary out (3, 12): |F|, F on the cable
     (3), deepest point (3), its normal (3), depth, approach speed. Returns (strain, gravity + stored, dissipation
-    power, drive power, active points); the friction bristles' stretch in s is advanced by the step (call once per
-    step). R (3, 3), rhs (n_free, 3), v4 (4, 3): scratch (no allocation per step)."""
+    power, drive power, active points, listed in ACT (rows: bristle index, cable, element, point, normal (3), contact
+    point from the target's centre (3)) for `advance_bristles`); the bristles' stretch in s is return-mapped (call
+    once per step). R (3, 3), rhs (n_free, 3), v4 (4, 3): scratch (no allocation per step)."""
     n = int(P[P_N])
     nq = NCAB * (n + 1) * 6
     q = s[0:nq].reshape((NCAB, n + 1, 6))
@@ -186,10 +188,13 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
                 # friction: the engine's sticking bristle (solver/friction.py), its stretch per detection point
                 ft, e_t, freed, pf = point_bristle(UB, jb + 3 * k, R, (nx, ny, nzw),
                                                    (vx - vn * nx, vy - vn * ny, vz - vn * nzw), fn, P[P_MU], kt,
-                                                   P[P_CT], P[P_STEP])
+                                                   P[P_CT])
+                a_ = ACT[nact]                           # the stretch advances after the step (advance_bristles)
+                a_[0], a_[1], a_[2], a_[3] = jb + 3 * k, i, e, k
+                a_[4], a_[5], a_[6], a_[7], a_[8], a_[9] = nx, ny, nzw, cx_ - x[0], cy_ - x[1], cz_ - x[2]
                 fx, fy, fz = fn * nx + ft[0], fn * ny + ft[1], fn * nzw + ft[2]   # on the cable
                 V += 0.4 * fe * delta + e_t
-                Pd += (fn - fe) * (-vn) + pf
+                Pd += (fn - fe) * (-vn) - pf             # the friction's work: stored (advance_bristles) + lost
                 Dfree += freed
                 ff[0], ff[1], ff[2] = fx, fy, fz
                 for d in range(3):
@@ -266,6 +271,34 @@ def _advance(s, P, acc, aT, h):
 
 
 @njit(cache=True)
+def advance_bristles(s, P, DS, ACT, nact, h):
+    """The active points' bristle stretch advanced by h times their new tangential sliding velocity (after
+    `_advance`: the stretch moves with the positions of the symplectic step); what the friction's work did not store
+    is dissipated (x[13])."""
+    n = int(P[P_N])
+    nq = NCAB * (n + 1) * 6
+    qd = s[nq:2 * nq].reshape((NCAB, n + 1, 6))
+    x = s[2 * nq:]
+    UB = s[2 * nq + NX:]
+    R = np.empty((3, 3))
+    _rot(x[6], x[7], x[8], x[9], R)
+    wb0, wb1, wb2 = x[10], x[11], x[12]
+    w0 = R[0, 0] * wb0 + R[0, 1] * wb1 + R[0, 2] * wb2
+    w1 = R[1, 0] * wb0 + R[1, 1] * wb1 + R[1, 2] * wb2
+    w2 = R[2, 0] * wb0 + R[2, 1] * wb1 + R[2, 2] * wb2
+    for r in range(nact):
+        a = ACT[r]
+        i, e, k = int(a[1]), int(a[2]), int(a[3])
+        S0, S1, S2, S3 = DS[k, 0], DS[k, 1], DS[k, 2], DS[k, 3]
+        rx, ry, rz = a[7], a[8], a[9]
+        c, d = qd[i, e], qd[i, e + 1]
+        vx = S0 * c[0] + S1 * c[3] + S2 * d[0] + S3 * d[3] - (x[3] + w1 * rz - w2 * ry)
+        vy = S0 * c[1] + S1 * c[4] + S2 * d[1] + S3 * d[4] - (x[4] + w2 * rx - w0 * rz)
+        vz = S0 * c[2] + S1 * c[5] + S2 * d[2] + S3 * d[5] - (x[5] + w0 * ry - w1 * rx)
+        x[13] -= advance_stretch(UB, int(a[0]), R, (a[4], a[5], a[6]), (vx, vy, vz), P[P_KT], h)
+
+
+@njit(cache=True)
 def kinetic(s, P, M):
     """Kinetic energy of the cables and the target."""
     n = int(P[P_N])
@@ -286,11 +319,12 @@ def run_block(s, Z, t, h, n_out, spo, P, M, MINV, FREE, FIXI, FIX, DS, ev, n_ev,
     """n_out frames, each recorded (o_flex: the cables' points), then spo steps. (status 0 / 1 diverged, t, rows)."""
     n = int(P[P_N])
     nq = NCAB * (n + 1) * 6
-    T, W = gauss_table(P[P_L])
+    T, W = gauss_table(P[P_L], int(P[P_NG]))
     Q, acc = np.zeros((NCAB, n + 1, 6)), np.zeros((NCAB, n + 1, 6))
     afix, reac = np.zeros((NCAB, 2, 3)), np.zeros((NCAB, 2, 3))
     aT, out, R = np.zeros(6), np.zeros((NCAB, 12)), np.empty((3, 3))
     Rw, rhs, v4 = np.empty((3, 3)), np.empty((FREE.shape[0], 3)), np.empty((4, 3))
+    ACT = np.empty((NCAB * n * DS.shape[0], 10))
     q = s[0:nq].reshape((NCAB, n + 1, 6))
     qd = s[nq:2 * nq].reshape((NCAB, n + 1, 6))
     x = s[2 * nq:]
@@ -301,7 +335,7 @@ def run_block(s, Z, t, h, n_out, spo, P, M, MINV, FREE, FIXI, FIX, DS, ev, n_ev,
     for row in range(n_out):
         prescribe_ends(P, t, FIX, q, qd, afix)
         U, V, Pd, Pin, nact = evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT, out, Rw,
-                                       rhs, v4)
+                                       rhs, v4, ACT)
         if not math.isfinite(U + x[0] + x[6]):
             return 1, t, row
         Ke = kinetic(s, P, M)
@@ -379,7 +413,7 @@ def run_block(s, Z, t, h, n_out, spo, P, M, MINV, FREE, FIXI, FIX, DS, ev, n_ev,
             if it > 0:
                 prescribe_ends(P, t, FIX, q, qd, afix)
                 U, V, Pd, Pin, nact = evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT,
-                                               out, Rw, rhs, v4)
+                                               out, Rw, rhs, v4, ACT)
                 for i in range(NCAB):                   # first contact per cable at the solver's rate
                     if out[i, 10] > 0.0 and Z[2 + i] == 0.0 and n_ev[0] < ev.shape[0]:
                         ev[n_ev[0], 0], ev[n_ev[0], 1], ev[n_ev[0], 2], Z[2 + i] = t, 0.0, i, 1.0
@@ -387,6 +421,7 @@ def run_block(s, Z, t, h, n_out, spo, P, M, MINV, FREE, FIXI, FIX, DS, ev, n_ev,
             x[13] += h * Pd
             x[14] += h * Pin
             _advance(s, P, acc, aT, h)
+            advance_bristles(s, P, DS, ACT, nact, h)
             k0 += 1
             t = k0 * h
     return 0, t, n_out
