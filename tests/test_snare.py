@@ -24,12 +24,8 @@ def _scenario(d: Path, text: str, name="s.toml") -> Path:
     return p
 
 
-@pytest.fixture(scope="module")
-def touching(tmp_path_factory):
+def _touching_text(m) -> str:
     """The rig scenario, 0.15 s, ring at 40 deg/s, the rod's end 3 cm below cable 2's middle, its side 2 mm from it."""
-    from solver.simulate import run_scenario
-    d = tmp_path_factory.mktemp("snare")
-    m = load_snare(RIG)
     n = m.geometry["n"]
     q = m.s0[:3 * (n + 1) * 6].reshape(3, n + 1, 6)
     mid = q[1, n // 2, 0:3]
@@ -39,8 +35,15 @@ def touching(tmp_path_factory):
     err = (tip_x - m.geometry["x_tip"], r_axis * math.cos(az), r_axis * math.sin(az))
     text = RIG.read_text().replace("duration = 10.0", "duration = 0.15").replace("rate_deg_s = 8.0", "rate_deg_s = 40.0")
     text = text.replace("position_error = [0.2369, 0.0747, 0.0402]", f"position_error = [{err[0]}, {err[1]}, {err[2]}]")
-    text = text.replace("quaternion = [0.9993, 0.0345, -0.0075, -0.0108]", "quaternion = [1.0, 0.0, 0.0, 0.0]")
-    sp = _scenario(d, text)
+    return text.replace("quaternion = [0.9993, 0.0345, -0.0075, -0.0108]", "quaternion = [1.0, 0.0, 0.0, 0.0]")
+
+
+@pytest.fixture(scope="module")
+def touching(tmp_path_factory):
+    """The rig scenario, 0.15 s, ring at 40 deg/s, the rod's end 3 cm below cable 2's middle, its side 2 mm from it."""
+    from solver.simulate import run_scenario
+    d = tmp_path_factory.mktemp("snare")
+    sp = _scenario(d, _touching_text(load_snare(RIG)))
     return load_snare(sp), run_scenario(sp, d / "touching.h5")
 
 
@@ -164,3 +167,32 @@ def test_the_target_offsets_are_where_the_seed_gives_the_position_error(tmp_path
         assert abs(r.channel("target_offset_z")[0] - 0.02) < 1e-9
         assert r.channel("radial_offset")[0] > 0.03
         assert r.channels["target_offset_y"].unit == r.channels["target_offset_z"].unit == "m"
+
+
+def test_the_scenarios_step_is_under_the_cables_explicit_bound():
+    """The explicit step's bound 2 (sqrt(1 + z^2) - z) / omega_max of the relaxed cable with its axial damping
+    (z = eta omega_max / 2): 10.9 us (omega_max 1.76e5 rad/s, the axial mode); both scenarios step at the paper's
+    10 us, under it with 5 % to spare (docs/snare.md: the step chosen by measurement)."""
+    from solver.core import ancf_cable as A
+    from solver.mechanisms.snare import dynamics as D
+    for name in ("suspension_rig", "on_orbit_floating"):
+        m = load_snare(RESOURCES / "scenarios" / f"{name}.toml")
+        P, n = m.P, m.geometry["n"]
+        q = m.s0[:3 * (n + 1) * 6].reshape(3, n + 1, 6)[0].copy()
+        fixed = np.zeros(2 * n + 2, bool)
+        fixed[[0, 2 * n]] = True
+        w = A.max_frequency(m.M, fixed, P[D.P_L], P[D.P_EA], P[D.P_EI], q)
+        z = P[D.P_ETA] * w / 2
+        bound = 2 * (math.sqrt(1 + z * z) - z) / w
+        assert 1.7e5 < w < 1.8e5 and m.step == 1e-5 and m.step < 0.95 * bound, (name, w, bound)
+
+
+def test_a_contact_too_stiff_for_the_step_is_reported_as_diverged(tmp_path):
+    """Contact damping 3000 N s/m on a 0.8 g detection point (C h / m = 37, far over the explicit limit 2): the run
+    stops with SolverDiverged naming the time, not a ZeroDivisionError from inside the kernel (error_model numpy)."""
+    from solver.simulate import SolverDiverged, run_scenario
+    sp = _scenario(tmp_path, _touching_text(load_snare(RIG)))
+    (tmp_path / "snare.toml").write_text((tmp_path / "snare.toml").read_text().replace(
+        "damping = 30.0 ", "damping = 3000.0 "))
+    with pytest.raises(SolverDiverged):
+        run_scenario(sp, tmp_path / "d.h5")

@@ -72,7 +72,7 @@ def gauss_table(L, ng=4):
     return T, W
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, error_model="numpy", fastmath=True)
 def element_forces(q, qd, e, T, W, EA, EI, eta, Q):
     """Add element e's elastic forces -dU/dq (stretch and bending, seed 004 eqs. 7-9) and axial Kelvin-Voigt damping
     (eta: strain-rate time constant, s) into Q (n + 1, 6); T, W from gauss_table. Returns (strain energy, damping
@@ -139,7 +139,7 @@ def cable_forces(q, qd, L, EA, EI, eta, rhoA, grav, Q, ng=4):
     return cable_forces_t(q, qd, T, W, L, EA, EI, eta, rhoA, grav, Q)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def cable_forces_t(q, qd, T, W, L, EA, EI, eta, rhoA, grav, Q):
     """cable_forces with the element's Gauss table (T, W) given (the step loop's form)."""
     n = q.shape[0] - 1
@@ -170,7 +170,7 @@ def point(q, e, xi, L, r):
         r[d] = S[0] * q[e, d] + S[1] * q[e, 3 + d] + S[2] * q[e + 1, d] + S[3] * q[e + 1, 3 + d]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def element_bound(q, e, L):
     """A sphere holding all of element e: the cubic lies in the hull of its Bezier points r0, r0 + L/3 r_s0,
     r1 - L/3 r_s1, r1; returns its centre (the chord's middle) and radius (a cheap test before contact detection)."""
@@ -209,7 +209,7 @@ def accelerations(Q, M, Minv, free, fixed_idx, afix, acc, reaction):
     accelerations_into(Q, M, Minv, free, fixed_idx, afix, acc, reaction, np.empty((free.shape[0], 3)))
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, error_model="numpy", fastmath=True)
 def accelerations_into(Q, M, Minv, free, fixed_idx, afix, acc, reaction, rhs):
     """accelerations without allocating (rhs: scratch (n_free, 3)); Q and acc (n + 1, 6) C-contiguous, read as
     (2n + 2, 3) rows over the scalar index (node j's r is row 2 j, its r_s row 2 j + 1)."""

@@ -52,14 +52,14 @@ def _rot(qw, qx, qy, qz, R):
     R[2, 0], R[2, 1], R[2, 2] = 2 * (qx * qz - qw * qy), 2 * (qy * qz + qw * qx), 1 - 2 * (qx * qx + qy * qy)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def ring_drive(P, t):
     """Ring angle alpha(t) = omega t up to the end angle, and its rate."""
     a = P[P_OM] * t
     return (a, P[P_OM]) if a < P[P_AMAX] else (P[P_AMAX], 0.0)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def prescribe_ends(P, t, FIX, q, qd, afix):
     """Ball joints: the fixed ends at FIX (3, 3), the rotating ends on the ring at angle ROT_i + alpha(t)."""
     n = int(P[P_N])
@@ -75,7 +75,7 @@ def prescribe_ends(P, t, FIX, q, qd, afix):
         afix[i, 1, 0], afix[i, 1, 1], afix[i, 1, 2] = 0.0, -w * w * P[P_RR] * c, -w * w * P[P_RR] * s
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT, out, R, rhs, v4, ACT):
     """Accelerations of the cables (acc) and of the target (aT: v_dot, omega_dot in body axes), the end reactions
     (reac (3, 2, 3): force of the ring on the cable), per-cable contact summary out (3, 12): |F|, F on the cable
@@ -243,7 +243,7 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
     return U, V, Pd, Pin, nact
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _advance(s, P, acc, aT, h):
     """Symplectic Euler: velocities from the accelerations, then positions (cables' free coordinates, the target)."""
     n = int(P[P_N])
@@ -270,7 +270,7 @@ def _advance(s, P, acc, aT, h):
         x[k] /= nrm
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def advance_bristles(s, P, DS, ACT, nact, h):
     """The active points' bristle stretch advanced by h times their new tangential sliding velocity (after
     `_advance`: the stretch moves with the positions of the symplectic step); what the friction's work did not store
@@ -298,7 +298,7 @@ def advance_bristles(s, P, DS, ACT, nact, h):
         x[13] -= advance_stretch(UB, int(a[0]), R, (a[4], a[5], a[6]), (vx, vy, vz), P[P_KT], h)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def kinetic(s, P, M):
     """Kinetic energy of the cables and the target."""
     n = int(P[P_N])

@@ -13,9 +13,8 @@ ON_ROD = (235, 80, 70)
 ROD = (150, 230, 150)
 PENS = {"ring": Pen(FRAME, 1.5), "axis": Pen(FRAME, 1, "dot"), "cable": Pen(CABLE, 2, round_cap=True),
         "cable_on": Pen(ON_ROD, 3, round_cap=True), "mark": Pen(CABLE, 1.5), "rod": Pen(ROD, 2)}
-NUMBERS = (("ring angle", "ring_angle"), ("motor torque", "motor_torque"), ("rod end radial", "radial_offset"),
-           ("rod end y", "target_y"), ("rod end z", "target_z"), ("tilt", "tilt"),
-           ("cables on rod", "cables_in_contact"))
+NUMBERS = (("ring", "ring_angle"), ("torque", "motor_torque"), ("R radial", "radial_offset"),
+           ("R y", "target_y"), ("R z", "target_z"), ("tilt", "tilt"), ("on rod", "cables_in_contact"))
 # the cables' fixed ends 120 deg apart, each running a third of a turn to the rotating ring (seed 004 L60-64, L164)
 FIXED_DEG = (120.0, 0.0, -120.0)
 
@@ -24,16 +23,16 @@ def prepare(facts: RunFacts, width: float, height: float) -> dict:
     """The ring radius (the radial offset's full scale, m) and the pixels per metre that fit the ring in the band."""
     r = facts.stroke("radial_offset") if facts.has("radial_offset") else math.nan
     ring = r if math.isfinite(r) and r > 0 else 0.25
-    return {"ring": ring, "px": 0.44 * min(width, height) / ring}
+    return {"ring": ring, "px": 0.40 * min(width, height) / ring}
 
 
 def footnote(scale) -> str:
-    return f"to scale: ring radius {scale['ring'] * 1000:.0f} mm"
+    return f"to scale, ring {scale['ring'] * 1000:.0f} mm"
 
 
 def _centre(box):
     left, top, width, height = box
-    return left + width / 2, top + height / 2
+    return left + width / 2, top + height / 2 + 8        # below the view's label
 
 
 def _pt(box, scale, y, z):
