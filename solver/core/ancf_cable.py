@@ -375,13 +375,13 @@ def run_free(q, qd, M, Minv, free, fixed_idx, L, EA, EI, eta, rhoA, grav, h, nst
 
 
 @njit(cache=True)
-def relax(q, M, Minv, free, fixed_idx, L, EA, EI, rhoA, grav, h, nsteps, tau):
-    """Dynamic relaxation to a stable static shape: the motion damped by qd *= exp(-h / tau) each step, fixed
-    coordinates held; returns the largest free generalized force left (N)."""
+def relax(q, M, Minv, free, fixed_idx, L, EA, EI, rhoA, grav, h, nsteps, tau, ng=4):
+    """Dynamic relaxation to a stable static shape (ng Gauss points, as the run's): the motion damped by qd *=
+    exp(-h / tau) each step, fixed coordinates held; returns the largest free generalized force left (N)."""
     qd, Q, acc = np.zeros(q.shape), np.zeros(q.shape), np.zeros(q.shape)
     afix, reaction = np.zeros((fixed_idx.shape[0], 3)), np.zeros((fixed_idx.shape[0], 3))
     f = math.exp(-h / tau)
-    T, W = gauss_table(L)
+    T, W = gauss_table(L, ng)
     rhs = np.empty((free.shape[0], 3))
     for k in range(nsteps):
         symplectic_step_t(q, qd, M, Minv, free, fixed_idx, afix, T, W, L, EA, EI, 0.0, rhoA, grav, h, Q, acc, reaction,
@@ -389,7 +389,7 @@ def relax(q, M, Minv, free, fixed_idx, L, EA, EI, rhoA, grav, h, nsteps, tau):
         for j in range(q.shape[0]):
             for c in range(6):
                 qd[j, c] *= f
-    cable_forces(q, qd, L, EA, EI, 0.0, rhoA, grav, Q)
+    cable_forces(q, qd, L, EA, EI, 0.0, rhoA, grav, Q, ng)
     res = 0.0
     for i in range(free.shape[0]):
         j = free[i]

@@ -63,12 +63,13 @@ def helix_nodes(n, R_r, h, L_a, theta0):
     return q
 
 
-def initial_cables(n, R_r, h, L_a, th, Le, EA, EI, rhoA, g, M, MINV, FREE, FIXI, steps=200000):
+def initial_cables(n, R_r, h, L_a, th, Le, EA, EI, rhoA, g, M, MINV, FREE, FIXI, ng=4, steps=200000):
     """The three cables at rest at ring angle 0: the first relaxed from its helix (seed eq. 17) under gravity along
     -x by dynamic relaxation (the paper's straight stress-free cable; viscous, tau 0.05 s, 0.9 s), the others turned
     by their start angles."""
     q = helix_nodes(n, R_r, h, L_a, th[0])
-    A.relax(q, M, MINV, FREE, FIXI, Le, EA, EI, rhoA, np.array([-g, 0.0, 0.0]), 0.5 * Le / 1600.0 / 4, steps, 0.05)
+    A.relax(q, M, MINV, FREE, FIXI, Le, EA, EI, rhoA, np.array([-g, 0.0, 0.0]), 0.5 * Le / 1600.0 / 4, steps, 0.05,
+            ng)
     out = []
     for t in th:
         c, s = math.cos(t - th[0]), math.sin(t - th[0])
@@ -223,7 +224,7 @@ def load_snare(spath: Path) -> SnareModel:
     DS = np.zeros((npe, 4))
     for k in range(npe):
         A.shape(xi[k], Le, DS[k], np.empty(4), np.empty(4))
-    cables = initial_cables(n, R_r, h, L_a, th, Le, E * Ar, E * I, rho * Ar, g, M, MINV, FREE, FIXI)
+    cables = initial_cables(n, R_r, h, L_a, th, Le, E * Ar, E * I, rho * Ar, g, M, MINV, FREE, FIXI, ng)
     FIX = cables[:, 0, 0:3].copy()
     Rt = _rot(qt)
     adapter = np.array([x_tip + L_rod, 0.0, 0.0]) + np.array(err)
