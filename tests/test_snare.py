@@ -149,10 +149,9 @@ def test_the_envelope_campaign_runs_through_the_campaign_command(tmp_path):
     assert "2 of 2 runs finished" in r.stdout, r.stdout
     s = read_summary(d)
     assert s.campaign.mechanism_type == "snare" and s.status == ["ok"] * 2, s.table()
-    for i in range(2):
-        row = s.row(i)
-        assert 0.0 <= row["radial_offset"] <= 0.10 and 0.0 <= row["tilt"] <= 10.5 and abs(row["roll_deg"]) <= 12
-        assert math.isfinite(row["max_tension"]) and row["verdict"].startswith("FAIL")   # 0.3 s: not captured
+    r_, tilt, roll = s.column("radial_offset"), s.column("tilt"), s.column("roll_deg")
+    assert ((0 <= r_) & (r_ <= 0.10) & (0 <= tilt) & (tilt <= 10.5) & (np.abs(roll) <= 12)).all(), s.table()
+    assert np.isfinite(s.column("max_tension")).all() and all(v.startswith("FAIL") for v in s.verdict)  # 0.3 s
 
 
 def test_the_target_offsets_are_where_the_seed_gives_the_position_error(tmp_path):
@@ -186,13 +185,3 @@ def test_the_scenarios_step_is_under_the_cables_explicit_bound():
         bound = 2 * (math.sqrt(1 + z * z) - z) / w
         assert 1.7e5 < w < 1.8e5 and m.step == 1e-5 and m.step < 0.95 * bound, (name, w, bound)
 
-
-def test_a_contact_too_stiff_for_the_step_is_reported_as_diverged(tmp_path):
-    """Contact damping 3000 N s/m on a 0.8 g detection point (C h / m = 37, far over the explicit limit 2): the run
-    stops with SolverDiverged naming the time, not a ZeroDivisionError from inside the kernel (error_model numpy)."""
-    from solver.simulate import SolverDiverged, run_scenario
-    sp = _scenario(tmp_path, _touching_text(load_snare(RIG)))
-    (tmp_path / "snare.toml").write_text((tmp_path / "snare.toml").read_text().replace(
-        "damping = 30.0 ", "damping = 3000.0 "))
-    with pytest.raises(SolverDiverged):
-        run_scenario(sp, tmp_path / "d.h5")
