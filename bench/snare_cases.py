@@ -1,6 +1,6 @@
 """Seed 004's two cases with the snare type: the suspension rig and the floating target. Prints first contact, the
 rod end's offsets, sensor peaks, tensions, the energy balance and the speed (CPU and wall time per simulated second,
-steps against the paper's 1e-5 s HHT step). Usage: python -m bench.snare_cases [OUT_DIR]"""
+steps against the paper's 1e-5 s HHT step). Usage: python -m bench.snare_cases [OUT_DIR [SCENARIO.toml ...]]"""
 from __future__ import annotations
 
 import sys
@@ -16,8 +16,8 @@ from solver.simulate import run_scenario
 from solver.verdict import evaluate, load_criteria
 
 
-def case(name: str, out_dir: Path) -> None:
-    sp = RESOURCES / "scenarios" / f"{name}.toml"
+def case(name: str, out_dir: Path, sp: Path | None = None) -> None:
+    sp = sp or RESOURCES / "scenarios" / f"{name}.toml"
     out = out_dir / f"{name}.h5"
     run_scenario(sp, out, t_end=0.02)                         # compile (numba cache) and relax once, untimed
     c0, w0 = time.process_time(), time.perf_counter()
@@ -50,14 +50,21 @@ def case(name: str, out_dir: Path) -> None:
               f"{np.abs(ch['drive_work']).max():.3f} J")
         v = evaluate(r, load_criteria(RESOURCES / "criteria.toml"))
         print(f"verdict: {v.line()}")
-    steps = T / 8e-6
+    from solver.scenario import load_model
+    h = load_model(sp).step
+    steps = T / h
     print(f"speed: CPU {cpu:.1f} s, wall {wall:.1f} s for {T:.1f} s simulated (CPU/sim {cpu / T:.2f}); "
-          f"{steps:.3g} steps of 8 us, {cpu / steps * 1e6:.1f} us CPU per step; the paper's 1e-5 s step: "
+          f"{steps:.3g} steps of {h * 1e6:g} us, {cpu / steps * 1e6:.1f} us CPU per step; the paper's 1e-5 s step: "
           f"{T / 1e-5:.3g} steps")
 
 
 if __name__ == "__main__":
     d = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp())
     d.mkdir(parents=True, exist_ok=True)
-    for name in ("suspension_rig", "on_orbit_floating"):
-        case(name, d)
+    paths = [Path(a) for a in sys.argv[2:]]
+    if paths:
+        for sp in paths:
+            case(sp.stem, d, sp)
+    else:
+        for name in ("suspension_rig", "on_orbit_floating"):
+            case(name, d)

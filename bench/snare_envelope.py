@@ -1,7 +1,7 @@
 """The snare's capture envelope on Dask: the rig case with the rod's radial offset up to the class's +-100 mm capture
 tolerance and the target's pitch/yaw up to 10.5 deg, roll +-12 deg (Liu et al. 2011, J. Cent. South Univ. Technol.
 18:600), Latin hypercube; each run through solver.simulate.run_scenario on a Dask worker, judged by the snare's
-criteria. (The campaign command needs a parameter schema, which the snare type has not yet.)
+criteria. The same envelope runs through `dockmnemo campaign resources/snare/campaigns/envelope.toml` (schema).
 Usage: python -m bench.snare_envelope [COUNT] [WORKERS]"""
 from __future__ import annotations
 

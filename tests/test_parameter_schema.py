@@ -61,7 +61,7 @@ def test_describe_lists_every_key_found_in_the_bundled_tomls(capsys):
         assert re.search(r"\[(assumed|seed \d{3}[^\]]*)\]$", line), line
 
 
-@pytest.mark.parametrize("mechanism_type", ["probe_cone", "peripheral", "rods"])
+@pytest.mark.parametrize("mechanism_type", ["probe_cone", "peripheral", "rods", "snare"])
 def test_units_parse_and_the_reference_doc_is_up_to_date(mechanism_type):
     from solver.schema import reference, reference_file, unit_check
     assert unit_check() == []

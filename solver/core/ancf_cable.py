@@ -56,18 +56,23 @@ def gravity_weights(n, L, rhoA):
     return G
 
 
+GAUSS3_X = np.array([0.1127016653792583, 0.5, 0.8872983346207417])
+GAUSS3_W = np.array([5.0 / 18.0, 8.0 / 18.0, 5.0 / 18.0])
+
+
 @njit(cache=True)
-def gauss_table(L):
-    """Shape functions and their s-derivatives at the 4 Gauss points of an element of length L: (4, 3, 4), weights
-    times L in column 0 of a second (4,) array."""
-    T, W = np.empty((4, 3, 4)), np.empty(4)
-    for g in range(4):
-        shape(GAUSS_X[g], L, T[g, 0], T[g, 1], T[g, 2])
-        W[g] = GAUSS_W[g] * L
+def gauss_table(L, ng=4):
+    """Shape functions and their s-derivatives at the ng (3 or 4) Gauss points of an element of length L: (ng, 3,
+    4), and the weights times L (ng,)."""
+    X, G = (GAUSS3_X, GAUSS3_W) if ng == 3 else (GAUSS_X, GAUSS_W)
+    T, W = np.empty((ng, 3, 4)), np.empty(ng)
+    for g in range(ng):
+        shape(X[g], L, T[g, 0], T[g, 1], T[g, 2])
+        W[g] = G[g] * L
     return T, W
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy", fastmath=True)
 def element_forces(q, qd, e, T, W, EA, EI, eta, Q):
     """Add element e's elastic forces -dU/dq (stretch and bending, seed 004 eqs. 7-9) and axial Kelvin-Voigt damping
     (eta: strain-rate time constant, s) into Q (n + 1, 6); T, W from gauss_table. Returns (strain energy, damping
@@ -80,7 +85,7 @@ def element_forces(q, qd, e, T, W, EA, EI, eta, Q):
     v10, v11, v12, v13, v14, v15 = qd[e + 1, 0], qd[e + 1, 1], qd[e + 1, 2], qd[e + 1, 3], qd[e + 1, 4], qd[e + 1, 5]
     g00, g01, g02, g03, g04, g05 = Q[e, 0], Q[e, 1], Q[e, 2], Q[e, 3], Q[e, 4], Q[e, 5]
     g10, g11, g12, g13, g14, g15 = Q[e + 1, 0], Q[e + 1, 1], Q[e + 1, 2], Q[e + 1, 3], Q[e + 1, 4], Q[e + 1, 5]
-    for g in range(4):
+    for g in range(W.shape[0]):
         w = W[g]
         s0, s1, s2, s3 = T[g, 1, 0], T[g, 1, 1], T[g, 1, 2], T[g, 1, 3]
         b0_, b1_, b2_, b3_ = T[g, 2, 0], T[g, 2, 1], T[g, 2, 2], T[g, 2, 3]
@@ -127,14 +132,14 @@ def element_forces(q, qd, e, T, W, EA, EI, eta, Q):
 
 
 @njit(cache=True)
-def cable_forces(q, qd, L, EA, EI, eta, rhoA, grav, Q):
-    """Generalized forces of a whole cable into Q (zeroed first): elastic, axial damping, gravity (grav: 3-vector).
-    Returns (strain energy, gravity potential, damping power)."""
-    T, W = gauss_table(L)
+def cable_forces(q, qd, L, EA, EI, eta, rhoA, grav, Q, ng=4):
+    """Generalized forces of a whole cable into Q (zeroed first): elastic, axial damping, gravity (grav: 3-vector),
+    with ng Gauss points per element. Returns (strain energy, gravity potential, damping power)."""
+    T, W = gauss_table(L, ng)
     return cable_forces_t(q, qd, T, W, L, EA, EI, eta, rhoA, grav, Q)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def cable_forces_t(q, qd, T, W, L, EA, EI, eta, rhoA, grav, Q):
     """cable_forces with the element's Gauss table (T, W) given (the step loop's form)."""
     n = q.shape[0] - 1
@@ -165,7 +170,7 @@ def point(q, e, xi, L, r):
         r[d] = S[0] * q[e, d] + S[1] * q[e, 3 + d] + S[2] * q[e + 1, d] + S[3] * q[e + 1, 3 + d]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def element_bound(q, e, L):
     """A sphere holding all of element e: the cubic lies in the hull of its Bezier points r0, r0 + L/3 r_s0,
     r1 - L/3 r_s1, r1; returns its centre (the chord's middle) and radius (a cheap test before contact detection)."""
@@ -204,7 +209,7 @@ def accelerations(Q, M, Minv, free, fixed_idx, afix, acc, reaction):
     accelerations_into(Q, M, Minv, free, fixed_idx, afix, acc, reaction, np.empty((free.shape[0], 3)))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy", fastmath=True)
 def accelerations_into(Q, M, Minv, free, fixed_idx, afix, acc, reaction, rhs):
     """accelerations without allocating (rhs: scratch (n_free, 3)); Q and acc (n + 1, 6) C-contiguous, read as
     (2n + 2, 3) rows over the scalar index (node j's r is row 2 j, its r_s row 2 j + 1)."""
@@ -252,9 +257,10 @@ def kinetic_energy(M, qd):
 
 
 @njit(cache=True)
-def static_equilibrium(q, L, EA, EI, rhoA, grav, fixed, Fend, tol, iters):
+def static_equilibrium(q, L, EA, EI, rhoA, grav, fixed, Fend, tol, iters, ng=4):
     """Newton on the free coordinates (finite-difference tangent) for a cable at rest under gravity and an end force
-    Fend (3) on the last node; fixed: bool (2n + 2) scalar indices held (all three directions). Returns |residual|."""
+    Fend (3) on the last node; fixed: bool (2n + 2) scalar indices held (all three directions); ng Gauss points.
+    Returns |residual|."""
     n1 = q.shape[0]
     nd = 6 * n1
     idx = np.empty(nd, np.int64)
@@ -269,7 +275,7 @@ def static_equilibrium(q, L, EA, EI, rhoA, grav, fixed, Fend, tol, iters):
     R, K = np.empty(m), np.empty((m, m))
     res = 0.0
     for it in range(iters):
-        cable_forces(q, qd, L, EA, EI, 0.0, rhoA, grav, Q)
+        cable_forces(q, qd, L, EA, EI, 0.0, rhoA, grav, Q, ng)
         for d in range(3):
             Q[n1 - 1, d] += Fend[d]
         res = 0.0
@@ -282,7 +288,7 @@ def static_equilibrium(q, L, EA, EI, rhoA, grav, fixed, Fend, tol, iters):
             jb, cb = idx[b] // 6, idx[b] % 6
             h = 1e-7 * max(1.0, abs(q[jb, cb]))
             q[jb, cb] += h
-            cable_forces(q, qd, L, EA, EI, 0.0, rhoA, grav, Q2)
+            cable_forces(q, qd, L, EA, EI, 0.0, rhoA, grav, Q2, ng)
             q[jb, cb] -= h
             for d in range(3):
                 Q2[n1 - 1, d] += Fend[d]
@@ -369,13 +375,13 @@ def run_free(q, qd, M, Minv, free, fixed_idx, L, EA, EI, eta, rhoA, grav, h, nst
 
 
 @njit(cache=True)
-def relax(q, M, Minv, free, fixed_idx, L, EA, EI, rhoA, grav, h, nsteps, tau):
-    """Dynamic relaxation to a stable static shape: the motion damped by qd *= exp(-h / tau) each step, fixed
-    coordinates held; returns the largest free generalized force left (N)."""
+def relax(q, M, Minv, free, fixed_idx, L, EA, EI, rhoA, grav, h, nsteps, tau, ng=4):
+    """Dynamic relaxation to a stable static shape (ng Gauss points, as the run's): the motion damped by qd *=
+    exp(-h / tau) each step, fixed coordinates held; returns the largest free generalized force left (N)."""
     qd, Q, acc = np.zeros(q.shape), np.zeros(q.shape), np.zeros(q.shape)
     afix, reaction = np.zeros((fixed_idx.shape[0], 3)), np.zeros((fixed_idx.shape[0], 3))
     f = math.exp(-h / tau)
-    T, W = gauss_table(L)
+    T, W = gauss_table(L, ng)
     rhs = np.empty((free.shape[0], 3))
     for k in range(nsteps):
         symplectic_step_t(q, qd, M, Minv, free, fixed_idx, afix, T, W, L, EA, EI, 0.0, rhoA, grav, h, Q, acc, reaction,
@@ -383,7 +389,7 @@ def relax(q, M, Minv, free, fixed_idx, L, EA, EI, rhoA, grav, h, nsteps, tau):
         for j in range(q.shape[0]):
             for c in range(6):
                 qd[j, c] *= f
-    cable_forces(q, qd, L, EA, EI, 0.0, rhoA, grav, Q)
+    cable_forces(q, qd, L, EA, EI, 0.0, rhoA, grav, Q, ng)
     res = 0.0
     for i in range(free.shape[0]):
         j = free[i]

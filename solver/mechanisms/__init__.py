@@ -16,7 +16,7 @@ from solver.mechanisms.snare import SNARE
 
 _TYPES: dict[str, MechanismType] = {}
 DEFAULT_TYPE = PROBE_CONE.name   # of a mechanism file that declares no mechanism_type, and of a run without one
-BUILT_IN_TYPES = (PROBE_CONE.name, PERIPHERAL.name, RODS.name)   # the types with a parameter schema (solver.schema)
+BUILT_IN_TYPES = (PROBE_CONE.name, PERIPHERAL.name, RODS.name, SNARE.name)   # the types with a parameter schema (solver.schema)
 
 
 def register(mtype: MechanismType) -> MechanismType:

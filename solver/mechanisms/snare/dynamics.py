@@ -1,5 +1,5 @@
 """The snare's step kernel: three ANCF cables (solver.core.ancf_cable) from the fixed to the rotating ring, the ring
-drive, the cable-rod contact (seed 004 eqs. 10-13; friction: solver.contact.friction) and the target as a rigid body
+drive, the cable-rod contact (seed 004 eqs. 10-13; friction: the engine's bristle, solver.contact.friction) and the target as a rigid body
 on the rig's suspension or free. Explicit symplectic Euler at the scenario's step (docs/snare.md: why)."""
 from __future__ import annotations
 
@@ -8,22 +8,24 @@ import math
 import numpy as np
 from numba import njit
 
-from solver.contact.friction import coulomb_ramp
+from solver.contact.friction import advance_stretch, point_bristle, point_open
 from solver.core.ancf_cable import (accelerations_into, cable_forces_t, element_bound, gauss_table, kinetic_energy,
                                     shape)
 
 NCAB = 3
 # P: element count and length, EA, EI, axial damping time, rhoA, cable radius, ring radius, ring spacing h, sensor x,
-# rod radius and length, Hertz factor 4/3 E* sqrt(R*), contact damping, mu, stick speed, drive rate, drive end angle,
+# rod radius and length, Hertz factor 4/3 E* sqrt(R*), contact damping, mu, bristle stiffness k_t, drive rate, drive end angle,
 # target mode (0 suspension, 1 free), translational mass, principal inertia (3), CoM offset, gravity, suspension
 # stiffness (3) and damping (3), suspension anchor (3), centred radius, nominal rod-end x, rotating ends' angles (3),
 # the suspension's tilt stiffness m g d (N m/rad: hung a distance d above the centre of mass)
-(P_N, P_L, P_EA, P_EI, P_ETA, P_RHOA, P_RC, P_RR, P_H, P_XS, P_RROD, P_LROD, P_KH, P_C, P_MU, P_VS, P_OM, P_AMAX,
+(P_N, P_L, P_EA, P_EI, P_ETA, P_RHOA, P_RC, P_RR, P_H, P_XS, P_RROD, P_LROD, P_KH, P_C, P_MU, P_KT, P_OM, P_AMAX,
  P_MODE, P_M, P_I, P_COM, P_G, P_KS, P_CS, P_C0, P_CENT, P_XTIP, P_ROT, P_KR) = (
     0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 23, 24, 25, 28, 31, 34, 35, 36, 39)
-P_STEP = 40            # the solver step: the stick ramp is kept no steeper than the explicit step allows
+P_STEP = 40            # the solver step (the friction bristles' stretch advances by it)
 P_ALPHA = 41           # mass-proportional damping of the cables' motion (air, the rope's internal friction), 1/s
-N_P = 42
+P_CT = 42              # the friction bristle's damping c_t, N s/m per detection point
+P_NG = 43              # Gauss points per element of the stretch and bending forces (3 or 4)
+N_P = 44
 FLEX_PER_ELEMENT = 4   # points drawn per element of a cable in the run file's flexible parts
 NZ = 5                 # Z: captured, t_capture, first contact seen per cable (3)
 CHANNELS = ("ring_angle", "motor_torque", "Fx", "Fy", "Fz", "Mx", "My", "Mz", "radial_offset", "target_x",
@@ -34,9 +36,13 @@ CHANNELS = ("ring_angle", "motor_torque", "Fx", "Fy", "Fz", "Mx", "My", "Mz", "r
 NCH = len(CHANNELS)
 
 
-def state_size(n):
-    """Length of s for n elements per cable: cable q and qd, target (c, v, quaternion, omega), dissipated, drive work."""
-    return 2 * NCAB * 6 * (n + 1) + 15
+NX = 15                # target (c, v, quaternion, omega), dissipated, drive work
+
+
+def state_size(n, npe=4):
+    """Length of s for n elements per cable and npe detection points per element: cable q and qd, the target's NX,
+    then the friction bristles' stretch (3 per detection point, in the target's frame)."""
+    return 2 * NCAB * 6 * (n + 1) + NX + 3 * NCAB * n * npe
 
 
 @njit(cache=True, inline="always")
@@ -46,14 +52,14 @@ def _rot(qw, qx, qy, qz, R):
     R[2, 0], R[2, 1], R[2, 2] = 2 * (qx * qz - qw * qy), 2 * (qy * qz + qw * qx), 1 - 2 * (qx * qx + qy * qy)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def ring_drive(P, t):
     """Ring angle alpha(t) = omega t up to the end angle, and its rate."""
     a = P[P_OM] * t
     return (a, P[P_OM]) if a < P[P_AMAX] else (P[P_AMAX], 0.0)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def prescribe_ends(P, t, FIX, q, qd, afix):
     """Ball joints: the fixed ends at FIX (3, 3), the rotating ends on the ring at angle ROT_i + alpha(t)."""
     n = int(P[P_N])
@@ -69,12 +75,14 @@ def prescribe_ends(P, t, FIX, q, qd, afix):
         afix[i, 1, 0], afix[i, 1, 1], afix[i, 1, 2] = 0.0, -w * w * P[P_RR] * c, -w * w * P[P_RR] * s
 
 
-@njit(cache=True)
-def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT, out, R, rhs, v4):
+@njit(cache=True, error_model="numpy")
+def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT, out, R, rhs, v4, ACT):
     """Accelerations of the cables (acc) and of the target (aT: v_dot, omega_dot in body axes), the end reactions
     (reac (3, 2, 3): force of the ring on the cable), per-cable contact summary out (3, 12): |F|, F on the cable
     (3), deepest point (3), its normal (3), depth, approach speed. Returns (strain, gravity + stored, dissipation
-    power, drive power, active points). R (3, 3), rhs (n_free, 3), v4 (4, 3): scratch (no allocation per step)."""
+    power, drive power, active points, listed in ACT (rows: bristle index, cable, element, point, normal (3), contact
+    point from the target's centre (3)) for `advance_bristles`); the bristles' stretch in s is return-mapped (call
+    once per step). R (3, 3), rhs (n_free, 3), v4 (4, 3): scratch (no allocation per step)."""
     n = int(P[P_N])
     nq = NCAB * (n + 1) * 6
     q = s[0:nq].reshape((NCAB, n + 1, 6))
@@ -96,6 +104,9 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
     nact = 0
     out[:, :] = 0.0
     npe = DS.shape[0]
+    kt = P[P_KT]
+    UB = s[2 * nq + NX:]
+    Dfree = 0.0
     for i in range(NCAB):
         u, v, p = cable_forces_t(q[i], qd[i], T, W, P[P_L], P[P_EA], P[P_EI], P[P_ETA], P[P_RHOA], grav, Q[i])
         U += u
@@ -116,14 +127,15 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
                 Qs[a_, 2] -= P[P_ALPHA] * m2
                 Pd += P[P_ALPHA] * (m0 * qds[a_, 0] + m1 * qds[a_, 1] + m2 * qds[a_, 2])
         for e in range(n):
+            jb = 3 * ((i * n + e) * npe)                       # the element's first bristle in UB
             mx, my, mz, rho = element_bound(q[i], e, P[P_L])   # cheap test first: the sphere clear of the rod's box
             dx, dy, dz = mx - ax, my - ay, mz - az
             zc = -(R[0, 0] * dx + R[1, 0] * dy + R[2, 0] * dz)
-            if zc < -rc - rho or zc > L + rc + rho:
-                continue
             ty = R[0, 1] * dx + R[1, 1] * dy + R[2, 1] * dz
             tz = R[0, 2] * dx + R[1, 2] * dy + R[2, 2] * dz
-            if ty * ty + tz * tz > (rrod + rc + rho) ** 2:
+            if zc < -rc - rho or zc > L + rc + rho or ty * ty + tz * tz > (rrod + rc + rho) ** 2:
+                for k in range(npe):
+                    Dfree += point_open(UB, jb + 3 * k, kt)
                 continue
             for k in range(npe):
                 S0, S1, S2, S3 = DS[k, 0], DS[k, 1], DS[k, 2], DS[k, 3]
@@ -135,10 +147,9 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
                 ty = R[0, 1] * dx + R[1, 1] * dy + R[2, 1] * dz
                 tz = R[0, 2] * dx + R[1, 2] * dy + R[2, 2] * dz
                 zc = -tx                                               # cylindrical frame on the rod axis
-                if zc < -rc or zc > L + rc:
-                    continue
                 r = math.sqrt(ty * ty + tz * tz)
-                if r > rrod + rc:
+                if zc < -rc or zc > L + rc or r > rrod + rc:
+                    Dfree += point_open(UB, jb + 3 * k, kt)
                     continue
                 # the cable's circular section against the rod's rectangular longitudinal section [0, L] x [0, rrod]
                 ez = zc - min(max(zc, 0.0), L)
@@ -155,6 +166,7 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
                 else:
                     dist = math.sqrt(ez * ez + er * er)
                     if dist >= rc:
+                        Dfree += point_open(UB, jb + 3 * k, kt)
                         continue
                     delta, nz, nr = rc - dist, ez / dist, er / dist
                 cy, cz = (ty / r, tz / r) if r > 1e-12 else (1.0, 0.0)
@@ -173,12 +185,17 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
                 vn = vx * nx + vy * ny + vz * nzw
                 fe = P[P_KH] * delta * math.sqrt(delta)
                 fn = max(fe - P[P_C] * vn, 0.0)                         # Hertz + damping, delta_dot = -vn
-                # the stick ramp's slope mu fn / v_stick kept below m_point / h (else the explicit step chatters)
-                vs = max(P[P_VS], P[P_MU] * fn * P[P_STEP] * npe / (P[P_RHOA] * P[P_L]))
-                pf = coulomb_ramp(fn, vx - vn * nx, vy - vn * ny, vz - vn * nzw, P[P_MU], vs, ff)
-                fx, fy, fz = fn * nx + ff[0], fn * ny + ff[1], fn * nzw + ff[2]   # on the cable
-                V += 0.4 * fe * delta
-                Pd += (fn - fe) * (-vn) + pf
+                # friction: the engine's sticking bristle (solver/friction.py), its stretch per detection point
+                ft, e_t, freed, pf = point_bristle(UB, jb + 3 * k, R, (nx, ny, nzw),
+                                                   (vx - vn * nx, vy - vn * ny, vz - vn * nzw), fn, P[P_MU], kt,
+                                                   P[P_CT])
+                a_ = ACT[nact]                           # the stretch advances after the step (advance_bristles)
+                a_[0], a_[1], a_[2], a_[3] = jb + 3 * k, i, e, k
+                a_[4], a_[5], a_[6], a_[7], a_[8], a_[9] = nx, ny, nzw, cx_ - x[0], cy_ - x[1], cz_ - x[2]
+                fx, fy, fz = fn * nx + ft[0], fn * ny + ft[1], fn * nzw + ft[2]   # on the cable
+                V += 0.4 * fe * delta + e_t
+                Pd += (fn - fe) * (-vn) - pf             # the friction's work: stored (advance_bristles) + lost
+                Dfree += freed
                 ff[0], ff[1], ff[2] = fx, fy, fz
                 for d in range(3):
                     Q[i, e, d] += S0 * ff[d]
@@ -222,10 +239,11 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
     aT[3] = (tb0 - (I2 - I1) * wb1 * wb2) / I0
     aT[4] = (tb1 - (I0 - I2) * wb2 * wb0) / I1
     aT[5] = (tb2 - (I1 - I0) * wb0 * wb1) / I2
+    x[13] += Dfree                               # energy the bristles' return maps and releases free
     return U, V, Pd, Pin, nact
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _advance(s, P, acc, aT, h):
     """Symplectic Euler: velocities from the accelerations, then positions (cables' free coordinates, the target)."""
     n = int(P[P_N])
@@ -252,7 +270,35 @@ def _advance(s, P, acc, aT, h):
         x[k] /= nrm
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
+def advance_bristles(s, P, DS, ACT, nact, h):
+    """The active points' bristle stretch advanced by h times their new tangential sliding velocity (after
+    `_advance`: the stretch moves with the positions of the symplectic step); what the friction's work did not store
+    is dissipated (x[13])."""
+    n = int(P[P_N])
+    nq = NCAB * (n + 1) * 6
+    qd = s[nq:2 * nq].reshape((NCAB, n + 1, 6))
+    x = s[2 * nq:]
+    UB = s[2 * nq + NX:]
+    R = np.empty((3, 3))
+    _rot(x[6], x[7], x[8], x[9], R)
+    wb0, wb1, wb2 = x[10], x[11], x[12]
+    w0 = R[0, 0] * wb0 + R[0, 1] * wb1 + R[0, 2] * wb2
+    w1 = R[1, 0] * wb0 + R[1, 1] * wb1 + R[1, 2] * wb2
+    w2 = R[2, 0] * wb0 + R[2, 1] * wb1 + R[2, 2] * wb2
+    for r in range(nact):
+        a = ACT[r]
+        i, e, k = int(a[1]), int(a[2]), int(a[3])
+        S0, S1, S2, S3 = DS[k, 0], DS[k, 1], DS[k, 2], DS[k, 3]
+        rx, ry, rz = a[7], a[8], a[9]
+        c, d = qd[i, e], qd[i, e + 1]
+        vx = S0 * c[0] + S1 * c[3] + S2 * d[0] + S3 * d[3] - (x[3] + w1 * rz - w2 * ry)
+        vy = S0 * c[1] + S1 * c[4] + S2 * d[1] + S3 * d[4] - (x[4] + w2 * rx - w0 * rz)
+        vz = S0 * c[2] + S1 * c[5] + S2 * d[2] + S3 * d[5] - (x[5] + w0 * ry - w1 * rx)
+        x[13] -= advance_stretch(UB, int(a[0]), R, (a[4], a[5], a[6]), (vx, vy, vz), P[P_KT], h)
+
+
+@njit(cache=True, error_model="numpy")
 def kinetic(s, P, M):
     """Kinetic energy of the cables and the target."""
     n = int(P[P_N])
@@ -273,11 +319,12 @@ def run_block(s, Z, t, h, n_out, spo, P, M, MINV, FREE, FIXI, FIX, DS, ev, n_ev,
     """n_out frames, each recorded (o_flex: the cables' points), then spo steps. (status 0 / 1 diverged, t, rows)."""
     n = int(P[P_N])
     nq = NCAB * (n + 1) * 6
-    T, W = gauss_table(P[P_L])
+    T, W = gauss_table(P[P_L], int(P[P_NG]))
     Q, acc = np.zeros((NCAB, n + 1, 6)), np.zeros((NCAB, n + 1, 6))
     afix, reac = np.zeros((NCAB, 2, 3)), np.zeros((NCAB, 2, 3))
     aT, out, R = np.zeros(6), np.zeros((NCAB, 12)), np.empty((3, 3))
     Rw, rhs, v4 = np.empty((3, 3)), np.empty((FREE.shape[0], 3)), np.empty((4, 3))
+    ACT = np.empty((NCAB * n * DS.shape[0], 10))
     q = s[0:nq].reshape((NCAB, n + 1, 6))
     qd = s[nq:2 * nq].reshape((NCAB, n + 1, 6))
     x = s[2 * nq:]
@@ -288,7 +335,7 @@ def run_block(s, Z, t, h, n_out, spo, P, M, MINV, FREE, FIXI, FIX, DS, ev, n_ev,
     for row in range(n_out):
         prescribe_ends(P, t, FIX, q, qd, afix)
         U, V, Pd, Pin, nact = evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT, out, Rw,
-                                       rhs, v4)
+                                       rhs, v4, ACT)
         if not math.isfinite(U + x[0] + x[6]):
             return 1, t, row
         Ke = kinetic(s, P, M)
@@ -366,7 +413,7 @@ def run_block(s, Z, t, h, n_out, spo, P, M, MINV, FREE, FIXI, FIX, DS, ev, n_ev,
             if it > 0:
                 prescribe_ends(P, t, FIX, q, qd, afix)
                 U, V, Pd, Pin, nact = evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT,
-                                               out, Rw, rhs, v4)
+                                               out, Rw, rhs, v4, ACT)
                 for i in range(NCAB):                   # first contact per cable at the solver's rate
                     if out[i, 10] > 0.0 and Z[2 + i] == 0.0 and n_ev[0] < ev.shape[0]:
                         ev[n_ev[0], 0], ev[n_ev[0], 1], ev[n_ev[0], 2], Z[2 + i] = t, 0.0, i, 1.0
@@ -374,6 +421,7 @@ def run_block(s, Z, t, h, n_out, spo, P, M, MINV, FREE, FIXI, FIX, DS, ev, n_ev,
             x[13] += h * Pd
             x[14] += h * Pin
             _advance(s, P, acc, aT, h)
+            advance_bristles(s, P, DS, ACT, nact, h)
             k0 += 1
             t = k0 * h
     return 0, t, n_out

@@ -63,12 +63,13 @@ def helix_nodes(n, R_r, h, L_a, theta0):
     return q
 
 
-def initial_cables(n, R_r, h, L_a, th, Le, EA, EI, rhoA, g, M, MINV, FREE, FIXI, steps=200000):
+def initial_cables(n, R_r, h, L_a, th, Le, EA, EI, rhoA, g, M, MINV, FREE, FIXI, ng=4, steps=200000):
     """The three cables at rest at ring angle 0: the first relaxed from its helix (seed eq. 17) under gravity along
     -x by dynamic relaxation (the paper's straight stress-free cable; viscous, tau 0.05 s, 0.9 s), the others turned
     by their start angles."""
     q = helix_nodes(n, R_r, h, L_a, th[0])
-    A.relax(q, M, MINV, FREE, FIXI, Le, EA, EI, rhoA, np.array([-g, 0.0, 0.0]), 0.5 * Le / 1600.0 / 4, steps, 0.05)
+    A.relax(q, M, MINV, FREE, FIXI, Le, EA, EI, rhoA, np.array([-g, 0.0, 0.0]), 0.5 * Le / 1600.0 / 4, steps, 0.05,
+            ng)
     out = []
     for t in th:
         c, s = math.cos(t - th[0]), math.sin(t - th[0])
@@ -77,7 +78,13 @@ def initial_cables(n, R_r, h, L_a, th, Le, EA, EI, rhoA, g, M, MINV, FREE, FIXI,
     return np.array(out)
 
 
-def _num(path, tab, key, name, lo=-math.inf, hi=math.inf, n=None):
+def _num(path, tab, key, name, lo=None):
+    """The number (or list, for a vector) `key` of table `tab`, checked against its schema range (solver/mechanisms/
+    snare/schema.py; lo: a tighter lower end); ScenarioError naming the file and key."""
+    from solver import schema
+    p = schema.lookup(name, "snare")
+    lo = p.lo if lo is None else max(lo, p.lo)
+    hi, n = p.hi, (p.size or None) if p.kind == "vector" else None
     if key not in tab:
         raise ScenarioError(path, name, "missing")
     v = tab[key]
@@ -86,7 +93,7 @@ def _num(path, tab, key, name, lo=-math.inf, hi=math.inf, n=None):
         raise ScenarioError(path, name, f"expected a list of {n} numbers, found {v!r}")
     for x in vals:
         if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) or not lo <= x <= hi:
-            raise ScenarioError(path, name, f"expected a finite number in [{lo}, {hi}], found {x!r}")
+            raise ScenarioError(path, name, f"expected a finite number in [{lo:g}, {hi:g}], found {x!r}")
     return [float(x) for x in v] if n is not None else float(v)
 
 
@@ -111,74 +118,83 @@ def quat_from_euler(deg):
 
 def load_snare(spath: Path) -> SnareModel:
     """A snare scenario and its mechanism file packed into the kernel's arrays (ScenarioError naming file and key)."""
+    from solver import schema
     spath = Path(spath)
     _, sc = read_toml(spath, ScenarioError, "scenario")
+    bad = schema.undeclared(sc, "scenario", "snare")          # a key the schema does not declare is refused
+    if bad:
+        raise ScenarioError(spath, *bad)
     mech = sc.get("mechanism")
     if not isinstance(mech, str):
         raise ScenarioError(spath, "mechanism", "expected the mechanism file's name")
     mpath = spath.parent / mech
     mtext, mc = read_toml(mpath, ScenarioError, "mechanism file")
+    bad = schema.undeclared(mc, "mechanism", "snare")
+    if bad:
+        raise ScenarioError(mpath, *bad)
     cab, rings, rod, con, cap = (_tab(mpath, mc, k) for k in ("cable", "rings", "grapple_rod", "contact", "capture"))
-    n = int(_num(mpath, cab, "elements", "cable.elements", 1, 64))
-    if _num(mpath, cab, "count", "cable.count", 3, 3) != 3:
+    n = int(_num(mpath, cab, "elements", "cable.elements"))
+    ng = int(_num(mpath, cab, "gauss_points", "cable.gauss_points"))
+    if _num(mpath, cab, "count", "cable.count") != 3:
         raise ScenarioError(mpath, "cable.count", "the snare has 3 cables")
-    E = _num(mpath, cab, "youngs_modulus", "cable.youngs_modulus", 1e6, 1e12)
-    rho = _num(mpath, cab, "density", "cable.density", 1.0, 1e5)
-    d = _num(mpath, cab, "diameter", "cable.diameter", 1e-4, 0.05)
-    L_a = _num(mpath, cab, "arc_length", "cable.arc_length", 1e-3, 10)
-    eta = _num(mpath, cab, "axial_damping", "cable.axial_damping", 0.0, 1.0)
-    alpha = _num(mpath, cab, "motion_damping", "cable.motion_damping", 0.0, 1e3)
-    th0 = _num(mpath, cab, "rings_start_angles_deg", "cable.rings_start_angles_deg", -360, 360, 3)
-    R_r = _num(mpath, rings, "radius", "rings.radius", 1e-3, 10)
-    h = _num(mpath, rings, "spacing", "rings.spacing", 1e-3, 10)
-    xs = _num(mpath, rings, "sensor_offset", "rings.sensor_offset", 0, 10)
-    r_rod = _num(mpath, rod, "radius", "grapple_rod.radius", 1e-4, 1)
-    L_rod = _num(mpath, rod, "length", "grapple_rod.length", 1e-3, 10)
-    lock = _num(mpath, rod, "lock_depth", "grapple_rod.lock_depth", -10, 10)
-    Es = _num(mpath, con, "effective_modulus", "contact.effective_modulus", 1e5, 1e13)
-    C = _num(mpath, con, "damping", "contact.damping", 0, 1e6)
-    mu = _num(mpath, con, "friction", "contact.friction", 0, 2)
-    vs = _num(mpath, con, "stick_speed", "contact.stick_speed", 1e-9, 1)
-    npe = int(_num(mpath, con, "points_per_element", "contact.points_per_element", 1, 32))
-    cent = _num(mpath, cap, "centred_radius", "capture.centred_radius", 1e-5, 1)
+    E = _num(mpath, cab, "youngs_modulus", "cable.youngs_modulus")
+    rho = _num(mpath, cab, "density", "cable.density")
+    d = _num(mpath, cab, "diameter", "cable.diameter")
+    L_a = _num(mpath, cab, "arc_length", "cable.arc_length")
+    eta = _num(mpath, cab, "axial_damping", "cable.axial_damping")
+    alpha = _num(mpath, cab, "motion_damping", "cable.motion_damping")
+    th0 = _num(mpath, cab, "rings_start_angles_deg", "cable.rings_start_angles_deg")
+    R_r = _num(mpath, rings, "radius", "rings.radius")
+    h = _num(mpath, rings, "spacing", "rings.spacing")
+    xs = _num(mpath, rings, "sensor_offset", "rings.sensor_offset")
+    r_rod = _num(mpath, rod, "radius", "grapple_rod.radius")
+    L_rod = _num(mpath, rod, "length", "grapple_rod.length")
+    lock = _num(mpath, rod, "lock_depth", "grapple_rod.lock_depth")
+    Es = _num(mpath, con, "effective_modulus", "contact.effective_modulus")
+    C = _num(mpath, con, "damping", "contact.damping")
+    mu = _num(mpath, con, "friction", "contact.friction")
+    kt = _num(mpath, con, "bristle_stiffness", "contact.bristle_stiffness")
+    ct = _num(mpath, con, "bristle_damping", "contact.bristle_damping")
+    npe = int(_num(mpath, con, "points_per_element", "contact.points_per_element"))
+    cent = _num(mpath, cap, "centred_radius", "capture.centred_radius")
     try:
         arc(L_a, math.sqrt(3) * R_r)
     except ValueError as exc:
         raise ScenarioError(mpath, "cable.arc_length", str(exc)) from None
 
-    step = _num(spath, sc, "step", "step", 1e-8, 1e-3)
-    out = _num(spath, sc, "output_step", "output_step", step, 10)
-    T = _num(spath, sc, "duration", "duration", step, 1e4)
+    step = _num(spath, sc, "step", "step")
+    out = _num(spath, sc, "output_step", "output_step", step)
+    T = _num(spath, sc, "duration", "duration", step)
     dr, tg = _tab(spath, sc, "drive"), _tab(spath, sc, "target")
-    om = math.radians(_num(spath, dr, "rate_deg_s", "drive.rate_deg_s", 0, 360))
-    amax = math.radians(_num(spath, dr, "angle_deg", "drive.angle_deg", 0, 360))
+    om = math.radians(_num(spath, dr, "rate_deg_s", "drive.rate_deg_s"))
+    amax = math.radians(_num(spath, dr, "angle_deg", "drive.angle_deg"))
     mode = tg.get("mode")
     if mode not in ("suspension", "free"):
         raise ScenarioError(spath, "target.mode", f"expected \"suspension\" or \"free\", found {mode!r}")
-    err = _num(spath, tg, "position_error", "target.position_error", -10, 10, 3)
+    err = _num(spath, tg, "position_error", "target.position_error")
     if "quaternion" in tg:
-        qt = np.array(_num(spath, tg, "quaternion", "target.quaternion", -1, 1, 4))
+        qt = np.array(_num(spath, tg, "quaternion", "target.quaternion"))
         if not 0.9 < np.linalg.norm(qt) < 1.1:
             raise ScenarioError(spath, "target.quaternion", f"not a unit quaternion (norm {np.linalg.norm(qt):.4f})")
         qt /= np.linalg.norm(qt)
     else:
-        qt = quat_from_euler(_num(spath, tg, "euler_deg", "target.euler_deg", -180, 180, 3))
-    m = _num(spath, tg, "mass", "target.mass", 1e-3, 1e7)
-    inertia = _num(spath, tg, "inertia", "target.inertia", 1e-6, 1e9, 3)
-    com = _num(spath, tg, "com_offset", "target.com_offset", -100, 100)
-    g = _num(spath, tg, "gravity", "target.gravity", 0, 100)
+        qt = quat_from_euler(_num(spath, tg, "euler_deg", "target.euler_deg"))
+    m = _num(spath, tg, "mass", "target.mass")
+    inertia = _num(spath, tg, "inertia", "target.inertia")
+    com = _num(spath, tg, "com_offset", "target.com_offset")
+    g = _num(spath, tg, "gravity", "target.gravity")
     ks, cs, k_tilt = np.zeros(3), np.zeros(3), 0.0
     if mode == "suspension":
         su = _tab(spath, sc, "suspension")
-        kz = _num(spath, su, "stiffness", "suspension.stiffness", 0, 1e9)
-        lp = _num(spath, su, "pendulum_length", "suspension.pendulum_length", 1e-3, 1e3)
-        zeta = _num(spath, su, "damping_ratio", "suspension.damping_ratio", 0, 10)
-        k_tilt = m * g * _num(spath, su, "hang_height", "suspension.hang_height", 0, 100)
+        kz = _num(spath, su, "stiffness", "suspension.stiffness")
+        lp = _num(spath, su, "pendulum_length", "suspension.pendulum_length")
+        zeta = _num(spath, su, "damping_ratio", "suspension.damping_ratio")
+        k_tilt = m * g * _num(spath, su, "hang_height", "suspension.hang_height")
         ks[:] = (kz, m * g / lp, m * g / lp)             # the spring along the vertical EE axis
         cs[:] = 2 * zeta * np.sqrt(ks * m)
         m_tr = m
     else:
-        mb = _num(spath, tg, "base_mass", "target.base_mass", 1e-3, 1e9)
+        mb = _num(spath, tg, "base_mass", "target.base_mass")
         m_tr = m * mb / (m + mb)                          # relative motion of target and base (base rotation neglected)
 
     Ar, I = math.pi * d * d / 4, math.pi * d ** 4 / 64
@@ -189,13 +205,14 @@ def load_snare(spath: Path) -> SnareModel:
     P = np.zeros(D.N_P)
     P[[D.P_N, D.P_L, D.P_EA, D.P_EI, D.P_ETA, D.P_RHOA, D.P_RC, D.P_RR, D.P_H, D.P_XS]] = (
         n, Le, E * Ar, E * I, eta, rho * Ar, r_c, R_r, h, -h - xs)
-    P[[D.P_RROD, D.P_LROD, D.P_KH, D.P_C, D.P_MU, D.P_VS, D.P_OM, D.P_AMAX, D.P_MODE, D.P_M]] = (
-        r_rod, L_rod, 4 / 3 * Es * math.sqrt(Rstar), C, mu, vs, om, amax, 0 if mode == "suspension" else 1, m_tr)
+    P[[D.P_RROD, D.P_LROD, D.P_KH, D.P_C, D.P_MU, D.P_KT, D.P_OM, D.P_AMAX, D.P_MODE, D.P_M]] = (
+        r_rod, L_rod, 4 / 3 * Es * math.sqrt(Rstar), C, mu, kt, om, amax, 0 if mode == "suspension" else 1, m_tr)
     P[D.P_I:D.P_I + 3] = inertia
     P[D.P_COM], P[D.P_G], P[D.P_CENT] = com, g, cent
     P[D.P_KS:D.P_KS + 3], P[D.P_CS:D.P_CS + 3] = ks, cs
     x_tip = -h - lock
     P[D.P_XTIP], P[D.P_KR], P[D.P_STEP], P[D.P_ALPHA] = x_tip, k_tilt, step, alpha
+    P[D.P_CT], P[D.P_NG] = ct, ng
     th = np.radians(th0)
     P[D.P_ROT:D.P_ROT + 3] = th + 2 * math.pi / 3
     M = A.mass_matrix(n, Le, rho * Ar)
@@ -207,12 +224,12 @@ def load_snare(spath: Path) -> SnareModel:
     DS = np.zeros((npe, 4))
     for k in range(npe):
         A.shape(xi[k], Le, DS[k], np.empty(4), np.empty(4))
-    cables = initial_cables(n, R_r, h, L_a, th, Le, E * Ar, E * I, rho * Ar, g, M, MINV, FREE, FIXI)
+    cables = initial_cables(n, R_r, h, L_a, th, Le, E * Ar, E * I, rho * Ar, g, M, MINV, FREE, FIXI, ng)
     FIX = cables[:, 0, 0:3].copy()
     Rt = _rot(qt)
     adapter = np.array([x_tip + L_rod, 0.0, 0.0]) + np.array(err)
     c0 = adapter + Rt[:, 0] * com
-    s0 = np.zeros(D.state_size(n))
+    s0 = np.zeros(D.state_size(n, npe))
     nq = cables.size
     s0[:nq] = cables.ravel()
     x = s0[2 * nq:]

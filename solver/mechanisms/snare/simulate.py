@@ -78,6 +78,16 @@ class SnareKernels(BlockKernels):
         return {f"cable_{i + 1}": self.outs[-1][:rows, i] for i in range(D.NCAB)}
 
 
+def kernel_units(m) -> list:
+    """The compiled units of a snare run, callees first (solver.warmup compiles them before the clock)."""
+    from numba import types as T
+    a1, a2, a3, a4 = T.float64[::1], T.float64[:, ::1], T.float64[:, :, ::1], T.float64[:, :, :, ::1]
+    i1, u8 = T.int64[::1], T.uint8[:, ::1]
+    return [("snare.run_block", D.run_block,
+             (a1, a1, T.float64, T.float64, T.int64, T.int64, a1, a2, a2, i1, i1, a2, a2, a2, i1, i1, a1, a2, a3, a3,
+              u8, a3, a3, a3, a2, a2, a4))]
+
+
 def run_snare(m, scenario_path, out_path, **options):
     """Simulate a snare model into a run file through solver.simulate.run_model."""
     sizes = {"s": m.s0.size, "Z": D.NZ}
