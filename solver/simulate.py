@@ -343,8 +343,11 @@ class BlockKernels:
 def run_model(m, scenario_path, out_path, kernels, meta_args: tuple, channels, bodies, pairs, parts,
               state_sizes: dict, progress=None, t_end=None, cancel=None, live: bool = False, start=None,
               block: int = 500, flexible=None) -> Path:
-    """Plan, open the writer and drive `kernels(spo, block)` (a Kernels) with `run_kernels`: a type's runner in one
-    call. meta_args: (mechanism type, solver version); flexible: the run's FlexiblePart list."""
+    """Plan, compile the type's kernel units (solver.warmup: before any wall clock or live view starts; nothing for a
+    type that lists none), open the writer and drive `kernels(spo, block)` (a Kernels) with `run_kernels`: a type's
+    runner in one call. meta_args: (mechanism type, solver version); flexible: the run's FlexiblePart list."""
+    from solver.warmup import compile_kernels
+    compile_kernels(m)
     T = float(t_end) if t_end is not None else m.duration
     t0 = float(start.t) if start is not None else 0.0
     spo, n_total, meta = run_plan(m, T, t0, start, *meta_args)

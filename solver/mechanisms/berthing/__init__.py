@@ -35,6 +35,11 @@ def _state_sizes() -> dict[str, int]:
     return {"s": M.NS, "Z": M.NZ}
 
 
+def _kernel_units(model) -> tuple[list, int]:
+    from solver.mechanisms.berthing.simulate import kernel_units
+    return kernel_units(model), 0
+
+
 def _channels(model) -> list:
     from solver.mechanisms.berthing.simulate import channel_infos
     return channel_infos(model)
@@ -54,6 +59,7 @@ BERTHING = MechanismType(
     channel_lister=_channels,
     runner=_run,
     state_sizes=_state_sizes,
+    kernel_lister=_kernel_units,
     part_colors={"arm": (0.84, 0.96, 0.84), "payload": (0.78, 0.84, 0.92), "probe": (1.0, 0.0, 1.0),
                  "cone": (0.98, 0.92, 0.66)},
     thin_kinds=("payload",),
