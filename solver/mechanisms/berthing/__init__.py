@@ -6,7 +6,8 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from solver.mechanisms.base import BarGroup, DeviceLayout, MechanismType, Readouts, RideCamera, SceneSpec, SummaryOutput
+from solver.mechanisms.base import (BarGroup, DeviceLayout, MechanismType, OperatorSession, Readouts, RideCamera, SceneSpec,
+                                   SummaryOutput)
 
 RESOURCES = Path(__file__).resolve().parents[3] / "resources" / "berthing"
 JOINTS = tuple(f"joint_{j + 1}" for j in range(7))
@@ -38,6 +39,21 @@ def _state_sizes() -> dict[str, int]:
 def _kernel_units(model) -> tuple[list, int]:
     from solver.mechanisms.berthing.simulate import kernel_units
     return kernel_units(model), 0
+
+
+def _operator_settings() -> dict:
+    """The arm TOML's [operator] table (hand controllers: dead zone, full-deflection rates)."""
+    return tomllib.loads((RESOURCES / "ssrms_mrm1.toml").read_text())["operator"]
+
+
+def _operator_link(model, speed: float = 1.0):
+    """The plain link of a session of `model`: full deflection as its [operator] table says."""
+    import math
+
+    from solver.mechanisms.berthing.simulate import OperatorLink
+    op = model.geometry["operator"]
+    return OperatorLink(float(op.get("translation", 0.03)), math.radians(float(op.get("rotation_deg_s", 0.3))),
+                        speed=speed)
 
 
 def _channels(model) -> list:
@@ -81,4 +97,5 @@ BERTHING = MechanismType(
     pair_lister=_pairs,
     summary_outputs=(SummaryOutput("max_joint_torque", "N*m", "max |gear torque| (seven joints)", "peak", TORQUES,
                                    key=True),),
+    operator=OperatorSession(RESOURCES / "scenarios" / "mrm1_operator.toml", _operator_settings, _operator_link, _run),
 )
