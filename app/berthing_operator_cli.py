@@ -48,21 +48,22 @@ def read_commands(stream, link) -> None:
 def cmd_berthing_operator(args) -> int:
     from app.cli import compile_solver_kernels
     from app.progress import StopOnSignal
-    from solver.mechanisms.berthing.model import load_berthing
-    from solver.mechanisms.berthing.simulate import OperatorLink, run_berthing
-    from solver.scenario import ScenarioError
+    from solver import mechanisms
+    from solver.scenario import ScenarioError, load_model
     from solver.simulate import RunCancelled, SolverDiverged
 
     try:
-        m = load_berthing(args.scenario)
+        m = load_model(args.scenario)
     except ScenarioError as exc:
         return fail(exc)
+    mtype = getattr(m, "mechanism_type", mechanisms.DEFAULT_TYPE)
+    session = mechanisms.mechanism_type(mtype).operator
+    if session is None:
+        return fail(f"{args.scenario}: a {mtype} scenario has no operator session")
     t_end = args.t_end if args.t_end is not None else m.duration
     if not (math.isfinite(t_end) and t_end > m.output_step) or not (math.isfinite(args.speed) and args.speed > 0):
         return fail(f"{args.scenario}: --t-end and --speed must be positive numbers, found {t_end} and {args.speed}")
-    op = m.geometry["operator"]
-    link = OperatorLink(float(op.get("translation", 0.03)), math.radians(float(op.get("rotation_deg_s", 0.3))),
-                        speed=args.speed)
+    link = session.link(m, args.speed)
     stop = StopOnSignal(raising=False)
     compile_solver_kernels(m, args.progress_lines, stop)
     out = Path(args.out)
@@ -77,7 +78,7 @@ def cmd_berthing_operator(args) -> int:
     if args.progress_lines:
         print(f"STARTED {out.resolve()}", flush=True)
     try:
-        run_berthing(m, args.scenario, out, link=link, t_end=t_end, progress=progress, cancel=stop)
+        session.run(m, args.scenario, out, link=link, t_end=t_end, progress=progress, cancel=stop)
     except RunCancelled:
         if not link.stop:      # a signal, not the operator: say so (the file is kept, marked incomplete)
             return fail(f"{args.scenario}: session cancelled by {stop.name} (kept in {out}, marked incomplete)", 4)

@@ -7,13 +7,12 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-import tomllib
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QPushButton,
                                QVBoxLayout)
 
-from solver.mechanisms.berthing import RESOURCES
+from solver import mechanisms
 from viewer import style
 
 # translation controller: W/S along the probe (in/out), A/D payload y, R/F payload z;
@@ -35,7 +34,8 @@ class OperatorDialog(QDialog):
         super().__init__(window)
         self.setWindowTitle("Berthing — operator in the loop")
         self.window = window
-        self.scenario = Path(scenario or RESOURCES / "scenarios" / "mrm1_operator.toml")
+        self.session = mechanisms.with_operator().operator     # the registry's type with an operator session
+        self.scenario = Path(scenario or self.session.scenario)
         self.held: set[int] = set()
         self.brakes = False
         self.out: Path | None = None
@@ -52,7 +52,7 @@ class OperatorDialog(QDialog):
         lay.addLayout(form)
         lay.addWidget(QLabel(HELP))
         from app.gamepad import Gamepad
-        op = tomllib.loads((RESOURCES / "ssrms_mrm1.toml").read_text())["operator"]
+        op = self.session.settings()
         self.gamepad = Gamepad(op["gamepad_dead_zone"])
         self.pad_deflection = [0.0] * 6
         self.pad_label = QLabel()

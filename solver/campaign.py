@@ -1151,10 +1151,12 @@ _PASS_SUMMARY = re.compile(r"^(captured at [\d.]+ s|peak .+ within limits|.+ wit
                            r"no latch release|final state reached)$|n/a")
 
 
-def failure_reasons(status: str, message: str, verdict: str) -> list[str]:
+def failure_reasons(status: str, message: str, verdict: str, criteria: Criteria | None = None) -> list[str]:
     """Why one run failed, as short categories (several per run possible); [] for a passing run.
 
-    Diverged and error runs give one reason from their message; a FAIL verdict one per failed quantity."""
+    Diverged and error runs give one reason from their message; a FAIL verdict one per failed quantity, in the
+    words of the type's `criteria` ([titles]: "tau_4 over limit (contact force and joint torques)")."""
+    own = criteria.titles if criteria is not None else {}
     if status == "diverged":
         m = re.search(r"pair '([^']+)'", message)
         if m:
@@ -1178,12 +1180,16 @@ def failure_reasons(status: str, message: str, verdict: str) -> list[str]:
             elif item.startswith("latch release"):
                 out.append("latch release")
             elif (m := re.match(r"peak \|(\w+)\|", item)):
-                what = "interface load" if m.group(1).startswith("iface_") else "base load"
-                out.append(f"{what} {m.group(1)} over limit")
+                check = "interface_loads" if m.group(1).startswith("iface_") else "base_loads"
+                if own.get(check):
+                    out.append(f"{m.group(1)} over limit ({own[check]})")
+                else:
+                    out.append(f"{check[:-1].replace('_', ' ')} {m.group(1)} over limit")
             elif (m := re.match(r"(\w+) \S+ < (\S+) at the end$", item)):     # a [final] criterion (hooks closed)
                 out.append(f"{m.group(1)} below {m.group(2)} at the end")
             elif (m := re.match(r"(\w+) -?[\d.]", item)):
-                out.append(f"stroke {m.group(1)} out of range")
+                out.append(f"{m.group(1)} out of range ({own['strokes']})" if own.get("strokes") else
+                           f"stroke {m.group(1)} out of range")
             else:
                 out.append(item)
     return list(dict.fromkeys(out))
@@ -1291,7 +1297,7 @@ class CampaignSummary:
     def reasons(self, i: int) -> list[str]:
         """Failure categories of run index i ([] if it passed)."""
         k = self.position(i)
-        return failure_reasons(self.status[k], self.message[k], self.verdict[k])
+        return failure_reasons(self.status[k], self.message[k], self.verdict[k], self.campaign.criteria)
 
     def failure_counts(self) -> dict[str, list[int]]:
         """Failure category -> run indices, most frequent first."""

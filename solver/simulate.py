@@ -189,6 +189,7 @@ def end_run(w, scenario_path, t: float, T: float, t_capture: float, diverged: st
 class Kernels(Protocol):
     """A mechanism type's step kernel over one run's arrays, as `run_kernels` drives it."""
     ok: int                                  # the kernel's status "go on"
+    spo: int                                 # solver steps per frame
     state: dict                              # the arrays a snapshot stores (STATE_ROWS), changed in place
     cancel: object                           # set by run_kernels: cancel() -> True stops, checked by `advance`
     tick: object                             # between kernel calls (frames_in_calls); tick(t): progress inside a
@@ -197,6 +198,8 @@ class Kernels(Protocol):
     def advance(self, t: float, frames: int, last: bool = False) -> tuple[int, float, int]: ...  # status, t, rows
 
     def frames(self, rows: int) -> tuple: ...                # (t, ch, pos, q, act, f, p, n, d, vn)[:rows]
+
+    def flexible_frames(self, rows: int) -> dict | None: ...  # flexible parts' points per frame, None: no such parts
 
     def t_capture(self) -> float: ...                        # NaN before capture
 
@@ -230,15 +233,15 @@ def run_kernels(w: RunWriter, k: Kernels, pairs, output_step: float, scenario_pa
         # kernel that splits its frames (frames_in_calls); tick: progress between the pieces of a long frame
         k.tick = (lambda tt: progress(tt, T)) if progress is not None and not getattr(w, "live", False) else None
         k.cancelled = False
-        spo = getattr(k, "spo", 1)
+        spo = k.spo
         while done < n_total:
             n = min(block_frames(block, spo), n_total - done)
             w.add_state(done, k.state)   # one snapshot per block, for branching
             status, t, rows = k.advance(t, n, done + n == n_total)   # the last frame: no integration past it
             if rows:
                 f = k.frames(rows)
-                flex = getattr(k, "flexible_frames", None)   # a type with flexible parts (docs/run-format.md)
-                w.append(*f, **({} if flex is None else {"flexible": flex(rows)}))
+                flex = k.flexible_frames(rows)   # a type with flexible parts (docs/run-format.md)
+                w.append(*f, **({} if flex is None else {"flexible": flex}))
                 contact_events.append(f[0], f[4], f[5], f[7], f[9])
             done += rows
             if not math.isnan(tc := k.t_capture()):
@@ -309,6 +312,10 @@ class BlockKernels:
     def frames(self, rows: int) -> tuple:
         return tuple(a[:rows] for a in self.outs)
 
+    def flexible_frames(self, rows: int) -> dict | None:
+        """The flexible parts' frames (none by default: a type with flexible parts overrides it)."""
+        return None
+
     def t_capture(self) -> float:
         Z = self.state["Z"]
         return float(Z[self.capture[1]]) if Z[self.capture[0]] > 0.5 else math.nan
@@ -336,8 +343,11 @@ class BlockKernels:
 def run_model(m, scenario_path, out_path, kernels, meta_args: tuple, channels, bodies, pairs, parts,
               state_sizes: dict, progress=None, t_end=None, cancel=None, live: bool = False, start=None,
               block: int = 500, flexible=None) -> Path:
-    """Plan, open the writer and drive `kernels(spo, block)` (a Kernels) with `run_kernels`: a type's runner in one
-    call. meta_args: (mechanism type, solver version); flexible: the run's FlexiblePart list."""
+    """Plan, compile the type's kernel units (solver.warmup: before any wall clock or live view starts; nothing for a
+    type that lists none), open the writer and drive `kernels(spo, block)` (a Kernels) with `run_kernels`: a type's
+    runner in one call. meta_args: (mechanism type, solver version); flexible: the run's FlexiblePart list."""
+    from solver.warmup import compile_kernels
+    compile_kernels(m)
     T = float(t_end) if t_end is not None else m.duration
     t0 = float(start.t) if start is not None else 0.0
     spo, n_total, meta = run_plan(m, T, t0, start, *meta_args)

@@ -61,10 +61,20 @@ def type_scenarios() -> list[Path]:
     return out
 
 
+def units_cached(scenario: Path) -> bool:
+    """Whether the numba cache this process uses (NUMBA_CACHE_DIR) holds every kernel unit the scenario's type lists,
+    as solver.warmup.compile_kernels checks (False for a type that lists none: only a run can tell)."""
+    from solver.scenario import load_model
+    from solver.warmup import _cached, _type_units
+    units, _ = _type_units(load_model(scenario))
+    return bool(units) and all(_cached(d, s) for _, d, s in units)
+
+
 def warm_types(cache: Path, parallel: int = 2):
-    """A two-frame run of every type's scenario on `cache`, `parallel` at a time: each type's kernels compiled once."""
+    """A two-frame run of the scenario of every type whose kernels `cache` lacks (this process's NUMBA_CACHE_DIR),
+    `parallel` at a time: each type's kernels compiled once, none run again when the cache is warm."""
     env = env_with_cache(cache)
-    todo = [p for p in type_scenarios() if p.resolve() != SCEN.resolve()]
+    todo = [p for p in type_scenarios() if not units_cached(p)]
     running: list[subprocess.Popen] = []
     while todo or running:
         while todo and len(running) < parallel:

@@ -12,7 +12,8 @@ KERNEL_CACHE = ROOT / ".numba_cache"   # the suite's numba cache (the workers in
 
 def pytest_configure(config):
     """Before any worker starts: the built-in types' kernels compiled once into the suite's cache (on a fresh clone
-    the probe-cone's compile is the cold run tests/test_solver_compile.py checks), so no worker compiles or waits."""
+    the probe-cone's compile is the cold run tests/test_solver_compile.py checks), so no worker compiles or waits;
+    a type whose listed units the cache holds already is not run again."""
     if hasattr(config, "workerinput") or "NUMBA_CACHE_DIR" in os.environ or config.option.collectonly:
         return
     from tests.cold_compile import COLD_ENV, cold_run, warm_types

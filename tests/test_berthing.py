@@ -195,6 +195,60 @@ def test_a_recorded_operator_session_replays_to_the_same_frames(tmp_path):
             assert np.array_equal(a.channel(name), b.channel(name)), name
 
 
+STICK = """step = 0.002
+output_step = 0.01
+duration = {t}
+[initial]
+joints_deg = [20.0, 10.0, 40.0, -100.0, -30.0, 15.0, 10.0]
+standoff = -0.6
+[[profile]]
+t = 0.0
+frame = "joint"
+rates = [0, 0, 0, 0, 0, 0, 0]
+[load]
+force = [{f[0]!r}, {f[1]!r}, {f[2]!r}]
+"""
+
+
+def _pressed_on_the_bore_bottom(d: Path, ratio: float, t_end: float) -> tuple[Path, float]:
+    """The limp arm's probe head on the bore bottom under 500 N along the axis plus ratio * mu * 500 N across it
+    (a well-damped contact, so the normal load settles); the run file and mu."""
+    from solver.mechanisms.berthing.model import P_MU, P_RA, load_berthing
+    from solver.simulate import run_scenario
+    arm = ARM.replace("[drives]", '[drives]\nmode = "limp"').replace("c = 2.0e3 ", "c = 1.5e5 ")
+    p = _scenario(d, "stick", arm, STICK.format(t=t_end, f=(0.0, 0.0, 0.0)))
+    m = load_berthing(p)
+    ax = m.P[P_RA:P_RA + 3]
+    across = np.cross(ax, (0.0, 0.0, 1.0))
+    f = 500.0 * ax + ratio * m.P[P_MU] * 500.0 * across / np.linalg.norm(across)
+    p = _scenario(d, "stick", arm, STICK.format(t=t_end, f=tuple(float(x) for x in f)))
+    return run_scenario(p, d / f"stick_{ratio}.h5"), float(m.P[P_MU])
+
+
+def test_berthing_contact_sticks_below_mu_n_and_slides_at_mu_n(tmp_path):
+    """The engine's one friction law on the probe: under half of mu F_n across the bore bottom the head stays put for
+    10 s (creep < 0.1 mm); at twice mu F_n it slides with F_t / F_n = mu. Energy balances with the bristles."""
+    out, mu = _pressed_on_the_bore_bottom(tmp_path, 0.5, 10.0)
+    with RunFile(out) as r:
+        t, x = r.time, r.contact_point("head_bottom")
+        assert r.contact_active("head_bottom")[1:].all()
+        assert np.linalg.norm(x[t >= 1.0] - x[t >= 1.0][0], axis=1).max() < 3e-5   # the elastic stick's swing
+        assert np.linalg.norm(x[-1] - x[t >= 5.0][0]) < 5e-6                      # no creep once it has settled
+        assert r.channel("lateral_error").max() < 1e-4                             # < 0.1 mm in 10 s
+        e = r.channel("total_energy")
+        assert np.abs(e - e[0]).max() < 1e-6
+    out, mu = _pressed_on_the_bore_bottom(tmp_path, 2.0, 0.24)
+    with RunFile(out) as r:
+        f, nrm = r.contact_force("head_bottom"), r.contact_detail("head_bottom")["normal"]
+        sliding = (r.time >= 0.04) & (r.channel("lateral_error") < 0.0009)          # before the bore wall
+        f, nrm = f[sliding].astype(float), nrm[sliding].astype(float)
+        fn = np.einsum("ij,ij->i", f, nrm)
+        ft = np.linalg.norm(f - fn[:, None] * nrm, axis=1)
+        assert sliding.sum() >= 15 and fn.min() > 200.0
+        assert ft / fn == pytest.approx(mu, rel=0.02)
+        assert r.channel("lateral_error")[-1] > 5e-4                               # it moved
+
+
 @pytest.mark.parametrize("edit, key", [
     (("lateral_error = [0.0, 0.0]", "lateral_error = [0.0]"), "initial.lateral_error"),
     (('frame = "joint"', 'frame = "tool"'), "profile[2].frame"),
@@ -217,3 +271,28 @@ def test_bad_arm_input_names_the_file_and_key(tmp_path):
     p = _scenario(tmp_path, "s", ARM.replace('mode = "fixed"', 'mode = "floating"'), FREE_LIMP)
     with pytest.raises(ScenarioError, match=r"arm.toml: base.mode: expected \"fixed\" or \"free\""):
         load_berthing(p)
+
+
+def test_run_model_compiles_the_listed_unit_before_the_kernels_start(tmp_path):
+    """Berthing lists its kernel unit and run_model loads or compiles it (solver.warmup) before the kernels (an operator
+    session's wall clock) start: in a fresh process the step loop is in the dispatcher when BerthingKernels is made,
+    and the run then needs no other overload."""
+    import subprocess
+    import sys
+    code = f"""
+import numpy as np
+from solver.mechanisms.berthing import dynamics as D, simulate as S
+from solver.mechanisms.berthing.model import load_berthing
+m = load_berthing(r"{RES / 'scenarios' / 'mrm1_operator.toml'}")
+(name, disp, sig), = S.kernel_units(m)
+seen = []
+init = S.BerthingKernels.__init__
+def spy(self, *a, **k):
+    seen.append(tuple(sig) in D.run_block.overloads)
+    init(self, *a, **k)
+S.BerthingKernels.__init__ = spy
+S.run_berthing(m, r"{RES / 'scenarios' / 'mrm1_operator.toml'}", r"{tmp_path / 'op.h5'}", t_end=0.1)
+print(seen, [tuple(s) for s in D.run_block.overloads] == [tuple(sig)])
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert out.stdout.split() == ["[True]", "True"], out.stdout + out.stderr[-2000:]

@@ -146,6 +146,24 @@ def test_a_berthing_verdict_speaks_of_contact_force_joint_torques_and_brake_slip
     assert failure_reasons("ok", "", line.split("capture verdict", 1)[1].strip()) == ["not captured", "insertion below 0.15 at the end"], line
 
 
+def test_a_failing_berthing_campaign_row_says_why_in_the_types_words(short_run, tmp_path):
+    """A campaign's failure reasons name the berthing checks as its criteria file words them, no "base load" or
+    "stroke" (the docking words)."""
+    from solver import verdict
+    from solver.campaign import failure_reasons
+    from solver.runfile import RunFile
+    text = (RES / "criteria.toml").read_text().replace("tau_1 = 2500.0", "tau_1 = 1.0") \
+        .replace("brake_slip = [-0.0001, 0.0001]", "brake_slip = [0.001, 0.002]")
+    (tmp_path / "criteria.toml").write_text(text)
+    crit = verdict.load_criteria(tmp_path / "criteria.toml")
+    with RunFile(short_run) as r:
+        line = verdict.evaluate(r, crit).line()
+    why = failure_reasons("ok", "", line, crit)
+    assert "tau_1 over limit (contact force and joint torques)" in why, (line, why)
+    assert "brake_slip out of range (brake slip)" in why, (line, why)
+    assert not any(w.startswith(("base load", "stroke")) for w in why), why
+
+
 def test_verdict_titles_are_checked_in_the_criteria_file(tmp_path):
     from solver.verdict import CriteriaError, load_criteria
     bad = tmp_path / "c.toml"

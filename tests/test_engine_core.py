@@ -94,6 +94,22 @@ def _two_link(q2: float):
     return J, K, L, m
 
 
+def test_the_runner_calls_only_the_kernels_protocol_and_block_kernels_has_all_of_it():
+    """run_kernels uses a Kernels' hooks by name, none by getattr; each is declared in the protocol and BlockKernels
+    (every type's base) has it, so a type only overrides what it changes (flexible_frames, cancel, tick, ...)."""
+    import inspect
+
+    from solver import simulate
+    src = inspect.getsource(simulate.run_kernels)
+    assert not re.search(r"getattr\(k\b", src), "run_kernels reads an optional hook by getattr"
+    used = set(re.findall(r"\bk\.(\w+)", src))
+    declared = set(simulate.Kernels.__annotations__) | {n for n in vars(simulate.Kernels) if not n.startswith("_")}
+    assert {"flexible_frames", "frames", "cancel", "tick", "spo"} <= used
+    assert used <= declared, used - declared
+    assert all(hasattr(simulate.BlockKernels, n) or n in ("state", "spo") for n in declared)
+    assert simulate.BlockKernels.flexible_frames(None, 3) is None
+
+
 def test_tree_mass_matrix_and_velocity_products_are_the_two_link_textbook_ones():
     q2, qd = 0.7, np.array([0.4, -1.1])
     J, K, L, m = _two_link(q2)

@@ -256,3 +256,17 @@ def test_viewer_and_app_name_no_probe_cone_channel():
             for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
                 found += [f"{rel}:{i}: {m.group(0)}" for m in pat.finditer(line)]
     assert found == []
+
+
+def test_viewer_and_app_import_no_mechanism_types_package():
+    """The app and the viewer reach a type through the registry (solver.mechanisms, its base): no file imports a type's
+    own package (its resources, model or runner), e.g. the operator dialog takes its session from the registry."""
+    from solver import mechanisms
+    types = [n.replace("-", "_") for n in mechanisms.names()]
+    assert "berthing" in types
+    pat = re.compile(r"solver\.mechanisms\.(" + "|".join(map(re.escape, types)) + r")\b"
+                     r"|from solver\.mechanisms import .*\b(" + "|".join(map(re.escape, types)) + r")\b")
+    found = [f"{f.relative_to(ROOT).as_posix()}:{i}: {line.strip()}"
+             for folder in ("viewer", "app") for f in sorted((ROOT / folder).rglob("*.py"))
+             for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1) if pat.search(line)]
+    assert found == []

@@ -124,3 +124,14 @@ def test_evaluate_compiles_without_the_pair_set(tmp_path):
     assert _cached_signatures(cache, "dynamics.evaluate") == 1
     for unit in ("pairset.pairs_step", "pairset._pair_loop", "kernels.pair_eval"):
         assert _cached_signatures(cache, unit) == 0, unit
+
+
+def test_the_session_warm_up_skips_every_type_whose_units_the_cache_holds():
+    """tests/conftest.py's warm-up checks the cache first, as compile_kernels does: after it, every type that lists
+    kernel units finds them all cached, so a warm session starts no two-frame run of those types."""
+    from solver.scenario import load_model
+    from solver.warmup import kernel_units
+    from tests.cold_compile import type_scenarios, units_cached
+    listed = [p for p in type_scenarios() if kernel_units(load_model(p))]
+    assert any("berthing" in p.parts for p in listed) and any("peripheral" in p.parts for p in listed)
+    assert [p.name for p in listed if not units_cached(p)] == []

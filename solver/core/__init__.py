@@ -3,7 +3,7 @@
     bodies       rigid bodies and joints: free-body pose and velocity, a revolute (and sliding) joint tree's
                  kinematics, point Jacobians, momentum and its composite-rigid-body mass matrix (CRBA), Cholesky solve
     elements     force elements: piecewise-linear tables, spring/damper, end stops, hysteresis (elastic-slider),
-                 the return-mapped slider of a Coulomb brake, a drive's PI rate servo, smooth Coulomb friction
+                 the return-mapped slider of a Coulomb brake, a drive's PI rate servo (contact friction: solver.friction)
     integrator   RK4 stages and the per-contact substep count
     control      rate resolution: joint rates for a point's commanded velocity by damped least squares
     energy       energy bookkeeping: kinetic energy, the balance kinetic + stored + dissipated - work

@@ -83,9 +83,3 @@ def rate_servo(kp, ki, w_cmd, w, integral, limit):
         return -limit
     return t
 
-
-@njit(cache=True, error_model="numpy")
-def coulomb_smooth(mu, fn, vt, v_slip):
-    """Friction force magnitude along -vt of a sliding contact: mu fn, made linear below the slip speed v_slip."""
-    a = abs(vt)
-    return mu * fn * (a / v_slip if a < v_slip else 1.0)

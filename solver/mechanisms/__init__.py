@@ -49,6 +49,14 @@ def type_name_for(declared: str, variant: str) -> str:
     return next((t.name for t in _TYPES.values() if variant in t.run_variants), GENERIC.name)
 
 
+def with_operator() -> MechanismType:
+    """The first registered type with an operator-in-the-loop session (KeyError if none has one)."""
+    for name in names():
+        if mechanism_type(name).operator is not None:
+            return mechanism_type(name)
+    raise KeyError("no mechanism type has an operator session")
+
+
 def for_run(run) -> MechanismType:
     """The mechanism type of an open RunFile (or anything with .meta.mechanism_type and .meta.variant); with no
     run, the default type (the first registered: probe_cone), whose titles an empty window shows."""

@@ -178,6 +178,17 @@ class RideCamera:
 
 
 @dataclass(frozen=True)
+class OperatorSession:
+    """A type's operator-in-the-loop session: its default scenario, the hand controllers' settings (a mapping: dead
+    zone, full-deflection rates), `link(model, speed)` -> the plain link the controllers set, and `run(model, scenario,
+    out, link=..., **run options)` -> the run file, locked to wall time."""
+    scenario: Path
+    settings: Callable[[], Mapping[str, Any]]
+    link: Callable[..., Any]
+    run: Callable[..., Path]
+
+
+@dataclass(frozen=True)
 class SceneSpec:
     """Plane Ld (the side view): its title and the two bodies whose origins, with the x axis, span it (none:
     the x-z plane); the bodies marked by a dot at their origin; parts drawn in a colour by a channel's value
@@ -244,6 +255,7 @@ class MechanismType:
     scenarios_dir: Path | None = None
     pair_lister: Callable[[Any], list] | None = None    # model -> ContactPairInfo of every pair its run writes
     summary_outputs: tuple[SummaryOutput, ...] = ()
+    operator: OperatorSession | None = None      # an operator-in-the-loop session, if the type has one
 
     @property
     def schema(self):

@@ -6,7 +6,8 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from solver.mechanisms.base import BarGroup, DeviceLayout, MechanismType, Readouts, RideCamera, SceneSpec, SummaryOutput
+from solver.mechanisms.base import (BarGroup, DeviceLayout, MechanismType, OperatorSession, Readouts, RideCamera, SceneSpec,
+                                   SummaryOutput)
 
 RESOURCES = Path(__file__).resolve().parents[3] / "resources" / "berthing"
 JOINTS = tuple(f"joint_{j + 1}" for j in range(7))
@@ -35,6 +36,26 @@ def _state_sizes() -> dict[str, int]:
     return {"s": M.NS, "Z": M.NZ}
 
 
+def _kernel_units(model) -> tuple[list, int]:
+    from solver.mechanisms.berthing.simulate import kernel_units
+    return kernel_units(model), 0
+
+
+def _operator_settings() -> dict:
+    """The arm TOML's [operator] table (hand controllers: dead zone, full-deflection rates)."""
+    return tomllib.loads((RESOURCES / "ssrms_mrm1.toml").read_text())["operator"]
+
+
+def _operator_link(model, speed: float = 1.0):
+    """The plain link of a session of `model`: full deflection as its [operator] table says."""
+    import math
+
+    from solver.mechanisms.berthing.simulate import OperatorLink
+    op = model.geometry["operator"]
+    return OperatorLink(float(op.get("translation", 0.03)), math.radians(float(op.get("rotation_deg_s", 0.3))),
+                        speed=speed)
+
+
 def _channels(model) -> list:
     from solver.mechanisms.berthing.simulate import channel_infos
     return channel_infos(model)
@@ -54,6 +75,7 @@ BERTHING = MechanismType(
     channel_lister=_channels,
     runner=_run,
     state_sizes=_state_sizes,
+    kernel_lister=_kernel_units,
     part_colors={"arm": (0.84, 0.96, 0.84), "payload": (0.78, 0.84, 0.92), "probe": (1.0, 0.0, 1.0),
                  "cone": (0.98, 0.92, 0.66)},
     thin_kinds=("payload",),
@@ -75,4 +97,5 @@ BERTHING = MechanismType(
     pair_lister=_pairs,
     summary_outputs=(SummaryOutput("max_joint_torque", "N*m", "max |gear torque| (seven joints)", "peak", TORQUES,
                                    key=True),),
+    operator=OperatorSession(RESOURCES / "scenarios" / "mrm1_operator.toml", _operator_settings, _operator_link, _run),
 )

@@ -10,14 +10,16 @@ from numba import njit
 from solver.contact.kernels import ANNULUS, CIRCLE, NO, ROW, sphere_annulus, sphere_circle, sphere_cone, transform_row
 from solver.core import bodies as B
 from solver.core.control import dls_rates, rotate_to_world
-from solver.core.elements import coulomb_smooth, end_stop, hysteresis, rate_servo, slider
+from solver.core.elements import end_stop, hysteresis, rate_servo, slider
 from solver.core.energy import kinetic, total
 from solver.core.integrator import rk4_update, stage
+from solver.friction import bristle_force, return_map
 from solver.vec3 import mat_to_quat
 from solver.mechanisms.berthing.model import (D_BK, D_BL, D_C, D_J, D_K, D_KI, D_KP, D_KS, D_RANGE, D_RL, D_TL, DIS,
-                                              IN, MODE_JOINT, MODE_OPERATOR, MODE_PAYLOAD, NA, NS, NT, P_BORE, P_C,
-                                              P_CAPT, P_FREE, P_K, P_LAM, P_DRIVES, P_MU, P_PF, P_R, P_RA, P_RO, P_SUB, P_VS,
-                                              P_WMIN, PAIRS, Q, QD, TM, WM, WRK, ZB, ZBD, ZCAP, ZSH, ZSLIP, ZTC, ZTOUCH, P_ACC)
+                                              IN, MODE_JOINT, MODE_OPERATOR, MODE_PAYLOAD, NA, NS, NT, P_ACC, P_BORE,
+                                              P_C, P_CAPT, P_CT, P_DRIVES, P_FREE, P_K, P_KT, P_LAM, P_LF, P_LP, P_MU,
+                                              P_PF, P_R, P_RA, P_RO, P_SUB, P_WMIN, PAIRS, Q, QD, S_FT, TM, WM, WRK,
+                                              ZB, ZBD, ZCAP, ZSH, ZSLIP, ZTC, ZTOUCH)
 
 NPAIR = len(PAIRS)
 NCH = 42   # channels (simulate.CHANNELS)
@@ -39,8 +41,19 @@ def station_rows(ROWS, RINT, KIN, nb, work):
 
 
 @njit(cache=True, error_model="numpy")
-def evaluate(s, Z, cmd, brakes, P, JOINT, DRV, SPH, ROWS, RINT, nb, KIN, M, W, tau, ds, c, WR):
-    """ds/dt, the contact table c (pair: depth, point, normal, force, vn) and (kinetic, stored) energy."""
+def bristle_energy(s, P):
+    """The friction bristles' stored energy, 0.5 k_t |u|^2 summed over the pairs."""
+    e = 0.0
+    for j in range(S_FT, S_FT + 3 * NPAIR):
+        e += s[j] * s[j]
+    return 0.5 * P[P_KT] * e
+
+
+@njit(cache=True, error_model="numpy")
+def evaluate(s, Z, cmd, brakes, P, JOINT, DRV, SPH, ROWS, RINT, nb, KIN, M, W, tau, ds, c, WR, full):
+    """ds/dt, the contact table c (pair: depth, point, normal, force, vn) and (kinetic, stored) energy. On a step's
+    first stage (full) each pair's friction bristle is return-mapped (solver/friction.py), an open pair's relaxed;
+    the friction's power -F_t.v_t goes to s[DIS] whole (`bristle_energy` moves the stored part in the channels)."""
     n = JOINT.shape[0]
     q, qd = s[Q:Q + n], s[QD:QD + n]
     B.tree_pose(JOINT, q, KIN)
@@ -79,6 +92,11 @@ def evaluate(s, Z, cmd, brakes, P, JOINT, DRV, SPH, ROWS, RINT, nb, KIN, M, W, t
     station_rows(ROWS, RINT, KIN, nb, WR)
     last = n - 1
     x, v, vb, f = np.empty(3), np.empty(3), np.zeros(3), np.empty(3)
+    Rs = np.eye(3)                                       # the station frame (the bristles' frame) in world
+    if nb > 0:
+        for r in range(3):
+            for cc in range(3):
+                Rs[r, cc] = KIN[nb - 1, 3 * r + cc]
     for p in range(NPAIR):
         sp, rw = PAIRS[p]
         for r in range(3):
@@ -92,7 +110,11 @@ def evaluate(s, Z, cmd, brakes, P, JOINT, DRV, SPH, ROWS, RINT, nb, KIN, M, W, t
             d, px, py, pz, nx, ny, nz = sphere_cone(x[0], x[1], x[2], SPH[sp, 3], WR, rw)
         for k in range(11):
             c[p, k] = 0.0
+        js = S_FT + 3 * p
         if d == NO:
+            ds[js], ds[js + 1], ds[js + 2] = 0.0, 0.0, 0.0
+            if full:                                     # an open pair's bristle relaxes: its stored energy is lost
+                s[js], s[js + 1], s[js + 2] = 0.0, 0.0, 0.0
             continue
         B.point_velocity(JOINT, KIN, qd, last, x, v)
         if nb > 0:
@@ -100,14 +122,19 @@ def evaluate(s, Z, cmd, brakes, P, JOINT, DRV, SPH, ROWS, RINT, nb, KIN, M, W, t
             v[0], v[1], v[2] = v[0] - vb[0], v[1] - vb[1], v[2] - vb[2]
         vn = v[0] * nx + v[1] * ny + v[2] * nz
         fn = max(P[P_K] * d - P[P_C] * vn, 0.0)
-        tx, ty, tz = v[0] - vn * nx, v[1] - vn * ny, v[2] - vn * nz
-        vt = math.sqrt(tx * tx + ty * ty + tz * tz)
-        ft = coulomb_smooth(P[P_MU], fn, vt, P[P_VS])
-        f[0], f[1], f[2] = fn * nx, fn * ny, fn * nz
-        if vt > 1e-15:
-            f[0] -= ft * tx / vt
-            f[1] -= ft * ty / vt
-            f[2] -= ft * tz / vt
+        vt = (v[0] - vn * nx, v[1] - vn * ny, v[2] - vn * nz)
+        nv = (nx, ny, nz)
+        u = (Rs[0, 0] * s[js] + Rs[0, 1] * s[js + 1] + Rs[0, 2] * s[js + 2],
+             Rs[1, 0] * s[js] + Rs[1, 1] * s[js + 1] + Rs[1, 2] * s[js + 2],
+             Rs[2, 0] * s[js] + Rs[2, 1] * s[js + 1] + Rs[2, 2] * s[js + 2])
+        if full:                                         # a step's start: the stretch return-mapped
+            u, _ = return_map(u, nv, P[P_MU], fn, P[P_KT])
+            for r in range(3):
+                s[js + r] = Rs[0, r] * u[0] + Rs[1, r] * u[1] + Rs[2, r] * u[2]
+        ft, _, _ = bristle_force(u, nv, vt, fn, P[P_MU], P[P_KT], P[P_CT])
+        for r in range(3):
+            ds[js + r] = Rs[0, r] * vt[0] + Rs[1, r] * vt[1] + Rs[2, r] * vt[2]
+        f[0], f[1], f[2] = fn * nx + ft[0], fn * ny + ft[1], fn * nz + ft[2]
         c[p, 0], c[p, 1], c[p, 2], c[p, 3], c[p, 4], c[p, 5], c[p, 6] = d, px, py, pz, nx, ny, nz
         c[p, 7], c[p, 8], c[p, 9], c[p, 10] = f[0], f[1], f[2], vn
         B.add_point_force(JOINT, KIN, last, x, f, tau)
@@ -115,7 +142,15 @@ def evaluate(s, Z, cmd, brakes, P, JOINT, DRV, SPH, ROWS, RINT, nb, KIN, M, W, t
             f[0], f[1], f[2] = -f[0], -f[1], -f[2]
             B.add_point_force(JOINT, KIN, nb - 1, x, f, tau)
         stored += 0.5 * P[P_K] * d * d
-        power += (P[P_K] * d - fn) * vn + ft * vt
+        power += (P[P_K] * d - fn) * vn - (ft[0] * vt[0] + ft[1] * vt[1] + ft[2] * vt[2])
+    if P[P_LF] != 0.0 or P[P_LF + 1] != 0.0 or P[P_LF + 2] != 0.0:   # the applied load on the payload, its work
+        for r in range(3):
+            x[r] = KIN[last, 9 + r] + KIN[last, 3 * r] * P[P_LP] + KIN[last, 3 * r + 1] * P[P_LP + 1] + \
+                KIN[last, 3 * r + 2] * P[P_LP + 2]
+            f[r] = P[P_LF + r]
+        B.point_velocity(JOINT, KIN, qd, last, x, v)
+        B.add_point_force(JOINT, KIN, last, x, f, tau)
+        work += f[0] * v[0] + f[1] * v[1] + f[2] * v[2]
     B.tree_mass_matrix(JOINT, KIN, M)
     ke += kinetic(M, qd, n)
     B.tree_bias(JOINT, KIN, qd, W, ds[QD:QD + n])
@@ -214,7 +249,8 @@ def run_block(s, Z, t, h, n_out, spo, P, JOINT, DRV, SPH, ROWS, RINT, PROF, CMD,
     k0 = round(t / h)
     for row in range(n_out):
         brakes, wman, mode, vals = command(k0, s, Z, h, False, PROF, CMD, P, JOINT, DRV, SPH, nb, KIN, Jac, cmd)
-        ke, stored = evaluate(s, Z, cmd, brakes, P, JOINT, DRV, SPH, ROWS, RINT, nb, KIN, M, W, tau, k1, c, WR)
+        ke, stored = evaluate(s, Z, cmd, brakes, P, JOINT, DRV, SPH, ROWS, RINT, nb, KIN, M, W, tau, k1, c, WR,
+                              False)
         if not np.isfinite(ke):
             return 1, t, row
         on = False
@@ -249,7 +285,8 @@ def run_block(s, Z, t, h, n_out, spo, P, JOINT, DRV, SPH, ROWS, RINT, PROF, CMD,
         ch[21], ch[22], ch[23] = float(mode), 1.0 if brakes else 0.0, wman
         for j in range(NA):
             ch[24 + j] = vals[j]
-        ch[31], ch[32], ch[33] = ke, stored, s[DIS] + Z[ZBD]
+        eb = bristle_energy(s, P)
+        ch[31], ch[32], ch[33] = ke, stored + eb, s[DIS] + Z[ZBD] - eb
         ch[34], ch[35] = s[WRK], total(ke, stored, s[DIS] + Z[ZBD], s[WRK])
         B.tree_momentum(JOINT, KIN, s[QD:QD + n], mom)
         for r in range(6):
@@ -273,13 +310,13 @@ def run_block(s, Z, t, h, n_out, spo, P, JOINT, DRV, SPH, ROWS, RINT, PROF, CMD,
                     m = int(P[P_SUB])
             hh = h / m
             for _ in range(m):
-                evaluate(s, Z, cmd, brakes, P, JOINT, DRV, SPH, ROWS, RINT, nb, KIN, M, W, tau, k1, c, WR)
+                evaluate(s, Z, cmd, brakes, P, JOINT, DRV, SPH, ROWS, RINT, nb, KIN, M, W, tau, k1, c, WR, True)
                 stage(s, k1, 0.5 * hh, st)
-                evaluate(st, Z, cmd, brakes, P, JOINT, DRV, SPH, ROWS, RINT, nb, KIN, M, W, tau, k2, c, WR)
+                evaluate(st, Z, cmd, brakes, P, JOINT, DRV, SPH, ROWS, RINT, nb, KIN, M, W, tau, k2, c, WR, False)
                 stage(s, k2, 0.5 * hh, st)
-                evaluate(st, Z, cmd, brakes, P, JOINT, DRV, SPH, ROWS, RINT, nb, KIN, M, W, tau, k3, c, WR)
+                evaluate(st, Z, cmd, brakes, P, JOINT, DRV, SPH, ROWS, RINT, nb, KIN, M, W, tau, k3, c, WR, False)
                 stage(s, k3, hh, st)
-                evaluate(st, Z, cmd, brakes, P, JOINT, DRV, SPH, ROWS, RINT, nb, KIN, M, W, tau, k4, c, WR)
+                evaluate(st, Z, cmd, brakes, P, JOINT, DRV, SPH, ROWS, RINT, nb, KIN, M, W, tau, k4, c, WR, False)
                 rk4_update(s, k1, k2, k3, k4, hh)
             for j in range(NA):                  # brakes: return-mapped sliders (released: they follow the rotor)
                 if brakes:

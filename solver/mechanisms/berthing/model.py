@@ -16,18 +16,21 @@ from solver.mechanisms.base import RunSettings
 NA = 7                       # arm joints
 NT = 13                      # tree slots: 6 base joints (free base) + 7 arm joints
 Q, QD, TM, WM, IN, DIS, WRK = 0, NT, 2 * NT, 2 * NT + NA, 2 * NT + 2 * NA, 2 * NT + 3 * NA, 2 * NT + 3 * NA + 1
-NS = WRK + 1                 # s: q, qd (13 slots each), rotor angle, rotor rate, servo integral (7 each), dissipated, work
+S_FT = WRK + 1               # per contact pair p: friction bristle stretch u (3, station frame) at S_FT + 3 p
+# s: q, qd (13 slots each), rotor angle, rotor rate, servo integral (7 each), dissipated (with the friction's work
+# -F_t.v_t, the bristles' stored energy counted in it until the channels move it to stored), work, bristles (7 x 3)
 # Z: brake slider z (7), brake dissipation, captured, t_capture, touched per pair (7), brake slip sum, the
 # payload-frame rates as shaped by the command accelerations (6)
 ZB, ZBD, ZCAP, ZTC, ZTOUCH, ZSLIP, ZSH = 0, 7, 8, 9, 10, 17, 18
 NZ = 24
 # DRV columns per joint: gear k, c, rotor inertia, kp, ki, torque limit, rate limit, brake k, brake limit, range, stop k
 D_K, D_C, D_J, D_KP, D_KI, D_TL, D_RL, D_BK, D_BL, D_RANGE, D_KS = range(11)
-# P: contact k, c, mu, slip speed, substeps, capture depth, sphere radius, free base, tool/probe frame (9),
-# manipulability floor, DLS damping, receptacle origin (3) and axis (3), bore entry distance
-P_K, P_C, P_MU, P_VS, P_SUB, P_CAPT, P_R, P_FREE, P_PF, P_WMIN, P_LAM, P_RO, P_RA, P_BORE, P_DRIVES, P_ACC = \
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 17, 18, 19, 22, 25, 26, 27
-NP = 29
+# P: contact k, c, mu, bristle k_t, substeps, capture depth, sphere radius, free base, tool/probe frame (9),
+# manipulability floor, DLS damping, receptacle origin (3) and axis (3), bore entry distance, drives, command
+# accelerations (2), bristle c_t, an applied load on the payload: force (3, world) at a point (3, last link frame)
+P_K, P_C, P_MU, P_KT, P_SUB, P_CAPT, P_R, P_FREE, P_PF, P_WMIN, P_LAM, P_RO, P_RA, P_BORE, P_DRIVES, P_ACC, P_CT, \
+    P_LF, P_LP = 0, 1, 2, 3, 4, 5, 6, 7, 8, 17, 18, 19, 22, 25, 26, 27, 29, 30, 33
+NP = 36
 DRIVES = ("servo", "off", "limp")   # servo: rate loops on; off: no motor torque, gears engaged; limp: gears disengaged
 # PROF row: start step, mode (0 joint rates deg/s -> rad/s, 1 payload-frame rates, 2 operator), 7 values, brakes,
 # ramp steps (the values blend linearly from the previous segment's of the same mode)
@@ -39,6 +42,7 @@ PAIR_NAMES = (("head_funnel", "probe head on the funnel"), ("head_bore", "probe 
               ("head_bottom", "probe head on the bore bottom"), ("head_mouth", "probe head on the bore's mouth"),
               ("heel_funnel", "probe shaft on the funnel"), ("heel_bore", "probe shaft in the bore"),
               ("heel_mouth", "probe shaft on the bore's mouth"))
+NS = S_FT + 3 * len(PAIRS)
 
 
 @dataclass
@@ -172,7 +176,7 @@ def load_berthing(spath: Path) -> BerthingModel:
     # the start pose, the probe frame in the last link and the receptacle placed off the probe tip
     ini = sc.get("initial", {})
     q0 = np.radians(_vec(spath, "initial.joints_deg", ini.get("joints_deg"), NA))
-    standoff = _num(spath, "initial", ini, "standoff", 0.0, 10.0)
+    standoff = _num(spath, "initial", ini, "standoff", -5.0, 10.0)   # < 0: the head starts inside the receptacle
     lat = _vec(spath, "initial.lateral_error", ini.get("lateral_error", [0.0, 0.0]), 2)
     tip, heel = _vec(mpath, "probe.tip", pr.get("tip"), 3), _vec(mpath, "probe.heel", pr.get("heel"), 3)
     ex = np.asarray(_vec(mpath, "probe.direction", pr.get("direction"), 3))
@@ -207,7 +211,8 @@ def load_berthing(spath: Path) -> BerthingModel:
         kinds.append([k, 0, 0, 0])
         rows.append(w)
     P = np.zeros(NP)
-    P[P_K], P[P_C], P[P_MU], P[P_VS] = (_num(mpath, "contact", ct, k, 0.0) for k in ("k", "c", "mu", "slip_speed"))
+    P[P_K], P[P_C], P[P_MU], P[P_CT] = (_num(mpath, "contact", ct, k, 0.0) for k in ("k", "c", "mu", "c_t"))
+    P[P_KT] = _num(mpath, "contact", ct, "k_t", 1e-9)
     P[P_SUB], P[P_CAPT], P[P_R], P[P_FREE] = _num(mpath, "contact", ct, "substeps", 1, 64), capt, r, float(nb > 0)
     P[P_PF:P_PF + 9] = Rpf.reshape(9)
     P[P_WMIN] = _num(mpath, "operator", cfg["operator"], "manipulability_floor", 1e-9)
@@ -217,6 +222,11 @@ def load_berthing(spath: Path) -> BerthingModel:
     P[P_ACC] = _num(mpath, "operator", op, "acceleration", 1e-6)
     P[P_ACC + 1] = math.radians(_num(mpath, "operator", op, "angular_acceleration_deg_s2", 1e-6))
     P[P_DRIVES] = DRIVES.index(drives)        # (a free base: the station rows ride on it, world = base frame at t = 0)
+    load = sc.get("load", {})                  # a constant force on the payload (default at the probe head's front)
+    if not isinstance(load, dict):
+        raise ScenarioError(spath, "load", f"expected a table, found {load!r}")
+    P[P_LF:P_LF + 3] = _vec(spath, "load.force", load.get("force", [0.0] * 3), 3)
+    P[P_LP:P_LP + 3] = _vec(spath, "load.point", load.get("point", list(np.asarray(tip) + r * ex)), 3)
     PROF = _profile(spath, sc, float(sc.get("step", 0.0)))
     s0 = np.zeros(NS)
     s0[Q + nb:Q + nb + NA] = q0

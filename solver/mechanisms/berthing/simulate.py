@@ -102,6 +102,19 @@ def kernel_arrays(m: BerthingModel, CMD: np.ndarray) -> tuple:
     return (m.P, m.JOINT, m.DRV, m.SPH, m.ROWS, m.RINT, m.PROF, CMD, m.nb)
 
 
+def kernel_units(m: BerthingModel) -> list[tuple[str, object, tuple]]:
+    """(name, dispatcher, argument types) of the one compiled unit a berthing run calls (the step loop, its callees
+    inlined), for solver.warmup.compile_kernels."""
+    import numba
+    n, nb, npair = 1, len(BODIES), len(PAIRS)
+    outs = (np.zeros(n), np.zeros((n, len(CHANNELS))), np.zeros((n, nb, 3)), np.zeros((n, nb, 4)),
+            np.zeros((n, npair), np.uint8), np.zeros((n, npair, 3)), np.zeros((n, npair, 3)), np.zeros((n, npair, 3)),
+            np.zeros((n, npair)), np.zeros((n, npair)))
+    args = (m.s0, m.Z0, 0.0, m.step, 1, 1, *kernel_arrays(m, np.zeros(NCMD)), np.zeros((1, 3)), np.zeros(1, np.int64),
+            np.zeros(npair, np.int64), *outs)
+    return [("berthing.run_block", D.run_block, tuple(numba.typeof(a) for a in args))]
+
+
 class OperatorLink:
     """The plain interface between an operator's hand controllers and a running session (no Qt): `set(...)` puts the
     payload-frame rates (fractions of full deflection) and brakes; the kernels read the command before each block.
@@ -147,8 +160,7 @@ class BerthingKernels(BlockKernels):
         if self.link is None:
             return super().advance(t, frames, last)
         link, done, status, outs = self.link, 0, self.ok, self.outs
-        if self.t_wall0 is None:
-            self._compile_before_the_clock(t)
+        if self.t_wall0 is None:          # (the kernels were compiled before: run_model's compile_kernels)
             self.t_wall0, self.t_sim0 = time.perf_counter(), t
             self.t_wake = self.t_wall0
         try:
@@ -180,13 +192,6 @@ class BerthingKernels(BlockKernels):
         finally:
             self.outs = outs
         return status, t, done
-
-    def _compile_before_the_clock(self, t: float):
-        """The step kernel called for no frame on copies of the state: on a cold numba cache it compiles now, before
-        wall time starts, not inside the session's first seconds (which then began ~20 s behind)."""
-        st = self.state
-        self.run_block(st["s"].copy(), st["Z"].copy(), t, self.m.step, 0, self.spo, *self.arrays, self.ev.copy(),
-                       self.n_ev.copy(), st["contact_prev"].copy(), *[a[:1].copy() for a in self.outs])
 
     def finish(self, w, status: int, t: float):
         if status == STOPPED:
