@@ -161,7 +161,7 @@ def run_candidate(task: dict) -> dict:
     from solver.runfile import RunFile
     from solver.simulate import run_scenario
     out = {"status": "ok", "message": "", "worker": f"{socket.gethostname()}:{os.getpid()}"}
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     with tempfile.TemporaryDirectory(prefix="dockmnemo-fit-") as td:
         sp, rp = Path(td) / "candidate.toml", Path(td) / "candidate.h5"
         text = task["scenario_text"]
@@ -179,7 +179,7 @@ def run_candidate(task: dict) -> dict:
                     out["values"] = {ch: np.asarray(run.channel(ch), float) for ch in task["channels"]}
             except Exception as exc:   # noqa: BLE001
                 out["status"], out["message"] = "error", f"{type(exc).__name__}: {exc}"
-    out["wall"] = time.perf_counter() - t0
+    out["wall"], out["cpu"] = time.perf_counter() - t0, time.process_time() - c0
     return out
 
 
@@ -621,6 +621,11 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
             return u_best, c_best, J
 
         noise_limit, restart_limit = residual.noise_limit(3.0), residual.noise_limit(1.0)
+        coarse_limit, coarse_restart = coarse.noise_limit(3.0), coarse.noise_limit(1.0)
+
+        def misfit(u, c) -> bool:
+            """Above the noise by a standard deviation, on the record's 20 ms or its 0.2 s averages."""
+            return c > restart_limit or costs([u], coarse, budget=False)[0] > coarse_restart
         J = None
         if not status:
             try:
@@ -630,10 +635,10 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         # above the noise (by a standard deviation): another basin of the global phase may hold the truth (an
         # event-driven cost has several minima; the global phase hands over its best, not the only one)
         tried, minima = [u_best], [(u_best, c_best)]
-        if not status and c_best > restart_limit and de_state["pop"] is not None:
+        if not status and de_state["pop"] is not None and misfit(u_best, c_best):
             order = np.argsort(de_state["cost"])
             for u0 in de_state["pop"][order]:
-                if c_best <= restart_limit or len(tried) > RESTARTS:
+                if not misfit(u_best, c_best) or len(tried) > RESTARTS:
                     break
                 if min(float(np.max(np.abs(u0 - t))) for t in tried) < 0.05:
                     continue
@@ -708,6 +713,14 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                            f"than noise alone leaves (at most {math.sqrt(noise_limit / residual.noise_cost):.3g}x "
                            f"here): another minimum may be lower (polished from {len(tried)} of the global phase's "
                            "basins), or the model cannot follow the record")
+        cc_best = costs([u_best], coarse, budget=False)[0] if status != "cancelled" else math.nan
+        if cc_best > coarse_limit and c_best <= noise_limit:
+            # a systematic misfit the 20 ms test's noise hides: the 0.2 s averages keep it and lose the noise (a
+            # wrong basin of the 12 s 3-key record: 1.08x the noise on the 20 ms test, limit 1.13x; see docs)
+            reasons.append(f"the residual's {GLOBAL_SMOOTH:g} s averages are {math.sqrt(cc_best / coarse.noise_cost):.3g}x "
+                           f"the record's noise, more than noise alone leaves (at most "
+                           f"{math.sqrt(coarse_limit / coarse.noise_cost):.3g}x): a systematic misfit, the fit may be in "
+                           f"another basin than the record's (polished from {len(tried)} of the global phase's basins)")
         if status == "run budget reached":
             reasons.insert(0, f"the run budget ({max_runs} runs) was reached: raise --max-runs")
         prof = {}
