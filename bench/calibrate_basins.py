@@ -29,6 +29,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=1)
     ap.add_argument("--work", type=Path, default=Path("/tmp/calib3_truths"))
+    ap.add_argument("--points", type=int, default=len(POINTS), help="the first N points only")
     a = ap.parse_args()
     from solver.measured.calibrate import GLOBAL_SMOOTH, POLISH_SMOOTH, _Residual, fit_bounds, run_candidate
     from solver.measured.compare import compare_arrays, load_measured
@@ -46,7 +47,8 @@ def main():
         cmap, sig = load_measured(rec, mp, units)
         chans = cmap.run_channels
         maker = _Runs(None, sc, mt, mpath, fits, chans, None, None, None, 0, 0.002)
-        for label, fac in POINTS.items():
+        points = dict(list(POINTS.items())[:a.points])
+        for label, fac in points.items():
             if label not in runs:
                 x = [f.value * s for f, s in zip(fits, fac)]
                 runs[label] = run_candidate(maker.task(np.array(x), 12.002))
@@ -56,7 +58,7 @@ def main():
         print(f"seed {seed}: offset {off:.5f} s; limits (3 sd): 20 ms {fine.noise_limit(3) / fine.noise_cost:.3f}x, "
               f"0.2 s {coarse.noise_limit(3) / coarse.noise_cost:.3f}x the noise's cost")
         print("| point | brake, spring, mass | 20 ms cost / noise's | 0.2 s cost / noise's |\n|---|---|---|---|")
-        for label, fac in POINTS.items():
+        for label, fac in points.items():
             rf, rc = fine(runs[label]), coarse(runs[label])
             print(f"| {label} | {', '.join(f'{s:.4g}' for s in fac)} | {float(rf @ rf) / fine.noise_cost:.3f} | "
                   f"{float(rc @ rc) / coarse.noise_cost:.3f} |", flush=True)
