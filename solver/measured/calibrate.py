@@ -448,9 +448,11 @@ def default_max_runs(n_keys: int) -> int:
 def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: float | None = None,
               workers: int | None = None, scheduler: str | None = None, client=None, cache_dir=None,
               max_runs: int | None = None, progress=None, cancel=None, out_path=None, search: float = SEARCH_FACTOR,
-              profiles: bool = False, seed: int = 0, run_cache: dict | None = None) -> Calibration:
+              profiles: bool = False, seed: int = 0, run_cache: dict | None = None,
+              restarts: int = RESTARTS) -> Calibration:
     """Fit `keys` of the scenario (or its mechanism) to a measured record; with `out_path`, write the fitted TOML
     (also when cancelled: the best point so far). `profiles`: run the cost along each key for the report.
+    `restarts`: polishes from other basins of the global phase when the first leaves a misfit.
     `run_cache`: a dict of candidate runs kept across calls on the same scenario, keys and record length (a bench
     fitting many noise seeds of one record runs each candidate once).
     Raises CalibrationError / MeasuredError / ScenarioError; CalibrationCancelled before there is a point to keep."""
@@ -572,7 +574,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
             return bool(best[-1] <= 1.5 * coarse.noise_cost
                         or np.all(np.ptp(de_state["pop"], axis=0) <= 0.06 * (u_hi - u_lo))
                         or (len(best) > 3 and best[-1] >= 0.99 * best[-4]))
-        polish_runs = (1 + RESTARTS) * (4 * (2 * k + 1) + 8 * k)   # polishes with two looks along each key
+        polish_runs = (1 + restarts) * (4 * (2 * k + 1) + 8 * k)   # polishes with two looks along each key
         gens = max(1, (max_runs - polish_runs) // size - 1)
         if not status:
             try:
@@ -650,10 +652,10 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         # above the noise (by a standard deviation): another basin of the global phase may hold the truth (an
         # event-driven cost has several minima; the global phase hands over its best, not the only one)
         tried, minima = [u_best], [(u_best, c_best)]
-        if not status and de_state["pop"] is not None and misfit(u_best, c_best):
+        if not status and restarts > 0 and de_state["pop"] is not None and misfit(u_best, c_best):
             order = np.argsort(de_state["cost"])
             for u0 in de_state["pop"][order]:
-                if not misfit(u_best, c_best) or len(tried) > RESTARTS:
+                if not misfit(u_best, c_best) or len(tried) > restarts:
                     break
                 if min(float(np.max(np.abs(u0 - t))) for t in tried) < 0.05:
                     continue
