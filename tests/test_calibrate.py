@@ -262,16 +262,32 @@ def test_a_key_the_record_hardly_changes_with_is_not_determined():
                        "7.5 to 30 kg): the record hardly changes with it"]
 
 
-def test_a_misfit_under_the_20_ms_noise_limit_is_not_converged(client, tmp_path):
-    """The record's truth has the spring x 0.85 besides the brake x 1.25; the brake alone is fitted. Its best leaves
-    1.03x the noise's cost on 20 ms averages (under that test's 1.40x limit: old main said "converged") and 4x on 0.2 s
-    averages: not converged, naming the systematic misfit and both scales (issue 34: a fit in the wrong basin)."""
-    from solver.simulate import run_scenario
-    run_scenario(truth_scenario(tmp_path, {BRAKE: 1.25, "axial_damper.spring_stiffness": 0.85}), tmp_path / "t.h5",
-                 t_end=T_RECORD)
-    rec, mp = write_record(tmp_path / "t.h5", tmp_path / "stand.mat"), write_map(tmp_path / "map.toml")
-    cal = calibrate(CENTRAL, rec, mp, [BRAKE], client=client, restarts=0)   # (2 restarts: 80 runs, the same verdict)
-    assert cal.status == "not converged", cal.summary()
-    assert cal.cost < 1.1 * cal.noise_cost, cal.summary()
-    m = [r for r in cal.reasons if r.startswith("a systematic misfit: the residual's cost is ")]
-    assert len(m) == 1 and " on 20 ms averages and " in m[0] and " on 0.2 s averages, " in m[0], cal.reasons
+def test_a_slow_misfit_under_the_20_ms_noise_limit_is_caught_on_0_2_s_averages():
+    """Two-scale misfit (issue 34: a wrong basin under the 20 ms limit): on a 2 s, 500 Hz, 6-channel record of white
+    noise the 0.2 s averages' cost is within 3 standard deviations of the noise's in each of 40 draws (old main padded
+    the averages' windows with the edge samples: 1.0-3.2x the noise's cost at the truth of a 2 s record), and the two
+    scales' z is under 3; a 1 Hz misfit of 0.18 of the noise: the 20 ms test alone flags it in at most 4 of the 40,
+    the two scales' z in at least 30 (the 0.2 s averages' z grows 3.4x faster with a slow misfit)."""
+    from solver.measured.calibrate import GLOBAL_SMOOTH, MISFIT_Z, POLISH_SMOOTH, _Residual
+    from solver.measured.channel_map import MeasuredSignals
+    rng = np.random.default_rng(5)
+    chans = ["Fx", "Fy", "Fz", "Mx", "My", "Mz"]
+    units = {c: "N" if c[0] == "F" else "N*m" for c in chans}
+    t = np.arange(0.0, 2.0, 0.002)
+    model = {c: np.full(len(t), 1000.0 * (c == "Fx")) for c in chans}
+    run = {"status": "ok", "time": t, "values": model}
+    zs, slow = [], []
+    for _ in range(40):
+        noise = {c: 50.0 * rng.normal(size=len(t)) for c in chans}
+        sig = MeasuredSignals(Path("rec.mat"), t, {c: model[c] + noise[c] for c in chans}, units)
+        fine = _Residual(sig, chans, {}, 0.0, 2.0, POLISH_SMOOTH)
+        coarse = fine.smoothed(GLOBAL_SMOOTH)
+        rf, rc = fine(run), coarse(run)
+        assert float(rc @ rc) <= coarse.noise_limit(3.0), float(rc @ rc) / coarse.noise_cost
+        zs.append((fine.z(float(rf @ rf)) + coarse.z(float(rc @ rc))) / math.sqrt(2))
+        off = {"status": "ok", "time": t, "values": {c: model[c] + 9.0 * np.sin(2 * np.pi * t) for c in chans}}
+        rf, rc = fine(off), coarse(off)
+        slow.append((float(rf @ rf) / fine.noise_limit(3.0),
+                     (fine.z(float(rf @ rf)) + coarse.z(float(rc @ rc))) / math.sqrt(2)))
+    assert max(zs) < MISFIT_Z, max(zs)
+    assert sum(f > 1.0 for f, _ in slow) <= 4 and sum(z > MISFIT_Z for _, z in slow) >= 30, slow
