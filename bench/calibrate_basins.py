@@ -14,7 +14,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.calibrate_truths import BRAKE, CASES, MASS, SPRING, record  # noqa: E402
+from bench.calibrate_truths import CASES, record  # noqa: E402
 from tests.calibrate_truth import CENTRAL  # noqa: E402
 
 POINTS = {   # name: factors on the nominal values (brake, spring, mass)
