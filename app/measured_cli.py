@@ -48,6 +48,8 @@ def add_measured_parsers(sub):
     c.add_argument("--max-runs", type=int, default=None, help="most candidate runs (default 80 + 60 per key)")
     c.add_argument("--search", type=float, default=2.0, metavar="F",
                    help="search each key from start/F to start*F within its declared range (default 2)")
+    c.add_argument("--restarts", type=int, default=2, metavar="N",
+                   help="polishes from other basins of the global phase when the first leaves a misfit (default 2)")
     c.add_argument("--report", type=Path, default=None, metavar="HTML",
                    help="write an HTML report: each key's cost profile, before/after overlays, metrics")
     c.add_argument("--workers", type=int, default=None, help="local cluster worker processes (default: CPU count)")
@@ -112,6 +114,8 @@ def cmd_calibrate(args) -> int:
         return fail(f"--max-runs: must be at least 10, found {max_runs}")
     if args.offset is not None and not math.isfinite(args.offset):
         return fail(f"--offset: must be a finite number of seconds, found {args.offset}")
+    if args.restarts < 0:
+        return fail(f"--restarts: must be 0 or more, found {args.restarts}")
     if not (args.search > 1.0 and math.isfinite(args.search)):
         return fail(f"--search: must be a factor above 1, found {args.search}")
     out = args.out or Path(f"{Path(args.scenario).stem}_fitted.toml")
@@ -127,7 +131,7 @@ def cmd_calibrate(args) -> int:
         cal = calibrate(args.scenario, args.measured, args.map, keys, offset=args.offset, workers=args.workers,
                         scheduler=args.scheduler, cache_dir=args.cache_dir, max_runs=max_runs,
                         progress=lambda done, total: bar.update(done), cancel=stop, search=args.search,
-                        profiles=args.report is not None)
+                        profiles=args.report is not None, restarts=args.restarts)
     except (CalibrationError, MeasuredError, ScenarioError) as exc:
         if bar.done:
             bar.close(bar.done, "stopped")

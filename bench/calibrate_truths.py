@@ -22,6 +22,8 @@ sys.path.insert(0, str(ROOT))
 from tests.calibrate_truth import CENTRAL, truth_scenario, write_map, write_record  # noqa: E402
 
 BRAKE, SPRING, MASS = "axial_damper.friction_brake_torque_in", "axial_damper.spring_stiffness", "active_craft.mass"
+DAMPING = "axial_damper.structural_damping"
+MAGNETIC = "axial_damper.magnetic_brake_torque[1]"   # the eddy-current brake's torque at 1000 rpm: its damping slope
 CASES = {   # name: (record length s, or None: to hard dock; {key: truth factor}; keys fitted)
     "2s_brake_x1.25": (2.0, {BRAKE: 1.25}, [BRAKE]),
     "4s_brake_x1.25": (4.0, {BRAKE: 1.25}, [BRAKE]),
@@ -31,6 +33,9 @@ CASES = {   # name: (record length s, or None: to hard dock; {key: truth factor}
     "12s_mass_x0.8": (12.0, {MASS: 0.8}, [MASS]),
     "whole_brake_x0.8": (None, {BRAKE: 0.8}, [BRAKE]),
     "12s_3keys": (12.0, {BRAKE: 1.2, SPRING: 0.85, MASS: 1.15}, [BRAKE, SPRING, MASS]),
+    "4s_damping_x1.3": (4.0, {DAMPING: 1.3}, [DAMPING]),
+    "4s_magnetic_x1.3": (4.0, {MAGNETIC: 1.3}, [MAGNETIC]),
+    "4s_3keys_damping": (4.0, {BRAKE: 1.2, SPRING: 0.85, MAGNETIC: 1.3}, [BRAKE, SPRING, MAGNETIC]),
     "4s_two_masses": (4.0, {"probe.mass": 1.2}, ["probe.mass", "housing.mass"]),   # they trade off exactly
 }
 WHOLE = 400.0     # s: the central impact's hard dock is at about 385 s

@@ -1,13 +1,15 @@
-"""Calibration on 1 and 2 Dask workers, back to back, on the same fit: wall time, runs, rounds and speed-up.
+"""Calibration on 1 and 2 local Dask workers, interleaved (1, 2, then 2, 1, ...), on the same fit: the median fit wall
+time of the repeats, the speed-up, and the CPU the candidate runs took, so that a ratio the machine's load limits can be
+told from one the fit limits. Run it under `nice` on a shared machine; it prints the load average.
 
-The synthetic truth of bench/calibrate_truths.py (the central impact with the friction brake's torque x 0.8, a 12 s
-stand record: MATLAB v5, kN, turned sensor, 500 Hz, 2 % noise). Each calibration gets its own local cluster; the
-cluster is started and its workers have loaded the solver kernels before the clock starts ("fit"), and the wall time
-with the cluster's start is printed too ("with start"). Prints the load average (the machine may be shared).
-Usage: python bench/calibrate_workers.py [ROUNDS] [T_RECORD]"""
+The synthetic truth of bench/calibrate_truths.py (the central impact with the friction brake's torque x 0.8, a stand
+record: MATLAB v5, kN, turned sensor, 500 Hz, 2 % noise). Each calibration gets its own local cluster, started and its
+workers' kernels loaded before the clock starts ("fit"); the wall time with the start is printed too.
+Usage: nice python bench/calibrate_workers.py [REPEATS] [T_RECORD]"""
 from __future__ import annotations
 
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -31,35 +33,49 @@ def warm(client):
         assert f.result()["status"] == "ok", f.result()
 
 
-def main(rounds: int = 1, t_record: float = 12.0):
+def one(workers: int, rec, mp) -> dict:
+    """One fit on a fresh local cluster of `workers`: wall times, the runs' CPU and wall, the result."""
+    t0 = time.perf_counter()
+    client = local_client(workers)
+    try:
+        warm(client)
+        runs: dict = {}
+        t1, l1 = time.perf_counter(), os.getloadavg()[0]
+        cal = calibrate(CENTRAL, rec, mp, [KEY], client=client, run_cache=runs)
+        t2 = time.perf_counter()
+    finally:
+        cluster = client.cluster
+        client.close()
+        cluster.close()
+    done = [r for d in runs.values() for r in d.values()]
+    return {"fit": t2 - t1, "start": t2 - t0, "cpu": sum(r.get("cpu", 0.0) for r in done),
+            "run_wall": sum(r.get("wall", 0.0) for r in done), "cal": cal, "load": (l1 + os.getloadavg()[0]) / 2}
+
+
+def main(repeats: int = 3, t_record: float = 4.0):
     from solver.simulate import run_scenario
     work = Path(f"/tmp/calibrate_workers_{t_record:g}")
     work.mkdir(exist_ok=True)
     if not (work / "truth.h5").is_file():
         run_scenario(truth_scenario(work, {KEY: 0.8}), work / "truth.h5", t_end=t_record, output_step=0.001)
     rec, mp = write_record(work / "truth.h5", work / "record.mat"), write_map(work / "map.toml")
-    print(f"record of {t_record:g} s; cpus {os.cpu_count()}, load average before {os.getloadavg()[0]:.1f}", flush=True)
-    for r in range(rounds):
-        walls = {}
-        for workers in (1, 2):
-            t0 = time.perf_counter()
-            client = local_client(workers)
-            try:
-                warm(client)
-                t1 = time.perf_counter()
-                cal = calibrate(CENTRAL, rec, mp, [KEY], client=client)
-                t2 = time.perf_counter()
-            finally:
-                cluster = client.cluster
-                client.close()
-                cluster.close()
-            walls[workers] = (t2 - t1, t2 - t0)
-            print(f"round {r + 1} workers {workers}: fit {t2 - t1:.1f} s, with start {t2 - t0:.1f} s; {cal.runs} runs in "
-                  f"{cal.rounds} rounds, {cal.status}, {KEY} = {cal.x[0]:.5f} ± {cal.sigma[0]:.2g}; load average "
-                  f"{os.getloadavg()[0]:.1f}", flush=True)
-        print(f"round {r + 1} speed-up 2 vs 1 workers: fit {walls[1][0] / walls[2][0]:.2f}x, with start "
-              f"{walls[1][1] / walls[2][1]:.2f}x", flush=True)
+    print(f"record of {t_record:g} s; cpus {os.cpu_count()}, niceness {os.nice(0)}, load average before "
+          f"{os.getloadavg()[0]:.1f}", flush=True)
+    fits = {1: [], 2: []}
+    for r in range(repeats):
+        for workers in ((1, 2) if r % 2 == 0 else (2, 1)):
+            m = one(workers, rec, mp)
+            fits[workers].append(m)
+            cal = m["cal"]
+            print(f"repeat {r + 1} workers {workers}: fit {m['fit']:.1f} s (with start {m['start']:.1f} s); "
+                  f"{cal.runs} runs in {cal.rounds} rounds, run CPU {m['cpu']:.1f} s of {m['run_wall']:.1f} s run "
+                  f"wall (CPU share {m['cpu'] / m['run_wall']:.2f}); {cal.status}, {KEY} = {cal.x[0]:.5f} ± "
+                  f"{cal.sigma[0]:.2g}; load average {m['load']:.1f}", flush=True)
+    med = {w: statistics.median(m["fit"] for m in fits[w]) for w in fits}
+    share = {w: statistics.median(m["cpu"] / m["run_wall"] for m in fits[w]) for w in fits}
+    print(f"median fit: 1 worker {med[1]:.1f} s, 2 workers {med[2]:.1f} s: speed-up {med[1] / med[2]:.2f}x; "
+          f"median CPU share of a run: {share[1]:.2f} (1 worker), {share[2]:.2f} (2 workers)", flush=True)
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 1, float(sys.argv[2]) if len(sys.argv) > 2 else 12.0)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 3, float(sys.argv[2]) if len(sys.argv) > 2 else 4.0)
