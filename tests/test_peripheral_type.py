@@ -77,6 +77,20 @@ def test_central_impact_captures_retracts_and_closes_the_hooks(central_run):
 
 
 @pytest.mark.slow
+def test_the_bundled_central_sample_is_this_solvers_run(central_run):
+    """sample_runs/peripheral/central_impact_10t.h5 (bench/make_sample_runs.py: 20 ms frames of the 5 ms run) holds
+    this run's frames bit for bit: the samples other tests read are of this solver (regenerate them when it changes)."""
+    with RunFile(central_run) as r, RunFile(ROOT / "sample_runs" / "peripheral" / "central_impact_10t.h5") as s:
+        k = int(round(s.meta.output_step / r.meta.output_step))
+        keep = np.arange(0, r.n_frames, k)
+        keep = keep if keep[-1] == r.n_frames - 1 else np.append(keep, r.n_frames - 1)
+        assert k == 4 and s.n_frames == len(keep) and s.t_final == r.t_final
+        for name in r.channels:
+            np.testing.assert_array_equal(np.asarray(s.channel(name)), np.asarray(r.channel(name))[keep], name)
+        assert [(e.time, e.kind, e.text) for e in s.events] == [(e.time, e.kind, e.text) for e in r.events]
+
+
+@pytest.mark.slow
 def test_fx_rings_after_capture_at_the_braked_legs_closed_form(central_run):
     """The ~1 Hz, +-500 N Fx after the central capture is the 10 t craft on the six stuck leg brakes: frequency and
     damping ratio of k = sum (brake_stiffness + stiffness) u_x^2, c = sum (brake_damping + damping) u_x^2 on the
@@ -89,8 +103,8 @@ def test_fx_rings_after_capture_at_the_braked_legs_closed_form(central_run):
         t_retract = next(e.time for e in r.events if e.kind == "phase" and e.text.startswith("retraction"))
         names = list(r.bodies)
         pos, _ = r.poses(r.frame_at(3.0))
-        ux = [(lambda d: d[0] / np.linalg.norm(d))(pos[names.index(f"leg_{k}_upper")] - pos[names.index(f"leg_{k}_lower")])
-              for k in range(1, 7)]
+        d = [pos[names.index(f"leg_{k}_upper")] - pos[names.index(f"leg_{k}_lower")] for k in range(1, 7)]
+        ux = [v[0] / np.linalg.norm(v) for v in d]
     k = (legs["brake_stiffness"] + legs["stiffness"]) * np.sum(np.square(ux))
     c = (legs["brake_damping"] + legs["damping"]) * np.sum(np.square(ux))
     m = 10000.0 * 400035.0 / 410035.0                        # the craft on the station with the latched ring

@@ -78,7 +78,7 @@ CHANNELS = ("Fx", "Fy", "Fz", "Mx", "My", "Mz",
             "cm_vx", "cm_vy", "cm_vz", "latches_engaged", "hooks_closed", "retraction", "hook_gap",
             "hook_gap_min", "interface_tilt", "iface_Fx", "iface_Fy", "iface_Fz", "iface_Mx", "iface_My", "iface_Mz",
             "iface_F", "iface_M", "iface_F_soft", "iface_M_soft", "iface_F_hard", "iface_M_hard", "max_depth", "kinetic_energy", "potential_energy", "dissipated_energy", "drive_work",
-            "total_energy")
+            "total_energy", "ring_couple_x", "ring_couple_y", "ring_couple_z")
 NCH = len(CHANNELS)
 CH = {n: i for i, n in enumerate(CHANNELS)}
 C_LEG, C_LEGF, C_RING, C_RV, C_CMV = CH["leg_1"], CH["leg_1_force"], CH["ring_x"], CH["ring_vx"], CH["cm_vx"]
@@ -88,6 +88,7 @@ C_KE, C_PE, C_DISS, C_WORK, C_TOT = (CH[n] for n in ("kinetic_energy", "potentia
                                                       "drive_work", "total_energy"))
 
 C_GAPMIN, C_TILT, C_IF = CH["hook_gap_min"], CH["interface_tilt"], CH["iface_Fx"]
+C_CPL = CH["ring_couple_x"]
 
 
 @njit(cache=True)
@@ -673,9 +674,16 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
         ch[C_DISS] = s[S_DISS]
         ch[C_WORK] = s[S_WORK]
         ch[C_TOT] = ke + pe + s[S_DISS] - s[S_WORK]
+        c0 = c1 = c2 = 0.0                # the ring's pairs' couples along their forces (world frame)
         for j in range(NPAIR):
             if rec[j, 13] > 0.0 and (j < PAIR_LATCH or j >= PAIR_LATCH + 3):
+                ff = rec[j, 1] ** 2 + rec[j, 2] ** 2 + rec[j, 3] ** 2
+                if j < PAIR_IF and ff > 1e-18:   # a passive petal's pair acts on the ring as its part b
+                    w = (rec[j, 1] * rec[j, 14] + rec[j, 2] * rec[j, 15] + rec[j, 3] * rec[j, 16]) / ff
+                    w = -w if PAIR_PP <= j < PAIR_PP + 3 else w
+                    c0, c1, c2 = c0 + w * rec[j, 1], c1 + w * rec[j, 2], c2 + w * rec[j, 3]
                 _central_axis_point(rec, j)
+        ch[C_CPL], ch[C_CPL + 1], ch[C_CPL + 2] = c0, c1, c2
 
 
 @njit(cache=True)

@@ -181,7 +181,8 @@ def load_peripheral(scenario_path) -> PeripheralModel:
     for s, k in (("legs", "brake_stiffness"), ("legs", "brake_damping"), ("legs", "drive_stiffness"),
                  ("legs", "drive_damping"), ("legs", "drive_force"), ("interface", "face_inner_radius"),
                  ("interface", "seal_height"), ("interface", "seal_stiffness"), ("interface", "face_outer_radius"),
-                 ("legs", "retraction_delay"), ("legs", "align_accel"), ("latches", "radius"), ("latches", "capture_gap"), ("hooks", "gap")):
+                 ("legs", "retraction_delay"), ("legs", "align_accel"), ("latches", "radius"),
+                 ("latches", "capture_gap"), ("hooks", "gap")):
         g[s][k] = M.sub(s).get(k)
     R, GP, H, LG = g["guide_ring"], g["guide_petals"], g["hexapod"], g["legs"]
     if R["face_outer_radius"] <= R["face_inner_radius"]:

@@ -55,6 +55,9 @@ def channel_infos(m: PeripheralModel) -> list[ChannelInfo]:
             out.append(C(name, "N", f"leg {name[4]} force (tension +)", "mechanism", float(force_range)))
         elif name.startswith("leg_"):
             out.append(C(name, "m", f"leg {name[4]} stroke from neutral (+ longer)", "mechanism", leg_range))
+        elif name.startswith("ring_couple_"):
+            out.append(C(name, "N*m", f"couple {name[-1]} on the guide ring from its contact pairs along their forces "
+                         "(world frame), which a pair's force at its point does not carry", "contact_forces"))
         elif name.startswith("ring_v"):
             out.append(C(name, "m/s", f"guide ring velocity {name[-1]} rel. the passive ring", "kinematics"))
         elif name in ("ring_x", "ring_y", "ring_z"):
