@@ -179,7 +179,7 @@ def test_the_guide_ring_balances_its_moments_after_capture(tmp_path):
     sc = tmp_path / "nominal.toml"
     sc.write_text(nominal.read_text().replace("output_step = 5.0e-3", "output_step = 1.0e-3").replace(
         'mechanism = "../peripheral_idss.toml"', f'mechanism = "{TOML.as_posix()}"'))
-    t, res, tc = residuals(run_scenario(sc, tmp_path / "nominal.h5", t_end=4.0))
+    t, res, tc = residuals(run_scenario(sc, tmp_path / "nominal.h5", t_end=3.5))
     after = t > tc + 0.01
     assert tc < 3.5 and after.sum() > 400
     assert np.median(res[t < tc]) < 1.0 and np.median(res[after]) < 1.0, (np.median(res[t < tc]),
