@@ -148,6 +148,19 @@ def test_the_first_run_compiles_what_it_says_and_nothing_else(tmp_path):
     assert disp is D.run_block and list(D.run_block.signatures) == [sig]
 
 
+def test_a_peripheral_run_goes_through_the_one_runner(tmp_path, monkeypatch):
+    """Its kernels are a BlockKernels driven by solver.simulate.run_kernels (events, capture, snapshots, cancel, live
+    view in one place; main had its own block loop)."""
+    import solver.simulate as S
+    from solver.mechanisms.peripheral import simulate as PS
+    seen = []
+    monkeypatch.setattr(PS, "run_kernels", lambda w, k, *a, **kw: seen.append(k) or S.run_kernels(w, k, *a, **kw))
+    S.run_scenario(CENTRAL, tmp_path / "p.h5", t_end=0.1)
+    assert len(seen) == 1 and isinstance(seen[0], S.BlockKernels)
+    with RunFile(tmp_path / "p.h5") as r:
+        assert r.extrema_step() == 5e-4 and r.t_capture < 0.1 and r.meta.complete
+
+
 def test_the_type_names_what_its_model_writes():
     pt = mechanisms.mechanism_type("peripheral")
     m = load_model(CENTRAL)
