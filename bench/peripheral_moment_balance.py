@@ -1,6 +1,7 @@
 """Moment balance of the guide ring from a peripheral run file alone: I dw/dt + w x I w (ring CoM, from the stored
 quaternions by central differences) against the moments of the leg forces (along the legs, at the ring points) and
-of every contact pair acting on the ring (force at its stored point). Prints the residual's median and max over the
+of every contact pair acting on the ring (force at its stored point, plus the pairs' couples along their forces,
+channels ring_couple_x/y/z, where the run has them). Prints the residual's median and max over the
 frames before and after capture. Needs a fine output step (1 ms or less) for the differences.
     python bench/peripheral_moment_balance.py RUN.h5
 """
@@ -54,6 +55,8 @@ def residuals(path) -> tuple[np.ndarray, np.ndarray]:
             f = sign * r.contact_force(name)
             p = r.contact_point(name)
             mom += np.cross(p - c, f)
+        if "ring_couple_x" in r.channels:             # the pairs' couples along their forces (a force at a point
+            mom += np.stack([r.channel(f"ring_couple_{a}") for a in "xyz"], 1)   # does not carry them)
         res = np.linalg.norm(lhs - mom, axis=1)
         return t[1:-1], res[1:-1], float(r.t_capture)
 

@@ -39,9 +39,11 @@ def _peak_base_force(run: Path) -> float:
 
 
 @pytest.fixture(scope="module")
-def envelope_run(tmp_path_factory) -> Path:
-    """The IDSS envelope case (0.10 m miss, 4 deg, 0.04 m/s lateral, 0.10 m/s closing) to hooks closed."""
-    return run_scenario(ENVELOPE, tmp_path_factory.mktemp("physics") / "envelope.h5")
+def envelope_run() -> Path:
+    """The IDSS envelope case (0.10 m miss, 4 deg, 0.04 m/s lateral, 0.10 m/s closing) to hard dock: its bundled
+    sample, a run of this solver (tests/test_peripheral_type.py checks the central sample equals a fresh run, and
+    tests/test_peripheral_samples.py that the samples are of the shipped mechanism file)."""
+    return ROOT / "sample_runs" / "peripheral" / "idss_envelope.h5"
 
 
 @pytest.mark.slow

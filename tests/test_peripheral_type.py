@@ -77,6 +77,49 @@ def test_central_impact_captures_retracts_and_closes_the_hooks(central_run):
 
 
 @pytest.mark.slow
+def test_the_bundled_central_sample_is_this_solvers_run(central_run):
+    """sample_runs/peripheral/central_impact_10t.h5 (bench/make_sample_runs.py: 20 ms frames of the 5 ms run) holds
+    this run's frames bit for bit: the samples other tests read are of this solver (regenerate them when it changes)."""
+    with RunFile(central_run) as r, RunFile(ROOT / "sample_runs" / "peripheral" / "central_impact_10t.h5") as s:
+        k = int(round(s.meta.output_step / r.meta.output_step))
+        keep = np.arange(0, r.n_frames, k)
+        keep = keep if keep[-1] == r.n_frames - 1 else np.append(keep, r.n_frames - 1)
+        assert k == 4 and s.n_frames == len(keep) and s.t_final == r.t_final
+        for name in r.channels:
+            np.testing.assert_array_equal(np.asarray(s.channel(name)), np.asarray(r.channel(name))[keep], name)
+        assert [(e.time, e.kind, e.text) for e in s.events] == [(e.time, e.kind, e.text) for e in r.events]
+
+
+@pytest.mark.slow
+def test_fx_rings_after_capture_at_the_braked_legs_closed_form(central_run):
+    """The ~1 Hz, +-500 N Fx after the central capture is the 10 t craft on the six stuck leg brakes: frequency and
+    damping ratio of k = sum (brake_stiffness + stiffness) u_x^2, c = sum (brake_damping + damping) u_x^2 on the
+    reduced mass (closed form 0.970 Hz, zeta 0.037; measured 0.962 Hz, 0.038), not the servo, hooks or frames."""
+    import tomllib
+    from scipy.signal import find_peaks
+    legs = tomllib.loads((PERIPHERAL / "peripheral_idss.toml").read_text())["legs"]
+    with RunFile(central_run) as r:
+        t, fx = np.asarray(r.time), np.asarray(r.channel("Fx"))
+        t_retract = next(e.time for e in r.events if e.kind == "phase" and e.text.startswith("retraction"))
+        names = list(r.bodies)
+        pos, _ = r.poses(r.frame_at(3.0))
+        d = [pos[names.index(f"leg_{k}_upper")] - pos[names.index(f"leg_{k}_lower")] for k in range(1, 7)]
+        ux = [v[0] / np.linalg.norm(v) for v in d]
+    k = (legs["brake_stiffness"] + legs["stiffness"]) * np.sum(np.square(ux))
+    c = (legs["brake_damping"] + legs["damping"]) * np.sum(np.square(ux))
+    m = 10000.0 * 400035.0 / 410035.0                        # the craft on the station with the latched ring
+    f0, zeta0 = math.sqrt(k / m) / (2 * math.pi), c / (2 * math.sqrt(k * m))
+    sel = (t > 1.5) & (t < t_retract - 0.1)                  # braked, the brakes stuck, before the retraction
+    x = fx[sel] - fx[sel].mean()
+    crossings = t[sel][1:][np.sign(x[1:]) != np.sign(x[:-1])]
+    f = 0.5 / np.mean(np.diff(crossings))
+    amps = np.abs(x[find_peaks(np.abs(x))[0]])
+    zeta = np.mean(np.log(amps[:-1] / amps[1:])) / math.pi
+    assert 300.0 < amps[0] < 700.0 and len(crossings) >= 6
+    assert f == pytest.approx(f0, rel=0.03) and zeta == pytest.approx(zeta0, rel=0.15), (f, f0, zeta, zeta0)
+
+
+@pytest.mark.slow
 def test_dockmnemo_run_on_the_envelope_case(tmp_path):
     """The same CLI as the probe-cone: the loader dispatches on the mechanism file's `mechanism_type`."""
     out = tmp_path / "env.h5"
@@ -103,6 +146,19 @@ def test_the_first_run_compiles_what_it_says_and_nothing_else(tmp_path):
     run_scenario(CENTRAL, tmp_path / "p.h5", t_end=0.05)
     (_, disp, sig), = kernel_units(m)
     assert disp is D.run_block and list(D.run_block.signatures) == [sig]
+
+
+def test_a_peripheral_run_goes_through_the_one_runner(tmp_path, monkeypatch):
+    """Its kernels are a BlockKernels driven by solver.simulate.run_kernels (events, capture, snapshots, cancel, live
+    view in one place; main had its own block loop)."""
+    import solver.simulate as S
+    from solver.mechanisms.peripheral import simulate as PS
+    seen = []
+    monkeypatch.setattr(PS, "run_kernels", lambda w, k, *a, **kw: seen.append(k) or S.run_kernels(w, k, *a, **kw))
+    S.run_scenario(CENTRAL, tmp_path / "p.h5", t_end=0.1)
+    assert len(seen) == 1 and isinstance(seen[0], S.BlockKernels)
+    with RunFile(tmp_path / "p.h5") as r:
+        assert r.extrema_step() == 5e-4 and r.t_capture < 0.1 and r.meta.complete
 
 
 def test_the_type_names_what_its_model_writes():

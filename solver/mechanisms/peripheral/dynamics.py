@@ -39,8 +39,8 @@ NS = S_LEGZ + 6
  P_K_LATCH, P_C_LATCH, P_CAPTURE_TOL, P_HOOK_GAP, P_TOL_R, P_CAPTURE_GAP, P_K_PP, P_C_PP, P_MU_PP, P_KT_PP,
  P_GEN_R, P_BRAKE_FREE, P_CB, P_CT_RR, P_CT_PR, P_CT_PP, P_K_IF, P_C_IF, P_MU_IF, P_KT_IF, P_CT_IF, P_IF_RIN,
  P_IF_ROUT, P_PRELOAD, P_CLOSE_TIME, P_SEAL, P_K_SEAL, P_KD, P_CD, P_FD, P_SETTLE_RATE, P_SETTLE_TIME,
- P_SETTLE_MAX) = range(55)
-NP = 55
+ P_SETTLE_MAX, P_ALIGN_ACC) = range(56)
+NP = 56
 
 # discrete state Z (Z_LATCHED + i: latch i has caught its striker; soft capture when all three have)
 Z_CAPT, Z_TCAPT, Z_RETRACT, Z_TRETRACT, Z_HOOKS, Z_THOOKS, Z_ANCHOR, Z_FIRST, Z_LATCHED = 0, 1, 2, 3, 4, 5, 6, 15, 16
@@ -78,7 +78,7 @@ CHANNELS = ("Fx", "Fy", "Fz", "Mx", "My", "Mz",
             "cm_vx", "cm_vy", "cm_vz", "latches_engaged", "hooks_closed", "retraction", "hook_gap",
             "hook_gap_min", "interface_tilt", "iface_Fx", "iface_Fy", "iface_Fz", "iface_Mx", "iface_My", "iface_Mz",
             "iface_F", "iface_M", "iface_F_soft", "iface_M_soft", "iface_F_hard", "iface_M_hard", "max_depth", "kinetic_energy", "potential_energy", "dissipated_energy", "drive_work",
-            "total_energy")
+            "total_energy", "ring_couple_x", "ring_couple_y", "ring_couple_z")
 NCH = len(CHANNELS)
 CH = {n: i for i, n in enumerate(CHANNELS)}
 C_LEG, C_LEGF, C_RING, C_RV, C_CMV = CH["leg_1"], CH["leg_1_force"], CH["ring_x"], CH["ring_vx"], CH["cm_vx"]
@@ -88,6 +88,7 @@ C_KE, C_PE, C_DISS, C_WORK, C_TOT = (CH[n] for n in ("kinetic_energy", "potentia
                                                       "drive_work", "total_energy"))
 
 C_GAPMIN, C_TILT, C_IF = CH["hook_gap_min"], CH["interface_tilt"], CH["iface_Fx"]
+C_CPL = CH["ring_couple_x"]
 
 
 @njit(cache=True)
@@ -419,21 +420,22 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
     pe = 0.0
     pd = 0.0
     # legs: spring about the commanded length, damper, brake (a scalar bristle: sticks), stroke stops
-    retract = 0.0
-    if Z[Z_RETRACT] > 0.5:
-        retract = min(P[P_V_RETRACT] * (t - Z[Z_TRETRACT]), P[P_DL_RETRACT])
-    dL0 = P[P_V_RETRACT] if (Z[Z_RETRACT] > 0.5 and retract < P[P_DL_RETRACT]) else 0.0
     fbase = np.zeros(3)
     mbase = np.zeros(3)
     obase = s[13:16] - R[1] @ COM[1]   # active docking frame origin (world)
     # compliant until soft capture, braked from then (the brake a sticking slider); from the retraction on, each leg
     # is driven along its path from its length at the start to the common retracted length (then held there) by a
-    # force-limited servo (legs.drive_stiffness, drive_damping, drive_force): the legs follow it, aligning the craft, unless a
-    # load above the brake level holds them back (the servo's work is the drive's)
+    # force-limited servo (legs.drive_stiffness, drive_damping, drive_force), the springs' rest length shortened along
+    # the same smooth path: the legs follow it, aligning the craft, unless a load above the brake level holds them back
+    # (the servo's and the rest length's work are the drive's)
     brake = P[P_BRAKE] if Z[Z_CAPT] > 0.5 else P[P_BRAKE_FREE]
     driven = Z[Z_RETRACT] > 0.5
     tr = min(t - Z[Z_TRETRACT], Z[Z_TRDUR])
     on_path = driven and t - Z[Z_TRETRACT] < Z[Z_TRDUR]
+    # the springs' rest length shortened by `retract` along the same smooth path (3u^2 - 2u^3), at its rate dL0
+    u = (tr / Z[Z_TRDUR] if Z[Z_TRDUR] > 0.0 else 1.0) if driven else 0.0
+    retract = P[P_DL_RETRACT] * u * u * (3.0 - 2.0 * u)
+    dL0 = P[P_DL_RETRACT] * 6.0 * u * (1.0 - u) / Z[Z_TRDUR] if on_path else 0.0
     for i in range(6):
         xb = _to_world(s, R, COM, 1, BASE[i, 0], BASE[i, 1], BASE[i, 2])
         xp = _to_world(s, R, COM, 2, RINGP[i, 0], RINGP[i, 1], RINGP[i, 2])
@@ -450,7 +452,6 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
         if driven:
             # smooth path (3u^2 - 2u^3): it starts and ends at rest, so the faces meet without an impact
             dl_i = LN[i] - P[P_DL_RETRACT] - Z[Z_L0 + i]
-            u = tr / Z[Z_TRDUR] if Z[Z_TRDUR] > 0.0 else 1.0
             lcmd = Z[Z_L0 + i] + dl_i * u * u * (3.0 - 2.0 * u)
             vcmd = dl_i * 6.0 * u * (1.0 - u) / Z[Z_TRDUR] if on_path else 0.0
             fb = min(P[P_FD], max(-P[P_FD], P[P_KD] * (L - lcmd) + P[P_CD] * (Ld - vcmd)))
@@ -472,6 +473,8 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
             pe += 0.5 * P[P_K_LEG] * ext * ext + e_b
             pd += P[P_C_LEG] * Ld * Ld + fb * Ld - p_b
         f += fb
+        if dL0 > 0.0:                   # the drive shortens the rest length: its power into the legs is k ext dL0
+            ds[S_WORK] = ds[S_WORK] + P[P_K_LEG] * ext * dL0
         if stroke > P[P_EXTEND]:
             x = stroke - P[P_EXTEND]
             f += P[P_K_STOP] * x
@@ -480,9 +483,6 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
             x = stroke + P[P_RETRACT]
             f += P[P_K_STOP] * x
             pe += 0.5 * P[P_K_STOP] * x * x
-        # the drive shortens the rest length: its power into the legs is k * ext * dL0/dt
-        if dL0 > 0.0:
-            ds[S_WORK] = ds[S_WORK] + P[P_K_LEG] * ext * dL0
         _push(F, T, s, 2, xp[0], xp[1], xp[2], -f * u0, -f * u1, -f * u2)
         _push(F, T, s, 1, xb[0], xb[1], xb[2], f * u0, f * u1, f * u2)
         if out:
@@ -674,9 +674,16 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
         ch[C_DISS] = s[S_DISS]
         ch[C_WORK] = s[S_WORK]
         ch[C_TOT] = ke + pe + s[S_DISS] - s[S_WORK]
+        c0 = c1 = c2 = 0.0                # the ring's pairs' couples along their forces (world frame)
         for j in range(NPAIR):
             if rec[j, 13] > 0.0 and (j < PAIR_LATCH or j >= PAIR_LATCH + 3):
+                ff = rec[j, 1] ** 2 + rec[j, 2] ** 2 + rec[j, 3] ** 2
+                if j < PAIR_IF and ff > 1e-18:   # a passive petal's pair acts on the ring as its part b
+                    w = (rec[j, 1] * rec[j, 14] + rec[j, 2] * rec[j, 15] + rec[j, 3] * rec[j, 16]) / ff
+                    w = -w if PAIR_PP <= j < PAIR_PP + 3 else w
+                    c0, c1, c2 = c0 + w * rec[j, 1], c1 + w * rec[j, 2], c2 + w * rec[j, 3]
                 _central_axis_point(rec, j)
+        ch[C_CPL], ch[C_CPL + 1], ch[C_CPL + 2] = c0, c1, c2
 
 
 @njit(cache=True)
@@ -798,6 +805,9 @@ def _discrete(s, Z, t, P, COM, RIM, LATCH, STRIKER, HOOK, BASE, RINGP, LN, ev, n
             Z[Z_L0 + i] = math.sqrt((xp[0] - xb[0]) ** 2 + (xp[1] - xb[1]) ** 2 + (xp[2] - xb[2]) ** 2)
             dmax = max(dmax, abs(LN[i] - P[P_DL_RETRACT] - Z[Z_L0 + i]))
         Z[Z_TRDUR] = 1.5 * dmax / P[P_V_RETRACT]      # the smooth path's top rate is the retraction speed
+        if P[P_ALIGN_ACC] > 0.0:                      # ... and its top angular acceleration aligning the craft's
+            c = R[0][0, 0] * R[1][0, 0] + R[0][1, 0] * R[1][1, 0] + R[0][2, 0] * R[1][2, 0]   # tilt, the limit
+            Z[Z_TRDUR] = max(Z[Z_TRDUR], math.sqrt(6.0 * math.acos(min(1.0, c)) / P[P_ALIGN_ACC]))
         _event(ev, n_ev, t, EV_RETRACT, 0)
     elif Z[Z_RETRACT] > 0.5 and Z[Z_HOOKS] < 0.5 and hook_gaps(s, R, COM, HOOK)[0] <= P[P_HOOK_GAP]:
         Z[Z_HOOKS] = 1.0

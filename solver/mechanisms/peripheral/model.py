@@ -181,7 +181,8 @@ def load_peripheral(scenario_path) -> PeripheralModel:
     for s, k in (("legs", "brake_stiffness"), ("legs", "brake_damping"), ("legs", "drive_stiffness"),
                  ("legs", "drive_damping"), ("legs", "drive_force"), ("interface", "face_inner_radius"),
                  ("interface", "seal_height"), ("interface", "seal_stiffness"), ("interface", "face_outer_radius"),
-                 ("legs", "retraction_delay"), ("latches", "radius"), ("latches", "capture_gap"), ("hooks", "gap")):
+                 ("legs", "retraction_delay"), ("legs", "align_accel"), ("latches", "radius"),
+                 ("latches", "capture_gap"), ("hooks", "gap")):
         g[s][k] = M.sub(s).get(k)
     R, GP, H, LG = g["guide_ring"], g["guide_petals"], g["hexapod"], g["legs"]
     if R["face_outer_radius"] <= R["face_inner_radius"]:
@@ -258,6 +259,7 @@ def load_peripheral(scenario_path) -> PeripheralModel:
     P[[D.P_KD, D.P_CD, D.P_FD]] = LG["drive_stiffness"], LG["drive_damping"], LG["drive_force"]
     P[[D.P_SETTLE_RATE, D.P_SETTLE_TIME, D.P_SETTLE_MAX]] = (LG["settle_rate"], LG["settle_time"],
                                                             LG["settle_max"])
+    P[D.P_ALIGN_ACC] = math.radians(LG["align_accel"])
     P[[D.P_RETRACT, D.P_EXTEND, D.P_V_RETRACT, D.P_DELAY, D.P_DL_RETRACT]] = (
         H["stroke_retract"], H["stroke_extend"], LG["retraction_speed"], LG["retraction_delay"], dl)
     ci = contact["interface"]

@@ -114,6 +114,8 @@ MECHANISM = (
          "retraction starts", {"default": 0.0}),
         ("settle_max", "s", "[0, 600]", "longest wait to settle", "from capture: the retraction starts then even if "
          "the motion has not settled", {"default": 0.0}),
+        ("align_accel", "deg/s^2", "[0, 100]", "alignment acceleration", "the retraction's path is slow enough that "
+         "aligning the craft's tilt needs at most this angular acceleration (0: no limit)", {"default": 0.0}),
     ]),
     *_t("mechanism", "latches", "Latches", [
         ("count", "", "[3, 3]", "latches", "soft-capture latches, one per petal", INT),

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import numpy as np
 
-from solver.contact_events import EventAccumulator, event_records, event_rows
 from solver.mechanisms.peripheral import dynamics as D
 from solver.mechanisms.peripheral.model import PeripheralModel
 from solver.quat import from_axis_angle_many, to_matrix
 from solver.runfile import ChannelInfo, ContactPairInfo, PartGeometry, RunWriter
+from solver.simulate import BlockKernels, frames_in_calls, run_kernels, run_plan
 from solver.wireframe import Wire
 
 SOLVER_VERSION = "dockmnemo-solver peripheral 1 (three bodies, six legs, RK4)"
@@ -55,6 +55,9 @@ def channel_infos(m: PeripheralModel) -> list[ChannelInfo]:
             out.append(C(name, "N", f"leg {name[4]} force (tension +)", "mechanism", float(force_range)))
         elif name.startswith("leg_"):
             out.append(C(name, "m", f"leg {name[4]} stroke from neutral (+ longer)", "mechanism", leg_range))
+        elif name.startswith("ring_couple_"):
+            out.append(C(name, "N*m", f"couple {name[-1]} on the guide ring from its contact pairs along their forces "
+                         "(world frame), which a pair's force at its point does not carry", "contact_forces"))
         elif name.startswith("ring_v"):
             out.append(C(name, "m/s", f"guide ring velocity {name[-1]} rel. the passive ring", "kinematics"))
         elif name in ("ring_x", "ring_y", "ring_z"):
@@ -183,80 +186,86 @@ def kernel_units(m: PeripheralModel, block: int = 500) -> list[tuple[str, object
     return [("run_block", D.run_block, tuple(numba.typeof(a) for a in args))]
 
 
+class PeripheralKernels(BlockKernels):
+    """The peripheral's step kernel for the one runner: its extrema at the solver's rate, the legs' poses added to
+    each frame, hard dock recorded as one more frame at that moment."""
+    ok = D.ST_OK
+
+    def __init__(self, m: PeripheralModel, spo: int, block: int):
+        self.m, self.pairs, self.spo = m, PAIRS, spo
+        npair = len(PAIRS)
+        self.state = {"s": m.s0.copy(), "Z": m.Z0.copy(), "contact_prev": np.zeros(npair, np.int64)}
+        self.ext = new_extrema()
+        self.arrays = (m.P, *m.arrays)
+        rows = block + 1          # room for the hard-dock frame after a full block
+        self.outs = [np.zeros(rows), np.zeros((rows, D.NCH)), np.zeros((rows, 3, 3)), np.zeros((rows, 3, 4)),
+                     np.zeros((rows, npair), np.uint8), np.zeros((rows, npair, 3)), np.zeros((rows, npair, 3)),
+                     np.zeros((rows, npair, 3)), np.zeros((rows, npair)), np.zeros((rows, npair))]
+        self.ev, self.n_ev, self.read = np.zeros((1024, 3)), np.zeros(1, np.int64), 0
+        self.capture = (D.Z_CAPT, D.Z_TCAPT)
+        self.written = 0
+
+    def call(self, t: float, n: int, spo: int, outs):
+        st = self.state
+        return D.run_block(st["s"], st["Z"], t, self.m.step, n, spo, *self.arrays, self.ev, self.n_ev,
+                           st["contact_prev"], self.ext, *outs)
+
+    def advance(self, t: float, frames: int, last: bool = False):
+        """`frames` frames from t in bounded kernel calls (a long frame's pieces note no contact); at hard dock one
+        more frame, the state at that moment."""
+        st = self.state
+        piece = _piece(self.call, st["Z"], st["contact_prev"], self.ev, self.n_ev)
+        status, t, rows, self.cancelled = frames_in_calls(self.call, t, frames - last, self.spo, self.outs, self.ok,
+                                                          self.cancel, self.tick, piece=piece)
+        if last and status == self.ok and not self.cancelled:
+            status, t, r = self.call(t, 1, 0, [a[rows:] for a in self.outs])
+            rows += r
+        if status == D.ST_DONE:
+            rows += self.call(t, 1, 0, [a[rows:] for a in self.outs])[2]
+        return status, t, rows
+
+    def frames(self, rows: int) -> tuple:
+        """The block's first `rows` frames, the legs' two halves added to the bodies."""
+        t, ch, pos, q, *rest = (a[:rows] for a in self.outs)
+        lp, lq = leg_poses(pos, q, self.m)
+        self.written += rows
+        return (t, ch, np.concatenate([pos, lp], 1), np.concatenate([q, lq], 1), *rest)
+
+    def forget_events(self):
+        """After re-simulating to a branch time: its events and extrema forgotten (the branch's own steps only)."""
+        super().forget_events()
+        self.ext[:] = new_extrema()
+
+    def add_event(self, w: RunWriter, row):
+        te, kind, idx = float(row[0]), int(row[1]), int(row[2])
+        if kind == D.EV_FIRST:
+            w.add_event(te, "first_contact", PAIRS[idx].name, f"first contact: {PAIRS[idx].label}")
+        else:
+            w.add_event(te, EVENT_TEXT[kind][0], "", EVENT_TEXT[kind][1])
+
+    def finish(self, w: RunWriter, status: int, t: float):
+        """The extrema to the file; hard dock ends a run complete, a NaN state diverges it."""
+        if self.written:
+            w.set_extrema(self.ext, self.m.step)
+        if status == D.ST_NAN:
+            return status, "state became NaN or infinite"
+        return self.ok, None
+
+
 def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t_end=None, cancel=None,
                    block: int = 500, live: bool = False, start=None) -> Path:
-    """Simulate to t_end (or hooks closed) into a run file; SolverDiverged on a NaN state, RunCancelled on cancel.
-    `start` (solver.simulate.StartState): a branch from another run's stored state (one snapshot per block)."""
-    from solver.simulate import block_frames, end_run, frames_in_calls, run_plan
+    """Simulate to t_end (or hard dock) into a run file through the one runner (solver.simulate.run_kernels);
+    SolverDiverged on a NaN state, RunCancelled on cancel; `start`: a branch from another run's stored state."""
     T = float(t_end) if t_end is not None else m.duration     # checked by solver.simulate.run_scenario
     t0 = float(start.t) if start is not None else 0.0
     if start is None:
         _refuse_overlap(m, scenario_path)
-    out_path = Path(out_path)
     spo, n_total, meta = run_plan(m, T, t0, start, "peripheral", SOLVER_VERSION)
-    npair = len(PAIRS)
-    w = RunWriter(out_path, meta, channel_infos(m), BODIES, PAIRS, geometry(m), parameters_toml=m.text,
+    w = RunWriter(Path(out_path), meta, channel_infos(m), BODIES, PAIRS, geometry(m), parameters_toml=m.text,
                   contact_detail=True, live=live, contact_statistics=True, extrema=True,
-                  state_sizes={"s": D.NS, "Z": D.NZ, "contact_prev": npair})
-    try:
-        acc = EventAccumulator(PAIRS)
-        s, Z = m.s0.copy(), m.Z0.copy()
-        prev = np.zeros(npair, np.int64)
-        buf = dict(t=np.zeros(block), ch=np.zeros((block, D.NCH)), pos=np.zeros((block, 3, 3)),
-                   q=np.zeros((block, 3, 4)), act=np.zeros((block, npair), np.uint8), f=np.zeros((block, npair, 3)),
-                   p=np.zeros((block, npair, 3)), n=np.zeros((block, npair, 3)), d=np.zeros((block, npair)),
-                   vn=np.zeros((block, npair)))
-        outs = [buf[k] for k in ("t", "ch", "pos", "q", "act", "f", "p", "n", "d", "vn")]
-        ev = np.zeros((1024, 3))
-        n_ev = np.zeros(1, np.int64)
-        ext = new_extrema()
-        t, done, ev_written, status, cancelled = 0.0, 0, 0, D.ST_OK, False
-        call = lambda t, k, spo_, o: D.run_block(s, Z, t, m.step, k, spo_, m.P, *m.arrays, ev, n_ev, prev, ext, *o)  # noqa: E731
-        piece = _piece(call, Z, prev, ev, n_ev)
-        tick = (lambda tt: progress(tt, T)) if progress is not None and not live else None   # (live: after writes)
-        if start is not None:
-            t = _branch_start(s, Z, prev, start, m, spo, ev, n_ev, outs, scenario_path, ext, cancel, w)
-            ext[:] = new_extrema()            # the branch's own steps only
-            w.add_event(t, "phase", "", f"branch from {start.source} at t = {t:.4f} s with {Path(scenario_path).name}")
-        while done < n_total:
-            k = min(block_frames(block, spo), n_total - done)
-            w.add_state(done, {"s": s, "Z": Z, "contact_prev": prev})   # one snapshot per block, for branching
-            last = done + k == n_total
-            status, t, rows, cancelled = frames_in_calls(call, t, k - last, spo, outs, D.ST_OK, cancel, tick,
-                                                         piece=piece)   # in kernel calls of a bounded length
-            if last and status == D.ST_OK and not cancelled:   # the last frame recorded only
-                status, t, r = call(t, 1, 0, [a[rows:] for a in outs])
-                rows += r
-            _write(w, acc, buf, outs, rows, m)
-            done += rows
-            if Z[D.Z_CAPT] > 0.5:
-                w.set_capture(float(Z[D.Z_TCAPT]))
-            for i in range(ev_written, int(n_ev[0])):
-                _event(w, ev[i])
-            ev_written = int(n_ev[0])
-            w.flush_due()
-            if progress is not None:
-                progress(t, T)
-            if status == D.ST_DONE:        # hard dock: the run's last frame is the state at that moment
-                _write(w, acc, buf, outs, D.run_block(s, Z, t, m.step, 1, 0, m.P, *m.arrays, ev, n_ev, prev, ext,
-                                                      *outs)[2], m)
-            if cancelled or (status == D.ST_OK and cancel is not None and done < n_total and cancel()):
-                cancelled = True
-            if status != D.ST_OK or cancelled:
-                break
-        table = acc.table()
-        for row in event_rows(table):
-            w.add_event(*row)
-        w.set_contact_events(event_records(table), m.output_step)
-        if done:
-            w.set_extrema(ext, m.step)
-        t_capture = float(Z[D.Z_TCAPT]) if Z[D.Z_CAPT] > 0.5 else math.nan
-        end_run(w, scenario_path, t, T, t_capture, cancelled=cancelled,
-                diverged="state became NaN or infinite" if status == D.ST_NAN else None)
-    except BaseException:
-        w.abort()
-        raise
-    return out_path
+                  state_sizes={"s": D.NS, "Z": D.NZ, "contact_prev": len(PAIRS)})
+    return run_kernels(w, PeripheralKernels(m, spo, block), PAIRS, m.output_step, scenario_path, T, t0, n_total,
+                       start=start, progress=progress, cancel=cancel, block=block)
 
 
 def new_extrema() -> np.ndarray:
@@ -265,17 +274,6 @@ def new_extrema() -> np.ndarray:
     ext[0], ext[2] = np.inf, -np.inf
     ext[1], ext[3] = np.nan, np.nan
     return ext
-
-
-def _branch_start(s, Z, prev, start, m, spo, ev, n_ev, outs, scenario_path, ext, cancel=None, w=None) -> float:
-    """Load the branch's snapshot into s, Z, prev and re-simulate to the branch time; the branch time."""
-    from solver.simulate import frames_in_calls, replay_to_branch
-    s[:], Z[:], prev[:] = start.state["s"], start.state["Z"], start.state["contact_prev"]
-    call = lambda t, k, spo_, o: D.run_block(s, Z, t, m.step, k, spo_, m.P, *m.arrays, ev, n_ev, prev, ext, *o)  # noqa: E731
-    replay_to_branch(start, lambda t, k: frames_in_calls(call, t, k, spo, outs, D.ST_OK, cancel,
-                                                         piece=_piece(call, Z, prev, ev, n_ev))[:3],
-                     len(outs[0]), D.ST_OK, n_ev, scenario_path, cancel, w)
-    return float(start.t)
 
 
 def _piece(call, Z, prev, ev, n_ev):
@@ -302,21 +300,3 @@ def _refuse_overlap(m: PeripheralModel, scenario_path):
         name, depth = max(touching, key=lambda x: x[1])
         raise ScenarioError(scenario_path, "initial.face_gap", f"the two halves touch at the start ({name}, "
                             f"{depth * 1e3:.3g} mm deep): increase it")
-
-
-def _write(w: RunWriter, acc: EventAccumulator, buf: dict, outs: list, rows: int, m: PeripheralModel):
-    """Append the block's first `rows` frames, the legs' poses added, to the file and the contact intervals."""
-    if not rows:
-        return
-    lp, lq = leg_poses(buf["pos"][:rows], buf["q"][:rows], m)
-    w.append(buf["t"][:rows], buf["ch"][:rows], np.concatenate([buf["pos"][:rows], lp], 1),
-             np.concatenate([buf["q"][:rows], lq], 1), *[a[:rows] for a in outs[4:]])
-    acc.append(buf["t"][:rows], buf["act"][:rows], buf["f"][:rows], buf["n"][:rows], buf["vn"][:rows])
-
-
-def _event(w: RunWriter, row):
-    te, kind, idx = float(row[0]), int(row[1]), int(row[2])
-    if kind == D.EV_FIRST:
-        w.add_event(te, "first_contact", PAIRS[idx].name, f"first contact: {PAIRS[idx].label}")
-    else:
-        w.add_event(te, EVENT_TEXT[kind][0], "", EVENT_TEXT[kind][1])
