@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from solver.runfile import RunFile
+from tests.test_solver_helpers import variant
 
 EXPERT_CAPTURE = 5.982   # s, expert_existing's T capture (dockmnemo info of a whole run of today's model)
 
@@ -179,9 +180,9 @@ def test_an_output_step_longer_than_the_run_is_refused(tmp_path):
     assert not out.exists() and not out.with_name("o.h5.creating").exists()
 
 
-def bar_run_to_the_end(out, *args) -> str:
-    """`dockmnemo run EXPERT ARGS` to its end, exit 0; what its bar showed."""
-    run = BarRun(out, *args)
+def bar_run_to_the_end(out, *args, scenario=EXPERT) -> str:
+    """`dockmnemo run SCENARIO ARGS` to its end, exit 0; what its bar showed."""
+    run = BarRun(out, *args, scenario=scenario)
     assert run.proc.wait(timeout=120) == 0, run.text
     run.reader.join(5)
     os.close(run.master)
@@ -191,15 +192,17 @@ def bar_run_to_the_end(out, *args) -> str:
 @pytest.mark.slow
 def test_t_end_holds_whatever_the_output_step(tmp_path):
     """Hard dock ends a run (the bar says so, not 100 %); a run whose last frame comes just before the hard dock,
-    at --t-end, stops there: the hard dock inside its last output step is not simulated."""
-    text = bar_run_to_the_end(tmp_path / "a.h5", "--output-step", "1.0")
+    at --t-end, stops there: the hard dock inside its last output step is not simulated. The expert run with its
+    drive 2 s after capture at 10 mm/s (a test override), so hard dock comes at ~50 s, not ~400 s."""
+    fast = variant(tmp_path, "expert_existing.toml", {}, "[overrides]\ndrive_delay = 2.0\nretraction_speed = 0.01\n")
+    text = bar_run_to_the_end(tmp_path / "a.h5", "--output-step", "1.0", scenario=fast)
     with RunFile(tmp_path / "a.h5") as a:
         t_dock = [e.time for e in a.events if e.kind == "hard_dock"][0]
         assert a.meta.complete and a.t_final == t_dock < 900.0
     assert re.search(rf"\]\s+[\d.]+%\s+{t_dock:.1f}/900\.0 s .* done at {t_dock:.3f} s \(hard dock\)", text), text
     assert "100.0%" not in text
     t_end = math.floor(t_dock) if t_dock > math.floor(t_dock) else t_dock - 1.0
-    text = bar_run_to_the_end(tmp_path / "t.h5", "--t-end", f"{t_end:g}", "--output-step", "1.0")
+    text = bar_run_to_the_end(tmp_path / "t.h5", "--t-end", f"{t_end:g}", "--output-step", "1.0", scenario=fast)
     assert re.search(rf"\]\s+100\.0%\s+{t_end:.1f}/{t_end:.1f} s .* done at {t_end:.3f} s$", text.strip()), text
     with RunFile(tmp_path / "t.h5") as r:
         assert r.meta.complete and r.time[-1] == t_end and r.n_frames == int(t_end) + 1
