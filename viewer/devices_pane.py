@@ -118,7 +118,7 @@ def _shortened(fm: QFontMetrics, variants: tuple[str, ...], width: float) -> str
 
 def two_lines(fm: QFontMetrics, variants: tuple[str, ...], width: float) -> str | None:
     """The first of `variants` (long to short) broken after an "_" into two lines that each fit `width` (the most
-    even break), or None: "spring_mechanism_2" -> "spring_\nmechanism_2" (no word cut)."""
+    even break), or None: "left_door_hinge_2" -> "left_door_\nhinge_2" (no word cut)."""
     for text in variants:
         head, sep, tail = text.partition(" ")
         words = head.split("_")
