@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,15 +71,29 @@ def units_cached(scenario: Path) -> bool:
     return bool(units) and all(_cached(d, s) for _, d, s in units)
 
 
+def _source_size(scenario: Path) -> int:
+    """Bytes of Python in the scenario's type package: a rough measure of how long its kernels take to compile."""
+    from solver.scenario import load_model
+    from solver import mechanisms
+    pkg = Path(mechanisms.__file__).parent / getattr(load_model(scenario), "mechanism_type", mechanisms.DEFAULT_TYPE)
+    return sum(f.stat().st_size for f in pkg.glob("*.py"))
+
+
 def warm_types(cache: Path, parallel: int = 2):
     """A two-frame run of the scenario of every type whose kernels `cache` lacks (this process's NUMBA_CACHE_DIR),
-    `parallel` at a time: each type's kernels compiled once, none run again when the cache is warm."""
+    `parallel` at a time, the largest first and the next as soon as any ends: each type's kernels compiled once, none
+    run again when the cache is warm."""
     env = env_with_cache(cache)
-    todo = [p for p in type_scenarios() if not units_cached(p)]
+    todo = sorted((p for p in type_scenarios() if not units_cached(p)), key=_source_size, reverse=True)
     running: list[subprocess.Popen] = []
+    deadline = time.monotonic() + 1800
     while todo or running:
         while todo and len(running) < parallel:
             running.append(subprocess.Popen([sys.executable, "-c", WARM_CODE, str(todo.pop(0))], cwd=ROOT, env=env,
                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        running[0].wait(timeout=1800)
-        running.pop(0)
+        time.sleep(0.1)
+        running = [r for r in running if r.poll() is None]
+        if time.monotonic() > deadline:
+            for r in running:
+                r.kill()
+            break
