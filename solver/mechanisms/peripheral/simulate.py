@@ -260,6 +260,8 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
     t0 = float(start.t) if start is not None else 0.0
     if start is None:
         _refuse_overlap(m, scenario_path)
+    from solver.warmup import compile_kernels
+    compile_kernels(m)          # before the writer and the live view start (a lock: campaign workers compile once)
     spo, n_total, meta = run_plan(m, T, t0, start, "peripheral", SOLVER_VERSION)
     w = RunWriter(Path(out_path), meta, channel_infos(m), BODIES, PAIRS, geometry(m), parameters_toml=m.text,
                   contact_detail=True, live=live, contact_statistics=True, extrema=True,
