@@ -277,22 +277,7 @@ def test_run_model_compiles_the_listed_unit_before_the_kernels_start(tmp_path):
     """Berthing lists its kernel unit and run_model loads or compiles it (solver.warmup) before the kernels (an operator
     session's wall clock) start: in a fresh process the step loop is in the dispatcher when BerthingKernels is made,
     and the run then needs no other overload."""
-    import subprocess
-    import sys
-    code = f"""
-import numpy as np
-from solver.mechanisms.berthing import dynamics as D, simulate as S
-from solver.mechanisms.berthing.model import load_berthing
-m = load_berthing(r"{RES / 'scenarios' / 'mrm1_operator.toml'}")
-(name, disp, sig), = S.kernel_units(m)
-seen = []
-init = S.BerthingKernels.__init__
-def spy(self, *a, **k):
-    seen.append(tuple(sig) in D.run_block.overloads)
-    init(self, *a, **k)
-S.BerthingKernels.__init__ = spy
-S.run_berthing(m, r"{RES / 'scenarios' / 'mrm1_operator.toml'}", r"{tmp_path / 'op.h5'}", t_end=0.1)
-print(seen, [tuple(s) for s in D.run_block.overloads] == [tuple(sig)])
-"""
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=600)
-    assert out.stdout.split() == ["[True]", "True"], out.stdout + out.stderr[-2000:]
+    from tests.compile_spy import compiled_before_kernels
+    seen = compiled_before_kernels("solver.mechanisms.berthing.simulate", "BerthingKernels", "run_berthing",
+                                   RES / "scenarios" / "mrm1_operator.toml", tmp_path / "op.h5", 0.1)
+    assert seen == ["[True]", "True"], seen

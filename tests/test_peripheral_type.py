@@ -258,21 +258,7 @@ def test_the_run_opens_with_its_ring_legs_and_six_leg_bars(qtbot, tmp_path, cent
 def test_a_peripheral_run_compiles_its_listed_unit_before_the_kernels_start(tmp_path):
     """run_peripheral loads or compiles the type's kernel unit (solver.warmup, with its cache lock) before the writer
     and the kernels start: in a fresh process the step loop is in its dispatcher when PeripheralKernels is made."""
-    scen = Path(mechanisms.mechanism_type("peripheral").scenarios_dir) / "central_impact_10t.toml"
-    code = f"""
-from solver.mechanisms.peripheral import dynamics as D, simulate as S
-from solver.scenario import load_model
-m = load_model(r"{scen}")
-(name, disp, sig), = S.kernel_units(m)
-seen = []
-init = S.PeripheralKernels.__init__
-def spy(self, *a, **k):
-    seen.append(tuple(sig) in D.run_block.overloads)
-    init(self, *a, **k)
-S.PeripheralKernels.__init__ = spy
-S.run_peripheral(m, r"{scen}", r"{tmp_path / 'p.h5'}", t_end=0.01)
-print(seen)
-"""
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=Path(__file__).resolve().parent.parent, timeout=900)
-    assert out.stdout.split() == ["[True]"], out.stdout + out.stderr[-2000:]
+    from tests.compile_spy import compiled_before_kernels
+    seen = compiled_before_kernels("solver.mechanisms.peripheral.simulate", "PeripheralKernels", "run_peripheral",
+                                   CENTRAL, tmp_path / "p.h5", 0.01)
+    assert seen == ["[True]", "True"], seen
