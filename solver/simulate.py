@@ -342,10 +342,11 @@ class BlockKernels:
 
 def run_model(m, scenario_path, out_path, kernels, meta_args: tuple, channels, bodies, pairs, parts,
               state_sizes: dict, progress=None, t_end=None, cancel=None, live: bool = False, start=None,
-              block: int = 500, flexible=None) -> Path:
+              block: int = 500, flexible=None, extrema: bool = False) -> Path:
     """Plan, compile the type's kernel units (solver.warmup: before any wall clock or live view starts; nothing for a
     type that lists none), open the writer and drive `kernels(spo, block)` (a Kernels) with `run_kernels`: a type's
-    runner in one call. meta_args: (mechanism type, solver version); flexible: the run's FlexiblePart list."""
+    runner in one call. meta_args: (mechanism type, solver version); flexible: the run's FlexiblePart list; extrema:
+    the kernels keep the verdict quantities' extrema at the solver's rate (written to /extrema)."""
     from solver.warmup import compile_kernels
     compile_kernels(m)
     T = float(t_end) if t_end is not None else m.duration
@@ -353,7 +354,7 @@ def run_model(m, scenario_path, out_path, kernels, meta_args: tuple, channels, b
     spo, n_total, meta = run_plan(m, T, t0, start, *meta_args)
     w = RunWriter(Path(out_path), meta, channels, bodies, pairs, parts, parameters_toml=m.text, contact_detail=True,
                   state_sizes={**state_sizes, "contact_prev": len(pairs)}, live=live, contact_statistics=True,
-                  flexible=flexible)
+                  flexible=flexible, extrema=extrema)
     return run_kernels(w, kernels(spo, block), pairs, m.output_step, scenario_path, T, t0, n_total, start=start,
                        progress=progress, cancel=cancel, block=block)
 

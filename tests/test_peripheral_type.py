@@ -152,9 +152,8 @@ def test_a_peripheral_run_goes_through_the_one_runner(tmp_path, monkeypatch):
     """Its kernels are a BlockKernels driven by solver.simulate.run_kernels (events, capture, snapshots, cancel, live
     view in one place; main had its own block loop)."""
     import solver.simulate as S
-    from solver.mechanisms.peripheral import simulate as PS
-    seen = []
-    monkeypatch.setattr(PS, "run_kernels", lambda w, k, *a, **kw: seen.append(k) or S.run_kernels(w, k, *a, **kw))
+    seen, run_kernels = [], S.run_kernels
+    monkeypatch.setattr(S, "run_kernels", lambda w, k, *a, **kw: seen.append(k) or run_kernels(w, k, *a, **kw))
     S.run_scenario(CENTRAL, tmp_path / "p.h5", t_end=0.1)
     assert len(seen) == 1 and isinstance(seen[0], S.BlockKernels)
     with RunFile(tmp_path / "p.h5") as r:

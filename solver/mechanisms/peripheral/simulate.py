@@ -10,7 +10,7 @@ from solver.mechanisms.peripheral import dynamics as D
 from solver.mechanisms.peripheral.model import PeripheralModel
 from solver.quat import from_axis_angle_many, to_matrix
 from solver.runfile import ChannelInfo, ContactPairInfo, PartGeometry, RunWriter
-from solver.simulate import BlockKernels, frames_in_calls, run_kernels, run_plan
+from solver.simulate import BlockKernels, frames_in_calls, run_model
 from solver.wireframe import Wire
 
 SOLVER_VERSION = "dockmnemo-solver peripheral 1 (three bodies, six legs, RK4)"
@@ -254,20 +254,14 @@ class PeripheralKernels(BlockKernels):
 
 def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t_end=None, cancel=None,
                    block: int = 500, live: bool = False, start=None) -> Path:
-    """Simulate to t_end (or hard dock) into a run file through the one runner (solver.simulate.run_kernels);
+    """Simulate to t_end (or hard dock) into a run file through the one runner (solver.simulate.run_model);
     SolverDiverged on a NaN state, RunCancelled on cancel; `start`: a branch from another run's stored state."""
-    T = float(t_end) if t_end is not None else m.duration     # checked by solver.simulate.run_scenario
-    t0 = float(start.t) if start is not None else 0.0
     if start is None:
         _refuse_overlap(m, scenario_path)
-    from solver.warmup import compile_kernels
-    compile_kernels(m)          # before the writer and the live view start (a lock: campaign workers compile once)
-    spo, n_total, meta = run_plan(m, T, t0, start, "peripheral", SOLVER_VERSION)
-    w = RunWriter(Path(out_path), meta, channel_infos(m), BODIES, PAIRS, geometry(m), parameters_toml=m.text,
-                  contact_detail=True, live=live, contact_statistics=True, extrema=True,
-                  state_sizes={"s": D.NS, "Z": D.NZ, "contact_prev": len(PAIRS)})
-    return run_kernels(w, PeripheralKernels(m, spo, block), PAIRS, m.output_step, scenario_path, T, t0, n_total,
-                       start=start, progress=progress, cancel=cancel, block=block)
+    return run_model(m, scenario_path, out_path, lambda spo, blk: PeripheralKernels(m, spo, blk),
+                     ("peripheral", SOLVER_VERSION), channel_infos(m), BODIES, PAIRS, geometry(m),
+                     {"s": D.NS, "Z": D.NZ}, progress=progress, t_end=t_end, cancel=cancel, live=live, start=start,
+                     block=block, extrema=True)
 
 
 def new_extrema() -> np.ndarray:
