@@ -9,23 +9,18 @@ import numpy as np
 import pytest
 
 from solver.runfile import RunFile
+from tests.gui_util import main_window
 
 pytestmark = pytest.mark.gui
 SCEN = Path(__file__).resolve().parent.parent / "resources" / "berthing" / "scenarios" / "mrm1_operator.toml"
 
 
 def test_a_keyboard_operator_session_is_recorded_and_replays_identically(qtbot, tmp_path, artifacts):
-    from PySide6.QtCore import QSettings, Qt
+    from PySide6.QtCore import Qt
 
-    from app.main_window import MainWindow
     from solver.mechanisms.berthing.simulate import replay_session
-    s = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
-    s.setValue("runs_dir", str(tmp_path / "runs"))
-    w = MainWindow(s)
-    qtbot.addWidget(w)
-    w.resize(1600, 1000)
-    w.show()
-    qtbot.waitExposed(w)
+    w = main_window(qtbot, tmp_path / "settings.ini", activate=False)
+    w.settings.setValue("runs_dir", str(tmp_path / "runs"))
     w.act_operator.trigger()
     dlg = w.operator
     dlg.length.setValue(4.0)

@@ -7,6 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.gui_util import main_window
+
 RES = Path(__file__).resolve().parent.parent / "resources" / "berthing"
 
 
@@ -83,16 +85,9 @@ def test_the_3d_camera_rides_on_the_end_effector(qtbot, short_run, artifacts):
 def test_new_run_dialog_lists_and_runs_a_scripted_berthing_scenario(qtbot, tmp_path, artifacts):
     """Run -> New run… lists berthing's scenarios (no parameter schema): its files read-only, where its keys are
     described, and Run runs it in the worker into a berthing run the window opens (this crashed on berthing)."""
-    from PySide6.QtCore import QSettings
-
-    from app.main_window import MainWindow
     from solver.runfile import RunFile
-    s = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
-    s.setValue("runs_dir", str(tmp_path / "runs"))
-    w = MainWindow(s)
-    qtbot.addWidget(w)
-    w.resize(1600, 1000)
-    w.show()
+    w = main_window(qtbot, tmp_path / "settings.ini", activate=False)
+    w.settings.setValue("runs_dir", str(tmp_path / "runs"))
     dlg = w.new_run_dialog()
     qtbot.waitExposed(dlg)
     names = [dlg.scenario_combo.itemText(i) for i in range(dlg.scenario_combo.count())]
