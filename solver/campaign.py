@@ -31,7 +31,8 @@ import tomlkit
 from solver import schema
 from solver.errors import InputError, read_toml, unknown
 from solver.mechanisms import DEFAULT_TYPE
-from solver.verdict import DEFAULT_CRITERIA, Criteria, CriteriaError, channel_range, evaluate, load_criteria
+from solver.verdict import (DEFAULT_CRITERIA, Criteria, CriteriaError, channel_range, evaluate, load_criteria,
+                            release_titles)
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "resources" / "scenarios"
@@ -1147,8 +1148,7 @@ def _store_row(c: Campaign, d: Path, row: dict, session: str):
 
 # ---- reading a campaign directory --------------------------------------------------------------------------
 
-_PASS_SUMMARY = re.compile(r"^(captured at [\d.]+ s|peak .+ within limits|.+ within range|"
-                           r"no latch release|final state reached)$|n/a")
+_PASS_SUMMARY = re.compile(r"^(captured at [\d.]+ s|peak .+ within limits|.+ within range|final state reached)$|n/a")
 
 
 def failure_reasons(status: str, message: str, verdict: str, criteria: Criteria | None = None) -> list[str]:
@@ -1167,20 +1167,23 @@ def failure_reasons(status: str, message: str, verdict: str, criteria: Criteria 
         return [f"error: {m.group(1) if m else 'other'}"]
     if not verdict.startswith("FAIL"):
         return []
+    released = release_titles(criteria)          # the release check's words in the type's criteria
     out = []
     for part in verdict.split(":", 1)[1].split(";"):
         part = part.strip()
-        if not part or _PASS_SUMMARY.search(part):
+        if not part or _PASS_SUMMARY.search(part) or part in {f"no {w}" for w in released}:
             continue
         for item in part.split(", "):
             if item == "no capture":
                 out.append("not captured")
             elif item.startswith("captured at"):
                 out.append("captured late")
-            elif item.startswith("latch release"):
-                out.append("latch release")
+            elif (w := next((w for w in released if item.startswith(f"{w} at ")), None)):
+                out.append(w)
             elif (m := re.match(r"peak \|(\w+)\|", item)):
-                check = "interface_loads" if m.group(1).startswith("iface_") else "base_loads"
+                iface = (m.group(1) in criteria.interface_loads if criteria is not None
+                         else m.group(1).startswith("iface_"))
+                check = "interface_loads" if iface else "base_loads"
                 if own.get(check):
                     out.append(f"{m.group(1)} over limit ({own[check]})")
                 else:

@@ -27,22 +27,38 @@ class Criteria:
     base_loads: dict[str, float] = field(default_factory=dict)         # channel -> peak |value| limit
     interface_loads: dict[str, float] = field(default_factory=dict)    # channel -> peak |value| limit (interface)
     strokes: dict[str, tuple[float, float]] = field(default_factory=dict)  # channel -> (min, max)
-    strokes_of: str = "damper"                                         # what strokes: [damper_strokes] or [leg_strokes]
-    latch_channel: str = ""
+    release_channel: str = ""                                          # a count that must not drop after capture
     release_drop: float = 0.5
     final: dict[str, float] = field(default_factory=dict)              # channel -> least value at the run's end
     titles: dict[str, str] = field(default_factory=dict)               # the checks' words ([titles]; see TITLES)
+    type_titles: dict[str, str] = field(default_factory=dict)          # the words of the type's section names
+    sections: dict[str, str] = field(default_factory=dict)             # generic section -> its name in the file
     path: str = ""
 
     def title(self, check: str) -> str:
-        """The words a report uses for a check: the file's [titles], else the docking ones."""
-        default = f"{self.strokes_of} strokes" if check == "strokes" else TITLES[check]
-        return self.titles.get(check, default)
+        """The words a report uses for a check: the file's [titles], else the type's, else the generic ones."""
+        return self.titles.get(check, self.type_titles.get(check, TITLES[check]))
 
 
-TITLES = {"base_loads": "base loads", "interface_loads": "interface loads", "strokes": "damper strokes",
-          "latches": "latch release"}
-"""The checks a criteria file's [titles] may name (a type's own words; latches = "": the type has no latch check)."""
+SECTIONS = ("capture", "base_loads", "interface_loads", "strokes", "release", "final", "titles")
+TITLES = {"base_loads": "base loads", "interface_loads": "interface loads", "strokes": "strokes", "release": "release"}
+"""The checks a criteria file's [titles] may name, with their generic words (a type's file gives its own)."""
+
+
+def section_aliases() -> dict[str, tuple[str, str]]:
+    """Section names the mechanism types' criteria files may use for a generic one: name -> (generic, words)."""
+    from solver import mechanisms
+    out = {}
+    for name in mechanisms.names():
+        out.update(mechanisms.mechanism_type(name).criteria_sections)
+    return out
+
+
+def release_titles(criteria: Criteria | None = None) -> list[str]:
+    """The words a verdict line may use for the release check: the criteria's, else every type's and the generic."""
+    if criteria is not None:
+        return [criteria.title("release")]
+    return list(dict.fromkeys([TITLES["release"], *(w for g, w in section_aliases().values() if g == "release")]))
 
 
 def _number(path, key, v) -> float:
@@ -55,53 +71,63 @@ def load_criteria(path=DEFAULT_CRITERIA) -> Criteria:
     """Read and check a criteria TOML; raises CriteriaError with the file and key on bad input."""
     path = Path(path)
     _, cfg = read_toml(path, CriteriaError, "criteria file")
-    known = {"capture", "base_loads", "interface_loads", "damper_strokes", "leg_strokes", "latches", "final", "titles"}
+    aliases = section_aliases()
+    c = Criteria(path=str(path))
+    body = {}
     for k, v in cfg.items():
-        if k not in known:
-            raise CriteriaError(path, k, f"unknown section (expected {', '.join(sorted(known))})")
+        generic, words = aliases.get(k, (k, ""))
+        if generic not in SECTIONS:
+            raise CriteriaError(path, k, f"unknown section (expected {', '.join(SECTIONS)}, or a type's name "
+                                         f"for one: {', '.join(sorted(aliases))})")
         if not isinstance(v, dict):
             raise CriteriaError(path, k, "expected a table [section]")
-    c = Criteria(path=str(path))
-    cap = cfg.get("capture", {})
+        if generic in c.sections:
+            raise CriteriaError(path, k, f"give [{c.sections[generic]}] or [{k}], not both")
+        c.sections[generic] = k
+        body[generic] = v
+        if words:
+            c.type_titles[generic] = words
+    sec = c.sections.get
+    cap = body.get("capture", {})
     if "by_time" in cap:
-        c.by_time = _number(path, "capture.by_time", cap["by_time"])
+        c.by_time = _number(path, f"{sec('capture')}.by_time", cap["by_time"])
         if c.by_time <= 0:
-            raise CriteriaError(path, "capture.by_time", f"must be a positive time, found {c.by_time}")
-    for sec in ("base_loads", "interface_loads"):
-        for name, v in cfg.get(sec, {}).items():
-            lim = _number(path, f"{sec}.{name}", v)
+            raise CriteriaError(path, f"{sec('capture')}.by_time", f"must be a positive time, found {c.by_time}")
+    for s in ("base_loads", "interface_loads"):
+        for name, v in body.get(s, {}).items():
+            lim = _number(path, f"{sec(s)}.{name}", v)
             if lim <= 0:
-                raise CriteriaError(path, f"{sec}.{name}", f"limit must be positive, found {lim}")
-            getattr(c, sec)[name] = lim
-    if "damper_strokes" in cfg and "leg_strokes" in cfg:
-        raise CriteriaError(path, "leg_strokes", "give [damper_strokes] or [leg_strokes], not both")
-    section = "leg_strokes" if "leg_strokes" in cfg else "damper_strokes"
-    c.strokes_of = section.split("_")[0]
-    for name, v in cfg.get(section, {}).items():
-        key = f"{section}.{name}"
+                raise CriteriaError(path, f"{sec(s)}.{name}", f"limit must be positive, found {lim}")
+            getattr(c, s)[name] = lim
+    for name, v in body.get("strokes", {}).items():
+        key = f"{sec('strokes')}.{name}"
         if not isinstance(v, list) or len(v) != 2:
             raise CriteriaError(path, key, f"expected [min, max], found {v!r}")
         lo, hi = _number(path, key, v[0]), _number(path, key, v[1])
         if lo >= hi:
             raise CriteriaError(path, key, f"min {lo} is not below max {hi}")
         c.strokes[name] = (lo, hi)
-    for name, v in cfg.get("final", {}).items():
-        c.final[name] = _number(path, f"final.{name}", v)
-    for name, v in cfg.get("titles", {}).items():
-        if name not in TITLES:
+    for name, v in body.get("final", {}).items():
+        c.final[name] = _number(path, f"{sec('final')}.{name}", v)
+    for name, v in body.get("titles", {}).items():
+        check = aliases.get(name, (name, ""))[0]
+        if check not in TITLES:
             raise CriteriaError(path, f"titles.{name}", f"unknown check (expected {', '.join(TITLES)})")
-        if not isinstance(v, str) or (not v.strip() and name != "latches"):
+        if not isinstance(v, str) or (not v.strip() and check != "release"):
             raise CriteriaError(path, f"titles.{name}", f"expected the check's words, found {v!r}")
-        c.titles[name] = v.strip()
-    lat = cfg.get("latches", {})
-    ch = lat.get("channel", "")
+        c.titles[check] = v.strip()
+    rel = body.get("release", {})
+    for k in rel:
+        if k not in ("channel", "release_drop"):
+            raise CriteriaError(path, f"{sec('release')}.{k}", "unknown key (expected channel, release_drop)")
+    ch = rel.get("channel", "")
     if not isinstance(ch, str):
-        raise CriteriaError(path, "latches.channel", f"expected a channel name, found {ch!r}")
-    c.latch_channel = ch
-    if "release_drop" in lat:
-        c.release_drop = _number(path, "latches.release_drop", lat["release_drop"])
+        raise CriteriaError(path, f"{sec('release')}.channel", f"expected a channel name, found {ch!r}")
+    c.release_channel = ch
+    if "release_drop" in rel:
+        c.release_drop = _number(path, f"{sec('release')}.release_drop", rel["release_drop"])
         if c.release_drop <= 0:
-            raise CriteriaError(path, "latches.release_drop", f"must be positive, found {c.release_drop}")
+            raise CriteriaError(path, f"{sec('release')}.release_drop", f"must be positive, found {c.release_drop}")
     return c
 
 
@@ -225,7 +251,7 @@ def _check_strokes(run, c: Criteria) -> Check:
                 out.append(f"{vmin:.4g} < {lo:g} {unit} at {tmin:.3f} s")
             fails.append(f"{name} " + " and ".join(out).replace("  ", " "))
     title = c.title("strokes")
-    return _summarise("damper_strokes", items, fails, f"{title} n/a", f"{title} within range")
+    return _summarise("strokes", items, fails, f"{title} n/a", f"{title} within range")
 
 
 def _summarise(name: str, items, fails: list[str], na_text: str, pass_text: str) -> Check:
@@ -237,23 +263,23 @@ def _summarise(name: str, items, fails: list[str], na_text: str, pass_text: str)
     return Check(name, PASS, pass_text, items)
 
 
-def _check_latches(run, c: Criteria) -> Check:
-    name = c.latch_channel
-    if not name or name not in run.channels:
-        return Check("latches", NA, "latch release n/a", [("latch release", "no channel", name or "—", NA)])
+def _check_release(run, c: Criteria) -> Check:
+    """A count channel (e.g. how many capture devices are engaged) that must not drop by release_drop after capture."""
+    name, title = c.release_channel, c.title("release")
+    if name not in run.channels:
+        return Check("release", NA, f"{title} n/a", [(title, "no channel", name, NA)])
     tc = run.t_capture
     if not math.isfinite(tc):
-        return Check("latches", NA, "latch release n/a (no capture)", [("latch release", "no capture", name, NA)])
+        return Check("release", NA, f"{title} n/a (no capture)", [(title, "no capture", name, NA)])
     i0 = min(int(np.searchsorted(run.time, tc - 1e-9)), run.n_frames - 1)   # the first frame at or after capture
     v = run.channel(name, i0)
     v0 = float(v[0])
     drop = np.flatnonzero(v < v0 - c.release_drop)
     if len(drop):
         t = float(run.time[i0 + int(drop[0])])
-        return Check("latches", FAIL, f"latch release at {t:.3f} s ({name} {v0:g} -> {float(v[drop[0]]):g})",
-                     [("latch release", f"at {t:.3f} s", f"{name} stays >= {v0 - c.release_drop:g}", FAIL)])
-    return Check("latches", PASS, "no latch release",
-                 [("latch release", "none", f"{name} stays >= {v0 - c.release_drop:g}", PASS)])
+        return Check("release", FAIL, f"{title} at {t:.3f} s ({name} {v0:g} -> {float(v[drop[0]]):g})",
+                     [(title, f"at {t:.3f} s", f"{name} stays >= {v0 - c.release_drop:g}", FAIL)])
+    return Check("release", PASS, f"no {title}", [(title, "none", f"{name} stays >= {v0 - c.release_drop:g}", PASS)])
 
 
 def _check_final(run, c: Criteria) -> Check:
@@ -285,9 +311,10 @@ def evaluate(run, criteria: Criteria | None = None) -> Verdict:
         checks.append(_check_loads(run, c, "interface_loads"))
     if c.base_loads or not c.interface_loads:
         checks.append(_check_loads(run, c))
-    checks.append(_check_strokes(run, c))
-    if c.title("latches"):                                  # (a type without latches: no such check at all)
-        checks.append(_check_latches(run, c))
+    if c.strokes:                                           # (criteria without strokes: no such check at all)
+        checks.append(_check_strokes(run, c))
+    if c.release_channel and c.title("release"):
+        checks.append(_check_release(run, c))
     if c.final:
         checks.append(_check_final(run, c))
     how = (f"solver steps ({run.extrema_step() * 1e3:g} ms)" if solver_rate(run) else

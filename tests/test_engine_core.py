@@ -19,13 +19,6 @@ from solver.core.elements import end_stop, hysteresis, slider, table, table_inve
 ROOT = Path(__file__).resolve().parent.parent
 SOLVER = ROOT / "solver"
 PARTS = {"probe", "probes", "cone", "cones", "petal", "petals", "ring", "rings", "leg", "legs", "latch", "latches"}
-# Lines that still name a part, each with the reason it stays for now (the verdict is rewritten for both types on
-# branch fix/pverdict, issue 33; its criteria files name these sections):
-ALLOWED = {
-    "verdict.py": "the capture verdict's criteria sections ([latches], [leg_strokes]) of both types' criteria files",
-    "campaign.py": ("latch release", "leg) strokes within range"),
-    "scenario_schema.py": ("start position of the probe head on the cone axis",),
-}
 
 
 def _part_names(path: Path) -> list[str]:
@@ -43,10 +36,7 @@ def test_solvers_top_level_and_core_name_no_mechanism_part():
     assert len(files) > 10
     found = []
     for f in files:
-        allowed = ALLOWED.get(f.name, ())
-        if isinstance(allowed, str):
-            continue
-        found += [x for x in _part_names(f) if not any(a in x for a in allowed)]
+        found += _part_names(f)
     assert found == []
     assert not any(p.is_file() for p in (SOLVER / "dynamics.py", SOLVER / "hexapod.py", SOLVER / "wireframe_probe.py"))
 

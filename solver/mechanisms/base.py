@@ -252,6 +252,8 @@ class MechanismType:
     base_loads: tuple[str, ...] = BASE_LOADS
     default_plots: tuple[str, ...] = BASE_LOADS[:3]
     criteria_file: Path | None = None
+    criteria_sections: Mapping[str, tuple[str, str]] = field(default_factory=dict)   # its criteria files' own
+    #   names of verdict sections: name -> (generic section of solver.verdict, the check's words)
     scenarios_dir: Path | None = None
     pair_lister: Callable[[Any], list] | None = None    # model -> ContactPairInfo of every pair its run writes
     summary_outputs: tuple[SummaryOutput, ...] = ()

@@ -91,6 +91,7 @@ PERIPHERAL = MechanismType(
     readouts_after=RING_POSE,
     default_plots=("Fx", "Fy", "Fz", "leg_1"),
     criteria_file=RESOURCES / "criteria.toml",
+    criteria_sections={"leg_strokes": ("strokes", "leg strokes"), "latches": ("release", "latch release")},
     scenarios_dir=RESOURCES / "scenarios",
     pair_lister=_pairs,
     summary_outputs=SUMMARY_OUTPUTS,

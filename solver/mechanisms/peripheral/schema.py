@@ -176,4 +176,4 @@ SCENARIO = (
 )
 
 PARAMS = (*MECHANISM, *SCENARIO)
-NOT_READ = ("initial.head_start_x",)   # common scenario keys this type does not read (not listed, refused if given)
+NOT_READ = ()   # common scenario keys this type does not read (not listed, refused if given)

@@ -93,6 +93,7 @@ PROBE_CONE = MechanismType(
                              ("head_vx", "head_vy", "head_vz")),
     default_plots=("Fx", "Fy", "Fz", "probe_stroke"),
     criteria_file=RESOURCES / "capture_criteria.toml",
+    criteria_sections={"damper_strokes": ("strokes", "damper strokes"), "latches": ("release", "latch release")},
     scenarios_dir=RESOURCES / "scenarios",
     pair_lister=_pairs,
     summary_outputs=SUMMARY_OUTPUTS,

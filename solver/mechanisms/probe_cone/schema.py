@@ -293,4 +293,10 @@ GEOMETRY = (
       ])),
 )
 
-PARAMS = (*OVERRIDES, *MECHANISM, *GEOMETRY)
+SCENARIO = (
+    param("initial.head_start_x", "scenario", "m", "[-inf, 1]", "head start x",
+          "start position of the probe head on the cone axis (0 = cone entrance plane, +x toward the ship)",
+          group="Initial conditions", check=">= head at the socket bottom"),
+)
+
+PARAMS = (*SCENARIO, *OVERRIDES, *MECHANISM, *GEOMETRY)

@@ -80,4 +80,4 @@ PARAMS = (*MECHANISM, *SCENARIO)
 NOT_READ = ("passive_craft.fixed", "passive_craft.mass", "passive_craft.inertia", "passive_craft.com",
             "active_craft.mass", "active_craft.inertia", "active_craft.com", "initial.closing_speed",
             "initial.lateral_velocity", "initial.lateral_miss", "initial.angular_miss_deg",
-            "initial.angular_rate_deg_s", "initial.head_start_x")
+            "initial.angular_rate_deg_s")
