@@ -194,10 +194,18 @@ def sphere_circle(cx, cy, cz, r, w, j):
     depth = r + tube - dist
     if depth <= 0.0:
         return NONE
+    return circle_wedge_contact(w, j, bx, br, dist, ux, uy, uz, depth)
+
+
+@njit(cache=True, inline="always")
+def circle_wedge_contact(w, j, bx, br, dist, ux, uy, uz, depth):
+    """The contact at `depth` of a point (bx axial, br radial; dist its length; u the radial unit vector) off edge
+    circle / torus row j: its normal and surface point, or NONE where its direction leaves the circle's wedge."""
+    R, tube = w[j, 9], w[j, 10]
     if dist > 1e-12:
         bx /= dist
         br /= dist
-    else:                                             # centre on the circle: bisector of the wedge
+    else:                                             # on the circle: bisector of the wedge, else the axis
         bx, br = w[j, 12] + w[j, 14], w[j, 13] + w[j, 15]
         nb = math.sqrt(bx * bx + br * br)
         if nb < 1e-12:

@@ -25,7 +25,7 @@ import math
 
 from numba import njit
 
-from .kernels import ANNULUS, CIRCLE, FACE, NO, NONE, SEGMENT
+from .kernels import ANNULUS, CIRCLE, FACE, NO, NONE, SEGMENT, circle_wedge_contact
 
 SEG_SAMPLES = 32          # samples along a segment before the golden-section refinement (segment / torus)
 RING_SAMPLES = 96         # samples along each outer rim of the ring faces' overlap (annulus / annulus)
@@ -296,25 +296,7 @@ def segment_torus(w, ia, ib):
         ux, uy, uz = qx / rho, qy / rho, qz / rho
     else:                                             # on the axis: the row's reference direction
         ux, uy, uz = w[ib, 6], w[ib, 7], w[ib, 8]
-    bx, br = x, rho - R
-    if fbest > 1e-12:
-        bx /= fbest
-        br /= fbest
-    else:                                             # on the circle: bisector of the wedge, else the axis
-        bx, br = w[ib, 12] + w[ib, 14], w[ib, 13] + w[ib, 15]
-        nb = math.sqrt(bx * bx + br * br)
-        if nb < 1e-12:
-            bx, br, nb = 1.0, 0.0, 1.0
-        bx /= nb
-        br /= nb
-    if w[ib, 16] > 0.5:
-        if w[ib, 12] * br - w[ib, 13] * bx < 0.0 or bx * w[ib, 15] - br * w[ib, 14] < 0.0:
-            return NONE
-    nx = bx * w[ib, 3] + br * ux
-    ny = bx * w[ib, 4] + br * uy
-    nz = bx * w[ib, 5] + br * uz
-    return (depth, w[ib, 0] + R * ux + tube * nx, w[ib, 1] + R * uy + tube * ny, w[ib, 2] + R * uz + tube * nz,
-            nx, ny, nz)
+    return circle_wedge_contact(w, ib, x, rho - R, fbest, ux, uy, uz, depth)
 
 
 # ------------------------------------------------------------------------------------------------
