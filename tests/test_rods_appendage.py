@@ -32,18 +32,23 @@ class Free:
         self.RODS, self.m, self.Ib, self.reduced = RODS, m, Ib, reduced
         self.F, self.T = np.array(F, float), np.array(T, float)
         n = RODS.shape[0]
-        self.WK, self.out = np.zeros(CA.work_shape(6, n)), np.zeros(CA.out_size(n))
+        r, c = CA.work_shape(6, n)
+        # views typed as the probe-cone's hook passes them (numba compiles appendage_solve once for both)
+        self.WK, self.out = np.zeros((r, c + 1))[:, :c], np.zeros(CA.out_size(n))
+        self.Mh, self.R = np.zeros((6, 7))[:, :6], np.zeros((3, 4))[:, :3]
 
     def rhs(self, y):
         n = self.RODS.shape[0]
         R = quat.to_matrix(y[3:7] / np.linalg.norm(y[3:7]))
         v, w = y[7:10], y[10:13]
         Iw = R @ self.Ib @ R.T
-        Mh = np.zeros((6, 6))
+        Mh = self.Mh
+        Mh[:, :] = 0.0
         Mh[:3, :3], Mh[3:, 3:] = self.m * np.eye(3), Iw
+        self.R[:, :] = R
         bh = np.concatenate([self.F, self.T - np.cross(w, Iw @ w)])
         ud, dx = np.zeros(6), np.zeros(6 * n)
-        assert CA.appendage_solve(Mh, bh, 6, 0, R, v, w, y[13:], self.RODS, RA, E1, E2, self.reduced, ud, dx,
+        assert CA.appendage_solve(Mh, bh, 0, self.R, v, w, y[13:], self.RODS, RA, E1, E2, self.reduced, ud, dx,
                                   self.out, self.WK)
         return np.concatenate([v, 0.5 * quat.multiply(np.array([0.0, *w]), y[3:7]), ud, dx])
 
@@ -86,20 +91,18 @@ def test_a_chain_on_a_free_body_keeps_momentum_angular_momentum_and_energy_and_h
     sys = Free(_rods())
     y0 = _moving()
     p0, H0, E0 = sys.invariants(y0)
-    ya = sys.run(y0, 2e-4, 500)
-    yb = sys.run(y0, 1e-4, 1000)
-    p1, H1, E1 = sys.invariants(yb)
+    ya, yb, yc = sys.run(y0, 4e-4, 250), sys.run(y0, 2e-4, 500), sys.run(y0, 1e-4, 1000)
+    p1, H1, E1 = sys.invariants(yc)
     assert np.abs(p1 - p0).max() < 1e-8 * np.abs(p0).max(), (p1 - p0)
     assert np.abs(H1 - H0).max() < 1e-8 * np.abs(H0).max(), (H1 - H0)
     assert abs(E1 - E0) < 1e-6 * E0, (E1 - E0) / E0
-    Ea = sys.invariants(ya)[2]
-    assert 8.0 < abs(Ea - E0) / abs(E1 - E0) < 32.0             # RK4: error ~ h^4
-    yc = sys.run(y0, 5e-5, 2000)
+    Ea, Eb = sys.invariants(ya)[2], sys.invariants(yb)[2]
+    assert 8.0 < abs(Ea - E0) / abs(Eb - E0) < 32.0 and 8.0 < abs(Eb - E0) / abs(E1 - E0) < 32.0   # RK4: ~ h^4
     assert 8.0 < np.abs(ya - yb).max() / np.abs(yb - yc).max() < 32.0
     red = Free(_rods(), reduced=True)
     y0 = _moving(general=False)
     p0, H0, _ = red.invariants(y0)
-    p1, H1, _ = red.invariants(red.run(y0, 2e-4, 500))
+    p1, H1, _ = red.invariants(red.run(y0, 4e-4, 250))
     assert np.abs(p1 - p0).max() < 1e-9 * np.abs(p0).max() and np.abs(H1 - H0).max() < 1e-9 * np.abs(H0).max()
 
 
@@ -126,7 +129,7 @@ def _rigid_composite(RODS, m, Ib):
 
 @pytest.mark.parametrize("reduced", [False, True])
 def test_stiffer_hinges_and_panels_move_the_body_as_rigid_masses_on_it(reduced):
-    """A force and a moment on the body from rest for 0.1 s: with hinges and panels 1000 times stiffer than the wing's
+    """A force and a moment on the body from rest for 0.05 s: with hinges and panels 1000 times stiffer than the wing's
     the body's turn and displacement are the rigid composite's (the chain's masses fixed on the body) within 0.5 % and
     0.05 %, and the gap closes as 1/stiffness (100 times stiffer: > 8 times larger)."""
     m, Ib = 2000.0, np.diag([5e3, 2e4, 2e4])
@@ -136,9 +139,9 @@ def test_stiffer_hinges_and_panels_move_the_body_as_rigid_masses_on_it(reduced):
         RODS = _rods(kappa=5e4 * scale, EI=2e4 * scale)
         y = np.zeros(13 + 6 * RODS.shape[0])
         y[3] = 1.0
-        y = Free(RODS, m, Ib, reduced=reduced, F=F, T=T).run(y, 1e-4, 1000)
+        y = Free(RODS, m, Ib, reduced=reduced, F=F, T=T).run(y, 1e-4, 500)
         M, c, I = _rigid_composite(RODS, m, Ib)
-        t = 0.1      # the rigid composite from rest (small angles): turn 1/2 alpha t^2, the body's CoM with it
+        t = 0.05     # the rigid composite from rest (small angles): turn 1/2 alpha t^2, the body's CoM with it
         th = 0.5 * np.linalg.solve(I, T + np.cross(-c, F)) * t * t
         x = 0.5 * F / M * t * t + np.cross(th, -c)
         gaps.append((np.abs(2.0 * y[4:7] - th).max() / np.abs(th).max(), np.abs(y[:3] - x).max() / np.abs(x).max()))

@@ -129,11 +129,12 @@ def appendage_mass_bias(R, v, w, q, qd, RODS, ra, e1, e2, Mc, hc, jx, jy, out):
 
 
 @njit(cache=True, error_model="numpy")
-def appendage_solve(Mh, bh, nh, ib, R, v, w, x, RODS, ra, e1, e2, reduced, ud, dx, out, WK):
-    """Solve the host's M u_dot = b (Mh: lower triangle, nh rows; the body's rows from ib) together with the chain
+def appendage_solve(Mh, bh, ib, R, v, w, x, RODS, ra, e1, e2, reduced, ud, dx, out, WK):
+    """Solve the host's M u_dot = b (Mh: its lower triangle; the body's rows from ib) together with the chain
     (state x, derivative dx); ud: the host's accelerations; out: energies, momenta and the chain's outputs (`out`
     layout above). WK: scratch of `work_shape`. False if the coupled matrix is singular."""
     n = RODS.shape[0]
+    nh = Mh.shape[0]
     nq, nd = 3 * n, 6 + 3 * n
     nt = n if reduced else nq
     N = nh + nt

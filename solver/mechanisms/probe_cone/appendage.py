@@ -28,7 +28,7 @@ def scratch(n: int) -> np.ndarray:
 def appendage_step(s, ds, W, AP, AR, AW):
     """The active subsystem's accelerations (W's rows as `evaluate` fills them: mass matrix, right side, u_dot) with
     the chain (its derivative into ds after NS); 0, or 1 if the coupled matrix is singular."""
-    n = AR.shape[0]
+    n = AR.shape[0]         # (0 * n: the body's first row as a run-time int64, so the test's free body shares the unit)
     q0, q1, q2, q3 = s[S_QA], s[S_QA + 1], s[S_QA + 2], s[S_QA + 3]
     qn = math.sqrt(q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3)
     q0, q1, q2, q3 = q0 / qn, q1 / qn, q2 / qn, q3 / qn
@@ -36,7 +36,7 @@ def appendage_step(s, ds, W, AP, AR, AW):
     R[0, 0], R[0, 1], R[0, 2] = 1 - 2 * (q2 * q2 + q3 * q3), 2 * (q1 * q2 - q0 * q3), 2 * (q1 * q3 + q0 * q2)
     R[1, 0], R[1, 1], R[1, 2] = 2 * (q1 * q2 + q0 * q3), 1 - 2 * (q1 * q1 + q3 * q3), 2 * (q2 * q3 - q0 * q1)
     R[2, 0], R[2, 1], R[2, 2] = 2 * (q1 * q3 - q0 * q2), 2 * (q2 * q3 + q0 * q1), 1 - 2 * (q1 * q1 + q2 * q2)
-    ok = CA.appendage_solve(W[W_M:W_M + ND, 0:ND], W[W_B, 0:ND], ND, 0, R, s[S_VA:S_VA + 3], s[S_WA:S_WA + 3],
+    ok = CA.appendage_solve(W[W_M:W_M + ND, 0:ND], W[W_B, 0:ND], 0 * n, R, s[S_VA:S_VA + 3], s[S_WA:S_WA + 3],
                             s[NS:NS + 6 * n], AR, AP[A_RA:A_RA + 3], AP[A_E1:A_E1 + 3], AP[A_E2:A_E2 + 3],
                             AP[A_FORM] > 0.5, W[W_UD, 0:ND], ds[NS:NS + 6 * n], AW[0], AW[4:, :])
     return 0 if ok else 1
