@@ -42,7 +42,8 @@ class Criteria:
 
 TITLES = {"base_loads": "base loads", "interface_loads": "interface loads", "strokes": "damper strokes",
           "latches": "latch release"}
-"""The checks a criteria file's [titles] may name (a type's own words; latches = "": the type has no latch check)."""
+"""The checks a criteria file's [titles] may name (a type's own words; latches or strokes = "": the type has no such
+check)."""
 
 
 def _number(path, key, v) -> float:
@@ -90,7 +91,7 @@ def load_criteria(path=DEFAULT_CRITERIA) -> Criteria:
     for name, v in cfg.get("titles", {}).items():
         if name not in TITLES:
             raise CriteriaError(path, f"titles.{name}", f"unknown check (expected {', '.join(TITLES)})")
-        if not isinstance(v, str) or (not v.strip() and name != "latches"):
+        if not isinstance(v, str) or (not v.strip() and name not in ("latches", "strokes")):
             raise CriteriaError(path, f"titles.{name}", f"expected the check's words, found {v!r}")
         c.titles[name] = v.strip()
     lat = cfg.get("latches", {})
@@ -285,7 +286,8 @@ def evaluate(run, criteria: Criteria | None = None) -> Verdict:
         checks.append(_check_loads(run, c, "interface_loads"))
     if c.base_loads or not c.interface_loads:
         checks.append(_check_loads(run, c))
-    checks.append(_check_strokes(run, c))
+    if c.title("strokes"):                                  # (a type without strokes: no such check at all)
+        checks.append(_check_strokes(run, c))
     if c.title("latches"):                                  # (a type without latches: no such check at all)
         checks.append(_check_latches(run, c))
     if c.final:

@@ -232,7 +232,8 @@ def test_describe_lists_the_rods_keys_and_the_loader_reads_the_schema(tmp_path, 
 
 def test_a_rods_campaign_loads_with_the_types_outputs_and_a_run_gives_its_row(tmp_path):
     """The bundled rods campaign (spin and craft mass over case 4.2): its keys are the schema's, its corners load, and
-    one run through the campaign's worker task gives a row with the rods verdict and outputs."""
+    one run through the campaign's worker task gives a row with the rods verdict and outputs, and the campaign table
+    its columns (root and hinge 0 moments, clamp 0's time) and words."""
     from solver.campaign import CampaignError, load_campaign, run_task
     c = load_campaign(SCEN.parent / "campaigns" / "deploy_envelope_small.toml")
     assert c.mechanism_type == "rods" and c.variant == "reduced" and c.count == 6
@@ -252,6 +253,14 @@ def test_a_rods_campaign_loads_with_the_types_outputs_and_a_run_gives_its_row(tm
     o = row["outputs"]
     assert 2.0 < o["t_clamp0"] < 5.0 and 0 < o["peak_root_moment"] < 1100.0
     assert row["verdict"].startswith("PASS") == row["passed"] and "captured at" in row["verdict"]
+    # the type's own words and table columns (its criteria's [titles], its summary outputs): no docking n/a, no NaN
+    assert "peak root and hinge moments within limits" in row["verdict"] and "n/a" not in row["verdict"], row["verdict"]
+    from solver.campaign import CampaignSummary
+    table = CampaignSummary(tmp_path, c, {0: {**row, "index": 0}}).table().splitlines()
+    k = next(i for i, x in enumerate(table) if x.split()[:2] == ["run", "status"])
+    head, line = table[k:k + 2]
+    assert "M_root1 N*m hinge0 N*m clamp0 s" in head and "|F|" not in head, head
+    assert "nan" not in line and f"{o['peak_root_moment']:.0f}" in line and f"{o['t_clamp0']:.3f}" in line, line
 
 
 def test_the_docking_benchs_rigid_wing_is_the_chains_mass_matrix_at_rest():
