@@ -1,11 +1,11 @@
-"""Rods on the active craft of the probe-cone central impact: how much a solar-array wing (resources/rods/
-rods_solar_wing.toml, assumed) changes the base loads (docs/rods.md "Docking step" holds this script's output).
+"""Rods on the active craft of the probe-cone central impact, two-way coupled: how much a solar-array wing
+(resources/rods/rods_solar_wing.toml, assumed) changes the base loads (docs/rods.md "Rods on a docking craft" holds
+this script's output).
 
-The least machinery that is right at this mass ratio: (1) the probe-cone run as bundled (rigid 20 t ship); (2) the
-same with the wings as rigid masses on the ship (mass, inertia: the low-frequency limit); (3) the wing as an elastic
-rod chain on the free ship (the rods type, solver/core/planar_chain.py), driven by run (1)'s base force, which gives
-the wing's reaction on the ship beside the force it disturbs. Left out: the reaction's feedback on the contact
-(one-way coupling), motion out of the wing's plane.
+Runs central_impact_20t (no rods), the same ship with the wing as rigid masses (mass, CoM and inertia changed), and
+central_impact_20t_wing (the wing as an elastic rod chain inside the run: solver/core/appendage.py) in both
+formulations, at the assumed wing data and at 10x its masses (EI and hinges 10x too: frequencies kept); then the
+rigid limit (hinges and panels 100x stiffer) and step halving.
 
     python -m bench.rods_docking [--t-end 6]
 """
@@ -16,135 +16,129 @@ import re
 import sys
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 
 import numpy as np
 
+from solver.core import planar_chain as PC
 from solver.runfile import RunFile
 from solver.simulate import run_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
-CENTRAL = ROOT / "resources" / "scenarios" / "central_impact_20t.toml"
+SCEN = ROOT / "resources" / "scenarios"
+PLAIN, WINGED = SCEN / "central_impact_20t.toml", SCEN / "central_impact_20t_wing.toml"
 WING = ROOT / "resources" / "rods" / "rods_solar_wing.toml"
-LOADS = ("Fx", "Fy", "Fz", "Mx", "My", "Mz")
 
 
-def wing_mass_and_inertia(x0: float, y0: float, L, m, mu) -> tuple[float, float, float]:
-    """Mass, c.g. y offset moment (sum m y) and inertia about the ship's c.g. (z axis, sum m r^2) of a deployed
-    wing along +y from (x0, y0): rods as uniform bars, node masses at their far ends."""
-    mass, my, izz, y = 0.0, 0.0, 0.0, y0
-    for lk, mk, muk in zip(L, m, mu):
-        mb = mk * lk
-        yc = y + lk / 2
-        mass += mb + muk
-        my += mb * yc + muk * (y + lk)
-        izz += mb * (x0 ** 2 + yc ** 2 + lk ** 2 / 12) + muk * (x0 ** 2 + (y + lk) ** 2)
-        y += lk
-    return mass, my, izz
+def scaled_wing(scale: float, stiff: float = 1.0) -> str:
+    """The wing's rod-system file with masses x scale, EI and hinges x scale x stiff."""
+    text = WING.read_text()
+    w = tomllib.loads(text)
+    for key, f in (("mass_per_length", scale), ("node_mass", scale), ("EI", scale * stiff),
+                   ("stiffness", scale * stiff), ("damping", scale)):
+        tab = w["hinges" if key in ("stiffness", "damping") else "rods"]
+        text = re.sub(rf"(?m)^{key} = \[[^\]]*\]", f"{key} = {[f * x for x in tab[key]]}", text, count=1)
+    return text
 
 
-def peaks(path: Path) -> dict[str, float]:
+def rigid_ship(wing_text: str) -> tuple[float, list, list]:
+    """The ship's mass, CoM and inertia with the straight wing's masses fixed on it (the chain's own mass points)."""
+    sc, wg = tomllib.loads(WINGED.read_text()), tomllib.loads(wing_text)
+    a, ac = sc["appendage"], sc["active_craft"]
+    root, e1 = np.array(a["root"], float), np.array(a["axis"], float)
+    pts, ms, r = [], [], root.copy()
+    for l, m, mu in zip(wg["rods"]["length"], wg["rods"]["mass_per_length"], wg["rods"]["node_mass"]):
+        for xi, w in zip(PC.GAUSS_X, PC.GAUSS_W):
+            pts.append(r + xi * l * e1)
+            ms.append(w * m * l)
+        r = r + l * e1
+        pts.append(r.copy())
+        ms.append(mu)
+    M0, c0, I0 = ac["mass"], np.array(ac["com"], float), np.array(ac["inertia"], float)
+    pts, ms = np.array(pts), np.array(ms)
+    M = M0 + ms.sum()
+    c = (M0 * c0 + (ms[:, None] * pts).sum(0)) / M
+
+    def steiner(m, d):
+        return m * ((d @ d) * np.eye(3) - np.outer(d, d))
+    I = I0 + steiner(M0, c0 - c) + sum(steiner(mi, p - c) for mi, p in zip(ms, pts))
+    return float(M), c.tolist(), I.tolist()
+
+
+def variant(d: Path, name: str, *, wing: str | None = None, form: str = "reduced", rigid=None, step=None) -> Path:
+    """A scenario file in d: the winged central impact with its own wing file and formulation, or the plain one with
+    the rigid ship (rigid = (mass, com, inertia)); step: another solver step."""
+    if rigid is not None:
+        text = PLAIN.read_text()
+        M, c, I = rigid
+        text = re.sub(r"(?m)^mass = 20000\.0", f"mass = {M!r}", text, count=1)
+        text = re.sub(r"(?m)^inertia = \[\[5\.06e4.*?\]\]", f"inertia = {I!r}", text, count=1)
+        text = re.sub(r"(?m)^com = \[5\.15, 0\.0, 0\.0\]", f"com = {c!r}", text, count=1)
+        assert f"mass = {M!r}" in text and f"com = {c!r}" in text
+    else:
+        text = WINGED.read_text()
+        (d / f"{name}_wing.toml").write_text(wing)
+        text = re.sub(r'(?m)^system = "rods_solar_wing"', f'system = "{name}_wing.toml"', text, count=1)
+        text = re.sub(r'(?m)^formulation = "reduced"', f'formulation = "{form}"', text, count=1)
+        assert f'"{name}_wing.toml"' in text
+    if step is not None:
+        text = re.sub(r"(?m)^step = 1\.0e-3", f"step = {step!r}", text, count=1)
+    p = d / f"{name}.toml"
+    p.write_text(text)
+    return p
+
+
+def loads(path: Path) -> dict[str, float]:
+    """Peak base loads, the impact's duration (first contact to capture) and the wing's peak root moments."""
     with RunFile(path) as r:
-        out = {n: float(np.abs(r.channel(n)).max()) for n in LOADS}
-        out["|F|"] = float(np.sqrt(sum(r.channel(n) ** 2 for n in LOADS[:3])).max())
-        out["|M|"] = float(np.sqrt(sum(r.channel(n) ** 2 for n in LOADS[3:])).max())
-        out["t_capture"] = float(r.t_capture)
+        out = {n: float(np.abs(r.channel(n)).max()) for n in ("Fx", "Fy", "Fz", "Mx", "My", "Mz")}
+        out["|F|"] = float(np.sqrt(sum(r.channel(n) ** 2 for n in ("Fx", "Fy", "Fz"))).max())
+        out["|M|"] = float(np.sqrt(sum(r.channel(n) ** 2 for n in ("Mx", "My", "Mz"))).max())
+        first = min(e.time for e in r.events if e.kind == "first_contact")
+        out["t_capture"], out["impact"] = float(r.t_capture), float(r.t_capture) - first
+        for n in ("wing_M_root1", "wing_hinge0_moment", "wing_phi1"):
+            out[n] = float(np.abs(r.channel(n)).max()) if n in r.channels else float("nan")
+        out["yaw"] = float(np.abs(r.channel("att_yaw")).max())
     return out
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--t-end", type=float, default=6.0)
-    ap.add_argument("--scale", type=float, default=1.0, help="the wing's masses, EI and hinges times this (its "
-                    "frequencies kept): a heavier wing")
     a = ap.parse_args(argv)
-    import tomllib
-    w = tomllib.loads(WING.read_text())
-    wing_text = WING.read_text()
-    for key in ("mass_per_length", "node_mass", "EI", "stiffness", "damping"):
-        tab = w["hinges" if key in ("stiffness", "damping") else "rods"]
-        tab[key] = [a.scale * x for x in tab[key]]
-        wing_text = re.sub(rf"^{key} = \[[^\]]*\]", f"{key} = {tab[key]}", wing_text, count=1, flags=re.M)
-    x0, y0 = w["attachment"]["position"]
-    mw, myw, izw = wing_mass_and_inertia(x0, y0, w["rods"]["length"], w["rods"]["mass_per_length"],
-                                         w["rods"]["node_mass"])
-    sc = tomllib.loads(CENTRAL.read_text())
-    M0 = sc["active_craft"]["mass"]
-    I = sc["active_craft"]["inertia"]
+    rows = []
     with tempfile.TemporaryDirectory() as td:
         d = Path(td)
-        wing_file = d / "wing_system.toml"
-        wing_file.write_text(wing_text)
-        t0 = time.process_time()
-        rigid = run_scenario(CENTRAL, d / "rigid.h5", t_end=a.t_end)
-        cpu_rigid = time.process_time() - t0
-        # (2) two wings (+y and -y, symmetric: the c.g. stays on the axis) as rigid masses on the ship
-        text = CENTRAL.read_text().replace('mechanism = "existing"', 'mechanism = "existing"  # two wings rigid')
-        text = re.sub(r"^mass = 20000\.0", f"mass = {M0 + 2 * mw!r}", text, count=1, flags=re.M)
-        iyy = I[1][1] + 2 * mw * x0 ** 2            # wings in the x-y plane: about y only their x offset counts
-        izz = I[2][2] + 2 * izw
-        ixx = I[0][0] + 2 * (izw - mw * x0 ** 2)     # about the docking axis: their y distance
-        text = re.sub(r"^inertia = \[\[5\.06e4.*?\]\]", f"inertia = [[{ixx!r}, 0.0, 0.0], [0.0, {iyy!r}, 0.0], "
-                      f"[0.0, 0.0, {izz!r}]]", text, count=1, flags=re.M)
-        assert f"mass = {M0 + 2 * mw!r}" in text and f"{izz!r}" in text
-        (d / "winged.toml").write_text(text)
-        winged = run_scenario(d / "winged.toml", d / "winged.h5", t_end=a.t_end)
-        # (3) one elastic wing on the free ship (rods type), driven by the rigid run's base force at the port
-        with RunFile(rigid) as r:
-            t, fx, fy, mz = r.time, r.channel("Fx"), r.channel("Fy"), r.channel("Mz")
-            com_x = sc["active_craft"]["com"][0]
-        # rods axes: x_r along the wing (the ship's +y), y_r = -x (the docking axis reversed): a deployed wing is
-        # phi = 0; the base force acts at the port, (-com_x, 0) from the ship's c.g. in the docking frame
-        M_C = mz - fy * com_x
-        rod_sc = "\n".join([
-            'name = "ship_wing_central_impact"', 'comment = "bench/rods_docking.py"', f'mechanism = "{wing_file}"',
-            "[craft]", f"mass = {M0!r}", f"inertia = {I[2][2]!r}", f"half_size = [2.25, {com_x!r}]",
-            "[initial]", "phi = [0.0, 0.0]", "v_C = [0.0, 0.15]",
-            "[controls]", f"times = {[float(x) for x in t]}", f"X_C = {[float(x) for x in fy]}",
-            f"Y_C = {[float(-x) for x in fx]}", f"M_C = {[float(x) for x in M_C]}",
-            "[solver]", 'formulation = "general"', "step = 1.0e-4", "output_step = 1.0e-3", f"duration = {a.t_end!r}"])
-        (d / "wing.toml").write_text(rod_sc)
-        t0 = time.process_time()
-        wing = run_scenario(d / "wing.toml", d / "wing.h5", t_end=a.t_end)
-        cpu_wing = time.process_time() - t0
-        with RunFile(wing) as r:
-            tw = r.time
-            vx, vy, om = r.channel("v_Cx"), r.channel("v_Cy"), np.radians(r.channel("Omega"))
-            X, Y = r.channel("X_C"), r.channel("Y_C")
-            root = float(np.abs(r.channel("M_root1")).max())
-            hinge = float(np.abs(r.channel("hinge0_moment")).max())
-            phi_dev = float(np.abs(r.channel("phi1")).max())
-            tip = float(np.abs(np.radians(r.channel("phi2"))).max() * 3.5 + np.abs(np.radians(r.channel("phi1"))).max()
-                        * 3.5)
-        # the wing's reaction on the ship, averaged over each 1 ms frame: the wing's momentum change, from the
-        # system's (the control impulse, held per 1 ms row as the kernel applies it) less the ship's; craft axes
-        # (the ship turns by less than 0.1 deg), back in the docking frame (x = -y_r, y = x_r)
-        dt = np.diff(tw)
-        rx_r = -(M0 * np.diff(vx) - X[:-1] * dt) / dt
-        ry_r = -(M0 * np.diff(vy) - Y[:-1] * dt) / dt
-        rx, ry = -ry_r, rx_r
-        turn = float(np.abs(np.degrees(np.cumsum(om[:-1] * dt))).max())
-        pr, pw = peaks(rigid), peaks(winged)
-    print("| run | peak Fx, N | peak Fy, N | peak F (norm), N | peak M (norm), N*m | T capture, s |")
-    print("|---|---|---|---|---|---|")
-    for label, p in (("ship rigid, no wings (central_impact_20t)", pr),
-                     (f"two wings as rigid masses (+{2 * mw:.0f} kg, I_zz +{2 * izw:.0f} kg*m^2)", pw)):
-        print(f"| {label} | {p['Fx']:.1f} | {p['Fy']:.3g} | {p['|F|']:.1f} | {p['|M|']:.3g} | {p['t_capture']:.3f} |")
-    d_f = 100 * (pw["|F|"] - pr["|F|"]) / pr["|F|"]
-    print(f"\nRigid wings change the peak base force by {d_f:+.3f} % (mass ratio {2 * mw / M0:.2%}).\n")
-    print("| one elastic wing (rods type, general) driven by the rigid run's base force | value |")
-    print("|---|---|")
-    print(f"| peak wing reaction on the ship, x (docking axis) | {np.abs(rx[5:-5]).max():.1f} N "
-          f"({100 * np.abs(rx[5:-5]).max() / pr['Fx']:.2f} % of peak Fx) |")
-    print(f"| peak wing reaction on the ship, y | {np.abs(ry[5:-5]).max():.1f} N |")
-    print(f"| wing reaction x as a rigid {mw:.0f} kg mass would give (m a, peak) | "
-          f"{mw * pr['Fx'] / M0:.1f} N |")
-    print(f"| the ship's largest turn | {turn:.2e} deg |")
-    print(f"| peak bending moment at the wing's root (M_root1) | {root:.1f} N*m |")
-    print(f"| peak root hinge moment | {hinge:.1f} N*m |")
-    print(f"| largest root chord rotation (phi1) | {phi_dev:.4f} deg |")
-    print(f"| wing tip's largest sideways excursion (chords, upper bound) | {1000 * tip:.2f} mm |")
-    print(f"| CPU s: probe-cone run {cpu_rigid:.1f}, wing run {cpu_wing:.1f} | |")
+
+        def run(label, path):
+            t0 = time.process_time()
+            out = run_scenario(path, d / f"{path.stem}.h5", t_end=a.t_end)
+            rows.append((label, loads(out), time.process_time() - t0))
+        run("no rods (central_impact_20t)", PLAIN)
+        for scale in (1.0, 10.0):
+            wing = scaled_wing(scale)
+            M, c, I = rigid_ship(wing)
+            tag = "assumed wing" if scale == 1 else "10x wing mass"
+            run(f"{tag}: rigid masses on the ship (+{M - 20000:.0f} kg, CoM y {c[1] * 1e3:.1f} mm)",
+                variant(d, f"rigid{scale:g}", rigid=(M, c, I)))
+            for form in ("reduced", "general"):
+                run(f"{tag}: elastic chain, {form}", variant(d, f"{form}{scale:g}", wing=wing, form=form))
+        run("assumed wing: hinges and panels 100x stiffer (reduced; the rigid limit)",
+            variant(d, "stiff", wing=scaled_wing(1.0, 100.0), form="reduced", step=2.5e-4))
+        run("assumed wing: elastic chain, reduced, step 0.5 ms (halved)",
+            variant(d, "half", wing=scaled_wing(1.0), form="reduced", step=5.0e-4))
+    base = rows[0][1]
+    print(f"Central impact base loads to {a.t_end:g} s (peaks of the base-load channels, active docking frame; impact: "
+          "first contact to capture)\n")
+    print("| run | peak Fx, N | peak Fy, N | peak Mz, N*m | peak My, N*m | peak abs(F), N | peak abs(M), N*m | impact, s "
+          "| T capture, s | ship yaw, deg | wing root moment, N*m | wing hinge 0 moment, N*m | CPU s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for label, p, cpu in rows:
+        dF = 100 * (p["|F|"] - base["|F|"]) / base["|F|"]
+        print(f"| {label} | {p['Fx']:.1f} | {p['Fy']:.3g} | {p['Mz']:.3g} | {p['My']:.3g} | {p['|F|']:.1f} "
+              f"({dF:+.2f} %) | {p['|M|']:.3g} | {p['impact']:.3f} | {p['t_capture']:.3f} | {p['yaw']:.2e} | "
+              f"{p['wing_M_root1']:.3g} | {p['wing_hinge0_moment']:.3g} | {cpu:.1f} |")
     return 0
 
 

@@ -1211,7 +1211,10 @@ class CampaignSummary:
         own = campaign.mtype.summary_outputs
         self.key_outputs = [*KEY_OUTPUTS, *(o.name for o in own if o.key)]     # the envelope map's hover
         self.pair_outputs = [f"peak_{n}" for n, _ in campaign.pairs]           # peak contact force per pair
-        self.stroke_output = next(((o.name, o.short) for o in own if o.short), ("", "stroke m"))   # table column
+        self.stroke_output = next(((o.name, o.short) for o in own if o.short and not o.column), ("", "stroke m"))
+        self.load_outputs = [next(((o.name, o.short) for o in own if o.column == c), d)     # the table's load columns
+                             for c, d in (("force", ("peak_base_force", "|F| N")),
+                                          ("moment", ("peak_base_moment", "|M| N*m")))]
         self.n_planned = campaign.count
         order = sorted(i for i in rows if 0 <= i < campaign.count)
         self._rows = [rows[i] for i in order]
@@ -1276,9 +1279,10 @@ class CampaignSummary:
                 lines.append(f"peak base force max {np.nanmax(F):.0f} N (run {self.index[np.nanargmax(F)]}), "
                              f"median {np.nanmedian(F):.0f} N; peak base moment max {np.nanmax(M):.0f} N*m")
         stroke, head = self.stroke_output
-        lines.append(f"{'run':>5}  {'status':<8} {'capt':<4} {'T capt s':>8} {'|F| N':>8} {'|M| N*m':>8} "
+        (fk, fh), (mk, mh) = self.load_outputs
+        lines.append(f"{'run':>5}  {'status':<8} {'capt':<4} {'T capt s':>8} {fh:>8} {mh:>8} "
                      f"{head:>8}  verdict / reason")
-        tc, F, M = (self.column(k) for k in ("t_capture", "peak_base_force", "peak_base_moment"))
+        tc, F, M = (self.column(k) for k in ("t_capture", fk, mk))
         S = self.column(stroke) if stroke else np.full(len(self), math.nan)
         for k, i in enumerate(self.index):
             bad = self.status[k] != "ok" or not self.passed[k]

@@ -113,7 +113,7 @@ def load_criteria(path=DEFAULT_CRITERIA) -> Criteria:
         check = aliases.get(name, (name, ""))[0]
         if check not in TITLES:
             raise CriteriaError(path, f"titles.{name}", f"unknown check (expected {', '.join(TITLES)})")
-        if not isinstance(v, str) or (not v.strip() and check != "release"):
+        if not isinstance(v, str) or (not v.strip() and check not in ("strokes", "release")):   # "": no such check
             raise CriteriaError(path, f"titles.{name}", f"expected the check's words, found {v!r}")
         c.titles[check] = v.strip()
     rel = body.get("release", {})
@@ -311,7 +311,7 @@ def evaluate(run, criteria: Criteria | None = None) -> Verdict:
         checks.append(_check_loads(run, c, "interface_loads"))
     if c.base_loads or not c.interface_loads:
         checks.append(_check_loads(run, c))
-    if c.strokes:                                           # (criteria without strokes: no such check at all)
+    if c.strokes and c.title("strokes"):                    # (criteria without strokes: no such check at all)
         checks.append(_check_strokes(run, c))
     if c.release_channel and c.title("release"):
         checks.append(_check_release(run, c))

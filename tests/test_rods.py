@@ -232,7 +232,8 @@ def test_describe_lists_the_rods_keys_and_the_loader_reads_the_schema(tmp_path, 
 
 def test_a_rods_campaign_loads_with_the_types_outputs_and_a_run_gives_its_row(tmp_path):
     """The bundled rods campaign (spin and craft mass over case 4.2): its keys are the schema's, its corners load, and
-    one run through the campaign's worker task gives a row with the rods verdict and outputs."""
+    one run through the campaign's worker task gives a row with the rods verdict and outputs, and the campaign table
+    its columns (root and hinge 0 moments, clamp 0's time) and words."""
     from solver.campaign import CampaignError, load_campaign, run_task
     c = load_campaign(SCEN.parent / "campaigns" / "deploy_envelope_small.toml")
     assert c.mechanism_type == "rods" and c.variant == "reduced" and c.count == 6
@@ -252,17 +253,24 @@ def test_a_rods_campaign_loads_with_the_types_outputs_and_a_run_gives_its_row(tm
     o = row["outputs"]
     assert 2.0 < o["t_clamp0"] < 5.0 and 0 < o["peak_root_moment"] < 1100.0
     assert row["verdict"].startswith("PASS") == row["passed"] and "captured at" in row["verdict"]
+    # the type's own words and table columns (its criteria's [titles], its summary outputs): no docking n/a, no NaN
+    assert "peak root and hinge moments within limits" in row["verdict"] and "n/a" not in row["verdict"], row["verdict"]
+    from solver.campaign import CampaignSummary
+    table = CampaignSummary(tmp_path, c, {0: {**row, "index": 0}}).table().splitlines()
+    k = next(i for i, x in enumerate(table) if x.split()[:2] == ["run", "status"])
+    head, line = table[k:k + 2]
+    assert "M_root1 N*m hinge0 N*m clamp0 s" in head and "|F|" not in head, head
+    assert "nan" not in line and f"{o['peak_root_moment']:.0f}" in line and f"{o['t_clamp0']:.3f}" in line, line
 
 
 def test_the_docking_benchs_rigid_wing_is_the_chains_mass_matrix_at_rest():
-    """bench/rods_docking.py adds a deployed wing to the probe-cone ship as a rigid mass: its mass and inertia about
-    the ship's c.g. are the planar chain's mass matrix (solver/core/planar_chain.py) with the wing straight."""
+    """bench/rods_docking.py fixes the deployed wing on the probe-cone ship as rigid masses: the ship's new mass, CoM
+    and inertia about z are the planar chain's mass matrix (solver/core/planar_chain.py) with the wing straight."""
     import tomllib
-    from bench.rods_docking import WING, wing_mass_and_inertia
-    w = tomllib.loads(WING.read_text())
-    x0, y0 = w["attachment"]["position"]
-    r = w["rods"]
-    mass, my, izz = wing_mass_and_inertia(x0, y0, r["length"], r["mass_per_length"], r["node_mass"])
+    from bench.rods_docking import WINGED, WING, rigid_ship, scaled_wing
+    sc, r = tomllib.loads(WINGED.read_text()), tomllib.loads(WING.read_text())["rods"]
+    M0, c0, I0 = sc["active_craft"]["mass"], np.array(sc["active_craft"]["com"]), np.array(sc["active_craft"]["inertia"])
+    Mw, c, I = rigid_ship(scaled_wing(1.0))
     n = r["count"]
     RODS = np.zeros((n, PC.NR))
     RODS[:, PC.R_L], RODS[:, PC.R_M], RODS[:, PC.R_MU] = r["length"], r["mass_per_length"], r["node_mass"]
@@ -270,8 +278,11 @@ def test_the_docking_benchs_rigid_wing_is_the_chains_mass_matrix_at_rest():
     nd = 3 * n + 3
     M, h, jx, jy = np.zeros((nd, nd)), np.zeros(nd), np.zeros(nd), np.zeros(nd)
     q = np.zeros(3 * n)
-    q[:n] = math.pi / 2                      # the wing along the ship's +y, as the bench lays it
+    q[:n] = math.pi / 2                      # the wing along the ship's +y, as the scenario lays it
+    x0, y0 = np.array(sc["appendage"]["root"][:2]) - c0[:2]
     PC.chain_mass_bias(q, np.zeros(nd), RODS, x0, y0, 0.0, 0.0, M, h, jx, jy)
-    assert abs(M[0, 0] - mass) < 1e-9 * mass and abs(M[1, 1] - mass) < 1e-9 * mass
+    dc = np.array(c) - c0
+    assert abs(M[0, 0] - (Mw - M0)) < 1e-9 * M[0, 0]
+    assert abs(-M[0, 2] - Mw * dc[1]) < 1e-9 * abs(M[0, 2]) and abs(M[1, 2] - Mw * dc[0]) < 1e-9 * abs(M[1, 2])
+    izz = I[2][2] - I0[2, 2] + Mw * (dc[0] ** 2 + dc[1] ** 2)      # sum m r^2 about the ship's own CoM
     assert abs(M[2, 2] - izz) < 1e-9 * izz, (M[2, 2], izz)
-    assert abs(M[0, 2] + my) < 1e-9 * abs(my)       # the x row's coupling to Omega: -(sum m y)

@@ -41,6 +41,34 @@ def _add_point(w, jx, jy, bx, by, nd, M, h):
             M[a, b] += w * (jx[a] * jx[b] + jy[a] * jy[b])
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def rod_point(q, pr, o, RODS, k, c, s, xi, node, rx, ry, rdx, rdy, qx, qy, jx, jy):
+    """Point xi of rod k (the far node's mass point if node): its position, velocity relative to the body and the
+    velocity-squared part of its relative acceleration (body axes; node k-1 at rx, ry moving at rdx, rdy with qx, qy);
+    its Jacobian columns over the rod rates pr[o:] into jx[o:], jy[o:] (chord cos, sin c, s)."""
+    n = RODS.shape[0]
+    l = RODS[k, R_L]
+    al, be = q[n + k], q[2 * n + k]
+    phd, ald, bed = pr[o + k], pr[o + n + k], pr[o + 2 * n + k]
+    H1, H2 = hermite(xi, l)
+    if node:
+        H1, H2 = 0.0, 0.0
+    sl = xi * l
+    eta, etad = H1 * al + H2 * be, H1 * ald + H2 * bed
+    px, py = rx + sl * c - eta * s, ry + sl * s + eta * c          # the point
+    for j in range(k):
+        lj, cj, sj = RODS[j, R_L], math.cos(q[j]), math.sin(q[j])
+        jx[o + j], jy[o + j] = -lj * sj, lj * cj
+    jx[o + k], jy[o + k] = -sl * s - eta * c, sl * c - eta * s     # d/dphi_k (s n - eta e)
+    jx[o + n + k], jy[o + n + k] = -H1 * s, H1 * c
+    jx[o + 2 * n + k], jy[o + 2 * n + k] = -H2 * s, H2 * c
+    vrx = rdx + phd * (-sl * s - eta * c) - etad * s
+    vry = rdy + phd * (sl * c - eta * s) + etad * c
+    ax = qx - phd * phd * (sl * c - eta * s) - 2.0 * phd * etad * c
+    ay = qy - phd * phd * (sl * s + eta * c) - 2.0 * phd * etad * s
+    return px, py, vrx, vry, ax, ay
+
+
 @njit(cache=True, error_model="numpy")
 def chain_mass_bias(q, p, RODS, x0, y0, M0, J0, M, h, jx, jy):
     """Mass matrix M (nd x nd) and velocity terms h (sum of m J^T (J_dot p + Omega z x V)) at angles q = [phi..
@@ -60,35 +88,19 @@ def chain_mass_bias(q, p, RODS, x0, y0, M0, J0, M, h, jx, jy):
     qx, qy = 0.0, 0.0          # its relative acceleration's velocity-squared part
     for k in range(n):
         l, m = RODS[k, R_L], RODS[k, R_M]
-        ph, al, be = q[k], q[n + k], q[2 * n + k]
-        phd, ald, bed = p[3 + k], p[3 + n + k], p[3 + 2 * n + k]
+        ph, phd = q[k], p[3 + k]
         c, s = math.cos(ph), math.sin(ph)
         for g in range(GAUSS_X.shape[0] + 1):
             if g < GAUSS_X.shape[0]:
                 xi, w = GAUSS_X[g], GAUSS_W[g] * m * l
             else:
                 xi, w = 1.0, RODS[k, R_MU]           # the node mass at the rod's far end
-            H1, H2 = hermite(xi, l)
-            if g == GAUSS_X.shape[0]:
-                H1, H2 = 0.0, 0.0
-            sl = xi * l
-            eta, etad = H1 * al + H2 * be, H1 * ald + H2 * bed
-            px, py = rx + sl * c - eta * s, ry + sl * s + eta * c          # the point
             jx[:] = 0.0
             jy[:] = 0.0
             jx[0], jy[1] = 1.0, 1.0
+            px, py, vrx, vry, ax, ay = rod_point(q, p, 3, RODS, k, c, s, xi, g == GAUSS_X.shape[0], rx, ry, rdx, rdy,
+                                                 qx, qy, jx, jy)
             jx[2], jy[2] = -py, px
-            for j in range(k):
-                lj, cj, sj = RODS[j, R_L], math.cos(q[j]), math.sin(q[j])
-                jx[3 + j], jy[3 + j] = -lj * sj, lj * cj
-            jx[3 + k], jy[3 + k] = -sl * s - eta * c, sl * c - eta * s     # d/dphi_k (s n - eta e)
-            jx[3 + n + k], jy[3 + n + k] = -H1 * s, H1 * c
-            jx[3 + 2 * n + k], jy[3 + 2 * n + k] = -H2 * s, H2 * c
-            # velocity relative to the body, and the velocity-squared part of its acceleration
-            vrx = rdx + phd * (-sl * s - eta * c) - etad * s
-            vry = rdy + phd * (sl * c - eta * s) + etad * c
-            ax = qx - phd * phd * (sl * c - eta * s) - 2.0 * phd * etad * c
-            ay = qy - phd * phd * (sl * s + eta * c) - 2.0 * phd * etad * s
             # moving axes: Omega z x v + 2 Omega z x v_rel - Omega^2 r
             bx = ax - om * vy - 2.0 * om * vry - om * om * px
             by = ay + om * vx + 2.0 * om * vrx - om * om * py

@@ -213,7 +213,9 @@ SUMMARY_HOWS = ("max", "peak", "time_at_least")
 class SummaryOutput:
     """A campaign summary column from a run's channels: "max" (largest value) or "peak" (largest |value|) over the
     run's `channels`, or "time_at_least" (first time one reaches `at_least`); NaN where the run has none of them.
-    `key`: shown in the envelope map's hover; `short`: the campaign table's header (its first output with one)."""
+    `key`: shown in the envelope map's hover; `short`: the campaign table's header (its first output with one);
+    `column`: "force" or "moment": the table's column it fills instead of the base force / moment (a type without
+    base loads), under its `short`."""
     name: str
     unit: str
     label: str
@@ -222,10 +224,14 @@ class SummaryOutput:
     at_least: float = math.nan
     key: bool = False
     short: str = ""
+    column: str = ""
 
     def __post_init__(self):
         if self.how not in SUMMARY_HOWS:
             raise ValueError(f"summary output {self.name}: how {self.how!r}: one of {', '.join(SUMMARY_HOWS)}")
+        if self.column not in ("", "force", "moment") or (self.column and not self.short):
+            raise ValueError(f"summary output {self.name}: column {self.column!r}: \"force\" or \"moment\", "
+                             "with a short header")
 
 
 # ---- the type ------------------------------------------------------------------------------------------------------

@@ -17,6 +17,8 @@ from solver.contact.pairset import PAR_K, PAR_MU, STEP_DV, STEP_SKIP_MAX, pairs_
 from solver.core.bodies import cholesky_factor as _cholesky_factor, cholesky_solve as _cholesky_subst
 from solver.core.elements import end_stop as _stop, hysteresis as _jenkins, slider as _slide, table as _tab
 from solver.core.elements import table_inverse as _tab_inv
+from solver.core.appendage import O_DISS as APP_O_DISS, O_KE as APP_O_KE, O_MASS as APP_O_MASS
+from solver.core.appendage import O_P as APP_O_P, O_PE as APP_O_PE, O_W as APP_O_W
 from solver.core.integrator import substeps
 from solver.friction import bristle_force, return_map
 from solver.pointer_call import call_status_at, status_address
@@ -559,6 +561,7 @@ FREEZE_MASS_MATRIX = True   # numerical option: RK4 stages 2-4 reuse the first s
 W_TRIG = 0          # scratch rows W[0:4]: cos, sin of the latch angles; cos, sin of the pusher angles
 W_NEAR, W_STEP = 4, 5   # W[4]: contact pairs near within the step (evaluate_pairs_step); W[5, 0]: the step
 W_SKIP = 6              # W[6]: steps each contact pair stays left out for (evaluate_pairs_step's skip)
+W_M, W_B, W_UD = 17, 28, 29     # W[17:28, :ND]: the active subsystem's mass matrix; W[28]: its right side; W[29]: u_dot
 
 
 @njit(cache=True, error_model="numpy")
@@ -577,11 +580,14 @@ def trig_table(P, W):
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
-             c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, ds, obs, pose, pairs_at, full=True):
+             c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, ds, obs, pose, pairs_at, full, app_at, AP, AR,
+             AW):
     """State derivative ds of the whole system; also fills obs (loads, energies), the contact arrays c_*, pose.
 
     pairs_at: the address of the compiled `pairs_step` (`pairs_step_address`), called through it, not linked:
     `evaluate` compiles while the pair set compiles in another process (solver/warmup.py).
+    app_at: 0, or the address of the compiled `appendage.appendage_step` (a rod chain on the active craft, its
+    parameters AP, AR and scratch AW): it solves the active subsystem with the chain (compiled only when used).
 
     W is scratch whose rows W_TRIG.. hold `trig_table(P, W)`. full=True is a step's first RK4 stage: it also sets
     the contact pairs near within the step (W[W_NEAR]). With full=False (stages 2-4) only ds, the contact flags and
@@ -864,8 +870,8 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     pdiss += P[P_C_TORS] * dps * dps
 
     # ---- mass matrix (CRBA over craft, housing, probe) and bias
-    M = W[17:17 + ND, 0:ND]
-    b = W[28, 0:ND]
+    M = W[W_M:W_M + ND, 0:ND]
+    b = W[W_B, 0:ND]
     fresh_m = full or not FREEZE_MASS_MATRIX     # stages 2-4 may solve with the first stage's Cholesky factor
     if fresh_m:
         M[:, :] = 0.0
@@ -995,12 +1001,23 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
         obs[O_LIMF] = 0.0
 
     # ---- solve the active subsystem
-    ud = W[29, 0:ND]
-    if fresh_m and not _cholesky_factor(M, ND):     # lower triangle only (the factor reads no other entry)
-        for i in range(NS):
-            ds[i] = math.nan
-        return
-    _cholesky_subst(M, b, ND, ud)
+    ud = W[W_UD, 0:ND]
+    if app_at != 0:     # with the rod chain on the active craft (the chain's rows, its loads on the craft's rows)
+        if call_status_at(app_at, (s, ds, W, AP, AR, AW)) != 0:     # appendage_step(...): M, b, ud from W
+            for i in range(s.shape[0]):
+                ds[i] = math.nan
+            return
+        pdiss += AW[0, APP_O_DISS]
+        if full:
+            pe += AW[0, APP_O_PE]
+            ke += AW[0, APP_O_KE]
+            mom = add(mom, (AW[0, APP_O_P], AW[0, APP_O_P + 1], AW[0, APP_O_P + 2]))
+    else:
+        if fresh_m and not _cholesky_factor(M, ND):     # lower triangle only (the factor reads no other entry)
+            for i in range(NS):
+                ds[i] = math.nan
+            return
+        _cholesky_subst(M, b, ND, ud)
     # ---- passive craft
     if P[P_FIXED_P] > 0.5:
         for i in range(13):
@@ -1058,6 +1075,8 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     Fl = mtv(RA, Fb)
     Ml = mtv(RA, Mb)
     mtot = P[P_M_A] + P[P_M_H] + P[P_M_PR] + (0.0 if P[P_FIXED_P] > 0.5 else P[P_M_P])
+    if app_at != 0:
+        mtot += AW[0, APP_O_MASS]
     for i in range(3):
         obs[O_FB + i] = Fl[i]
         obs[O_MB + i] = Ml[i]
@@ -1336,10 +1355,13 @@ def cyclogram(t, Z, P, c_act, obs, ev, n_ev):
 
 
 def run_block(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, c_diag,
-              prev_act, ev, n_ev, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n, out_d, out_vn):
+              prev_act, ev, n_ev, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n, out_d, out_vn,
+              appendage=None):
     """Advance n_out output frames of spo RK4 steps each; record frames and events. Returns (status, t, rows).
 
-    Python: it allocates the scratch and calls the compiled step loop `_steps` (one compiled unit less)."""
+    Python: it allocates the scratch and calls the compiled step loop `_steps` (one compiled unit less).
+    appendage: None, or (address of `appendage_step`, AP, AR, AW) of a rod chain on the active craft."""
+    app_at, AP, AR, AW = appendage if appendage is not None else (0, np.zeros(1), np.zeros((1, 1)), np.zeros((1, 1)))
     W = np.zeros((30, max(16, gpairs.shape[0])))
     trig_table(P, W)
     W[W_STEP, 0] = h
@@ -1360,17 +1382,28 @@ def run_block(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint,
     c_vn = np.zeros(npair + 1)
     obs = np.zeros(NO)
     pose = np.zeros((NPOSE, 18))
-    k1 = np.zeros(NS)
-    k2 = np.zeros(NS)
-    k3 = np.zeros(NS)
-    k4 = np.zeros(NS)
-    st = np.zeros(NS)
+    k1 = np.zeros(s.shape[0])
+    k2 = np.zeros(s.shape[0])
+    k3 = np.zeros(s.shape[0])
+    k4 = np.zeros(s.shape[0])
+    st = np.zeros(s.shape[0])
     return _steps(s, Z, float(t0), float(h), int(n_out), int(spo), P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs,
                   gppar, gwork, c_diag, prev_act, ev, n_ev, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n,
                   out_d, out_vn, W, JV, JW, cpos, crot, cvel, cw, cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, obs,
                   pose, k1, k2, k3, k4, st,
                   pairs_step_address(gprim, gpint, gpairs, gppar, cpos, crot, cvel, cw, cst, gwork, c_act, c_dep, c_pnt,
-                                     c_nrm, c_frc, c_diag, W[W_NEAR], True, float(h), W[W_SKIP], 0.0))
+                                     c_nrm, c_frc, c_diag, W[W_NEAR], True, float(h), W[W_SKIP], 0.0),
+                  app_at, AP, AR, AW)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _record_appendage(row, s, AR, AW, out_ch):
+    """The rod chain's channels after the probe-cone's: chord angles, then its `out` values from the end slopes on."""
+    n = AR.shape[0]
+    for j in range(n):
+        out_ch[row, NCH + j] = s[NS + j]
+    for j in range(6 * n):
+        out_ch[row, NCH + n + j] = AW[0, APP_O_W + j]
 
 
 def pairs_step_address(*args) -> int:
@@ -1383,9 +1416,10 @@ def pairs_step_address(*args) -> int:
 def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, c_diag,
            prev_act, ev, n_ev, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n, out_d, out_vn,
            W, JV, JW, cpos, crot, cvel, cw, cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, obs, pose, k1, k2, k3, k4, st,
-           pairs_at):
+           pairs_at, app_at, AP, AR, AW):
     """The step loop of `run_block` over its scratch arrays, without reference counting (no allocation here)."""
     npair = gpairs.shape[0]
+    ns = s.shape[0]     # NS, and a rod chain's state after it (app_at != 0)
     t = t0
     k0 = round(t0 / h)   # time = (global step index) * h: the same for any grouping of steps into calls
     for row in range(n_out):
@@ -1396,9 +1430,10 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
             later = not first
             obs[O_CSTAT] = 0.0
             evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
-                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose, pairs_at, first)
+                     c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose, pairs_at, first, app_at,
+                     AP, AR, AW)
             ok = True
-            for i in range(NS):
+            for i in range(ns):
                 if not math.isfinite(s[i]) or not math.isfinite(k1[i]):
                     ok = False
             if not ok:
@@ -1428,7 +1463,7 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
                     _event(ev, n_ev, t, EV_CAPTURE, -1)
                 evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
                          cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose,
-                         pairs_at, first)
+                         pairs_at, first, app_at, AP, AR, AW)
                 if obs[O_CSTAT] != 0.0:
                     return ST_DEPTH, t, row
             for p in range(npair + 1):
@@ -1442,10 +1477,14 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
             if cyclogram(t, Z, P, c_act, obs, ev, n_ev):
                 record(row, t, s, Z, P, obs, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, pose, out_t, out_ch, out_pos,
                        out_q, out_act, out_f, out_p, out_n, out_d, out_vn, LAT)
+                if app_at != 0:
+                    _record_appendage(row, s, AR, AW, out_ch)
                 return ST_DONE, t, row + 1
             if it == 0:
                 record(row, t, s, Z, P, obs, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, pose, out_t, out_ch, out_pos,
                        out_q, out_act, out_f, out_p, out_n, out_d, out_vn, LAT)
+                if app_at != 0:
+                    _record_appendage(row, s, AR, AW, out_ch)
             # classical RK4 (k1 above), in m equal substeps while a contact pair that needs them is closed (at the
             # step start, or at a later stage: then the step is taken again from its start in substeps); a substep
             # starts with a stage-2-4 evaluation (matrix factor, near pairs, bristle return map: the step start's)
@@ -1456,33 +1495,33 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
                 if sub > 0:
                     evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel,
                              cw, cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose,
-                             pairs_at, later)
+                             pairs_at, later, app_at, AP, AR, AW)
                     if obs[O_CSTAT] != 0.0:
                         return ST_DEPTH, t, row
-                for i in range(NS):
+                for i in range(ns):
                     st[i] = s[i] + 0.5 * hs * k1[i]
                 evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
                          cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k2, obs, pose,
-                         pairs_at, later)
+                         pairs_at, later, app_at, AP, AR, AW)
                 mm = substeps(P, P_SUB0, c_act, npair, m)
-                for i in range(NS):
+                for i in range(ns):
                     st[i] = s[i] + 0.5 * hs * k2[i]
                 evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
                          cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k3, obs, pose,
-                         pairs_at, later)
+                         pairs_at, later, app_at, AP, AR, AW)
                 mm = substeps(P, P_SUB0, c_act, npair, mm)
-                for i in range(NS):
+                for i in range(ns):
                     st[i] = s[i] + hs * k3[i]
                 evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
                          cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k4, obs, pose,
-                         pairs_at, later)
+                         pairs_at, later, app_at, AP, AR, AW)
                 mm = substeps(P, P_SUB0, c_act, npair, mm)
                 if obs[O_CSTAT] != 0.0:
                     return ST_DEPTH, t, row
                 if sub == 0 and mm > m:              # closed within the step: again from its start (s, k1 as they were)
                     m = mm
                     continue
-                for i in range(NS):
+                for i in range(ns):
                     s[i] += hs / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
                 for q0 in (S_QP, S_QA):
                     qn = math.sqrt(s[q0] ** 2 + s[q0 + 1] ** 2 + s[q0 + 2] ** 2 + s[q0 + 3] ** 2)

@@ -66,6 +66,23 @@ class Model:
     omega_max: float = 0.0          # rad/s, highest damped contact/joint frequency (step * it <= 1)
     decay_max: float = 0.0          # 1/s, fastest decay: contact damping, latch friction ramp (step * it <= 2)
     mechanism_type: str = MTYPE
+    appendage: "Appendage | None" = None    # a rod chain on the active craft ([appendage], docs/rods.md)
+
+
+@dataclass
+class Appendage:
+    """A rod chain on the active craft: the rods type's rod system (RODS), its root and plane, packed for the hook."""
+    name: str
+    path: Path
+    RODS: np.ndarray
+    AP: np.ndarray                  # solver/mechanisms/probe_cone/appendage.py's layout
+    root: np.ndarray                # m, hinge 0 in the active docking frame
+    axis: np.ndarray
+    normal: np.ndarray
+    formulation: str
+    hinge_range_deg: tuple = ()
+    moment_range: tuple = ()
+    points_per_rod: int = 21
 
 
 def load_probe_cone(spath: Path) -> Model:
@@ -385,13 +402,62 @@ def load_probe_cone(spath: Path) -> Model:
                    crank=crank_max, stroke=smax)
     places = dict(spring_mechanism_1=float(sp[0]), spring_mechanism_2=float(sp[1]),
                   magnetic_brake_1=float(bp[0]), magnetic_brake_2=float(bp[1]))
+    app, atext = _appendage(spath, sc, cA, s0)
+    if app is not None:
+        s0 = np.concatenate([s0, app.phi0])
+        app = app.model
     for path, t, file in ((spath, sc, "scenario"), (mpath, mt, "mechanism"), (gpath, gt, "geometry")):
         if (bad := schema.undeclared(t, file, MTYPE)) is not None:     # a key the schema does not declare: a typo
             raise ScenarioError(path, *bad)
         _refuse_unread(path, t)                                         # declared, but not read in this configuration
     text = f"# scenario {spath.name}\n{stext}\n# mechanism {mpath.name}\n{mtext}\n# geometry {gpath.name}\n{gtext}"
+    if app is not None:
+        text += f"\n# appendage rod system {app.path.name}\n{atext}"
     return Model(name, str(comment), variant, text, P, LAT, TLS, TAX, TMA, TML, cgeo, s0, Z0, step, out, dur,
-                 geo, places, strokes, omega, decay)
+                 geo, places, strokes, omega, decay, appendage=app)
+
+
+def _appendage(spath, sc: dict, cA, s0):
+    """The scenario's [appendage] (a rods type's rod-system file on the active craft), or (None, "")."""
+    if "appendage" not in sc:
+        return None, ""
+    from types import SimpleNamespace
+
+    from solver.mechanisms.probe_cone import appendage as A
+    from solver.mechanisms.rods.model import load_rod_system
+    S = _Sec(spath, sc, "", "scenario", MTYPE).sub("appendage")
+    for k in ("name", "system", "root", "axis", "normal"):
+        if k not in S.data:
+            raise S.missing(k)
+    name = S.get("name")
+    if not name.isidentifier():
+        raise ScenarioError(spath, "appendage.name", f"{name!r}: must be a name (letters, digits, _)")
+    sysname = S.get("system")
+    apath = (spath.parent / sysname if sysname.endswith(".toml")
+             else _scenario.MECHANISMS.parent / "rods" / f"{sysname}.toml")
+    if not apath.is_file():
+        raise ScenarioError(spath, "appendage.system", f"no rod-system file {apath}")
+    atext, RODS, rng, mrng, _ = load_rod_system(apath)
+    n = RODS.shape[0]
+    root = S.get("root")
+    axis, normal = S.get("axis"), S.get("normal")
+    na, nn = np.linalg.norm(axis), np.linalg.norm(normal)
+    if na < 1e-9 or nn < 1e-9 or abs(axis @ normal) > 1e-6 * na * nn:
+        raise ScenarioError(spath, "appendage.normal", f"axis {list(axis)} and normal {list(normal)} must be nonzero "
+                            "and at right angles")
+    e1 = axis / na
+    e2 = np.cross(normal / nn, e1)
+    phi = S.get("phi", n=n) if "phi" in S.data else np.zeros(n)
+    form = S.get("formulation")
+    AP = np.zeros(A.NA)
+    AP[A.A_FORM] = 1.0 if form == "reduced" else 0.0
+    AP[A.A_RA:A.A_RA + 3] = root - np.asarray(cA, float)
+    AP[A.A_E1:A.A_E1 + 3] = e1
+    AP[A.A_E2:A.A_E2 + 3] = e2
+    x0 = np.zeros(6 * n)
+    x0[:n] = phi
+    model = Appendage(name, apath, RODS, AP, np.asarray(root, float), e1, normal / nn, form, tuple(rng), tuple(mrng))
+    return SimpleNamespace(model=model, phi0=x0), atext
 
 
 # contact-pair group -> its [contact.*] table in the geometry file (the others share the group's name)

@@ -299,4 +299,23 @@ SCENARIO = (
           group="Initial conditions", check=">= head at the socket bottom"),
 )
 
-PARAMS = (*SCENARIO, *OVERRIDES, *MECHANISM, *GEOMETRY)
+_APP = "the rod chain on the active craft (docs/rods.md: two-way coupled with the craft's motion)"
+APPENDAGE = tuple(_t("scenario", "appendage", "Appendage", [
+    ("name", "", "", "appendage name", "prefix of its channels and drawn rods (e.g. wing: wing_phi1, wing_M_root1)",
+     {"kind": "string", "required": False}),
+    ("system", "", "", "rod system", "a rods type's rod-system file (rods.count, length, mass_per_length, EI, "
+     "node_mass; hinges): a name in resources/rods, or \"x.toml\" next to the scenario; " + _APP,
+     {"kind": "string", "required": False}),
+    ("root", "m", "[-100, 100]", "root", "hinge 0 in the active docking frame (as active_craft.com)",
+     {"kind": "vector", "size": 3, "components": ("x", "y", "z"), "required": False}),
+    ("axis", "", "[-1, 1]", "chord axis", "direction of chord angle 0 (the deployed chain) in the active docking frame",
+     {"kind": "vector", "size": 3, "components": ("x", "y", "z"), "required": False}),
+    ("normal", "", "[-1, 1]", "plane normal", "normal of the chain's plane (chord angles turn about it), "
+     "at right angles to axis", {"kind": "vector", "size": 3, "components": ("x", "y", "z"), "required": False}),
+    ("phi", "rad", "[-3.15, 3.15]", "chord angles", "initial chord angles (one per rod; default 0: deployed)",
+     {"kind": "vector", "required": False}),
+    ("formulation", "", "", "formulation", "general (every rod rate) or reduced (quasi-static bending), seed 002",
+     {"kind": "choice", "choices": ("general", "reduced"), "default": "general"}),
+]))
+
+PARAMS = (*SCENARIO, *OVERRIDES, *APPENDAGE, *MECHANISM, *GEOMETRY)

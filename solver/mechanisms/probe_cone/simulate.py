@@ -9,10 +9,11 @@ from pathlib import Path
 import numpy as np
 
 from solver.contact import BODIES as CONTACT_BODIES
+from solver.core import planar_chain as PC
 from solver.contact.pairset import PAR_DMAX
 from solver.mechanisms.probe_cone import dynamics as D
 from solver.mechanisms.probe_cone.model import Model
-from solver.runfile import ChannelInfo, ContactPairInfo, PartGeometry, RunWriter
+from solver.runfile import ChannelInfo, ContactPairInfo, FlexiblePart, PartGeometry, RunWriter
 from solver.simulate import BlockKernels, run_kernels, run_plan
 from solver.wireframe import Wire
 
@@ -96,7 +97,35 @@ def channel_infos(m: Model) -> list[ChannelInfo]:
             out.append(C(name, "N*m", f"moment on mechanism base {name[1]} about the joint centre", "base_loads"))
         else:
             raise AssertionError(name)
-    return out
+    return out + appendage_channels(m)
+
+
+def appendage_channels(m: Model) -> list[ChannelInfo]:
+    """The rod chain's channels after the kernel's (`dynamics._record_appendage`'s order), as the rods type names
+    them with the appendage's name before: chord angles, end slopes, hinge angles and moments, rod-end moments."""
+    a = m.appendage
+    if a is None:
+        return []
+    n, p, C = a.RODS.shape[0], a.name, ChannelInfo
+    r, g = range(1, n + 1), "mechanism"
+    return ([C(f"{p}_phi{k}", "deg", f"{p}: rod {k} chord angle (from the chain's axis)", g) for k in r]
+            + [C(f"{p}_alpha{k}", "deg", f"{p}: rod {k} end slope at its root", g) for k in r]
+            + [C(f"{p}_beta{k}", "deg", f"{p}: rod {k} end slope at its tip", g) for k in r]
+            + [C(f"{p}_hinge{k}_angle", "deg", f"{p}: hinge {k} angle", g, a.hinge_range_deg[k]) for k in range(n)]
+            + [C(f"{p}_hinge{k}_moment", "N*m", f"{p}: hinge {k} moment", g, a.moment_range[k]) for k in range(n)]
+            + [C(f"{p}_M_root{k}", "N*m", f"{p}: rod {k} bending moment at its root", g) for k in r]
+            + [C(f"{p}_M_tip{k}", "N*m", f"{p}: rod {k} bending moment at its tip", g) for k in r])
+
+
+def appendage_parts(m: Model) -> list[FlexiblePart]:
+    """The chain's rods as flexible parts on the active craft (their deflection lines, docking frame)."""
+    a = m.appendage
+    if a is None:
+        return []
+    P = a.points_per_rod
+    lines = np.array([[i, i + 1] for i in range(P - 1)], np.int32)
+    return [FlexiblePart(f"{a.name}_rod{k + 1}", "active_craft", P, lines, "rod", f"{a.name}: rod {k + 1}")
+            for k in range(a.RODS.shape[0])]
 
 
 def cyclogram_channel_spec(m: Model) -> dict:
@@ -171,7 +200,8 @@ def _arg_types(m) -> dict:
          "out_act": u2, "out_f": f3, "out_p": f3, "out_n": f3, "out_d": f2, "out_vn": f2,
          "W": f2, "JV": f3, "JW": f3, "cpos": f2, "crot": f3, "cvel": f2, "cw": f2, "cst": f1, "c_act": u1,
          "c_dep": f1, "c_pnt": f2, "c_nrm": f2, "c_frc": f2, "c_vn": f1, "obs": f1, "pose": f2,
-         "k1": f1, "k2": f1, "k3": f1, "k4": f1, "st": f1, "ds": f1, "full": types.boolean, "pairs_at": types.int64}
+         "k1": f1, "k2": f1, "k3": f1, "k4": f1, "st": f1, "ds": f1, "full": types.boolean, "pairs_at": types.int64,
+         "app_at": types.int64, "AP": f1, "AR": f2, "AW": f2}
     # the pair set's names for the same arrays (`evaluate` passes its own scratch rows as near and skip)
     t.update(prim=gprim, pint=gpint, pairs=gpairs, ppar=gppar, work=gwork, pos=f2, rot=f3, vel=f2, omega=f2,
              state=f1, active=u1, depth=f1, point=f2, normal=f2, force=f2, diag=f1, near=f1, first=types.boolean,
@@ -186,8 +216,12 @@ def kernel_units(m) -> list[tuple[str, object, tuple]]:
     from solver.contact.kernels import pair_eval
     t = _arg_types(m)
     out = []
-    for disp in (pair_eval, PS._pair_loop, PS.pairs_step, D.record,                  # N_CHILD: the second process
-                 D.post_step, D.cyclogram, D.trig_table, D.evaluate, D._steps):
+    units = [pair_eval, PS._pair_loop, PS.pairs_step, D.record,                     # N_CHILD: the second process
+             D.post_step, D.cyclogram, D.trig_table, D.evaluate, D._steps]
+    if getattr(m, "appendage", None) is not None:    # a rod chain on the craft: its hook, compiled only then
+        from solver.mechanisms.probe_cone import appendage as A
+        units.insert(N_CHILD, A.appendage_step)
+    for disp in units:
         names = list(inspect.signature(disp.py_func).parameters)
         out.append((disp.py_func.__name__, disp, tuple(t[n] for n in names)))
     return out
@@ -204,7 +238,9 @@ class ProbeConeKernels(BlockKernels):
         npair = len(pairs)
         self.state = {"s": m.s0.copy(), "Z": m.Z0.copy(), "contact_prev": np.zeros(npair, np.int64)}
         self.arrays = (m.P, m.LAT, m.TLS, m.TAX, m.TMA, m.TML, *kernel_args(m))
-        self.outs = [np.zeros(block), np.zeros((block, D.NCH)), np.zeros((block, 6, 3)), np.zeros((block, 6, 4)),
+        self.appendage = _appendage_args(m)
+        nch = D.NCH + len(appendage_channels(m))
+        self.outs = [np.zeros(block), np.zeros((block, nch)), np.zeros((block, 6, 3)), np.zeros((block, 6, 4)),
                      np.zeros((block, npair), np.uint8), np.zeros((block, npair, 3)), np.zeros((block, npair, 3)),
                      np.zeros((block, npair, 3)), np.zeros((block, npair)), np.zeros((block, npair))]
         self.ev, self.n_ev, self.read = np.zeros((16384, 3)), np.zeros(1, np.int64), 0
@@ -213,8 +249,25 @@ class ProbeConeKernels(BlockKernels):
 
     def call(self, t: float, n: int, spo: int, outs):
         st = self.state
-        return D.run_block(st["s"], st["Z"], t, self.m.step, n, spo, *self.arrays, self.diag, st["contact_prev"],
-                           self.ev, self.n_ev, *outs)
+        out = D.run_block(st["s"], st["Z"], t, self.m.step, n, spo, *self.arrays, self.diag, st["contact_prev"],
+                          self.ev, self.n_ev, *outs, appendage=self.appendage)
+        if self.appendage is not None:       # the chain's angles, radians in the kernel, in degrees
+            n_r = self.m.appendage.RODS.shape[0]
+            outs[1][:out[2], D.NCH:D.NCH + 4 * n_r] *= 180.0 / math.pi
+        return out
+
+    def flexible_frames(self, rows: int) -> dict | None:
+        """The chain's rods' deflection lines (active docking frame) of the block's frames, or None."""
+        a = self.m.appendage
+        if a is None:
+            return None
+        n = a.RODS.shape[0]
+        ch = np.radians(self.outs[1][:rows, D.NCH:D.NCH + 3 * n])
+        pts = np.zeros((rows, n, a.points_per_rod, 3))
+        PC.deflection_lines(np.ascontiguousarray(ch[:, :n]), np.ascontiguousarray(ch[:, n:2 * n]),
+                            np.ascontiguousarray(ch[:, 2 * n:]), a.RODS, 0.0, 0.0, pts)
+        xyz = a.root + pts[..., :1] * a.axis + pts[..., 1:2] * np.cross(a.normal, a.axis)
+        return {f"{a.name}_rod{k + 1}": xyz[:, k] for k in range(n)}
 
     def add_event(self, w: RunWriter, row):
         _add_kernel_event(w, row, self.pairs)
@@ -245,10 +298,23 @@ def run_probe_cone(m: Model, scenario_path, out_path, progress=None, t_end=None,
     spo, n_total, meta = run_plan(m, T, t0, start, "probe_cone", SOLVER_VERSION)
     pairs = [*m.cgeo.pair_info, LATCH_NECK]
     w = RunWriter(Path(out_path), meta, channel_infos(m), BODIES, pairs, geometry(m), parameters_toml=m.text,
-                  contact_detail=True, state_sizes={"s": D.NS, "Z": D.NZ, "contact_prev": len(pairs)}, live=live,
-                  contact_statistics=True)
+                  contact_detail=True, state_sizes={"s": len(m.s0), "Z": D.NZ, "contact_prev": len(pairs)}, live=live,
+                  contact_statistics=True, **({"flexible": appendage_parts(m)} if m.appendage is not None else {}))
     return run_kernels(w, ProbeConeKernels(m, pairs, spo, block), pairs, m.output_step, scenario_path, T, t0,
                        n_total, start=start, progress=progress, cancel=cancel, block=block)
+
+
+def _appendage_args(m: Model):
+    """(address of the compiled hook, AP, AR, AW) of the scenario's rod chain on the craft (`D.run_block`'s
+    appendage), or None."""
+    a = m.appendage
+    if a is None:
+        return None
+    from solver.mechanisms.probe_cone import appendage as A
+    from solver.pointer_call import status_address
+    t = _arg_types(m)
+    addr = status_address(A.appendage_step, tuple(t[k] for k in ("s", "ds", "W", "AP", "AR", "AW")))
+    return addr, a.AP, np.ascontiguousarray(a.RODS), A.scratch(a.RODS.shape[0])
 
 
 def _add_kernel_event(w: RunWriter, row, pairs):

@@ -74,9 +74,10 @@ RODS = MechanismType(
     schema_module="solver.mechanisms.rods.schema",
     summary_outputs=(
         SummaryOutput("peak_root_moment", "N*m", "peak |bending moment at rod 1's root|", "peak", ("M_root1",),
-                      key=True, short="M_root1 N*m"),
+                      key=True, short="M_root1 N*m", column="force"),
         SummaryOutput("peak_hinge0_moment", "N*m", "peak |hinge 0 moment|", "peak", ("hinge0_moment",),
-                      short="hinge0 N*m"),
-        SummaryOutput("t_clamp0", "s", "clamp 0 locked at", "time_at_least", ("clamp0",), at_least=1.0),
+                      short="hinge0 N*m", column="moment"),
+        SummaryOutput("t_clamp0", "s", "clamp 0 locked at", "time_at_least", ("clamp0",), at_least=1.0,
+                      short="clamp0 s"),
     ),
 )

@@ -107,14 +107,9 @@ def _known(path, data: dict, keys: dict):
                            f"unknown key (expected one of {', '.join(sorted(allowed))})")
 
 
-def load_rods(spath: Path) -> RodsModel:
-    """Scenario (craft, initial state, controls, clamps, solver) and its rod-system file -> RodsModel."""
-    stext, sc = _toml(spath)
-    _known(spath, sc, _key_sets("scenario"))
-    mech = sc.get("mechanism")
-    if not isinstance(mech, str):
-        raise _err(spath, "mechanism", "must name the rod-system TOML file")
-    mpath = spath.parent / mech
+def load_rod_system(mpath: Path) -> tuple[str, np.ndarray, list, list, list]:
+    """A rod-system file (its keys as schema.py declares them) -> (its text, RODS, hinge ranges (deg), hinge moment
+    ranges, attachment x0 y0): the rods type's reader, also of a chain another type carries (an appendage)."""
     mtext, mt = _toml(mpath)
     _known(mpath, mt, _key_sets("mechanism"))
     rods = mt.get("rods", {})
@@ -132,6 +127,19 @@ def load_rods(spath: Path) -> RodsModel:
     RODS = np.zeros((n, PC.NR))
     RODS[:, PC.R_L], RODS[:, PC.R_M], RODS[:, PC.R_EI], RODS[:, PC.R_MU] = L, m, EI, mu
     RODS[:, PC.R_KAPPA], RODS[:, PC.R_NU] = kap, nu
+    return mtext, RODS, rng, mrng, att
+
+
+def load_rods(spath: Path) -> RodsModel:
+    """Scenario (craft, initial state, controls, clamps, solver) and its rod-system file -> RodsModel."""
+    stext, sc = _toml(spath)
+    _known(spath, sc, _key_sets("scenario"))
+    mech = sc.get("mechanism")
+    if not isinstance(mech, str):
+        raise _err(spath, "mechanism", "must name the rod-system TOML file")
+    mpath = spath.parent / mech
+    mtext, RODS, rng, mrng, att = load_rod_system(mpath)
+    n = RODS.shape[0]
 
     craft = sc.get("craft", {})
     M0 = _num(spath, craft, "mass", "craft.")
