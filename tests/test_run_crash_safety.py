@@ -90,14 +90,15 @@ def info(path):
 @pytest.mark.parametrize("moment", ["file_appears", "mid_run", "near_the_end"])
 def test_a_killed_run_keeps_its_flushed_frames_and_events(tmp_path, moment):
     out = tmp_path / "k.h5"
-    run = BarRun(out, "--t-end", "320", one_core=moment == "mid_run")   # before the hard dock; mid_run: the
-                                          # whole run (~4 s on two free cores) outlasts 13 s + MARGIN
+    t_end = "40" if moment == "near_the_end" else "320"   # before the drive starts / the hard dock; mid_run: the
+    run = BarRun(out, "--t-end", t_end, one_core=moment == "mid_run")   # whole run (~4 s on two free cores)
+                                                                          # outlasts 13 s + MARGIN
     if moment == "file_appears":          # put in place by its first flush (about 1 s into the run)
         run.wait_for(out.exists)
     elif moment == "mid_run":             # frames to 13 s (past capture) must be in the file
         run.wait_for(lambda: run.durable(time.monotonic()) >= 13.0)
     else:
-        run.wait_for(lambda: run.t_shown() >= 300.0)   # (20 s of 320 left: ~0.3 s; durable may be -1 if fast)
+        run.wait_for(lambda: run.t_shown() >= 30.0)   # (10 s of 40 left: ~0.3 s; durable may be -1 if fast)
     durable = run.kill()
     assert moment != "mid_run" or durable >= 13.0, run.shown
 
@@ -193,8 +194,8 @@ def bar_run_to_the_end(out, *args, scenario=EXPERT) -> str:
 def test_t_end_holds_whatever_the_output_step(tmp_path):
     """Hard dock ends a run (the bar says so, not 100 %); a run whose last frame comes just before the hard dock,
     at --t-end, stops there: the hard dock inside its last output step is not simulated. The expert run with its
-    drive 2 s after capture at 10 mm/s (a test override), so hard dock comes at ~50 s, not ~400 s."""
-    fast = variant(tmp_path, "expert_existing.toml", {}, "[overrides]\ndrive_delay = 2.0\nretraction_speed = 0.01\n")
+    drive 2 s after capture at 0.1 m/s (a test override), so hard dock comes at ~180 s, not ~330 s."""
+    fast = variant(tmp_path, "expert_existing.toml", {}, "[overrides]\ndrive_delay = 2.0\nretraction_speed = 0.1\n")
     text = bar_run_to_the_end(tmp_path / "a.h5", "--output-step", "1.0", scenario=fast)
     with RunFile(tmp_path / "a.h5") as a:
         t_dock = [e.time for e in a.events if e.kind == "hard_dock"][0]
