@@ -48,8 +48,38 @@ def _isolated_settings(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", os.environ.get("HOME", str(tmp_path)))
 
 
+# CPU-s of the costliest modules on a fresh clone (a profile of the suite, less what later changes cut; the rest take
+# less): `-n auto --dist loadscope` hands the modules out in this order, the longest first, so none is left to run
+# alone at the end. Keep it roughly right when a module gets much cheaper or dearer (tests/test_suite_order.py)
+MODULE_CPU_S = {
+    "test_campaign_peripheral": 41, "test_calibrate_truths": 38, "test_solver_compile": 35,
+    "test_measured_truth": 33, "test_run_crash_safety": 30, "test_interrupts": 30, "test_campaign": 26,
+    "test_export_interrupt": 26, "test_peripheral_gui": 25, "test_final_stage": 25, "test_disk_full": 22,
+    "test_figure": 17, "test_contact_peripheral": 17, "test_run_from_app": 16, "test_viewer_diagram": 15,
+    "test_ancf_cable": 14, "test_runfile_bad_input": 13, "test_peripheral_physics": 13, "test_layout_window": 13,
+    "test_calibrate": 12, "test_plots_pane": 12, "test_clip_export": 11, "test_measured_gui": 10,
+    "test_runfile_consistency": 10, "test_envelope_map": 9, "test_layout_screens": 9, "test_snare": 9,
+    "test_run_cli_and_state": 8, "test_live_refresh": 8, "test_viewer_panes": 7, "test_friction_stick": 7,
+    "test_peripheral_type": 7, "test_layout": 7, "test_clip_dialogs": 6, "test_events_gui": 5,
+}
+
+
+def _module_cost(item) -> float:
+    return MODULE_CPU_S.get(item.path.stem, 0.0)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config, specs):
+    """`--dist loadscope` hands modules out in collection order, not by their number of tests (xdist's default
+    reorder puts the few long tests of a module at the end, where one core runs them alone)."""
+    if getattr(config.option, "dist", "no") == "loadscope":
+        config.option.loadscopereorder = False
+
+
 def pytest_collection_modifyitems(config, items):
-    """Every test that drives Qt (its fixtures include qtbot) is a `gui` test, so `-m "not gui"` runs the headless ones."""
+    """Every test that drives Qt (its fixtures include qtbot) is a `gui` test, so `-m "not gui"` runs the headless ones.
+    Modules are collected the costliest first (MODULE_CPU_S; a stable sort keeps each module's own order)."""
     for item in items:
         if "qtbot" in getattr(item, "fixturenames", ()) and item.get_closest_marker("gui") is None:
             item.add_marker(pytest.mark.gui)
+    items.sort(key=_module_cost, reverse=True)

@@ -206,11 +206,18 @@ def test_inkscape_draws_the_svg_and_the_pdf(figures, tmp_path):
         assert ink.sum() > 1000, kind
 
 
-def test_a_measured_record_is_drawn_dashed_over_its_channel(tmp_path):
+@pytest.fixture(scope="module")
+def stand_record(tmp_path_factory):
+    """The central impact sample's loads as a stand record (shifted 0.1374 s, noisy), written once for the module."""
+    from tests.measured_truth import write_measured_csv
+    return write_measured_csv(EXPERT.with_name("central_impact_20t.h5"), tmp_path_factory.mktemp("rec") / "stand.csv",
+                              0.1374, end_margin=0.5)
+
+
+def test_a_measured_record_is_drawn_dashed_over_its_channel(stand_record):
     from solver.measured import compare_run
-    from tests.measured_truth import EXAMPLE_MAP, write_measured_csv
-    run_path = EXPERT.with_name("central_impact_20t.h5")
-    record = write_measured_csv(run_path, tmp_path / "stand.csv", 0.1374, end_margin=0.5)
+    from tests.measured_truth import EXAMPLE_MAP
+    run_path, record = EXPERT.with_name("central_impact_20t.h5"), stand_record
     cmp_ = compare_run(run_path, record, EXAMPLE_MAP)
     with RunFile(run_path) as run:
         fig = build_figure(run, FigureSpec(plots=[["Fx"], ["probe_stroke"]], t=(0, 5)), measured=cmp_)
@@ -223,10 +230,10 @@ def test_a_measured_record_is_drawn_dashed_over_its_channel(tmp_path):
         assert m.get_ydata().max() == pytest.approx(np.nanmax(np.asarray(cmp_.record["Fx"])[keep]))
 
 
-def test_the_command_line_takes_a_measured_record_and_names_a_missing_map(tmp_path, capsys):
-    from tests.measured_truth import EXAMPLE_MAP, write_measured_csv
+def test_the_command_line_takes_a_measured_record_and_names_a_missing_map(tmp_path, capsys, stand_record):
+    from tests.measured_truth import EXAMPLE_MAP
     run_path = EXPERT.with_name("central_impact_20t.h5")
-    record = write_measured_csv(run_path, tmp_path / "stand.csv", 0.1374, end_margin=0.5)
+    record = stand_record                                            # (no stand_map.toml beside it)
     out = tmp_path / "m.svg"
     assert main(["figure", str(run_path), "--plot", "Fx", "--t", "0:5", "--measured", str(record), "--map",
                  str(EXAMPLE_MAP), "-o", str(out)]) == 0

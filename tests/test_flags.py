@@ -1,13 +1,13 @@
 """Flags and sizes refused with one line naming the flag or key, nothing written: --at (finite, inside the source run,
 only with --from), --t-end within the scenario's limit, craft and part masses and inertias physically sized."""
 import re
-import subprocess
-import sys
 import warnings
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from app.cli import main
 from solver.scenario import ScenarioError, load_model
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -16,9 +16,11 @@ PERIPHERAL = ROOT / "resources" / "peripheral" / "scenarios" / "central_impact_1
 SOURCE = ROOT / "sample_runs" / "synthetic_approach.h5"   # a run with /time (its --at range)
 
 
-def run(*args, cwd=ROOT):
-    return subprocess.run([sys.executable, "-m", "app", "run", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, timeout=300)
+def run(capsys, *args):
+    """`dockmnemo run ARGS` in this process (app.cli.main, as the command calls it): its exit status and stderr."""
+    capsys.readouterr()
+    status = main(["run", *map(str, args)])
+    return SimpleNamespace(returncode=status, stderr=capsys.readouterr().err)
 
 
 @pytest.mark.parametrize("flags, words", [
@@ -30,11 +32,11 @@ def run(*args, cwd=ROOT):
     (["--from", SOURCE, "--at", "-5"], "--at: -5 s is not a time of the run"),
     (["--from", SOURCE, "--at", "1e9"], "--at: 1e+09 s is not a time of the run"),
 ])
-def test_bad_flags_exit_2_naming_the_flag_and_write_nothing(tmp_path, flags, words):
+def test_bad_flags_exit_2_naming_the_flag_and_write_nothing(tmp_path, capsys, flags, words):
     """Each refused at once (old main: --t-end 1e9 ran, --at 1e9 / nan / -5 branched from the last or first frame,
     --at without --from was ignored)."""
     out = tmp_path / "o.h5"
-    r = run(EXPERT, "-o", out, *flags)
+    r = run(capsys, EXPERT, "-o", out, *flags)
     assert r.returncode == 2, r.stderr
     line = r.stderr.strip().splitlines()[-1]
     assert line.startswith("dockmnemo: error: ") and words in line, r.stderr
@@ -66,7 +68,7 @@ def _edited(tmp_path, src, old, new, name="s.toml"):
     (r"^inertia = \[\[([0-9.e]+), 0.0, 0.0\], \[0.0, ([0-9.e]+), 0.0\], \[0.0, 0.0, ([0-9.e]+)\]\]",
      "inertia = [[1e-9, 0.0, 0.0], [0.0, 1e-9, 0.0], [0.0, 0.0, 1e-9]]", "inertia: principal moments 1e-09"),
 ])
-def test_craft_mass_and_inertia_physically_sized(tmp_path, scenario, mech, old, new, words):
+def test_craft_mass_and_inertia_physically_sized(tmp_path, capsys, scenario, mech, old, new, words):
     """Both mechanism types, one check (solver/scenario_schema.py); a NaN inertia gives only the clean message
     (old main: 1e-300 kg accepted, NaN printed a numpy RuntimeWarning first)."""
     if mech:   # the peripheral scenario names its mechanism file relative to itself
@@ -80,7 +82,7 @@ def test_craft_mass_and_inertia_physically_sized(tmp_path, scenario, mech, old, 
         with pytest.raises(ScenarioError) as e:
             load_model(p)
     assert words in str(e.value) and str(e.value).startswith(str(p))
-    r = run(p, "-o", tmp_path / "o.h5")
+    r = run(capsys, p, "-o", tmp_path / "o.h5")
     assert r.returncode == 2 and r.stderr.strip().splitlines() == [f"dockmnemo: error: {e.value}"], r.stderr
     assert not (tmp_path / "o.h5").exists()
 

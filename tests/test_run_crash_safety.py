@@ -90,14 +90,15 @@ def info(path):
 @pytest.mark.parametrize("moment", ["file_appears", "mid_run", "near_the_end"])
 def test_a_killed_run_keeps_its_flushed_frames_and_events(tmp_path, moment):
     out = tmp_path / "k.h5"
-    run = BarRun(out, "--t-end", "320", one_core=moment == "mid_run")   # before the hard dock; mid_run: the
-                                          # whole run (~4 s on two free cores) outlasts 13 s + MARGIN
+    t_end = "40" if moment == "near_the_end" else "320"   # before the drive starts / the hard dock; mid_run: the
+    run = BarRun(out, "--t-end", t_end, one_core=moment == "mid_run")   # whole run (~4 s on two free cores)
+                                                                          # outlasts 13 s + MARGIN
     if moment == "file_appears":          # put in place by its first flush (about 1 s into the run)
         run.wait_for(out.exists)
     elif moment == "mid_run":             # frames to 13 s (past capture) must be in the file
         run.wait_for(lambda: run.durable(time.monotonic()) >= 13.0)
     else:
-        run.wait_for(lambda: run.t_shown() >= 300.0)   # (20 s of 320 left: ~0.3 s; durable may be -1 if fast)
+        run.wait_for(lambda: run.t_shown() >= 30.0)   # (10 s of 40 left: ~0.3 s; durable may be -1 if fast)
     durable = run.kill()
     assert moment != "mid_run" or durable >= 13.0, run.shown
 
@@ -192,14 +193,16 @@ def bar_run_to_the_end(out, *args, scenario=EXPERT) -> str:
 @pytest.mark.slow
 def test_t_end_holds_whatever_the_output_step(tmp_path):
     """Hard dock ends a run (the bar says so, not 100 %); a run whose last frame comes just before the hard dock,
-    at --t-end, stops there: the hard dock inside its last output step is not simulated. The expert run with its
-    drive 2 s after capture at 10 mm/s (a test override), so hard dock comes at ~50 s, not ~400 s."""
-    fast = variant(tmp_path, "expert_existing.toml", {}, "[overrides]\ndrive_delay = 2.0\nretraction_speed = 0.01\n")
+    at --t-end, stops there: the hard dock inside its last output step is not simulated. The 20 t central impact
+    with its drive 2 s after capture at 30 mm/s (a test override, as tests/test_solver_cyclogram), so hard dock comes
+    at ~18 s of its 30."""
+    fast = variant(tmp_path, "central_impact_20t.toml", {},
+                   "[overrides]\ndrive_delay = 2.0\nretraction_speed = 0.03\n")
     text = bar_run_to_the_end(tmp_path / "a.h5", "--output-step", "1.0", scenario=fast)
     with RunFile(tmp_path / "a.h5") as a:
         t_dock = [e.time for e in a.events if e.kind == "hard_dock"][0]
-        assert a.meta.complete and a.t_final == t_dock < 900.0
-    assert re.search(rf"\]\s+[\d.]+%\s+{t_dock:.1f}/900\.0 s .* done at {t_dock:.3f} s \(hard dock\)", text), text
+        assert a.meta.complete and a.t_final == t_dock < 30.0
+    assert re.search(rf"\]\s+[\d.]+%\s+{t_dock:.1f}/30\.0 s .* done at {t_dock:.3f} s \(hard dock\)", text), text
     assert "100.0%" not in text
     t_end = math.floor(t_dock) if t_dock > math.floor(t_dock) else t_dock - 1.0
     text = bar_run_to_the_end(tmp_path / "t.h5", "--t-end", f"{t_end:g}", "--output-step", "1.0", scenario=fast)

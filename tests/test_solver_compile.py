@@ -35,11 +35,12 @@ def cold_run(tmp_path_factory):
     return session_cold_run() or _cold_run(tmp_path_factory.mktemp("cold"))
 
 
-def _cache_without_step_loop(cold_run, tmp_path) -> Path:
-    """A copy of the cold run's cache lacking the step loop `_steps`: the next run compiles that unit (the last)."""
+def _cache_without_step_loop(cold_run, tmp_path, unit="_steps") -> Path:
+    """A copy of the cold run's cache lacking the probe-cone `unit` (the step loop `_steps`, the last): the next run
+    compiles that unit."""
     cache = tmp_path / "numba_cache"
     shutil.copytree(cold_run[0], cache)
-    for f in [*cache.rglob("dynamics._steps-*.nbi"), *cache.rglob("dynamics._steps-*.nbc")]:
+    for f in [*cache.rglob(f"dynamics.{unit}-*.nbi"), *cache.rglob(f"dynamics.{unit}-*.nbc")]:
         f.unlink()
     return cache
 
@@ -68,12 +69,15 @@ def test_first_run_says_it_is_compiling_then_loads_from_the_cache(cold_run, tmp_
 @pytest.mark.slow
 def test_app_run_shows_compiling_then_its_eta(cold_run, qtbot, tmp_path, monkeypatch, artifacts):
     """Run → New run… while a unit is missing from the cache: the status bar says "compiling … k of n", then t and
-    the ETA."""
+    the ETA. The missing unit is `trig_table`, the one that compiles quickest (about 0.5 s; the step loop 4 s)."""
     pytest.importorskip("PySide6")
     from PySide6.QtCore import QSettings
 
     from app.main_window import MainWindow
-    cache = _cache_without_step_loop(cold_run, tmp_path)
+    from solver.scenario import load_model
+    from solver.warmup import kernel_units
+    k = [name for name, _, _ in kernel_units(load_model(SCEN))].index("trig_table") + 1
+    cache = _cache_without_step_loop(cold_run, tmp_path, "trig_table")
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(cache))   # the worker process inherits it
     s = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
     w = MainWindow(s)
@@ -85,11 +89,12 @@ def test_app_run_shows_compiling_then_its_eta(cold_run, qtbot, tmp_path, monkeyp
     w.start_run(SCEN, tmp_path / "run.h5", 20.0)   # (long enough to show its ETA on a quiet machine)
     qtbot.waitUntil(lambda: bool(texts) or not w.runner.running, timeout=120000)
     n = int(cold_run[1].stderr.split(SAYS)[1].split()[2])       # the units of a cold compile
-    assert texts == [f"{SAYS}{n} of {n}"], (texts, w.run_label.text(), w.runner.stderr)   # only the step loop
+    assert texts == [f"{SAYS}{k} of {n}"], (texts, w.run_label.text(), w.runner.stderr)   # only trig_table
     qtbot.wait(200)
     assert w.grab_image().save(str(artifacts / "run_compiling.png"))
     qtbot.waitUntil(lambda: "ETA" in w.run_label.text() or not w.runner.running, timeout=900000)
     assert "ETA" in w.run_label.text(), w.run_label.text()
+    w.runner.cancel()                                            # (the rest of the run shows nothing more)
     qtbot.waitUntil(lambda: not w.runner.running, timeout=120000)
 
 
