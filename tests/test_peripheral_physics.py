@@ -86,10 +86,11 @@ def test_step_halving_on_the_envelope_case_changes_the_peak_base_force_by_less_t
     assert fa > 500.0 and abs(fa - fb) < 0.02 * fa, (fa, fb)
 
 
-def test_the_symmetric_central_impact_gives_no_lateral_loads(tmp_path):
-    """No miss, no rates, an axisymmetric station: Fy, Fz, My, Mz below 1e-6 of the peak Fx (first second)."""
-    out = run_scenario(CENTRAL, tmp_path / "central.h5", t_end=1.0)
-    with RunFile(out) as r:
+def test_the_symmetric_central_impact_gives_no_lateral_loads(tmp_path_factory):
+    """No miss, no rates, an axisymmetric station: Fy, Fz, My, Mz below 1e-6 of the peak Fx (the whole run, shared
+    with tests/test_peripheral_type.py: tests/peripheral_runs.py)."""
+    from tests.peripheral_runs import central_run
+    with RunFile(central_run(tmp_path_factory)) as r:
         fx = np.max(np.abs(r.channel("Fx")))
         assert fx > 500.0
         for name in ("Fy", "Fz", "My", "Mz"):
