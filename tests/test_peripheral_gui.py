@@ -30,10 +30,12 @@ LEGS = [f"leg_{k}" for k in range(1, 7)]
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[str, Path]:
-    """The central impact from first contact to hooks closed, and the first 3 s of the stand case."""
+    """The central impact from first contact to hard dock (run once per session, tests/peripheral_runs.py), and the
+    first 3 s of the stand case."""
     from solver.simulate import run_scenario
+    from tests.peripheral_runs import central_run
     d = tmp_path_factory.mktemp("peripheral_gui")
-    return {"central": run_scenario(CENTRAL, d / "central.h5"),
+    return {"central": central_run(tmp_path_factory),
             "stand": run_scenario(STAND, d / "stand.h5", t_end=3.0)}
 
 
@@ -160,14 +162,14 @@ def test_branch_a_peripheral_run(runs, tmp_path):
             np.testing.assert_allclose(b.channel(name), a.channel(name)[i:i + b.n_frames], atol=1e-9, err_msg=name)
         assert b.t_capture == pytest.approx(a.t_capture) and b.state_at(b.n_frames - 1) is not None
     # a faster retraction: the legs' paths are planned when the retraction starts (6.4 s, the motion settled), so
-    # the edited speed acts on a branch from before it (from 1 s) (issue 33: the driven retraction path)
+    # the edited speed acts on a branch from before it (from 5 s) (issue 33: the driven retraction path)
     mech = (SCENARIOS.parent / "peripheral_idss.toml").read_text()
     assert "retraction_speed = 0.01 " in mech
     (tmp_path / "faster.toml").write_text(mech.replace("retraction_speed = 0.01 ", "retraction_speed = 0.02 "))
     edited = tmp_path / "edited.toml"
     edited.write_text(CENTRAL.read_text().replace('"../peripheral_idss.toml"', '"faster.toml"'))
     faster = tmp_path / "branch_faster.h5"
-    p = _run_cli(edited, "--from", src, "--at", 1.0, "--t-end", 8.0, "-o", faster)
+    p = _run_cli(edited, "--from", src, "--at", 5.0, "--t-end", 8.0, "-o", faster)
     assert p.returncode == 0, p.stderr
     with RunFile(src) as a, RunFile(faster) as b:
         i = a.frame_at(b.time[0])

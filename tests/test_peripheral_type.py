@@ -24,9 +24,9 @@ LEGS = [f"leg_{k}" for k in range(1, 7)]
 
 @pytest.fixture(scope="module")
 def central_run(tmp_path_factory) -> Path:
-    """The central impact from first contact to hooks closed (about 13 s simulated)."""
-    from solver.simulate import run_scenario
-    return run_scenario(CENTRAL, tmp_path_factory.mktemp("peripheral") / "central.h5")
+    """The central impact from first contact to hard dock, run once per session (tests/peripheral_runs.py)."""
+    from tests.peripheral_runs import central_run as shared
+    return shared(tmp_path_factory)
 
 
 @pytest.mark.slow

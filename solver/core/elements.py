@@ -1,4 +1,5 @@
-"""Force elements (numba): tables, spring/damper, end stops, hysteresis and the Coulomb brake's return-mapped slider.
+"""Force elements (numba): tables, spring/damper, end stops, hysteresis, the Coulomb brake's return-mapped slider and
+a force-limited position servo with its rate filter.
 
 Each returns a force (or new slider state) and the energy it stores (or dissipated), for the energy balance.
 """
@@ -83,3 +84,15 @@ def rate_servo(kp, ki, w_cmd, w, integral, limit):
         return -limit
     return t
 
+
+
+@njit(cache=True, error_model="numpy")
+def position_servo(k, c, limit, err, rate_err):
+    """Position servo of a drive: k err + c rate_err toward its path, capped at +-limit (the actuator's limit)."""
+    return min(limit, max(-limit, k * err + c * rate_err))
+
+
+@njit(cache=True, error_model="numpy")
+def rate_filter(y, v, tau):
+    """Rate of a first-order filter's output y of a measured rate v (a servo's rate estimate, bandwidth 1/tau)."""
+    return (v - y) / tau

@@ -6,7 +6,8 @@ torus, pair 5) contacts, retraction by the legs and hooks closing; RK4 at a fixe
 State s: per body b (0 passive craft, 1 active craft, 2 ring) at 13 b: CoM position (world), quaternion (w, x, y,
 z, body to world), CoM velocity (world), angular velocity (body frame); then the dissipated energy and the drive
 work (integrated, for the energy balance); then a friction bristle's stretch per contact point slot (S_FT) and a
-brake stretch per leg (S_LEGZ). World frame: the passive docking frame at t = 0. The interface faces (seal, then the
+brake stretch per leg (S_LEGZ), then each leg's rate as the retraction servo measures it (S_LEGV: the leg rate
+through a first-order filter, legs.drive_rate_filter). World frame: the passive docking frame at t = 0. The interface faces (seal, then the
 structures) touch as a contact pair; hooks close when every hook point is within the seal gap and pull the faces flat.
 """
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 from numba import njit
 
 from solver.contact.peripheral import segment_torus, segment_trapezoid
+from solver.core.elements import position_servo, rate_filter
 from solver.friction import bristle_force, return_map, slider_force, slider_return_map
 
 NB = 3
@@ -31,7 +33,8 @@ SL_AG, SL_PG, SL_AE, SL_PT = 366, 393, 420, 447
 N_SLOT = 456
 S_FT = 13 * NB + 2
 S_LEGZ = S_FT + 3 * N_SLOT                     # leg brake stretches (6)
-NS = S_LEGZ + 6
+S_LEGV = S_LEGZ + 6                            # leg rates as the servos measure them (filtered, 6)
+NS = S_LEGV + 6
 
 # parameters P
 (P_FIXED, P_RIN, P_ROUT, P_BORE_DEPTH, P_K_LEG, P_C_LEG, P_BRAKE, P_KB, P_K_STOP, P_RETRACT, P_EXTEND,
@@ -39,8 +42,8 @@ NS = S_LEGZ + 6
  P_K_LATCH, P_C_LATCH, P_CAPTURE_TOL, P_HOOK_GAP, P_TOL_R, P_CAPTURE_GAP, P_K_PP, P_C_PP, P_MU_PP, P_KT_PP,
  P_GEN_R, P_BRAKE_FREE, P_CB, P_CT_RR, P_CT_PR, P_CT_PP, P_K_IF, P_C_IF, P_MU_IF, P_KT_IF, P_CT_IF, P_IF_RIN,
  P_IF_ROUT, P_PRELOAD, P_CLOSE_TIME, P_SEAL, P_K_SEAL, P_KD, P_CD, P_FD, P_SETTLE_RATE, P_SETTLE_TIME,
- P_SETTLE_MAX, P_ALIGN_ACC) = range(56)
-NP = 56
+ P_SETTLE_MAX, P_ALIGN_ACC, P_TAU_D) = range(57)
+NP = 57
 
 # discrete state Z (Z_LATCHED + i: latch i has caught its striker; soft capture when all three have)
 Z_CAPT, Z_TCAPT, Z_RETRACT, Z_TRETRACT, Z_HOOKS, Z_THOOKS, Z_ANCHOR, Z_FIRST, Z_LATCHED = 0, 1, 2, 3, 4, 5, 6, 15, 16
@@ -268,6 +271,19 @@ def _to_world(s, R, COM, b, px, py, pz):
 
 
 @njit(cache=True)
+def _leg(s, R, COM, BASE, RINGP, i):
+    """Leg i: its base and ring points (world), the vector between them, its length, and the ring point's velocity
+    relative to the base point's (world)."""
+    xb = _to_world(s, R, COM, 1, BASE[i, 0], BASE[i, 1], BASE[i, 2])
+    xp = _to_world(s, R, COM, 2, RINGP[i, 0], RINGP[i, 1], RINGP[i, 2])
+    vb0, vb1, vb2 = _vel(s, R, 1, xb[0], xb[1], xb[2])
+    vp0, vp1, vp2 = _vel(s, R, 2, xp[0], xp[1], xp[2])
+    d0, d1, d2 = xp[0] - xb[0], xp[1] - xb[1], xp[2] - xb[2]
+    L = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+    return xb, xp, d0, d1, d2, L, vp0 - vb0, vp1 - vb1, vp2 - vb2
+
+
+@njit(cache=True)
 def _edge(s, R, COM, F, T, P, a, b, GEN, GID, W, circ, k, c, mu, kt, ct, sl0, rec, j0, out, ds, full, FT):
     """Petal generators `GEN` of body a (mid-surface segments, radius P_GEN_R) against body b's rounded ring inner edge
     (torus row `circ` of W in b's frame: its tube tangent to the face and to the bore; seed 003 pair 5 as
@@ -437,24 +453,22 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
     retract = P[P_DL_RETRACT] * u * u * (3.0 - 2.0 * u)
     dL0 = P[P_DL_RETRACT] * 6.0 * u * (1.0 - u) / Z[Z_TRDUR] if on_path else 0.0
     for i in range(6):
-        xb = _to_world(s, R, COM, 1, BASE[i, 0], BASE[i, 1], BASE[i, 2])
-        xp = _to_world(s, R, COM, 2, RINGP[i, 0], RINGP[i, 1], RINGP[i, 2])
-        vb0, vb1, vb2 = _vel(s, R, 1, xb[0], xb[1], xb[2])
-        vp0, vp1, vp2 = _vel(s, R, 2, xp[0], xp[1], xp[2])
-        d0, d1, d2 = xp[0] - xb[0], xp[1] - xb[1], xp[2] - xb[2]
-        L = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+        xb, xp, d0, d1, d2, L, w0, w1, w2 = _leg(s, R, COM, BASE, RINGP, i)
         u0, u1, u2 = d0 / L, d1 / L, d2 / L
-        Ld = (vp0 - vb0) * u0 + (vp1 - vb1) * u1 + (vp2 - vb2) * u2
+        Ld = w0 * u0 + w1 * u1 + w2 * u2
         stroke = L - LN[i]
         ext = stroke + retract          # spring extension about the commanded length LN - retract
         f = P[P_K_LEG] * ext + P[P_C_LEG] * Ld
         jz = S_LEGZ + i
+        if P[P_TAU_D] > 0.0:            # the servo's rate estimate follows the leg rate (filtered)
+            ds[S_LEGV + i] = rate_filter(s[S_LEGV + i], Ld, P[P_TAU_D])
         if driven:
             # smooth path (3u^2 - 2u^3): it starts and ends at rest, so the faces meet without an impact
             dl_i = LN[i] - P[P_DL_RETRACT] - Z[Z_L0 + i]
             lcmd = Z[Z_L0 + i] + dl_i * u * u * (3.0 - 2.0 * u)
             vcmd = dl_i * 6.0 * u * (1.0 - u) / Z[Z_TRDUR] if on_path else 0.0
-            fb = min(P[P_FD], max(-P[P_FD], P[P_KD] * (L - lcmd) + P[P_CD] * (Ld - vcmd)))
+            vs = s[S_LEGV + i] if P[P_TAU_D] > 0.0 else Ld       # the leg rate as the servo measures it
+            fb = position_servo(P[P_KD], P[P_CD], P[P_FD], L - lcmd, vs - vcmd)
             if full and s[jz] != 0.0:                 # the brake's stretch is released to the drive
                 s[S_DISS] += 0.5 * P[P_KB] * s[jz] * s[jz]
                 s[jz] = 0.0
@@ -740,13 +754,8 @@ def _settled(s, Z, t, P, R, COM, BASE, RINGP):
     """Retraction may start: the delay after capture is over and every leg's rate has stayed below legs.settle_rate
     for legs.settle_time (the relative motion attenuated), or legs.settle_max after capture has passed."""
     for i in range(6):
-        xb = _to_world(s, R, COM, 1, BASE[i, 0], BASE[i, 1], BASE[i, 2])
-        xp = _to_world(s, R, COM, 2, RINGP[i, 0], RINGP[i, 1], RINGP[i, 2])
-        vb0, vb1, vb2 = _vel(s, R, 1, xb[0], xb[1], xb[2])
-        vp0, vp1, vp2 = _vel(s, R, 2, xp[0], xp[1], xp[2])
-        d0, d1, d2 = xp[0] - xb[0], xp[1] - xb[1], xp[2] - xb[2]
-        L = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
-        if abs((vp0 - vb0) * d0 + (vp1 - vb1) * d1 + (vp2 - vb2) * d2) > P[P_SETTLE_RATE] * L:
+        d0, d1, d2, L, w0, w1, w2 = _leg(s, R, COM, BASE, RINGP, i)[2:]
+        if abs(w0 * d0 + w1 * d1 + w2 * d2) > P[P_SETTLE_RATE] * L:
             Z[Z_TMOVE] = t
     if t < Z[Z_TCAPT] + P[P_DELAY]:
         return False

@@ -179,7 +179,8 @@ def load_peripheral(scenario_path) -> PeripheralModel:
     g["interface"]["offset"] = M.sub("interface").get("offset")
     g["guide_ring"]["bore_depth"] = M.sub("guide_ring").get("bore_depth")
     for s, k in (("legs", "brake_stiffness"), ("legs", "brake_damping"), ("legs", "drive_stiffness"),
-                 ("legs", "drive_damping"), ("legs", "drive_force"), ("interface", "face_inner_radius"),
+                 ("legs", "drive_damping"), ("legs", "drive_force"), ("legs", "drive_rate_filter"),
+                 ("interface", "face_inner_radius"),
                  ("interface", "seal_height"), ("interface", "seal_stiffness"), ("interface", "face_outer_radius"),
                  ("legs", "retraction_delay"), ("legs", "align_accel"), ("latches", "radius"),
                  ("latches", "capture_gap"), ("hooks", "gap")):
@@ -257,6 +258,7 @@ def load_peripheral(scenario_path) -> PeripheralModel:
         LG["stiffness"], LG["damping"], LG["brake_force"], LG["brake_stiffness"], LG["brake_damping"],
         LG["stop_stiffness"])
     P[[D.P_KD, D.P_CD, D.P_FD]] = LG["drive_stiffness"], LG["drive_damping"], LG["drive_force"]
+    P[D.P_TAU_D] = LG["drive_rate_filter"]
     P[[D.P_SETTLE_RATE, D.P_SETTLE_TIME, D.P_SETTLE_MAX]] = (LG["settle_rate"], LG["settle_time"],
                                                             LG["settle_max"])
     P[D.P_ALIGN_ACC] = math.radians(LG["align_accel"])

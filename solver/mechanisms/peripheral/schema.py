@@ -104,6 +104,8 @@ MECHANISM = (
          "force per m/s off its path's rate", {"default": 1.0e3}),
         ("drive_force", "N", "(0, 1e5]", "retraction servo force limit", "each leg's servo force limit during the "
          "retraction", {"default": 250.0}),
+        ("drive_rate_filter", "s", "[0, 1]", "retraction servo rate filter", "time constant of the first-order "
+         "filter through which each leg's servo measures its rate (0: the leg rate itself)", {"default": 0.0}),
         ("stop_stiffness", "N/m", "(0, 1e9]", "leg stop stiffness", "end-of-stroke stop"),
         ("retraction_speed", "m/s", "(0, 0.5]", "retraction speed", "leg shortening rate while retracting"),
         ("retraction_delay", "s", "[0, 60]", "retraction delay", "from capture to the start of retraction",
