@@ -1,6 +1,6 @@
 """Calibration: fit scenario or mechanism keys so the solver's runs match a measured record. A global phase
 (scipy.optimize.differential_evolution, each generation's candidates run in parallel on Dask), a local polish
-(scipy.optimize.least_squares, central differences of a step sized for a cost with contact events), then an honest
+(Levenberg-Marquardt, central differences of a step sized for a cost with contact events), then an honest
 verdict: converged or not and why, a 95 % interval from a block bootstrap of the residual, the keys' correlation.
 
 Keys are named `section.key` (optionally `[index]` for a list element) exactly as in the scenario TOML or in the
@@ -42,6 +42,11 @@ POLISH_SMOOTH = 0.02    # s: the polish and the interval, nearly the record itse
 MISFIT_Z = 3.0          # the residual's excess over the noise's cost on both averages together, in standard deviations,
                         # above which the fit is not converged (noise seeds: the truth -1.6 to 2.0 on the 2 s and 12 s
                         # records; the 12 s 3-key record's wrong basin, which the 20 ms test alone passed, 3.2 to 6.5)
+LM_TRIALS = 2           # the polish's trial steps per round (dampings lam, 10 lam): with its 2k probes, rounds are even
+LM_DAMPING = 1e-3       # first damping, relative to the Jacobian's diagonal
+LM_ITERATIONS = 6       # Jacobians per polish
+LM_XTOL = 1e-4          # the polish stops on a step under this in the search variable (0.01 % of a key) ...
+LM_FTOL = 1e-4          # ... or a relative fall of the cost under this (contact-event jitter is larger)
 RESTART_Z = 2.0         # ... above which the polish starts again from other basins of the global phase
 
 
@@ -138,29 +143,25 @@ def fit_bounds(scenario_path, key: str, search: float = SEARCH_FACTOR) -> FitKey
     return FitKey(key, where, in_mech, unit, lo, hi, v, s_lo, s_hi, log, scale)
 
 
-def _write_candidate(d: Path, sc: dict, mt: dict, mpath: Path, keys, values, tag: str) -> Path:
-    """Scenario (and mechanism, if a mechanism key is set) TOML with the keys set, written into d; its path."""
-    d, s, m = Path(d).resolve(), copy.deepcopy(sc), None
+def candidate_tables(sc: dict, mt: dict, mpath: Path, keys, values) -> tuple[dict, dict | None]:
+    """The scenario's tables with the keys set, and the mechanism's if a mechanism key is set (else None: the
+    scenario names its own mechanism, by name or by absolute path)."""
+    s, m = copy.deepcopy(sc), None
     for (k, in_mech), v in zip(keys, values):
         if in_mech:
             m = m if m is not None else copy.deepcopy(mt)
             set_key(m, k, float(v))
         else:
             set_key(s, k, float(v))
-    if m is not None:
-        mp = d / f"{tag}_{mpath.stem}.toml"
-        mp.write_text(dump_toml(m), encoding="utf-8")
-        s["mechanism"] = str(mp)
-    else:
-        s["mechanism"] = str(mpath) if str(sc.get("mechanism", "")).endswith(".toml") else sc["mechanism"]
-    sp = d / f"{tag}.toml"
-    sp.write_text(dump_toml(s), encoding="utf-8")
-    return sp
+    if m is None:
+        s["mechanism"] = str(Path(mpath).resolve()) if str(sc.get("mechanism", "")).endswith(".toml") \
+            else sc["mechanism"]
+    return s, m
 
 
 def run_candidate(task: dict) -> dict:
-    """Dask task: run one candidate scenario (texts in `task`) to t_end; the mapped channels, the time and how the run
-    ended ("ok": to t_end or to hard dock)."""
+    """Dask task: run one candidate scenario (its tables, or its TOML texts, in `task`) to t_end; the mapped channels,
+    the time and how the run ended ("ok": to t_end or to hard dock)."""
     use_cache_dir(task.get("cache_dir"))
     from solver.runfile import RunFile
     from solver.simulate import run_scenario
@@ -168,10 +169,14 @@ def run_candidate(task: dict) -> dict:
     t0, c0 = time.perf_counter(), time.process_time()
     with tempfile.TemporaryDirectory(prefix="dockmnemo-fit-") as td:
         sp, rp = Path(td) / "candidate.toml", Path(td) / "candidate.h5"
-        text = task["scenario_text"]
+        if "scenario" in task:    # tables: written here, in the worker (TOML writing is most of a task's making)
+            sc, mt = dict(task["scenario"]), task.get("mechanism")
+            if mt is not None:
+                sc["mechanism"] = "candidate_mechanism.toml"
+            task = {**task, "scenario_text": dump_toml(sc), "mechanism_text": None if mt is None else dump_toml(mt)}
         if task.get("mechanism_text") is not None:
             (Path(td) / "candidate_mechanism.toml").write_text(task["mechanism_text"], encoding="utf-8")
-        sp.write_text(text, encoding="utf-8")
+        sp.write_text(task["scenario_text"], encoding="utf-8")
         try:
             run_scenario(sp, rp, t_end=task["t_end"], output_step=task.get("output_step"))
         except Exception as exc:   # noqa: BLE001  (a diverged or refused candidate is a result, not a crash)
@@ -260,18 +265,11 @@ class _Runs:
         self.cache: dict[tuple, dict] = {}
         self.done = 0
         self.rounds = 0          # batches of runs started together
+        self.on_round = None     # called with each round's size
 
     def task(self, x, t_end) -> dict:
-        with tempfile.TemporaryDirectory(prefix="dockmnemo-fit-") as td:
-            sp = _write_candidate(Path(td), self.sc, self.mt, self.mpath, [(f.key, f.in_mechanism) for f in self.fits],
-                                  x, "candidate")
-            text = sp.read_text(encoding="utf-8")
-            mtext = None
-            mp = Path(td) / f"candidate_{self.mpath.stem}.toml"
-            if mp.is_file():
-                mtext = mp.read_text(encoding="utf-8")
-                text = text.replace(str(mp), "candidate_mechanism.toml")
-        return {"scenario_text": text, "mechanism_text": mtext, "t_end": t_end, "channels": self.channels,
+        sc, mt = candidate_tables(self.sc, self.mt, self.mpath, [(f.key, f.in_mechanism) for f in self.fits], x)
+        return {"scenario": sc, "mechanism": mt, "t_end": t_end, "channels": self.channels,
                 "cache_dir": str(self.cache_dir) if self.cache_dir else None, "output_step": self.output_step}
 
     @staticmethod
@@ -289,6 +287,8 @@ class _Runs:
             if budget and self.done + len(todo) > self.max_runs:
                 raise _Stopped("run budget reached")
             self.rounds += 1
+            if self.on_round is not None:
+                self.on_round(len(todo))
             futs = {self.client.submit(run_candidate, self.task(np.array(k), t_end), pure=False): k for k in todo}
             for done, pending in finished_futures(futs, 0.2):
                 for f in done:
@@ -458,12 +458,12 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
               workers: int | None = None, scheduler: str | None = None, client=None, cache_dir=None,
               max_runs: int | None = None, progress=None, cancel=None, out_path=None, search: float = SEARCH_FACTOR,
               profiles: bool = False, seed: int = 0, run_cache: dict | None = None,
-              restarts: int = RESTARTS) -> Calibration:
+              restarts: int = RESTARTS, on_round=None) -> Calibration:
     """Fit `keys` of the scenario (or its mechanism) to a measured record; with `out_path`, write the fitted TOML
     (also when cancelled: the best point so far). `profiles`: run the cost along each key for the report.
     `restarts`: polishes from other basins of the global phase when the first leaves a misfit.
     `run_cache`: a dict of candidate runs kept across calls on the same scenario, keys and record length (a bench
-    fitting many noise seeds of one record runs each candidate once).
+    fitting many noise seeds of one record runs each candidate once). `on_round(n)`: as each round of n new runs starts.
     Raises CalibrationError / MeasuredError / ScenarioError; CalibrationCancelled before there is a point to keep."""
     from solver.scenario import load_model
     t_wall = time.perf_counter()
@@ -512,6 +512,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
     try:
         nworkers = max(1, sum(client.nthreads().values()))
         runs = _Runs(client, sc, mt, mpath, fits, cmap.run_channels, cache_dir, cancel, progress, max_runs, out_step)
+        runs.on_round = on_round
         if run_cache is not None:
             runs.cache = run_cache.setdefault((round(t_end, 9), out_step), {})
         # the global phase's first population: the start and a Latin hypercube over the search box
@@ -595,7 +596,8 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         u_best = pop[0] if de_state["pop"] is None else de_state["pop"][int(np.argmin(de_state["cost"]))]
         u_best = np.array(u_best, float)
         c_best = costs([u_best])[0]
-        # ---- local polish: least_squares with central differences of FD_STEP (the probes run with the trial point)
+        # ---- local polish: Levenberg-Marquardt, central differences of FD_STEP; each round is even (2k probes, then
+        # LM_TRIALS trial points): two workers halve every round, and the fit is the same on any number of workers
         h = FD_STEP
 
         def probes(u):
@@ -605,28 +607,23 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                 pts += [np.minimum(u + h * e, u_hi), np.maximum(u - h * e, u_lo)]
             return pts
 
-        def fun(u):
-            extra = probes(u) if nworkers >= 2 * k + 1 else []   # idle workers: the Jacobian's runs alongside
-            res = runs.get([x_of(v) for v in [u, *extra]], t_end)[0]
-            return residual(res)
-
         def jac(u, budget=True):
             pts = probes(u)
             rs = [residual(r) for r in runs.get([x_of(v) for v in [u, *pts]], t_end, budget)[1:]]
             return np.column_stack([(rs[2 * i] - rs[2 * i + 1]) / (pts[2 * i][i] - pts[2 * i + 1][i])
                                     for i in range(k)])
-        from scipy.optimize import least_squares
+
+        def residuals(us, budget=True) -> list[np.ndarray]:
+            return [residual(g) for g in runs.get([x_of(v) for v in us], t_end, budget)]
 
         def local(u_best, c_best):
             """Polish from u_best; then a look along each key and along the Jacobian's weakest direction (+-3 %,
             +-10 %): a lower point starts it again. (u, cost, Jacobian or None); _Stopped goes on."""
             J = None
             for attempt in range(3):
-                nfev = int(min(6, max(1, (max_runs - runs.done) // (2 * k + 1))))
-                sol = least_squares(fun, u_best, jac=jac, bounds=(u_lo, u_hi), method="trf", x_scale=1.0,
-                                    xtol=1e-6, ftol=1e-9, gtol=1e-12, max_nfev=nfev)
-                if 2 * sol.cost <= c_best:
-                    u_best, c_best, J = np.array(sol.x, float), 2 * float(sol.cost), sol.jac
+                u_lm, c_lm, J_lm = levenberg_marquardt(u_best, residuals([u_best])[0], jac, residuals, u_lo, u_hi)
+                if c_lm <= c_best:
+                    u_best, c_best, J = u_lm, c_lm, J_lm
                 history.append(("polish", runs.done, c_best, residual.noise_cost))
                 if attempt == 2:
                     break
@@ -635,7 +632,8 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                 looks = [u for i in range(k) for u in _along(u_best, np.eye(k)[i], (-0.1, -0.03, 0.03, 0.1), u_lo,
                                                               u_hi)]
                 if k > 1:
-                    looks += _along(u_best, _weak_directions(J if J is not None else sol.jac)[0],
+                    Jw = J if J is not None else J_lm if J_lm is not None else jac(u_best)
+                    looks += _along(u_best, _weak_directions(Jw)[0],
                                     (-0.1, -0.03, 0.03, 0.1), u_lo, u_hi)
                 cs_ = costs(looks)
                 if float(np.min(cs_)) >= c_best * (1 - 1e-4):
@@ -787,6 +785,37 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
     if out_path is not None:
         cal.written = write_fitted(spath, cal, out_path, measured_path)
     return cal
+
+
+def levenberg_marquardt(u, r, jac, residuals, u_lo, u_hi, iterations: int = LM_ITERATIONS):
+    """Bounded Levenberg-Marquardt from u (residual r): per iteration one round of the Jacobian (`jac(u)`), then rounds
+    of LM_TRIALS trial steps (damping lam and 10 lam, clipped to the box; `residuals(points)` runs them together)
+    until one lowers the cost. (u, cost, Jacobian at u or None if u moved after the last one); _Stopped goes on."""
+    u, c, lam, J = np.array(u, float), float(r @ r), None, None
+    for _ in range(iterations):
+        J = jac(u)
+        A, g = J.T @ J, J.T @ r
+        d = np.maximum(np.diag(A), 1e-12 * max(float(np.max(np.diag(A))), 1e-300))
+        lam = LM_DAMPING if lam is None else lam
+        moved = False
+        while lam < 1e8:
+            trials = [np.clip(u + np.linalg.solve(A + lam * f * np.diag(d), -g), u_lo, u_hi)
+                      for f in 10.0 ** np.arange(LM_TRIALS)]
+            rs = residuals(trials)
+            cs = [float(v @ v) for v in rs]
+            i = int(np.argmin(cs))
+            if cs[i] < c:
+                du = float(np.max(np.abs(trials[i] - u)))
+                fall = (c - cs[i]) / c
+                u, r, c, moved = trials[i], rs[i], cs[i], True
+                lam = max(lam * 10.0 ** i / 10.0, 1e-9)
+                if du < LM_XTOL or fall < LM_FTOL:
+                    return u, c, None
+                break
+            lam *= 10.0 ** LM_TRIALS
+        if not moved:
+            return u, c, J
+    return u, c, None
 
 
 def _along(u, v, steps, u_lo, u_hi) -> list[np.ndarray]:
