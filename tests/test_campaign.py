@@ -261,10 +261,9 @@ def test_bad_campaign_files_say_file_key_problem(tmp_path, subs, key, problem):
     assert str(e).startswith(f"{f}: {key}: ")
 
 
-def test_cli_bad_campaign_exit_2(tmp_path):
+def test_cli_bad_campaign_exit_2(tmp_path, capsys):
     f = campaign_file(tmp_path, **{"t_end = 1.0\n": ""})
-    p = subprocess.run([PY, "-m", "app", "campaign", str(f), "--out", str(tmp_path / "d")], cwd=ROOT,
-                       capture_output=True, text=True, timeout=120)
+    p = _cli(capsys, "campaign", f, "--out", tmp_path / "d")
     assert p.returncode == 2 and f"{f}: t_end: missing" in p.stderr and not (tmp_path / "d").exists()
 
 
