@@ -1,5 +1,7 @@
 """A `dockmnemo run` killed at any moment keeps every frame flushed before the kill, readable by `info` (which seals
 it as incomplete, with its events); a cancelled run shows where it stopped; --t-end holds whatever the output step."""
+import contextlib
+import io
 import math
 import os
 import pty
@@ -11,11 +13,13 @@ import sys
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import h5py
 import numpy as np
 import pytest
 
+from app.cli import main
 from solver.runfile import RunFile
 from tests.test_solver_helpers import variant
 
@@ -83,7 +87,11 @@ class BarRun:
 
 
 def info(path):
-    return subprocess.run([sys.executable, "-m", "app", "info", str(path)], capture_output=True, text=True, cwd=ROOT)
+    """`dockmnemo info PATH` in this process (app.cli.main, as the command calls it): exit status, stdout, stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(["info", str(path)])
+    return SimpleNamespace(returncode=status, stdout=out.getvalue(), stderr=err.getvalue())
 
 
 @pytest.mark.slow
@@ -172,12 +180,10 @@ def test_cancel_shows_where_the_run_stopped(tmp_path):
         assert float(m.group(3)) < 900.0 and c.events[-1].text.startswith("expert_existing.toml: cancelled at t =")
 
 
-def test_an_output_step_longer_than_the_run_is_refused(tmp_path):
+def test_an_output_step_longer_than_the_run_is_refused(tmp_path, capsys):
     out = tmp_path / "o.h5"
-    r = subprocess.run([sys.executable, "-m", "app", "run", str(EXPERT), "--t-end", "0.3", "--output-step", "1e9",
-                        "-o", str(out)], capture_output=True, text=True, cwd=ROOT)
-    assert r.returncode == 2
-    assert f"{EXPERT}: --output-step: 1e+09 s must not exceed the run's length (0.3 s" in r.stderr
+    assert main(["run", str(EXPERT), "--t-end", "0.3", "--output-step", "1e9", "-o", str(out)]) == 2
+    assert f"{EXPERT}: --output-step: 1e+09 s must not exceed the run's length (0.3 s" in capsys.readouterr().err
     assert not out.exists() and not out.with_name("o.h5.creating").exists()
 
 
