@@ -160,12 +160,18 @@ def test_summary_h5_is_a_plain_table(t20):
 
 
 def _cli(capsys, *args):
-    """`dockmnemo ARGS` in this process (app.cli.main, as the command calls it): exit status, stdout and stderr."""
+    """`dockmnemo ARGS` in this process (app.cli.main, as the command calls it): exit status, stdout and stderr; the
+    signal handlers the command sets (a campaign's, left set when it refuses its file) put back after it."""
     from types import SimpleNamespace
 
     from app.cli import main
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     capsys.readouterr()
-    status = main([*map(str, args)])
+    try:
+        status = main([*map(str, args)])
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
     out = capsys.readouterr()
     return SimpleNamespace(returncode=status, stdout=out.out, stderr=out.err)
 
