@@ -76,6 +76,7 @@ def pytest_xdist_setupnodes(config, specs):
         config.option.loadscopereorder = False
 
 
+@pytest.hookimpl(tryfirst=True)   # (before --ff / --nf reorder, so theirs wins)
 def pytest_collection_modifyitems(config, items):
     """Every test that drives Qt (its fixtures include qtbot) is a `gui` test, so `-m "not gui"` runs the headless ones.
     Modules are collected the costliest first (MODULE_CPU_S; a stable sort keeps each module's own order)."""

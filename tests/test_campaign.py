@@ -159,10 +159,27 @@ def test_summary_h5_is_a_plain_table(t20):
         assert "peak_head_cone" in f["outputs"] and len(f["status"]) == N
 
 
-def test_table_cli(t20):
+def _cli(capsys, *args):
+    """`dockmnemo ARGS` in this process (app.cli.main, as the command calls it): exit status, stdout and stderr; the
+    signal handlers the command sets (a campaign's, left set when it refuses its file) put back after it."""
+    from types import SimpleNamespace
+
+    from app.cli import main
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    capsys.readouterr()
+    try:
+        status = main([*map(str, args)])
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+    out = capsys.readouterr()
+    return SimpleNamespace(returncode=status, stdout=out.out, stderr=out.err)
+
+
+def test_table_cli(t20, capsys):
     _, d, _ = t20
     for cmd in (["campaign", "--table", str(d)], ["info", str(d)]):
-        p = subprocess.run([PY, "-m", "app", *cmd], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        p = _cli(capsys, *cmd)
         assert p.returncode == 0, p.stderr
         assert f"finished {N} of {N}" in p.stdout and "diverged" in p.stdout
         assert "contact penetration exceeded" in p.stdout and "captured at" in p.stdout
@@ -177,8 +194,7 @@ def test_table_cli(t20):
         assert all(known.match(w) for w in why), (i, s.verdict[k], s.message[k], why)
     counts = s.failure_counts()
     assert sum(len(v) for k, v in counts.items() if k.startswith("diverged")) == s.status.count("diverged")
-    p = subprocess.run([PY, "-m", "app", "campaign", "--table", str(d / "runs")], cwd=ROOT, capture_output=True,
-                       text=True, timeout=120)
+    p = _cli(capsys, "campaign", "--table", d / "runs")
     assert p.returncode == 2 and "not a campaign directory (no campaign.toml)" in p.stderr
 
 
@@ -251,10 +267,9 @@ def test_bad_campaign_files_say_file_key_problem(tmp_path, subs, key, problem):
     assert str(e).startswith(f"{f}: {key}: ")
 
 
-def test_cli_bad_campaign_exit_2(tmp_path):
+def test_cli_bad_campaign_exit_2(tmp_path, capsys):
     f = campaign_file(tmp_path, **{"t_end = 1.0\n": ""})
-    p = subprocess.run([PY, "-m", "app", "campaign", str(f), "--out", str(tmp_path / "d")], cwd=ROOT,
-                       capture_output=True, text=True, timeout=120)
+    p = _cli(capsys, "campaign", f, "--out", tmp_path / "d")
     assert p.returncode == 2 and f"{f}: t_end: missing" in p.stderr and not (tmp_path / "d").exists()
 
 

@@ -33,6 +33,17 @@ def app(*args, limit=None, timeout=300):
                           timeout=timeout, preexec_fn=limited(limit) if limit else None)
 
 
+def app_here(capsys, *args):
+    """`dockmnemo ARGS` in this process (app.cli.main, as the command calls it), for what no limit applies to."""
+    from types import SimpleNamespace
+
+    from app.cli import main
+    capsys.readouterr()
+    status = main([*map(str, args)])
+    out = capsys.readouterr()
+    return SimpleNamespace(returncode=status, stdout=out.out, stderr=out.err)
+
+
 def _without_hdf5_free_noise(err: str) -> str:
     """stderr less h5py's tracebacks of HDF5's failed writes met again while a file on the full disk is freed (printed
     by h5py's deallocs, not by dockmnemo: its own line says the failure once)."""
@@ -169,7 +180,7 @@ def stand_record(tmp_path_factory):
     return write_csv(tmp_path_factory.mktemp("rec") / "stand.csv", stand_columns(t, F, M, s))
 
 
-def test_validate_report_on_a_full_disk_leaves_no_truncated_html(tmp_path, stand_record):
+def test_validate_report_on_a_full_disk_leaves_no_truncated_html(tmp_path, stand_record, capsys):
     """The report fails past 50 kB: exit 5, nothing in the folder (old main: a truncated HTML stayed)."""
     from tests.measured_truth import EXAMPLE_MAP
     report = tmp_path / "out" / "r.html"
@@ -180,17 +191,17 @@ def test_validate_report_on_a_full_disk_leaves_no_truncated_html(tmp_path, stand
     assert r.stderr.strip().splitlines()[-1].startswith(f"dockmnemo: error: {report}: /: cannot be written (File too "
                                                         f"large)"), r.stderr
     assert list(report.parent.iterdir()) == []
-    r = app("validate", ROOT / "sample_runs" / "central_impact_20t.h5", stand_record, "--map", EXAMPLE_MAP,
-            "--report", report)
+    r = app_here(capsys, "validate", ROOT / "sample_runs" / "central_impact_20t.h5", stand_record, "--map",
+                 EXAMPLE_MAP, "--report", report)
     assert r.returncode == 0 and report.read_text().rstrip().endswith("</html>")
 
 
-def test_validate_report_into_a_missing_directory_is_refused(tmp_path, stand_record):
+def test_validate_report_into_a_missing_directory_is_refused(tmp_path, stand_record, capsys):
     """Exit 2 naming the directory; it is not created (old main created /nonexistent/dir)."""
     from tests.measured_truth import EXAMPLE_MAP
     report = tmp_path / "no" / "such" / "r.html"
-    r = app("validate", ROOT / "sample_runs" / "central_impact_20t.h5", stand_record, "--map", EXAMPLE_MAP,
-            "--report", report)
+    r = app_here(capsys, "validate", ROOT / "sample_runs" / "central_impact_20t.h5", stand_record, "--map",
+                 EXAMPLE_MAP, "--report", report)
     assert r.returncode == 2 and f"the directory {report.parent} does not exist" in r.stderr, r.stderr
     assert not (tmp_path / "no").exists() and r.stdout == ""
 
