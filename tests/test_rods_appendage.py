@@ -229,3 +229,20 @@ def test_a_plain_probe_cone_run_lists_no_appendage_unit():
     plain = [u[0] for u in kernel_units(load_model(ROOT / "resources" / "scenarios" / "central_impact_20t.toml"))]
     wing = [u[0] for u in kernel_units(load_model(WING))]
     assert "appendage_step" not in plain and "appendage_step" in wing
+
+
+@pytest.mark.parametrize("old,new,key,problem", [
+    ("normal = [0.0, 0.0, 1.0]", "normal = [0.0, 1.0, 1.0]", "appendage.normal", "must be nonzero and at right angles"),
+    ('system = "rods_solar_wing"', 'system = "no_such_wing"', "appendage.system", "no rod-system file"),
+    ('name = "wing"', 'name = "wing"\nphi = [0.01]', "appendage.phi", "must be a list of 2 numbers"),
+    ('name = "wing"', 'name = "wing"\nsprng = 1.0', "appendage.sprng", "unknown key"),
+])
+def test_a_bad_appendage_is_refused_naming_the_scenario_and_its_key(tmp_path, old, new, key, problem):
+    from solver.scenario import ScenarioError, load_model
+    text = WING.read_text()
+    assert old in text
+    p = tmp_path / "bad.toml"
+    p.write_text(text.replace(old, new, 1))
+    with pytest.raises(ScenarioError) as ei:
+        load_model(p)
+    assert ei.value.path == str(p) and ei.value.key == key and problem in ei.value.problem, str(ei.value)

@@ -443,8 +443,8 @@ def _appendage(spath, sc: dict, cA, s0):
     axis, normal = S.get("axis"), S.get("normal")
     na, nn = np.linalg.norm(axis), np.linalg.norm(normal)
     if na < 1e-9 or nn < 1e-9 or abs(axis @ normal) > 1e-6 * na * nn:
-        raise ScenarioError(spath, "appendage.normal", f"axis {list(axis)} and normal {list(normal)} must be nonzero "
-                            "and at right angles")
+        raise ScenarioError(spath, "appendage.normal", f"axis {axis.tolist()} and normal {normal.tolist()} must be "
+                            "nonzero and at right angles")
     e1 = axis / na
     e2 = np.cross(normal / nn, e1)
     phi = S.get("phi", n=n) if "phi" in S.data else np.zeros(n)
