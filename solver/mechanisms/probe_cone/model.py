@@ -402,7 +402,7 @@ def load_probe_cone(spath: Path) -> Model:
                    crank=crank_max, stroke=smax)
     places = dict(spring_mechanism_1=float(sp[0]), spring_mechanism_2=float(sp[1]),
                   magnetic_brake_1=float(bp[0]), magnetic_brake_2=float(bp[1]))
-    app, atext = _appendage(spath, sc, cA, s0)
+    app, atext = _appendage(spath, sc, cA)
     if app is not None:
         s0 = np.concatenate([s0, app.phi0])
         app = app.model
@@ -417,7 +417,7 @@ def load_probe_cone(spath: Path) -> Model:
                  geo, places, strokes, omega, decay, appendage=app)
 
 
-def _appendage(spath, sc: dict, cA, s0):
+def _appendage(spath, sc: dict, cA):
     """The scenario's [appendage] (a rods type's rod-system file on the active craft), or (None, "")."""
     if "appendage" not in sc:
         return None, ""
