@@ -36,6 +36,8 @@ class Free:
         # views typed as the probe-cone's hook passes them (numba compiles appendage_solve once for both)
         self.WK, self.out = np.zeros((r, c + 1))[:, :c], np.zeros(CA.out_size(n))
         self.Mh, self.R = np.zeros((6, 7))[:, :6], np.zeros((3, 4))[:, :3]
+        self.rods = np.zeros((n, PC.NR + 1))[:, :PC.NR]
+        self.rods[:, :] = RODS
 
     def rhs(self, y, ra=RA, e1=E1, e2=E2):
         n = self.RODS.shape[0]
@@ -48,7 +50,7 @@ class Free:
         self.R[:, :] = R
         bh = np.concatenate([self.F, self.T - np.cross(w, Iw @ w)])
         ud, dx = np.zeros(6), np.zeros(6 * n)
-        assert CA.appendage_solve(Mh, bh, 0, self.R, v, w, y[13:], self.RODS, ra, e1, e2, self.reduced, ud, dx,
+        assert CA.appendage_solve(Mh, bh, 0, self.R, v, w, y[13:], self.rods, ra, e1, e2, self.reduced, ud, dx,
                                   self.out, self.WK)
         return np.concatenate([v, 0.5 * quat.multiply(np.array([0.0, *w]), y[3:7]), ud, dx])
 

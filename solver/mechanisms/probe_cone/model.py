@@ -75,7 +75,9 @@ class Appendage:
     name: str
     path: Path
     RODS: np.ndarray
-    AP: np.ndarray                  # solver/mechanisms/probe_cone/appendage.py's layout
+    ra: np.ndarray                  # m, hinge 0 from the craft's CoM (craft frame)
+    e1: np.ndarray                  # the chain's plane axes (craft frame): chord angle 0, and normal x e1
+    e2: np.ndarray
     root: np.ndarray                # m, hinge 0 in the active docking frame
     axis: np.ndarray
     normal: np.ndarray
@@ -423,7 +425,6 @@ def _appendage(spath, sc: dict, cA):
         return None, ""
     from types import SimpleNamespace
 
-    from solver.mechanisms.probe_cone import appendage as A
     from solver.mechanisms.rods.model import load_rod_system
     S = _Sec(spath, sc, "", "scenario", MTYPE).sub("appendage")
     for k in ("name", "system", "root", "axis", "normal"):
@@ -449,14 +450,10 @@ def _appendage(spath, sc: dict, cA):
     e2 = np.cross(normal / nn, e1)
     phi = S.get("phi", n=n) if "phi" in S.data else np.zeros(n)
     form = S.get("formulation")
-    AP = np.zeros(A.NA)
-    AP[A.A_FORM] = 1.0 if form == "reduced" else 0.0
-    AP[A.A_RA:A.A_RA + 3] = root - np.asarray(cA, float)
-    AP[A.A_E1:A.A_E1 + 3] = e1
-    AP[A.A_E2:A.A_E2 + 3] = e2
     x0 = np.zeros(6 * n)
     x0[:n] = phi
-    model = Appendage(name, apath, RODS, AP, np.asarray(root, float), e1, normal / nn, form, tuple(rng), tuple(mrng))
+    model = Appendage(name, apath, RODS, root - np.asarray(cA, float), e1, e2, np.asarray(root, float), e1,
+                      normal / nn, form, tuple(rng), tuple(mrng))
     return SimpleNamespace(model=model, phi0=x0), atext
 
 
