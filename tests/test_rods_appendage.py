@@ -36,8 +36,10 @@ class Free:
         # views typed as the probe-cone's hook passes them (numba compiles appendage_solve once for both)
         self.WK, self.out = np.zeros((r, c + 1))[:, :c], np.zeros(CA.out_size(n))
         self.Mh, self.R = np.zeros((6, 7))[:, :6], np.zeros((3, 4))[:, :3]
+        self.rods = np.zeros((n, PC.NR + 1))[:, :PC.NR]
+        self.rods[:, :] = RODS
 
-    def rhs(self, y):
+    def rhs(self, y, ra=RA, e1=E1, e2=E2):
         n = self.RODS.shape[0]
         R = quat.to_matrix(y[3:7] / np.linalg.norm(y[3:7]))
         v, w = y[7:10], y[10:13]
@@ -48,7 +50,7 @@ class Free:
         self.R[:, :] = R
         bh = np.concatenate([self.F, self.T - np.cross(w, Iw @ w)])
         ud, dx = np.zeros(6), np.zeros(6 * n)
-        assert CA.appendage_solve(Mh, bh, 0, self.R, v, w, y[13:], self.RODS, RA, E1, E2, self.reduced, ud, dx,
+        assert CA.appendage_solve(Mh, bh, 0, self.R, v, w, y[13:], self.rods, ra, e1, e2, self.reduced, ud, dx,
                                   self.out, self.WK)
         return np.concatenate([v, 0.5 * quat.multiply(np.array([0.0, *w]), y[3:7]), ud, dx])
 
@@ -97,13 +99,52 @@ def test_a_chain_on_a_free_body_keeps_momentum_angular_momentum_and_energy_and_h
     assert np.abs(H1 - H0).max() < 1e-8 * np.abs(H0).max(), (H1 - H0)
     assert abs(E1 - E0) < 1e-6 * E0, (E1 - E0) / E0
     Ea, Eb = sys.invariants(ya)[2], sys.invariants(yb)[2]
-    assert 8.0 < abs(Ea - E0) / abs(Eb - E0) < 32.0 and 8.0 < abs(Eb - E0) / abs(E1 - E0) < 32.0   # RK4: ~ h^4
+    assert 8.0 < abs(Ea - E0) / abs(Eb - E0) < 64.0 and 8.0 < abs(Eb - E0) / abs(E1 - E0) < 64.0   # RK4: ~ h^4..5
     assert 8.0 < np.abs(ya - yb).max() / np.abs(yb - yc).max() < 32.0
     red = Free(_rods(), reduced=True)
     y0 = _moving(general=False)
     p0, H0, _ = red.invariants(y0)
     p1, H1, _ = red.invariants(red.run(y0, 4e-4, 250))
     assert np.abs(p1 - p0).max() < 1e-9 * np.abs(p0).max() and np.abs(H1 - H0).max() < 1e-9 * np.abs(H0).max()
+
+
+@pytest.mark.parametrize("reduced", [False, True])
+def test_in_plane_the_chain_on_a_3d_body_is_the_rods_types_chain(reduced):
+    """A body turned about z, moving in x-y, the chain in its x-y plane (damped hinges, bent rods, every rate): the
+    3-D coupling's accelerations are the rods type's planar equations (solver/mechanisms/rods/dynamics.evaluate) to
+    1e-12 of their size, in both formulations (the reduced form's solved slopes too); none out of the plane."""
+    from solver.mechanisms.rods import dynamics as RD
+    n, M0, J0, x0, y0 = 2, 2000.0, 2e4, 4.15, 2.25
+    RODS = _rods(nu=50.0)
+    RODS[1, PC.R_L], RODS[1, PC.R_M], RODS[1, PC.R_KAPPA] = 3.0, 4.0, 3e4
+    th, vx, vy, om = 0.3, 0.1, -0.05, 0.2
+    q, qd = np.array([0.05, -0.1, 0.01, 0.02, -0.015, 0.005]), np.array([0.3, -0.2, 0.1, -0.3, 0.2, 0.05])
+    if reduced:
+        q[n:], qd[n:] = 0.0, 0.0
+    P = np.zeros(RD.NP)
+    P[RD.P_M0], P[RD.P_J0], P[RD.P_X0], P[RD.P_Y0], P[RD.P_FORM] = M0, J0, x0, y0, float(reduced)
+    ns, nz = RD.sizes(n)
+    nd, nq, nt, nw = 3 * n + 3, 3 * n, n + 3, 2 * n
+    s, iv = np.zeros(ns), 3 + 3 * n
+    s[2], s[3:iv], s[iv:iv + 3], s[iv + 3:iv + 3 + nq] = th, q, [vx, vy, om], qd
+    ds, aux = np.zeros(ns), np.zeros(RD.n_aux(n))
+    assert RD.evaluate(s, np.zeros(nz), P, RODS, 0.0, 0.0, 0.0, np.zeros((nd, nd)), np.zeros(nd), np.zeros(nd),
+                       np.zeros(nd), np.zeros((nq, nq)), np.zeros((nq, nq)), np.zeros((nt, nt)), np.zeros(nd),
+                       np.zeros(nd), np.zeros((nw, nw)), np.zeros(n), np.zeros(n), ds, aux)
+    body = Free(RODS, M0, np.diag([1e4, 1e4, J0]), reduced=reduced)
+    c, sn = math.cos(th), math.sin(th)
+    y = np.zeros(13 + 2 * nq)
+    y[3], y[6] = math.cos(th / 2), math.sin(th / 2)
+    y[7:10], y[12], y[13:] = [c * vx - sn * vy, sn * vx + c * vy, 0.0], om, np.concatenate([q, qd])
+    dy = body.rhs(y, ra=np.array([x0, y0, 0.0]), e1=np.array([1.0, 0, 0]), e2=np.array([0, 1.0, 0]))
+    R = quat.to_matrix(y[3:7])
+    a_body = R.T @ dy[7:10] - np.cross([0, 0, om], [vx, vy, 0.0])      # d/dt of the velocity's body components
+    ours = np.concatenate([a_body[:2], [dy[12]], dy[13 + nq:13 + nq + (n if reduced else nq)]])
+    theirs = ds[iv:iv + 3 + (n if reduced else nq)]
+    assert np.abs(ours - theirs).max() < 1e-12 * np.abs(theirs).max(), (ours, theirs)
+    assert np.abs(dy[[9, 10, 11]]).max() < 1e-12 * np.abs(theirs).max()
+    if reduced:
+        assert np.abs(body.out[CA.O_W:CA.O_W + nw] - aux[:nw]).max() < 1e-12
 
 
 def _rigid_composite(RODS, m, Ib):
@@ -190,3 +231,20 @@ def test_a_plain_probe_cone_run_lists_no_appendage_unit():
     plain = [u[0] for u in kernel_units(load_model(ROOT / "resources" / "scenarios" / "central_impact_20t.toml"))]
     wing = [u[0] for u in kernel_units(load_model(WING))]
     assert "appendage_step" not in plain and "appendage_step" in wing
+
+
+@pytest.mark.parametrize("old,new,key,problem", [
+    ("normal = [0.0, 0.0, 1.0]", "normal = [0.0, 1.0, 1.0]", "appendage.normal", "must be nonzero and at right angles"),
+    ('system = "rods_solar_wing"', 'system = "no_such_wing"', "appendage.system", "no rod-system file"),
+    ('name = "wing"', 'name = "wing"\nphi = [0.01]', "appendage.phi", "must be a list of 2 numbers"),
+    ('name = "wing"', 'name = "wing"\nsprng = 1.0', "appendage.sprng", "unknown key"),
+])
+def test_a_bad_appendage_is_refused_naming_the_scenario_and_its_key(tmp_path, old, new, key, problem):
+    from solver.scenario import ScenarioError, load_model
+    text = WING.read_text()
+    assert old in text
+    p = tmp_path / "bad.toml"
+    p.write_text(text.replace(old, new, 1))
+    with pytest.raises(ScenarioError) as ei:
+        load_model(p)
+    assert ei.value.path == str(p) and ei.value.key == key and problem in ei.value.problem, str(ei.value)

@@ -562,6 +562,9 @@ W_TRIG = 0          # scratch rows W[0:4]: cos, sin of the latch angles; cos, si
 W_NEAR, W_STEP = 4, 5   # W[4]: contact pairs near within the step (evaluate_pairs_step); W[5, 0]: the step
 W_SKIP = 6              # W[6]: steps each contact pair stays left out for (evaluate_pairs_step's skip)
 W_M, W_B, W_UD = 17, 28, 29     # W[17:28, :ND]: the active subsystem's mass matrix; W[28]: its right side; W[29]: u_dot
+# a rod chain's AW rows (solver/mechanisms/probe_cone/appendage.py): its outputs, the craft's rotation, its parameters
+# (AW[AW_AP, 0]: rods n), its RODS rows, then the solver's scratch
+AW_OUT, AW_R, AW_AP, AW_RODS = 0, 1, 4, 5
 
 
 @njit(cache=True, error_model="numpy")
@@ -580,14 +583,13 @@ def trig_table(P, W):
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
-             c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, ds, obs, pose, pairs_at, full, app_at, AP, AR,
-             AW):
+             c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, ds, obs, pose, pairs_at, full, app_at, AW):
     """State derivative ds of the whole system; also fills obs (loads, energies), the contact arrays c_*, pose.
 
     pairs_at: the address of the compiled `pairs_step` (`pairs_step_address`), called through it, not linked:
     `evaluate` compiles while the pair set compiles in another process (solver/warmup.py).
-    app_at: 0, or the address of the compiled `appendage.appendage_step` (a rod chain on the active craft, its
-    parameters AP, AR and scratch AW): it solves the active subsystem with the chain (compiled only when used).
+    app_at: 0, or the address of the compiled `appendage.appendage_step` (a rod chain on the active craft; AW: its
+    parameters, outputs and scratch, rows AW_*): it solves the active subsystem with the chain (compiled only then).
 
     W is scratch whose rows W_TRIG.. hold `trig_table(P, W)`. full=True is a step's first RK4 stage: it also sets
     the contact pairs near within the step (W[W_NEAR]). With full=False (stages 2-4) only ds, the contact flags and
@@ -1003,7 +1005,7 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     # ---- solve the active subsystem
     ud = W[W_UD, 0:ND]
     if app_at != 0:     # with the rod chain on the active craft (the chain's rows, its loads on the craft's rows)
-        if call_status_at(app_at, (s, ds, W, AP, AR, AW)) != 0:     # appendage_step(...): M, b, ud from W
+        if call_status_at(app_at, (s, ds, W, AW)) != 0:     # appendage_step(...): M, b, ud from W
             for i in range(s.shape[0]):
                 ds[i] = math.nan
             return
@@ -1360,8 +1362,8 @@ def run_block(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint,
     """Advance n_out output frames of spo RK4 steps each; record frames and events. Returns (status, t, rows).
 
     Python: it allocates the scratch and calls the compiled step loop `_steps` (one compiled unit less).
-    appendage: None, or (address of `appendage_step`, AP, AR, AW) of a rod chain on the active craft."""
-    app_at, AP, AR, AW = appendage if appendage is not None else (0, np.zeros(1), np.zeros((1, 1)), np.zeros((1, 1)))
+    appendage: None, or (address of `appendage_step`, AW) of a rod chain on the active craft."""
+    app_at, AW = appendage if appendage is not None else (0, np.zeros((1, 1)))
     W = np.zeros((30, max(16, gpairs.shape[0])))
     trig_table(P, W)
     W[W_STEP, 0] = h
@@ -1393,17 +1395,17 @@ def run_block(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint,
                   pose, k1, k2, k3, k4, st,
                   pairs_step_address(gprim, gpint, gpairs, gppar, cpos, crot, cvel, cw, cst, gwork, c_act, c_dep, c_pnt,
                                      c_nrm, c_frc, c_diag, W[W_NEAR], True, float(h), W[W_SKIP], 0.0),
-                  app_at, AP, AR, AW)
+                  app_at, AW)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _record_appendage(row, s, AR, AW, out_ch):
+def _record_appendage(row, s, AW, out_ch):
     """The rod chain's channels after the probe-cone's: chord angles, then its `out` values from the end slopes on."""
-    n = AR.shape[0]
+    n = int(AW[AW_AP, 0])
     for j in range(n):
         out_ch[row, NCH + j] = s[NS + j]
     for j in range(6 * n):
-        out_ch[row, NCH + n + j] = AW[0, APP_O_W + j]
+        out_ch[row, NCH + n + j] = AW[AW_OUT, APP_O_W + j]
 
 
 def pairs_step_address(*args) -> int:
@@ -1416,7 +1418,7 @@ def pairs_step_address(*args) -> int:
 def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, c_diag,
            prev_act, ev, n_ev, out_t, out_ch, out_pos, out_q, out_act, out_f, out_p, out_n, out_d, out_vn,
            W, JV, JW, cpos, crot, cvel, cw, cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, obs, pose, k1, k2, k3, k4, st,
-           pairs_at, app_at, AP, AR, AW):
+           pairs_at, app_at, AW):
     """The step loop of `run_block` over its scratch arrays, without reference counting (no allocation here)."""
     npair = gpairs.shape[0]
     ns = s.shape[0]     # NS, and a rod chain's state after it (app_at != 0)
@@ -1431,7 +1433,7 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
             obs[O_CSTAT] = 0.0
             evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw, cst,
                      c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose, pairs_at, first, app_at,
-                     AP, AR, AW)
+                     AW)
             ok = True
             for i in range(ns):
                 if not math.isfinite(s[i]) or not math.isfinite(k1[i]):
@@ -1463,7 +1465,7 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
                     _event(ev, n_ev, t, EV_CAPTURE, -1)
                 evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
                          cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose,
-                         pairs_at, first, app_at, AP, AR, AW)
+                         pairs_at, first, app_at, AW)
                 if obs[O_CSTAT] != 0.0:
                     return ST_DEPTH, t, row
             for p in range(npair + 1):
@@ -1478,13 +1480,13 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
                 record(row, t, s, Z, P, obs, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, pose, out_t, out_ch, out_pos,
                        out_q, out_act, out_f, out_p, out_n, out_d, out_vn, LAT)
                 if app_at != 0:
-                    _record_appendage(row, s, AR, AW, out_ch)
+                    _record_appendage(row, s, AW, out_ch)
                 return ST_DONE, t, row + 1
             if it == 0:
                 record(row, t, s, Z, P, obs, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, pose, out_t, out_ch, out_pos,
                        out_q, out_act, out_f, out_p, out_n, out_d, out_vn, LAT)
                 if app_at != 0:
-                    _record_appendage(row, s, AR, AW, out_ch)
+                    _record_appendage(row, s, AW, out_ch)
             # classical RK4 (k1 above), in m equal substeps while a contact pair that needs them is closed (at the
             # step start, or at a later stage: then the step is taken again from its start in substeps); a substep
             # starts with a stage-2-4 evaluation (matrix factor, near pairs, bristle return map: the step start's)
@@ -1495,26 +1497,26 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
                 if sub > 0:
                     evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel,
                              cw, cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k1, obs, pose,
-                             pairs_at, later, app_at, AP, AR, AW)
+                             pairs_at, later, app_at, AW)
                     if obs[O_CSTAT] != 0.0:
                         return ST_DEPTH, t, row
                 for i in range(ns):
                     st[i] = s[i] + 0.5 * hs * k1[i]
                 evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
                          cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k2, obs, pose,
-                         pairs_at, later, app_at, AP, AR, AW)
+                         pairs_at, later, app_at, AW)
                 mm = substeps(P, P_SUB0, c_act, npair, m)
                 for i in range(ns):
                     st[i] = s[i] + 0.5 * hs * k2[i]
                 evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
                          cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k3, obs, pose,
-                         pairs_at, later, app_at, AP, AR, AW)
+                         pairs_at, later, app_at, AW)
                 mm = substeps(P, P_SUB0, c_act, npair, mm)
                 for i in range(ns):
                     st[i] = s[i] + hs * k3[i]
                 evaluate(st, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwork, cpos, crot, cvel, cw,
                          cst, c_act, c_dep, c_pnt, c_nrm, c_frc, c_diag, c_vn, W, JV, JW, k4, obs, pose,
-                         pairs_at, later, app_at, AP, AR, AW)
+                         pairs_at, later, app_at, AW)
                 mm = substeps(P, P_SUB0, c_act, npair, mm)
                 if obs[O_CSTAT] != 0.0:
                     return ST_DEPTH, t, row

@@ -75,7 +75,9 @@ class Appendage:
     name: str
     path: Path
     RODS: np.ndarray
-    AP: np.ndarray                  # solver/mechanisms/probe_cone/appendage.py's layout
+    ra: np.ndarray                  # m, hinge 0 from the craft's CoM (craft frame)
+    e1: np.ndarray                  # the chain's plane axes (craft frame): chord angle 0, and normal x e1
+    e2: np.ndarray
     root: np.ndarray                # m, hinge 0 in the active docking frame
     axis: np.ndarray
     normal: np.ndarray
@@ -402,7 +404,7 @@ def load_probe_cone(spath: Path) -> Model:
                    crank=crank_max, stroke=smax)
     places = dict(spring_mechanism_1=float(sp[0]), spring_mechanism_2=float(sp[1]),
                   magnetic_brake_1=float(bp[0]), magnetic_brake_2=float(bp[1]))
-    app, atext = _appendage(spath, sc, cA, s0)
+    app, atext = _appendage(spath, sc, cA)
     if app is not None:
         s0 = np.concatenate([s0, app.phi0])
         app = app.model
@@ -417,13 +419,12 @@ def load_probe_cone(spath: Path) -> Model:
                  geo, places, strokes, omega, decay, appendage=app)
 
 
-def _appendage(spath, sc: dict, cA, s0):
+def _appendage(spath, sc: dict, cA):
     """The scenario's [appendage] (a rods type's rod-system file on the active craft), or (None, "")."""
     if "appendage" not in sc:
         return None, ""
     from types import SimpleNamespace
 
-    from solver.mechanisms.probe_cone import appendage as A
     from solver.mechanisms.rods.model import load_rod_system
     S = _Sec(spath, sc, "", "scenario", MTYPE).sub("appendage")
     for k in ("name", "system", "root", "axis", "normal"):
@@ -443,20 +444,16 @@ def _appendage(spath, sc: dict, cA, s0):
     axis, normal = S.get("axis"), S.get("normal")
     na, nn = np.linalg.norm(axis), np.linalg.norm(normal)
     if na < 1e-9 or nn < 1e-9 or abs(axis @ normal) > 1e-6 * na * nn:
-        raise ScenarioError(spath, "appendage.normal", f"axis {list(axis)} and normal {list(normal)} must be nonzero "
-                            "and at right angles")
+        raise ScenarioError(spath, "appendage.normal", f"axis {axis.tolist()} and normal {normal.tolist()} must be "
+                            "nonzero and at right angles")
     e1 = axis / na
     e2 = np.cross(normal / nn, e1)
     phi = S.get("phi", n=n) if "phi" in S.data else np.zeros(n)
     form = S.get("formulation")
-    AP = np.zeros(A.NA)
-    AP[A.A_FORM] = 1.0 if form == "reduced" else 0.0
-    AP[A.A_RA:A.A_RA + 3] = root - np.asarray(cA, float)
-    AP[A.A_E1:A.A_E1 + 3] = e1
-    AP[A.A_E2:A.A_E2 + 3] = e2
     x0 = np.zeros(6 * n)
     x0[:n] = phi
-    model = Appendage(name, apath, RODS, AP, np.asarray(root, float), e1, normal / nn, form, tuple(rng), tuple(mrng))
+    model = Appendage(name, apath, RODS, root - np.asarray(cA, float), e1, e2, np.asarray(root, float), e1,
+                      normal / nn, form, tuple(rng), tuple(mrng))
     return SimpleNamespace(model=model, phi0=x0), atext
 
 

@@ -201,7 +201,7 @@ def _arg_types(m) -> dict:
          "W": f2, "JV": f3, "JW": f3, "cpos": f2, "crot": f3, "cvel": f2, "cw": f2, "cst": f1, "c_act": u1,
          "c_dep": f1, "c_pnt": f2, "c_nrm": f2, "c_frc": f2, "c_vn": f1, "obs": f1, "pose": f2,
          "k1": f1, "k2": f1, "k3": f1, "k4": f1, "st": f1, "ds": f1, "full": types.boolean, "pairs_at": types.int64,
-         "app_at": types.int64, "AP": f1, "AR": f2, "AW": f2}
+         "app_at": types.int64, "AW": f2}
     # the pair set's names for the same arrays (`evaluate` passes its own scratch rows as near and skip)
     t.update(prim=gprim, pint=gpint, pairs=gpairs, ppar=gppar, work=gwork, pos=f2, rot=f3, vel=f2, omega=f2,
              state=f1, active=u1, depth=f1, point=f2, normal=f2, force=f2, diag=f1, near=f1, first=types.boolean,
@@ -305,7 +305,7 @@ def run_probe_cone(m: Model, scenario_path, out_path, progress=None, t_end=None,
 
 
 def _appendage_args(m: Model):
-    """(address of the compiled hook, AP, AR, AW) of the scenario's rod chain on the craft (`D.run_block`'s
+    """(address of the compiled hook, AW) of the scenario's rod chain on the craft (`D.run_block`'s
     appendage), or None."""
     a = m.appendage
     if a is None:
@@ -313,8 +313,8 @@ def _appendage_args(m: Model):
     from solver.mechanisms.probe_cone import appendage as A
     from solver.pointer_call import status_address
     t = _arg_types(m)
-    addr = status_address(A.appendage_step, tuple(t[k] for k in ("s", "ds", "W", "AP", "AR", "AW")))
-    return addr, a.AP, np.ascontiguousarray(a.RODS), A.scratch(a.RODS.shape[0])
+    addr = status_address(A.appendage_step, tuple(t[k] for k in ("s", "ds", "W", "AW")))
+    return addr, A.pack(a.RODS, a.formulation == "reduced", a.ra, a.e1, a.e2)
 
 
 def _add_kernel_event(w: RunWriter, row, pairs):
