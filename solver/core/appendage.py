@@ -36,6 +36,22 @@ def work_shape(nh: int, n: int) -> tuple[int, int]:
 
 
 @njit(cache=True, error_model="numpy")
+def _column(a, d0, d1, d2, jx, jy, E1, E2):
+    """Column a of a chain point's velocity Jacobian: the body's translation (0-2), its rotation e_a x d (3-5), a rod
+    coordinate in the chain's plane (6-)."""
+    if a < 3:
+        return 1.0 if a == 0 else 0.0, 1.0 if a == 1 else 0.0, 1.0 if a == 2 else 0.0
+    if a == 3:
+        return 0.0, -d2, d1
+    if a == 4:
+        return d2, 0.0, -d0
+    if a == 5:
+        return -d1, d0, 0.0
+    x, y = jx[a - 6], jy[a - 6]
+    return x * E1[0] + y * E2[0], x * E1[1] + y * E2[1], x * E1[2] + y * E2[2]
+
+
+@njit(cache=True, error_model="numpy")
 def appendage_mass_bias(R, v, w, q, qd, RODS, ra, e1, e2, Mc, hc, jx, jy, out):
     """Mass matrix Mc (nd x nd, nd = 6 + 3n) and velocity terms hc over [v, omega (world), rod rates] of the chain on
     a body turned by R (body to world) at CoM velocity v and rate w; ra, e1, e2: its root and plane axes in the body's
@@ -87,32 +103,12 @@ def appendage_mass_bias(R, v, w, q, qd, RODS, ra, e1, e2, Mc, hc, jx, jy, out):
             H2 += wt * (d0 * V1 - d1 * V0)
             # J (3 x nd): identity, e_j x d (omega_j), R E (jx, jy) (rod rates)
             for a in range(nd):
-                if a < 3:
-                    ja0, ja1, ja2 = 1.0 if a == 0 else 0.0, 1.0 if a == 1 else 0.0, 1.0 if a == 2 else 0.0
-                elif a == 3:
-                    ja0, ja1, ja2 = 0.0, -d2, d1
-                elif a == 4:
-                    ja0, ja1, ja2 = d2, 0.0, -d0
-                elif a == 5:
-                    ja0, ja1, ja2 = -d1, d0, 0.0
-                else:
-                    x, y = jx[a - 6], jy[a - 6]
-                    if x == 0.0 and y == 0.0:
-                        continue
-                    ja0, ja1, ja2 = x * E1[0] + y * E2[0], x * E1[1] + y * E2[1], x * E1[2] + y * E2[2]
+                if a >= 6 and jx[a - 6] == 0.0 and jy[a - 6] == 0.0:
+                    continue
+                ja0, ja1, ja2 = _column(a, d0, d1, d2, jx, jy, E1, E2)
                 hc[a] += wt * (ja0 * b0 + ja1 * b1 + ja2 * b2)
                 for e in range(a + 1):
-                    if e < 3:
-                        je0, je1, je2 = 1.0 if e == 0 else 0.0, 1.0 if e == 1 else 0.0, 1.0 if e == 2 else 0.0
-                    elif e == 3:
-                        je0, je1, je2 = 0.0, -d2, d1
-                    elif e == 4:
-                        je0, je1, je2 = d2, 0.0, -d0
-                    elif e == 5:
-                        je0, je1, je2 = -d1, d0, 0.0
-                    else:
-                        x, y = jx[e - 6], jy[e - 6]
-                        je0, je1, je2 = x * E1[0] + y * E2[0], x * E1[1] + y * E2[1], x * E1[2] + y * E2[2]
+                    je0, je1, je2 = _column(e, d0, d1, d2, jx, jy, E1, E2)
                     Mc[a, e] += wt * (ja0 * je0 + ja1 * je1 + ja2 * je2)
         rdx += phd * (-l * s)
         rdy += phd * (l * c)
