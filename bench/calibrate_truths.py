@@ -100,6 +100,7 @@ def main():
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--case", default="2s_brake_x1.25", help="the coverage's case")
     ap.add_argument("--first-seed", type=int, default=1, help="the coverage's first noise seed")
+    ap.add_argument("--max-runs", type=int, default=None, help="the fits' run budget (default: calibrate's)")
     a = ap.parse_args()
     from solver.measured.calibrate import fit_bounds
     print(f"code {a.code}; cpus {os.cpu_count()}, load average {os.getloadavg()[0]:.1f}", flush=True)
@@ -125,7 +126,7 @@ def main():
     for name in a.cases:
         rec, mp = record(a.work, name)
         r = fit(a.code, name, rec, mp, a.workers, a.work / name / f"fitted_{a.code.name}.toml",
-                scenario=base(a.work, name))
+                extra=("--max-runs", str(a.max_runs)) if a.max_runs else (), scenario=base(a.work, name))
         for k in CASES[name][2]:
             truth = fit_bounds(CENTRAL, k).value * CASES[name][1].get(k, 1.0)
             got = r["fitted"][k]
