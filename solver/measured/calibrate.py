@@ -597,7 +597,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         u_best = np.array(u_best, float)
         c_best = costs([u_best])[0]
         # ---- local polish: Levenberg-Marquardt, central differences of FD_STEP; each round is even (2k probes, then
-        # LM_TRIALS trial points): two workers halve every round, and the fit is the same on any number of workers
+        # LM_TRIALS trial points): two workers halve every round, and the fit is the same on 1 and on 2 workers
         h = FD_STEP
 
         def probes(u):
