@@ -799,7 +799,7 @@ def levenberg_marquardt(u, r, jac, residuals, u_lo, u_hi, iterations: int = LM_I
         lam = LM_DAMPING if lam is None else lam
         moved = False
         while lam < 1e8:
-            trials = [np.clip(u + np.linalg.solve(A + lam * f * np.diag(d), -g), u_lo, u_hi)
+            trials = [np.clip(u + np.linalg.lstsq(A + lam * f * np.diag(d), -g, rcond=None)[0], u_lo, u_hi)
                       for f in 10.0 ** np.arange(LM_TRIALS)]
             rs = residuals(trials)
             cs = [float(v @ v) for v in rs]
