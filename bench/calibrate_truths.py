@@ -34,6 +34,8 @@ CASES = {   # name: (record length s, or None: first contact to hard dock with t
     "12s_mass_x0.8": (12.0, {MASS: 0.8}, [MASS]),
     "whole_brake_x0.8": (None, {BRAKE: 0.8}, [BRAKE]),
     "4s_magnetic_x0.8": (4.0, {MAGNETIC: 0.8}, [MAGNETIC]),
+    "4s_spring_x0.8": (4.0, {SPRING: 0.8}, [SPRING]),
+    "4s_mass_x1.2": (4.0, {MASS: 1.2}, [MASS]),
     "12s_magnetic_x1.3": (12.0, {MAGNETIC: 1.3}, [MAGNETIC]),
     "12s_magnetic_x0.8": (12.0, {MAGNETIC: 0.8}, [MAGNETIC]),
     "12s_damping_x1.3": (12.0, {DAMPING: 1.3}, [DAMPING]),
