@@ -45,7 +45,7 @@ def add_measured_parsers(sub):
     c.add_argument("-o", "--out", type=Path, default=None,
                    help="fitted scenario TOML to write (default: <scenario>_fitted.toml here); a fitted mechanism "
                         "goes next to it named from it: <out stem>_<mechanism>.toml")
-    c.add_argument("--max-runs", type=int, default=None, help="most candidate runs (default 80 + 60 per key)")
+    c.add_argument("--max-runs", type=int, default=None, help="most candidate runs (default 80 + 100 per key)")
     c.add_argument("--search", type=float, default=2.0, metavar="F",
                    help="search each key from start/F to start*F within its declared range (default 2)")
     c.add_argument("--restarts", type=int, default=2, metavar="N",

@@ -34,6 +34,8 @@ CASES = {   # name: (record length s, or None: first contact to hard dock with t
     "12s_mass_x0.8": (12.0, {MASS: 0.8}, [MASS]),
     "whole_brake_x0.8": (None, {BRAKE: 0.8}, [BRAKE]),
     "4s_magnetic_x0.8": (4.0, {MAGNETIC: 0.8}, [MAGNETIC]),
+    "4s_spring_x0.8": (4.0, {SPRING: 0.8}, [SPRING]),
+    "4s_mass_x1.2": (4.0, {MASS: 1.2}, [MASS]),
     "12s_magnetic_x1.3": (12.0, {MAGNETIC: 1.3}, [MAGNETIC]),
     "12s_magnetic_x0.8": (12.0, {MAGNETIC: 0.8}, [MAGNETIC]),
     "12s_damping_x1.3": (12.0, {DAMPING: 1.3}, [DAMPING]),
@@ -100,6 +102,7 @@ def main():
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--case", default="2s_brake_x1.25", help="the coverage's case")
     ap.add_argument("--first-seed", type=int, default=1, help="the coverage's first noise seed")
+    ap.add_argument("--max-runs", type=int, default=None, help="the fits' run budget (default: calibrate's)")
     a = ap.parse_args()
     from solver.measured.calibrate import fit_bounds
     print(f"code {a.code}; cpus {os.cpu_count()}, load average {os.getloadavg()[0]:.1f}", flush=True)
@@ -125,7 +128,7 @@ def main():
     for name in a.cases:
         rec, mp = record(a.work, name)
         r = fit(a.code, name, rec, mp, a.workers, a.work / name / f"fitted_{a.code.name}.toml",
-                scenario=base(a.work, name))
+                extra=("--max-runs", str(a.max_runs)) if a.max_runs else (), scenario=base(a.work, name))
         for k in CASES[name][2]:
             truth = fit_bounds(CENTRAL, k).value * CASES[name][1].get(k, 1.0)
             got = r["fitted"][k]

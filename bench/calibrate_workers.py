@@ -5,6 +5,8 @@ told from one the fit limits. Run it under `nice` on a shared machine; it prints
 The synthetic truth of bench/calibrate_truths.py (the central impact with the friction brake's torque x 0.8, a stand
 record: MATLAB v5, kN, turned sensor, 500 Hz, 2 % noise). Each calibration gets its own local cluster, started and its
 workers' kernels loaded before the clock starts ("fit"); the wall time with the start is printed too.
+On a loaded machine the wall times measure the load; the load-free estimate adds, round by round, the CPU-s of the
+busiest worker (the runs' own CPU time, which the load hardly changes) and this process's CPU-s.
 Usage: nice python bench/calibrate_workers.py [REPEATS] [T_RECORD]"""
 from __future__ import annotations
 
@@ -59,13 +61,21 @@ def one(workers: int, rec, mp) -> dict:
         cluster = client.cluster
         client.close()
         cluster.close()
-    done = [r for d in runs.values() for r in d.values()]
+    done = [r for d in runs.values() for r in d.values()]      # in the order the runs came back: round by round
+    path, i, split = 0.0, 0, []
+    for n in rounds:        # the round's longest worker, in CPU-s: the wall time an idle machine would take
+        by_worker: dict = {}
+        for r in done[i:i + n]:
+            by_worker.setdefault(r.get("worker"), []).append(r.get("cpu", 0.0))
+        path, i = path + max((sum(c) for c in by_worker.values()), default=0.0), i + n
+        split.append("/".join(f"{len(c)}:{sum(c):.2f}" for c in by_worker.values()))
     per_worker: dict = {}
     for r in done:
         per_worker[r.get("worker", "?")] = per_worker.get(r.get("worker", "?"), 0.0) + r.get("cpu", 0.0)
     return {"fit": t2 - t1, "start": t2 - t0, "cpu": sum(r.get("cpu", 0.0) for r in done),
             "run_wall": sum(r.get("wall", 0.0) for r in done), "cal": cal, "load": (l1 + os.getloadavg()[0]) / 2,
-            "main_cpu": c2 - c1, "per_worker": sorted(per_worker.values(), reverse=True), "rounds": rounds}
+            "main_cpu": c2 - c1, "per_worker": sorted(per_worker.values(), reverse=True), "rounds": rounds,
+            "path": path, "split": split}
 
 
 def main(repeats: int = 3, t_record: float = 4.0):
@@ -87,9 +97,10 @@ def main(repeats: int = 3, t_record: float = 4.0):
             print(f"repeat {r + 1} workers {workers}: fit {m['fit']:.1f} s (with start {m['start']:.1f} s); "
                   f"{cal.runs} runs in {cal.rounds} rounds {sizes}, run CPU {m['cpu']:.1f} s of {m['run_wall']:.1f} s "
                   f"run wall (CPU share {m['cpu'] / m['run_wall']:.2f}), per worker "
-                  f"{' + '.join(f'{c:.1f}' for c in m['per_worker'])} CPU-s, this process {m['main_cpu']:.1f} CPU-s; "
-                  f"{cal.status}, {KEY} = {cal.x[0]:.5f} ± {cal.sigma[0]:.2g}; load average {m['load']:.1f}",
-                  flush=True)
+                  f"{' + '.join(f'{c:.1f}' for c in m['per_worker'])} CPU-s (rounds' critical path {m['path']:.1f} "
+                  f"CPU-s), this process {m['main_cpu']:.1f} CPU-s; "
+                  f"{cal.status}, {KEY} = {cal.x[0]:.5f} ± {cal.sigma[0]:.2g}; load average {m['load']:.1f}; "
+                  f"each round's runs:CPU-s per worker {' '.join(m['split'])}", flush=True)
     med = {w: statistics.median(m["fit"] for m in fits[w]) for w in fits}
     share = {w: statistics.median(m["cpu"] / m["run_wall"] for m in fits[w]) for w in fits}
     sizes = fits[1][0]["rounds"]
@@ -97,6 +108,9 @@ def main(repeats: int = 3, t_record: float = 4.0):
     print(f"median fit: 1 worker {med[1]:.1f} s, 2 workers {med[2]:.1f} s: speed-up {med[1] / med[2]:.2f}x "
           f"(the rounds' sizes allow {ideal:.2f}x); median CPU share of a run: {share[1]:.2f} (1 worker), "
           f"{share[2]:.2f} (2 workers)", flush=True)
+    path = {w: statistics.median(m["path"] + m["main_cpu"] for m in fits[w]) for w in fits}
+    print(f"load-free estimate (the rounds' critical path in the runs' CPU-s, plus this process's CPU-s): 1 worker "
+          f"{path[1]:.1f} s, 2 workers {path[2]:.1f} s: {path[1] / path[2]:.2f}x", flush=True)
 
 
 if __name__ == "__main__":

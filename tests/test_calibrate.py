@@ -320,3 +320,13 @@ def test_the_polish_runs_even_rounds_and_finds_a_least_squares_minimum():
                                   iterations=20)
     assert np.allclose(u, truth, atol=1e-3) and c < 1e-5, (u, c)
     assert rounds and all(n % 2 == 0 for n in rounds), rounds
+
+
+def test_the_polish_stops_on_a_key_the_record_does_not_change_with():
+    """A key with no effect at all (a zero Jacobian column, or all of them): the polish stays where it is instead of
+    failing on a singular step."""
+    from solver.measured.calibrate import levenberg_marquardt
+    r = np.ones(50)
+    u, c, J = levenberg_marquardt(np.zeros(2), r, lambda u: np.zeros((50, 2)), lambda us: [r for _ in us],
+                                  -np.ones(2), np.ones(2))
+    assert np.allclose(u, 0.0) and c == pytest.approx(50.0) and J.shape == (50, 2)

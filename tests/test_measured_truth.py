@@ -26,7 +26,7 @@ NOMINAL = 2.55                 # N*m in existing.toml
 TRUTH = NOMINAL * 1.25
 SHIFT = 0.1374                 # s: t_measured = t_run + SHIFT (not a whole sample at 1 kHz)
 NOISE = 10.0                   # N on each force
-T_END = 3.0                    # s of simulated docking (the spring phase, the brake plateau and its end)
+T_END = 2.0                    # s of simulated docking (first contact, the spring phase, the brake plateau)
 
 pytestmark = pytest.mark.slow
 
@@ -44,6 +44,18 @@ def metrics(text: str, channel: str, after: str = "") -> tuple[float, float, flo
         text = text.split(after, 1)[1]
     m = re.search(rf"^\s*{channel} rms (\S+) \S+ peak (\S+) \S+ r (\S+)$", text, re.M)
     return float(m.group(1)), float(m.group(2)), float(m.group(3))
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """One local cluster of 2 workers the three fits share (the CLI's through --scheduler): a cluster start each cost
+    its workers' imports and kernel loads again."""
+    from solver.campaign import local_client
+    c = local_client(2)
+    yield c
+    cluster = c.cluster
+    c.close()
+    cluster.close()
 
 
 @pytest.fixture(scope="module")
@@ -83,11 +95,11 @@ def test_validate_recovers_the_shift_and_shows_the_difference(stand, artifacts):
     assert metrics(out2, "Fx")[0] == pytest.approx(rms, rel=0.02)
 
 
-def test_calibrate_recovers_the_brake_torque_and_the_noise_level(stand, tmp_path):
+def test_calibrate_recovers_the_brake_torque_and_the_noise_level(stand, scheduler, tmp_path):
     d, csv, noise_rms = stand
     out_toml = tmp_path / "fitted" / "central_fitted.toml"
-    code, out, err = cli("calibrate", SCENARIO, csv, "--map", EXAMPLE_MAP, "--fit", KEY, "--workers", "2",
-                         "-o", out_toml)
+    code, out, err = cli("calibrate", SCENARIO, csv, "--map", EXAMPLE_MAP, "--fit", KEY, "--scheduler",
+                         scheduler.scheduler.address, "-o", out_toml)
     assert code == 0, err
     m = re.search(rf"^{re.escape(KEY)} = (\S+) ± (\S+) N\*m  \(was 2.55\)$", out, re.M)
     value, sigma = float(m.group(1)), float(m.group(2))
@@ -106,12 +118,12 @@ def test_calibrate_recovers_the_brake_torque_and_the_noise_level(stand, tmp_path
     assert load_model(out_toml).name == "central_impact_20t"
 
 
-def test_cancel_keeps_and_writes_the_best_point_so_far(stand, tmp_path):
+def test_cancel_keeps_and_writes_the_best_point_so_far(stand, scheduler, tmp_path):
     """A calibration stopped after a few runs (as Ctrl+C does) returns and writes the best point it had."""
     from solver.measured.calibrate import calibrate
     d, csv, _ = stand
     seen = []
-    cal = calibrate(SCENARIO, csv, EXAMPLE_MAP, [KEY], workers=1, out_path=tmp_path / "best.toml",
+    cal = calibrate(SCENARIO, csv, EXAMPLE_MAP, [KEY], client=scheduler, out_path=tmp_path / "best.toml",
                     progress=lambda done, total: seen.append(done), cancel=lambda: len(seen) >= 12)
     assert cal.status == "cancelled" and 12 <= cal.runs < 20
     assert cal.written[0] == tmp_path / "best.toml"
@@ -121,7 +133,7 @@ def test_cancel_keeps_and_writes_the_best_point_so_far(stand, tmp_path):
     assert np.isfinite(cal.cost) and cal.cost < cal.cost0
 
 
-def test_ctrl_c_on_the_command_line_writes_the_best_point_and_exits_4(stand, tmp_path):
+def test_ctrl_c_on_the_command_line_writes_the_best_point_and_exits_4(stand, scheduler, tmp_path):
     """Ctrl+C (SIGINT) while `dockmnemo calibrate` runs (right after the scenario's own run): it cancels the runs
     under way, writes the best point so far (the start or a point no worse) and exits 4."""
     import signal
@@ -130,7 +142,8 @@ def test_ctrl_c_on_the_command_line_writes_the_best_point_and_exits_4(stand, tmp
     d, csv, _ = stand
     out_toml = tmp_path / "best.toml"
     p = subprocess.Popen([sys.executable, "-m", "app", "calibrate", str(SCENARIO), str(csv), "--map", str(EXAMPLE_MAP),
-                          "--fit", KEY, "--workers", "1", "-o", str(out_toml)], cwd=ROOT, stdout=subprocess.PIPE,
+                          "--fit", KEY, "--scheduler", scheduler.scheduler.address, "-o", str(out_toml)], cwd=ROOT,
+                         stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     lines = []
     for line in p.stderr:                       # the first bar line comes when the scenario's own run is done
