@@ -129,6 +129,7 @@ def test_segment_behind_and_beside_or_clear_reports_nothing():
 @given(a=st.tuples(st.floats(-0.05, 0.21), st.floats(-0.15, 0.15), st.floats(-0.03, 0.05)),
        b=st.tuples(st.floats(-0.05, 0.21), st.floats(-0.15, 0.15), st.floats(-0.03, 0.05)),
        r=st.floats(0.0, 0.02))
+@example(a=(0.125, 0.0625, 0.0), b=(0.0, 0.1, -0.015625), r=0.0)   # from the face's side onto its corner edge behind
 def test_segment_face_matches_dense_sampling(a, b, r):
     a, b = np.array(a), np.array(b)
     out = ev(G.segment_row(a, b, r), face())

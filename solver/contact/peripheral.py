@@ -145,8 +145,9 @@ def segment_face(w, ia, ib):
             hi = min(hi, -g0 / g1)
         elif g0 < 0.0:
             hi = -1.0
-    if lo <= hi:
-        t = lo if d0 + lo * dd <= d0 + hi * dd else hi
+    if lo <= hi + 1e-12:                              # (closed: a segment meeting the prism at one point, e.g. an
+        t = lo if d0 + lo * dd <= d0 + hi * dd else hi    # end on its corner edge, within rounding of lo > hi)
+        t = min(1.0, max(0.0, t))
         d = d0 + t * dd
         best = d
         qx, qy, qz = x0 + t * lx - d * nx, y0 + t * ly - d * ny, z0 + t * lz - d * nz
