@@ -97,13 +97,14 @@ def _compile_missing(units, progress, child, n_child: int) -> int:
     n = len(units)
     count = {"k": 0, "compiled": 0}
     lock = threading.Lock()
+    ended = threading.Event()   # this process stopped (done, or interrupted): the reader reports no more progress
 
     def step(compiles: bool):   # a unit starts compiling (or is found in the cache) in either process: "k of n"
         with lock:
             count["k"] += 1
             if compiles:
                 count["compiled"] += 1
-                if progress is not None:
+                if progress is not None and not ended.is_set():
                     progress(count["k"], n)
 
     said = set()
@@ -119,16 +120,20 @@ def _compile_missing(units, progress, child, n_child: int) -> int:
         reader = threading.Thread(target=follow, daemon=True)
         reader.start()
     own = units[n_child:] if child is not None else units
-    for _, disp, sig in own:
-        if disp is own[-1][1] and reader is not None:     # the step loop links the other process's `record`
-            reader.join()
-            child.wait()
-            for _, d, s in units[:n_child]:                # (on failure there, this process compiles what is missing)
-                if _unit_name(d) not in said:
-                    step(not _cached(d, s))
-                d.compile(s)
-        step(tuple(sig) not in disp.overloads and not _cached(disp, sig))
-        disp.compile(sig)
+    try:
+        for _, disp, sig in own:
+            if disp is own[-1][1] and reader is not None:     # the step loop links the other process's `record`
+                reader.join()
+                child.wait()
+                for _, d, s in units[:n_child]:      # (on failure there, this process compiles what is missing)
+                    if _unit_name(d) not in said:
+                        step(not _cached(d, s))
+                    d.compile(s)
+            step(tuple(sig) not in disp.overloads and not _cached(disp, sig))
+            disp.compile(sig)
+    finally:
+        with lock:              # a progress line under way ends first; none follows (e.g. after the cancel message)
+            ended.set()
     return count["compiled"]
 
 

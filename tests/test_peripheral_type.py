@@ -216,7 +216,7 @@ def _edited(tmp_path, scenario_edit=None, mechanism_edit=None) -> Path:
     ("scenario", lambda t: t.replace("step = 5.0e-4", "step = 1.0e-3"), "solver.step",
      "too large for the guide ring: omega*step = 1.1 (<= 1), decay*step = 1.29 (<= 2); at most 0.000911 s"),
     ("scenario", lambda t: t.replace("face_gap = 0.005", "head_start_x = -0.4"), "initial.head_start_x",
-     "not used by the peripheral mechanism type"),
+     "unknown key (known here: "),
 ])
 def test_bad_input_is_refused_naming_file_and_key(tmp_path, where, edit, key, problem):
     path = _edited(tmp_path, **{f"{where}_edit": edit})
