@@ -131,7 +131,7 @@ def segment_face(w, ia, ib):
     elif d0 >= 0.0:
         hi = -1.0
     for k in range(4):
-        if lo > hi:
+        if lo > hi + 1e-12:
             break
         a = 3 * k
         b = 3 * ((k + 1) % 4)
