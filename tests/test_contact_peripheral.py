@@ -125,7 +125,7 @@ def test_segment_behind_and_beside_or_clear_reports_nothing():
 
 
 @pytest.mark.slow   # hypothesis poses against dense sampling / an independent solve
-# derandomized: a segment end exactly on a face corner behind it (a measure-zero tie: 7 of 8000 boundary-biased
+# derandomized: a segment end exactly on a face corner behind it (a measure-zero tie: 8 of 8000 boundary-biased
 # poses with main's kernel, 4 with this one) must not turn CI red at random; the @examples are such ties, now met
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(a=st.tuples(st.floats(-0.05, 0.21), st.floats(-0.15, 0.15), st.floats(-0.03, 0.05)),
