@@ -110,12 +110,7 @@ def appendage_mass_bias(R, v, w, q, qd, RODS, ra, e1, e2, Mc, hc, jx, jy, out):
                 for e in range(a + 1):
                     je0, je1, je2 = _column(e, d0, d1, d2, jx, jy, E1, E2)
                     Mc[a, e] += wt * (ja0 * je0 + ja1 * je1 + ja2 * je2)
-        rdx += phd * (-l * s)
-        rdy += phd * (l * c)
-        qx -= phd * phd * l * c
-        qy -= phd * phd * l * s
-        rx += l * c
-        ry += l * s
+        rx, ry, rdx, rdy, qx, qy = PC.next_rod_root(rx, ry, rdx, rdy, qx, qy, l, c, s, phd)
     for a in range(nd):
         for e in range(a):
             Mc[e, a] = Mc[a, e]

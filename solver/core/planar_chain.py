@@ -42,6 +42,14 @@ def _add_point(w, jx, jy, bx, by, nd, M, h):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
+def next_rod_root(rx, ry, rdx, rdy, qx, qy, l, c, s, phd):
+    """The next rod's root from this one's (chord l at angle cos c, sin s, rate phd): position, velocity relative to
+    the body and the centripetal part of its acceleration."""
+    return (rx + l * c, ry + l * s, rdx + phd * (-l * s), rdy + phd * (l * c), qx - phd * phd * l * c,
+            qy - phd * phd * l * s)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def rod_point(q, pr, o, RODS, k, c, s, xi, node, rx, ry, rdx, rdy, qx, qy, jx, jy):
     """Point xi of rod k (the far node's mass point if node): its position, velocity relative to the body and the
     velocity-squared part of its relative acceleration (body axes; node k-1 at rx, ry moving at rdx, rdy with qx, qy);
@@ -105,12 +113,7 @@ def chain_mass_bias(q, p, RODS, x0, y0, M0, J0, M, h, jx, jy):
             bx = ax - om * vy - 2.0 * om * vry - om * om * px
             by = ay + om * vx + 2.0 * om * vrx - om * om * py
             _add_point(w, jx, jy, bx, by, nd, M, h)
-        rdx += phd * (-l * s)
-        rdy += phd * (l * c)
-        qx -= phd * phd * l * c
-        qy -= phd * phd * l * s
-        rx += l * c
-        ry += l * s
+        rx, ry, rdx, rdy, qx, qy = next_rod_root(rx, ry, rdx, rdy, qx, qy, l, c, s, phd)
     ke = 0.0
     for a in range(nd):
         for b in range(nd):
