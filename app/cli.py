@@ -334,6 +334,7 @@ def cmd_campaign(args) -> int:
         return fail(f"{args.out}: {exc}")
     finally:
         close_bar()
+        stop.restore()   # Python's own handlers again, whatever ended it (an in-process caller keeps its Ctrl+C)
     s = read_summary(res.directory)
     wall = time.perf_counter() - t0
     rate = f", {res.n_run / res.wall_time:.2f} runs/s" if res.n_run and res.wall_time > 0 else ""

@@ -161,7 +161,7 @@ def test_summary_h5_is_a_plain_table(t20):
 
 def _cli(capsys, *args):
     """`dockmnemo ARGS` in this process (app.cli.main, as the command calls it): exit status, stdout and stderr; the
-    signal handlers the command sets (a campaign's, left set when it refuses its file) put back after it."""
+    signal handlers put back after it whatever the command did (the last test checks the campaign's own restore)."""
     from types import SimpleNamespace
 
     from app.cli import main
@@ -271,6 +271,11 @@ def test_cli_bad_campaign_exit_2(tmp_path, capsys):
     f = campaign_file(tmp_path, **{"t_end = 1.0\n": ""})
     p = _cli(capsys, "campaign", f, "--out", tmp_path / "d")
     assert p.returncode == 2 and f"{f}: t_end: missing" in p.stderr and not (tmp_path / "d").exists()
+    # the refusal leaves Python's own handlers: Ctrl+C in an in-process caller is a KeyboardInterrupt again
+    from app.cli import main
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    assert main(["campaign", str(f), "--out", str(tmp_path / "d")]) == 2
+    assert {sig: signal.getsignal(sig) for sig in before} == before
 
 
 def test_samples_deterministic_lhs_stratified_and_grid(tmp_path):
