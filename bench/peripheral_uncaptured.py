@@ -1,6 +1,8 @@
 """Why a peripheral campaign's runs were not captured: each uncaptured run's kept file read from its stored poses
 and channels, grouped by cause (docs/peripheral.md "The uncaptured quarter").
-    python bench/peripheral_uncaptured.py CAMPAIGN_DIR [--runs]
+    python bench/peripheral_uncaptured.py CAMPAIGN_DIR [--runs] [--files DIR]
+(--files DIR: the runs' files in DIR, run_NNNNN.h5, e.g. kept by bench/peripheral_campaign_runs.py --keep DIR; the
+parameters from CAMPAIGN_DIR's summary; the runs of DIR's files that were not captured)
 Causes: A the petals end outside the other ring (its tips on the other ring's face, the craft rebounds); B the
 petals stall in each other before the ring faces meet; C1 / C2 the ring faces touch but only one / two latches
 catch (the others' strikers outside the latch's capture zone: across the axis `engage_travel`, along it
@@ -86,10 +88,21 @@ def main(argv):
         captured = S["captured"][:]
         files = [x.decode() if isinstance(x, bytes) else str(x) for x in S["run_file"][:]]
     nc = np.where(captured == 0)[0]
+    if "--files" in argv:
+        from solver.runfile import RunFile
+        fd = Path(argv[argv.index("--files") + 1])
+        files = {int(f.stem.split("_")[1]): f for f in sorted(fd.glob("run_*.h5"))}
+        nc = []
+        for i, f in files.items():
+            with RunFile(f) as run:
+                if not math.isfinite(run.t_capture):
+                    nc.append(i)
+        captured = np.ones(len(files))
+        d = fd
     rows = []
     for i in nc:
         p = {k: float(v[i]) for k, v in P.items()}
-        r = analyse(d / files[i], p)
+        r = analyse(files[i] if isinstance(files, dict) else d / files[i], p)
         r.update(index=int(i), **p)
         rows.append(r)
         if "--runs" in argv:
