@@ -171,13 +171,14 @@ def test_a_petal_tip_on_the_other_petal_is_recorded_as_the_pair_carrying_it(tmp_
         assert fm @ dv > 0.9 * np.linalg.norm(fm) * np.linalg.norm(dv), (fm, dv)
 
 
-@pytest.mark.parametrize("index, t_end", [(116, 1.6), (119, 2.3)])
+@pytest.mark.parametrize("index, t_end", [(116, 1.6), (137, 1.0)])
 def test_campaign_runs_left_uncaptured_by_wide_petal_tips_or_a_narrow_latch_zone_are_captured(tmp_path, index, t_end):
     """Two of the 52 runs of the IDSS-200 campaign that f895855 did not capture (docs/peripheral.md "The uncaptured
     quarter"): run 116 (0.085 m/s, 40 mm miss, 3.6 deg tilt; class B: with the petals +-22 deg wide at their tips a tip
     caught on the other half's petal 55 mm before the faces met and the craft rebounded) is captured at ~1.3 s with
-    +-19 deg tips; run 119 (class C2: two latches, the third striker 14.6 mm across and 5.2 mm along its latch with
-    the ring seated on the rounded edge) with the 20 mm / 8 mm capture zone. Loads within the soft limits."""
+    +-19 deg tips; run 137 (0.098 m/s, 12.5 mm miss, 2.3 deg roll; class C2: two latches, the third striker 18.0 mm
+    across its latch with the ring seated on the rounded edge; with +-19 deg tips and the 15 / 5 mm zone still two by
+    6 s) at ~0.8 s with the 20 mm / 8 mm capture zone. Loads within the soft limits."""
     from solver import campaign as C
     c = C.load_campaign(PERIPHERAL / "campaigns" / "idss_envelope_200.toml")
     sc = c.scenario(index)
