@@ -357,8 +357,14 @@ def _edges_plates(s, R, COM, P, a, b, EDGE, EID, W, w0, wp, F, T, rec, out, sl0,
             if d <= 0.0:
                 continue
             jr = PAIR_PET + (3 * int(EID[i]) + j if a == 2 else 3 * j + int(EID[i]))
+            old = rec[jr].copy() if out and a == 0 else rec[jr]
             e_, q_ = _contact_in_b(s, R, COM, F, T, a, b, d, qx, qy, qz, nx, ny, nz, k, c, mu, kt, ct, sl0 + 3 * i + j,
                                    rec, jr, out, ds, full, FT)
+            if out and a == 0:   # a passive tip on an active plate: the pair records the force on the active petal
+                for q in (1, 2, 3, 14, 15, 16):
+                    rec[jr, q] = 2.0 * old[q] - rec[jr, q]
+                if rec[jr, 10] > old[10]:
+                    rec[jr, 7:10] = -rec[jr, 7:10]
             pe += e_
             pd += q_
     return pe, pd
