@@ -52,6 +52,8 @@ TWIN_STEP = 1e-4        # the predictability twins: every key moved by 0.01 % (1
                         # solver's step halved; where either moves the run by more than the record's noise on 0.2 s
                         # averages the record does not constrain the keys (a whole run's retraction: a 0.01 % change
                         # there costs 3x the noise, the step halved 20-55x; docs/measured-data.md) and is left out
+HORIZON = 1.0           # s: twins parting this long (5 of the 0.2 s averages) mark the model's horizon: its state after
+                        # it is not predicted, so the record from there on is left out and the candidates stop there
 
 
 class CalibrationError(InputError):
@@ -386,7 +388,18 @@ class _Residual:
                 if a is not None and b is not None:
                     d += ((np.interp(self.tq, tw["time"], b) - np.interp(self.tq, base["time"], a)) * self.norm[j]) ** 2
             worst = np.maximum(worst, uniform_filter1d(d, w, mode="nearest"))
-        return worst <= level
+        keep = worst <= level
+        k = np.concatenate([[True], keep, [True]]).astype(int)
+        for i, j in zip(np.flatnonzero(np.diff(k) == -1), np.flatnonzero(np.diff(k) == 1)):
+            if self.tq[j - 1] - self.tq[i] >= HORIZON:
+                keep[i:] = False
+                break
+        return keep
+
+    def horizon(self) -> float:
+        """Run time after which no sample is fitted (the candidates need not run further); inf if the last is."""
+        return math.inf if self.keep[-1] else float(self.tq[np.flatnonzero(self.keep)[-1]]) if self.keep.any() \
+            else 0.0
 
     def left_out(self, offset: float) -> list[tuple[float, float]]:
         """The spans (record time, s) not fitted."""
@@ -621,6 +634,11 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                 residual.keep = residual.predictable(nominal, runs.get(tx, t_end, variants=tv))
             except _Stopped as exc:
                 first_stop = str(exc)
+        t_full = t_end
+        if residual.horizon() + 2 * out_step < t_end:   # past the model's horizon: the candidates stop there
+            t_end = residual.horizon() + 2 * out_step
+            full = {kx: r for kx, r in runs.cache.items() if len(kx) == k}   # longer runs serve as well
+            runs.cache = full if run_cache is None else run_cache.setdefault((round(t_end, 9), out_step), full)
         coarse = residual.smoothed(GLOBAL_SMOOTH)
         cost_cache: dict[tuple, float] = {}
         coarse_cache: dict[tuple, float] = {}
@@ -874,6 +892,13 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
             status = "converged"
         x_best = x_of(u_best)
         best_res = runs.cache.get(runs.key(x_best), nominal)
+        if t_end < t_full and status != "cancelled":    # the fit's run through the whole record, for the metrics
+            cache, runs.cache = runs.cache, {}
+            try:
+                best_res = runs.get([x_best], t_full, budget=False)[0]
+            except _Stopped:
+                pass
+            runs.cache = cache
         after = compare_arrays(best_res["time"], best_res["values"], sig, cmap, off, spath) \
             if "time" in best_res else before
         cal = Calibration(fits, x0, x_best, sigma, off, before.metrics, after.metrics, runs.done,
