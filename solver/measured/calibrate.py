@@ -807,7 +807,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         # ---- the verdict: Jacobian at the best point, interval, correlation, remaining step, edges, budget
         sigma, corr, block = np.full(k, math.nan), None, 0
         kept = float(np.sum(residual.rows())) * float(np.median(np.diff(residual.tq))) if len(residual.tq) > 1 else 0.0
-        if kept < 5 * GLOBAL_SMOOTH:
+        if kept < 2 * GLOBAL_SMOOTH:     # two of the global phase's averages
             reasons.append(f"the model predicts only {kept:.2f} s of the record (its twins part from it elsewhere): "
                            "too little to fit on")
         if status != "cancelled":
