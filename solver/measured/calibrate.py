@@ -634,11 +634,37 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                 residual.keep = residual.predictable(nominal, runs.get(tx, t_end, variants=tv))
             except _Stopped as exc:
                 first_stop = str(exc)
-        t_full = t_end
+        t_full, full_cache = t_end, runs.cache
         if residual.horizon() + 2 * out_step < t_end:   # past the model's horizon: the candidates stop there
             t_end = residual.horizon() + 2 * out_step
             full = {kx: r for kx, r in runs.cache.items() if len(kx) == k}   # longer runs serve as well
             runs.cache = full if run_cache is None else run_cache.setdefault((round(t_end, 9), out_step), full)
+
+        def at_full(xs, variants=None) -> list[dict]:
+            """Runs through the whole record (beyond the horizon), outside the budget."""
+            cache, runs.cache = runs.cache, full_cache
+            try:
+                return runs.get(xs, t_full, budget=False, variants=variants)
+            finally:
+                runs.cache = cache
+
+        def refresh(u) -> bool:
+            """The samples the model predicts at u (its twins there, through the whole record) in place of those
+            fitted so far; the candidates then run to its horizon. True if more than 0.2 s changed."""
+            nonlocal t_end
+            tx, tv = twins(u, t_full)
+            keep = residual.predictable(at_full([x_of(u)])[0], at_full(tx, tv))
+            if np.sum(keep != residual.keep) <= coarse.window:
+                return False
+            residual.keep = coarse.keep = keep
+            t_new = min(t_full, residual.horizon() + 2 * out_step)
+            if t_new > t_end + 1e-9:      # predicted further than before: longer candidates (the whole ones serve)
+                t_end = t_new
+                full = {kx: r for kx, r in full_cache.items() if len(kx) == k}
+                runs.cache = full if run_cache is None else run_cache.setdefault((round(t_end, 9), out_step), full)
+            cost_cache.clear()
+            coarse_cache.clear()
+            return True
         coarse = residual.smoothed(GLOBAL_SMOOTH)
         cost_cache: dict[tuple, float] = {}
         coarse_cache: dict[tuple, float] = {}
@@ -692,6 +718,11 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                 status = str(exc)
         u_best = pop[0] if de_state["pop"] is None else de_state["pop"][int(np.argmin(de_state["cost"]))]
         u_best = np.array(u_best, float)
+        if not status:     # what the model predicts near the global phase's best, rather than at the start
+            try:
+                refresh(u_best)
+            except _Stopped as exc:
+                status = str(exc)
         c_best = costs([u_best])[0]
         # ---- local polish: Levenberg-Marquardt, central differences of FD_STEP; each round is even (2k probes, then
         # LM_TRIALS trial points): two workers halve every round, and the fit is the same on 1 and on 2 workers
@@ -785,18 +816,16 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         for recheck in range(3):
             if status:
                 break
-            tx, tv = twins(u_best, t_end)
-            here = runs.get([x_of(u_best)], t_end, budget=False)[0]
-            keep = residual.keep & residual.predictable(here, runs.get(tx, t_end, budget=False, variants=tv))
-            if np.sum(keep) >= np.sum(residual.keep) - coarse.window:    # under 0.2 s more: the same samples
+            try:
+                if not refresh(u_best):     # under 0.2 s changed: the same samples
+                    break
+            except _Stopped as exc:
+                status = str(exc)
                 break
             if recheck == 2:
                 reasons.append("the samples the model predicts (its twins within the record's noise) changed again "
                                "at the fit: the fitted part of the record is not settled")
                 break
-            residual.keep = coarse.keep = keep
-            cost_cache.clear()
-            coarse_cache.clear()
             noise_limit, restart_limit = residual.noise_limit(3.0), residual.noise_limit(1.0)
             c_best = costs([u_best])[0]
             try:
