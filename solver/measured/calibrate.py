@@ -285,6 +285,7 @@ class _Runs:
         self.done = 0
         self.rounds = 0          # batches of runs started together
         self.on_round = None     # called with each round's size
+        self.wait_for = None     # a run's key that goes first and that a cancel waits for (the scenario's own run)
 
     def task(self, x, t_end, variant=()) -> dict:
         """The run of parameter vector x; variant ("step/2",): with the solver's step halved (a predictability twin)."""
@@ -313,8 +314,8 @@ class _Runs:
             self.rounds += 1
             if self.on_round is not None:
                 self.on_round(len(todo))
-            futs = {self.client.submit(run_candidate, self.task(np.array(kx[:k]), t_end, kx[k:]), pure=False): kx
-                    for kx in todo}
+            futs = {self.client.submit(run_candidate, self.task(np.array(kx[:k]), t_end, kx[k:]), pure=False,
+                                       priority=1 if kx == self.wait_for else 0): kx for kx in todo}
             for done, pending in finished_futures(futs, 0.2):
                 for f in done:
                     try:
@@ -325,7 +326,14 @@ class _Runs:
                     if self.progress:
                         self.progress(self.done, self.max_runs)
                 if pending and self.cancel is not None and self.cancel():
-                    self.client.cancel(list(pending))
+                    self.client.cancel([f for f in pending if futs[f] != self.wait_for])
+                    for f in pending:     # the scenario's own run, under way: the point a cancel keeps
+                        if futs[f] == self.wait_for:
+                            try:
+                                self.cache[futs[f]] = f.result()
+                                self.done += 1
+                            except Exception:   # noqa: BLE001
+                                pass
                     raise _Stopped("cancelled")
         return [self.cache[k] for k in keys]
 
@@ -607,6 +615,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
             """The predictability twins of u: the points and their variants (step halved; keys moved by TWIN_STEP)."""
             u2 = u + TWIN_STEP if np.all(u + TWIN_STEP <= u_hi) else u - TWIN_STEP
             return [x_of(u), x_of(u2)], [("step/2",), ()]
+        runs.wait_for = start_key
         try:   # the scenario's own run with the first population and its twins: every worker busy from the start
             tx, tv = twins(pop[0], t_end)
             nominal = runs.get([x_of(u) for u in pop] + tx, t_end, variants=[()] * len(pop) + tv)[0]
@@ -617,6 +626,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
             nominal, first_stop = runs.cache[start_key], str(exc)
         else:
             first_stop = ""
+        runs.wait_for = None
         startup = time.perf_counter() - t_wall
         if "time" not in nominal:
             raise CalibrationError(spath, "/", f"the scenario's own run failed: {nominal['message']}")
