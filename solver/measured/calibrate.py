@@ -823,14 +823,18 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         u_best, c_best, J = best_of_all(u_best, c_best, J)
         # the samples the model predicts, again at the fit: its twins there may part from it where they did not at the
         # start; then those samples are left out too and the polish goes on from the fit
-        for recheck in range(3):
-            if status:
+        for recheck in range(3):      # also when the budget is reached: the verdict is on what the fit predicts
+            if status == "cancelled":
                 break
             try:
                 if not refresh(u_best):     # under 0.2 s changed: the same samples
                     break
             except _Stopped as exc:
                 status = str(exc)
+                break
+            if status:
+                c_best = costs([u_best], budget=False)[0]
+                u_best, c_best, J = best_of_all(u_best, c_best, None)
                 break
             if recheck == 2:
                 reasons.append("the samples the model predicts (its twins within the record's noise) changed again "
