@@ -658,12 +658,14 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
             finally:
                 runs.cache = cache
 
-        def refresh(u) -> bool:
-            """The samples the model predicts at u (its twins there, through the whole record) in place of those
-            fitted so far; the candidates then run to its horizon. True if more than 0.2 s changed."""
+        def refresh(u, replace: bool) -> bool:
+            """The samples the model predicts at u (its twins there, through the whole record): in place of those
+            fitted so far (`replace`), or those of them (the fit's check: it only shrinks, so it settles); the
+            candidates then run to its horizon. True if more than 0.2 s changed."""
             nonlocal t_end
             tx, tv = twins(u, t_full)
             keep = residual.predictable(at_full([x_of(u)])[0], at_full(tx, tv))
+            keep = keep if replace else keep & residual.keep
             if np.sum(keep != residual.keep) <= coarse.window:
                 return False
             residual.keep = coarse.keep = keep
@@ -730,7 +732,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         u_best = np.array(u_best, float)
         if not status:     # what the model predicts near the global phase's best, rather than at the start
             try:
-                refresh(u_best)
+                refresh(u_best, replace=True)
             except _Stopped as exc:
                 status = str(exc)
         c_best = costs([u_best])[0]
@@ -827,7 +829,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
             if status == "cancelled":
                 break
             try:
-                if not refresh(u_best):     # under 0.2 s changed: the same samples
+                if not refresh(u_best, replace=False):     # under 0.2 s fewer: the same samples
                     break
             except _Stopped as exc:
                 status = str(exc)
@@ -837,8 +839,8 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                 u_best, c_best, J = best_of_all(u_best, c_best, None)
                 break
             if recheck == 2:
-                reasons.append("the samples the model predicts (its twins within the record's noise) changed again "
-                               "at the fit: the fitted part of the record is not settled")
+                reasons.append("the samples the model predicts (its twins within the record's noise) shrank a third "
+                               "time at the fit: the fitted part of the record is not settled")
                 break
             noise_limit, restart_limit = residual.noise_limit(3.0), residual.noise_limit(1.0)
             c_best = costs([u_best])[0]
