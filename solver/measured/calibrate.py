@@ -730,8 +730,8 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                 status = str(exc)
         u_best = pop[0] if de_state["pop"] is None else de_state["pop"][int(np.argmin(de_state["cost"]))]
         u_best = np.array(u_best, float)
-        if not status:     # what the model predicts near the global phase's best, rather than at the start
-            try:
+        if not status and not residual.keep.all():   # what the model predicts near the global phase's best, rather
+            try:                                          # than at the start (all of it there: the fit's check only)
                 refresh(u_best, replace=True)
             except _Stopped as exc:
                 status = str(exc)
