@@ -149,6 +149,8 @@ def cmd_calibrate(args) -> int:
     print(f"time offset: {cal.offset:.6f} s", flush=True)
     print("fitted (± half-width of the 95 % interval, block bootstrap of the residual):", flush=True)
     print("\n".join(cal.lines() + cal.correlation_lines()), flush=True)
+    if cal.left_out:
+        print(cal.left_out_line(), flush=True)
     print("\n".join(_metrics_lines("before:", cal.before) + _metrics_lines("after:", cal.after)), flush=True)
     print(f"{cal.runs} runs in {cal.rounds} rounds, {cal.wall_time:.1f} s ({cal.summary()})", flush=True)
     code = 0

@@ -161,6 +161,7 @@ channel map <code>{e(str(map_path))}</code></p>
 <p>time offset {cal.offset:.6f} s; {cal.runs} runs in {cal.rounds} rounds, {cal.wall_time:.1f} s; cost
 {cal.cost0:.6g} at the start, {cal.cost:.6g} at the fit, {cal.noise_cost:.6g} from the record's noise alone;
 bootstrap blocks of {cal.block} samples</p>
+{f'<p>{e(cal.left_out_line())}</p>' if cal.left_out else ''}
 <h2>Fitted keys (± half-width of the 95 % interval)</h2>
 <table><tr><th>key</th><th>start</th><th>fit</th><th>±</th><th>unit</th><th>searched</th></tr>{keys}</table>
 {f'<ul>{corr}</ul>' if corr else ''}

@@ -44,6 +44,9 @@ CASES = {   # name: (record length s, or None: first contact to hard dock with t
     "whole_mass_x1.2": (None, {MASS: 1.2}, [MASS]),
     "whole_spring_x0.8": (None, {SPRING: 0.8}, [SPRING]),
     "12s_3keys_magnetic": (12.0, {BRAKE: 1.2, SPRING: 0.85, MAGNETIC: 1.3}, [BRAKE, SPRING, MAGNETIC]),
+    "whole_3keys": (None, {BRAKE: 1.2, SPRING: 0.85, MASS: 1.15}, [BRAKE, SPRING, MASS]),
+    "whole_brake_x1.25": (None, {BRAKE: 1.25}, [BRAKE]),
+    "whole_mass_x0.8": (None, {MASS: 0.8}, [MASS]),
     "whole_3keys_magnetic": (None, {BRAKE: 1.2, SPRING: 0.85, MAGNETIC: 1.3}, [BRAKE, SPRING, MAGNETIC]),
     "12s_3keys": (12.0, {BRAKE: 1.2, SPRING: 0.85, MASS: 1.15}, [BRAKE, SPRING, MASS]),
     "4s_damping_x1.3": (4.0, {DAMPING: 1.3}, [DAMPING]),
@@ -89,7 +92,9 @@ def fit(code: Path, name: str, rec: Path, mp: Path, workers: int, out: Path, ext
     for k in keys:
         m = re.search(rf"^{re.escape(k)} = (\S+) ± (\S+) ", p.stdout, re.M)
         fitted[k] = (float(m.group(1)), float(m.group(2)) if m.group(2) != "n/a" else float("nan")) if m else None
-    tail = [ln for ln in (p.stdout + p.stderr).splitlines() if re.search(r"runs in|error", ln)]
+    tail = [ln for ln in (p.stdout + p.stderr).splitlines() if re.search(r"runs in|error|not converged", ln)]
+    tail += [re.sub(r" of the record \(([\d.]+ s)\).*", r" (\1)", ln) for ln in p.stdout.splitlines()
+             if ln.startswith("left out")]
     return {"code": p.returncode, "wall": wall, "fitted": fitted, "said": " / ".join(tail)[-400:]}
 
 

@@ -2,6 +2,8 @@
 (scipy.optimize.differential_evolution, each generation's candidates run in parallel on Dask), a local polish
 (Levenberg-Marquardt, central differences of a step sized for a cost with contact events), then an honest
 verdict: converged or not and why, a 95 % interval from a block bootstrap of the residual, the keys' correlation.
+Only the samples the model predicts are fitted: where its twins (the solver's step halved, the keys moved by 1e-4)
+part from its run by more than the record's noise, and after its horizon, the record is left out and named.
 
 Keys are named `section.key` (optionally `[index]` for a list element) exactly as in the scenario TOML or in the
 mechanism TOML it names: the two files have no section in common, so the name says which file it is in."""
@@ -48,6 +50,12 @@ LM_ITERATIONS = 6       # Jacobians per polish
 LM_XTOL = 1e-4          # the polish stops on a step under this in the search variable (0.01 % of a key) ...
 LM_FTOL = 1e-4          # ... or a relative fall of the cost under this (contact-event jitter is larger)
 RESTART_Z = 2.0         # ... above which the polish starts again from other basins of the global phase
+TWIN_STEP = 1e-4        # the predictability twins: every key moved by 0.01 % (100x under the polish's probe), and the
+                        # solver's step halved; where either moves the run by more than the record's noise on 0.2 s
+                        # averages the record does not constrain the keys (a whole run's retraction: a 0.01 % change
+                        # there costs 3x the noise, the step halved 20-55x; docs/measured-data.md) and is left out
+HORIZON = 1.0           # s: twins parting this long (5 of the 0.2 s averages) mark the model's horizon: its state after
+                        # it is not predicted, so the record from there on is left out and the candidates stop there
 
 
 class CalibrationError(InputError):
@@ -228,6 +236,8 @@ class Calibration:
     comparisons: tuple = ()          # (before, after) Comparison for the report
     measured_name: str = ""
     points: list = field(default_factory=list)           # (values, cost) of every candidate run
+    left_out: list = field(default_factory=list)         # (from, to) s of record time not fitted: the model's twins
+                                                         # part there by more than the record's noise
 
     @property
     def converged(self) -> bool:
@@ -236,6 +246,16 @@ class Calibration:
     def lines(self) -> list[str]:
         return [f"{k.key} = {x:.6g} ± {f'{s:.2g}' if math.isfinite(s) else 'n/a'} {k.unit}".rstrip()
                 + f"  (was {k.value:.6g})" for k, x, s in zip(self.keys, self.x, self.sigma)]
+
+    def left_out_line(self) -> str:
+        """Which parts of the record were not fitted, and why ("" if none)."""
+        if not self.left_out:
+            return ""
+        spans = ", ".join(f"{a:.2f}-{b:.2f} s" for a, b in self.left_out)
+        return (f"left out of the fit: {spans} of the record ({sum(b - a for a, b in self.left_out):.1f} s): there the "
+                f"model's run with the solver's step halved, or with the keys moved by {TWIN_STEP:.0e} (relative), "
+                "differs from it by more than the record's noise, so those samples do not constrain the keys "
+                "(compare them with dockmnemo validate)")
 
     def correlation_lines(self) -> list[str]:
         c, out = self.correlation, []
@@ -257,29 +277,36 @@ class Calibration:
 class _Runs:
     """Candidate runs on a Dask client, cached by parameter vector."""
 
-    def __init__(self, client, sc, mt, mpath, fits, channels, cache_dir, cancel, progress, max_runs, output_step):
+    def __init__(self, client, sc, mt, mpath, fits, channels, cache_dir, cancel, progress, max_runs, output_step,
+                 step=None):
         self.client, self.sc, self.mt, self.mpath = client, sc, mt, mpath
         self.fits, self.channels, self.cache_dir = fits, channels, cache_dir
         self.cancel, self.progress, self.max_runs = cancel, progress, max_runs
-        self.output_step = output_step
+        self.output_step, self.step = output_step, step
         self.cache: dict[tuple, dict] = {}
         self.done = 0
         self.rounds = 0          # batches of runs started together
         self.on_round = None     # called with each round's size
+        self.wait_for = None     # a run's key that goes first and that a cancel waits for (the scenario's own run)
 
-    def task(self, x, t_end) -> dict:
+    def task(self, x, t_end, variant=()) -> dict:
+        """The run of parameter vector x; variant ("step/2",): with the solver's step halved (a predictability twin)."""
         sc, mt = candidate_tables(self.sc, self.mt, self.mpath, [(f.key, f.in_mechanism) for f in self.fits], x)
+        if "step/2" in variant:
+            sc["solver"] = {**sc.get("solver", {}), "step": self.step / 2.0}
         return {"scenario": sc, "mechanism": mt, "t_end": t_end, "channels": self.channels,
                 "cache_dir": str(self.cache_dir) if self.cache_dir else None, "output_step": self.output_step}
 
     @staticmethod
-    def key(x) -> tuple:
-        return tuple(float(f"{v:.12g}") for v in np.asarray(x, float))
+    def key(x, variant=()) -> tuple:
+        return tuple(float(f"{v:.12g}") for v in np.asarray(x, float)) + tuple(variant)
 
-    def get(self, xs, t_end, budget: bool = True) -> list[dict]:
-        """Results for parameter vectors xs (those not cached run in parallel); _Stopped on a cancel or, if `budget`,
-        when they would pass the run budget."""
-        keys = [self.key(x) for x in xs]
+    def get(self, xs, t_end, budget: bool = True, variants=None) -> list[dict]:
+        """Results for parameter vectors xs (those not cached run in parallel; `variants`, one per x: () or
+        ("step/2",)); _Stopped on a cancel or, if `budget`, when they would pass the run budget."""
+        variants = variants or [()] * len(xs)
+        keys = [self.key(x, v) for x, v in zip(xs, variants)]
+        k = len(self.fits)
         todo = list(dict.fromkeys(k for k in keys if k not in self.cache))
         if todo:
             if self.cancel is not None and self.cancel():   # also between rounds: a round may end within one wait
@@ -289,7 +316,8 @@ class _Runs:
             self.rounds += 1
             if self.on_round is not None:
                 self.on_round(len(todo))
-            futs = {self.client.submit(run_candidate, self.task(np.array(k), t_end), pure=False): k for k in todo}
+            futs = {self.client.submit(run_candidate, self.task(np.array(kx[:k]), t_end, kx[k:]), pure=False,
+                                       priority=1 if kx == self.wait_for else 0): kx for kx in todo}
             for done, pending in finished_futures(futs, 0.2):
                 for f in done:
                     try:
@@ -300,7 +328,14 @@ class _Runs:
                     if self.progress:
                         self.progress(self.done, self.max_runs)
                 if pending and self.cancel is not None and self.cancel():
-                    self.client.cancel(list(pending))
+                    self.client.cancel([f for f in pending if futs[f] != self.wait_for])
+                    for f in pending:     # the scenario's own run, under way: the point a cancel keeps
+                        if futs[f] == self.wait_for:
+                            try:
+                                self.cache[futs[f]] = f.result()
+                                self.done += 1
+                            except Exception:   # noqa: BLE001
+                                pass
                     raise _Stopped("cancelled")
         return [self.cache[k] for k in keys]
 
@@ -334,6 +369,60 @@ class _Residual:
                                           float(np.sqrt(np.mean(self.meas[ch] ** 2))))
         self.norm = np.array([weights.get(ch, 1.0) / max(unit_rms[sig.units[ch]], 1e-12) for ch in channels])
         self.noise = np.array([noise_level(self.meas[ch]) for ch in channels])   # in the channels' units
+        self.keep = np.ones(len(self.tq), bool)   # the samples fitted (predictable() leaves the rest out)
+
+    def rows(self) -> np.ndarray:
+        """Which rows of matrix() are fitted: those whose moving-average window lies wholly in the kept samples."""
+        n, (a, b) = len(self.tq), self.ends
+        keep = self.keep
+        if self.window > 1 and not keep.all():
+            from scipy.ndimage import uniform_filter1d
+            keep = uniform_filter1d(keep.astype(float), self.window, mode="nearest") > 1.0 - 1e-9
+        return keep[a:n - b]
+
+    def predictable(self, base: dict, twins: list[dict], smooth: float = GLOBAL_SMOOTH) -> np.ndarray:
+        """The samples where every twin run (the same point with the solver's step halved, or its keys moved by
+        TWIN_STEP) stays within the record's noise of `base` on `smooth` s averages: elsewhere a change far under
+        the fit's resolution moves the run by more than the noise, so those samples cannot constrain the keys."""
+        from scipy.ndimage import uniform_filter1d
+        n = len(self.tq)
+        w = max(1, int(round(smooth / float(np.median(np.diff(self.tq)))))) if n > 1 else 1
+        level = float(np.sum((self.noise * self.norm) ** 2)) / w
+        worst = np.zeros(n)
+        for tw in twins:
+            if "time" not in base or "time" not in tw:
+                continue
+            d = np.zeros(n)
+            for j, ch in enumerate(self.channels):
+                a, b = base["values"].get(ch), tw["values"].get(ch)
+                if a is not None and b is not None:
+                    d += ((np.interp(self.tq, tw["time"], b) - np.interp(self.tq, base["time"], a)) * self.norm[j]) ** 2
+            worst = np.maximum(worst, uniform_filter1d(d, w, mode="nearest"))
+        keep = worst <= level
+        k = np.concatenate([[True], keep, [True]]).astype(int)
+        for i, j in zip(np.flatnonzero(np.diff(k) == -1), np.flatnonzero(np.diff(k) == 1)):
+            if self.tq[j - 1] - self.tq[i] >= HORIZON:
+                keep[i:] = False
+                break
+        return keep
+
+    def horizon(self) -> float:
+        """Run time after which no sample is fitted (the candidates need not run further); inf if the last is."""
+        return math.inf if self.keep[-1] else float(self.tq[np.flatnonzero(self.keep)[-1]]) if self.keep.any() \
+            else 0.0
+
+    def left_out(self, offset: float) -> list[tuple[float, float]]:
+        """The spans (record time, s) not fitted."""
+        k = np.concatenate([[True], self.keep, [True]]).astype(int)
+        starts, ends = np.flatnonzero(np.diff(k) == -1), np.flatnonzero(np.diff(k) == 1)
+        out: list[tuple[float, float]] = []
+        for i, j in zip(starts, ends):   # gaps under 0.2 s between them are not fitted either (rows())
+            a, b = float(self.tq[i] + offset), float(self.tq[j - 1] + offset)
+            if out and a - out[-1][1] < GLOBAL_SMOOTH:
+                out[-1] = (out[-1][0], b)
+            else:
+                out.append((a, b))
+        return out
 
     @property
     def ends(self) -> tuple[int, int]:
@@ -345,7 +434,7 @@ class _Residual:
     @property
     def noise_cost(self) -> float:
         """The cost of the record's noise alone (white, through the moving average): what a perfect model leaves."""
-        return float((len(self.tq) - sum(self.ends)) * np.sum((self.noise * self.norm) ** 2) / self.window)
+        return float(np.sum(self.rows()) * np.sum((self.noise * self.norm) ** 2) / self.window)
 
     def noise_limit(self, sds: float = 3.0) -> float:
         """The most cost a fit at the truth leaves, to `sds` standard deviations: the noise's cost, its spread as a
@@ -359,7 +448,7 @@ class _Residual:
         if not share.sum() > 0:
             return 0.0
         n_ch = float(share.sum() ** 2 / np.sum(share ** 2))
-        n = max(1.0, float(len(self.tq) - sum(self.ends)))
+        n = max(1.0, float(np.sum(self.rows())))
         return math.sqrt(2.0 * self.window / (n * n_ch) + 11.0 / (n * n_ch))
 
     def z(self, cost: float) -> float:
@@ -379,7 +468,7 @@ class _Residual:
         t = res.get("time")
         if t is None or len(t) == 0:
             a, b = self.ends
-            return out[a:n - b]
+            return out[a:n - b][self.rows()]
         held = res.get("status") == "ok"
         reach = np.ones(n, bool) if held else self.tq <= t[-1] + 1e-9
         for j, ch in enumerate(self.channels):
@@ -392,7 +481,7 @@ class _Residual:
             from scipy.ndimage import uniform_filter1d
             a, b = self.ends
             out = uniform_filter1d(out, self.window, axis=0, mode="nearest")[a:n - b]
-        return out
+        return out[self.rows()]
 
     def __call__(self, res: dict) -> np.ndarray:
         return self.matrix(res).ravel()
@@ -511,7 +600,8 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
             client = local_client(workers, cache_dir)
     try:
         nworkers = max(1, sum(client.nthreads().values()))
-        runs = _Runs(client, sc, mt, mpath, fits, cmap.run_channels, cache_dir, cancel, progress, max_runs, out_step)
+        runs = _Runs(client, sc, mt, mpath, fits, cmap.run_channels, cache_dir, cancel, progress, max_runs, out_step,
+                     model.step)
         runs.on_round = on_round
         if run_cache is not None:
             runs.cache = run_cache.setdefault((round(t_end, 9), out_step), {})
@@ -522,8 +612,15 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         pop = u_lo + qmc.LatinHypercube(d=k, seed=seed).random(size) * (u_hi - u_lo)
         pop[0] = np.clip(np.zeros(k), u_lo, u_hi)
         start_key = runs.key(x_of(pop[0]))
-        try:   # the scenario's own run with the first population: every worker busy from the start
-            nominal = runs.get([x_of(u) for u in pop], t_end)[0]
+
+        def twins(u, t_end):
+            """The predictability twins of u: the points and their variants (step halved; keys moved by TWIN_STEP)."""
+            u2 = u + TWIN_STEP if np.all(u + TWIN_STEP <= u_hi) else u - TWIN_STEP
+            return [x_of(u), x_of(u2)], [("step/2",), ()]
+        runs.wait_for = start_key
+        try:   # the scenario's own run with the first population and its twins: every worker busy from the start
+            tx, tv = twins(pop[0], t_end)
+            nominal = runs.get([x_of(u) for u in pop] + tx, t_end, variants=[()] * len(pop) + tv)[0]
         except _Stopped as exc:
             if start_key not in runs.cache:
                 raise CalibrationCancelled(f"calibration {exc} before the scenario's own run finished: nothing to "
@@ -531,6 +628,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
             nominal, first_stop = runs.cache[start_key], str(exc)
         else:
             first_stop = ""
+        runs.wait_for = None
         startup = time.perf_counter() - t_wall
         if "time" not in nominal:
             raise CalibrationError(spath, "/", f"the scenario's own run failed: {nominal['message']}")
@@ -542,6 +640,45 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
             runs.cache.clear()
             nominal = runs.get([x_of(pop[0])], t_end)[0]
         residual = _Residual(sig, fitted_channels, weights, off, t_end, POLISH_SMOOTH)
+        if not first_stop:   # the samples the model predicts: those its twins at the start stay within the noise of
+            try:
+                tx, tv = twins(pop[0], t_end)
+                residual.keep = residual.predictable(nominal, runs.get(tx, t_end, variants=tv))
+            except _Stopped as exc:
+                first_stop = str(exc)
+        t_full, full_cache = t_end, runs.cache
+        if residual.horizon() + 2 * out_step < t_end:   # past the model's horizon: the candidates stop there
+            t_end = residual.horizon() + 2 * out_step
+            full = {kx: r for kx, r in runs.cache.items() if len(kx) == k}   # longer runs serve as well
+            runs.cache = full if run_cache is None else run_cache.setdefault((round(t_end, 9), out_step), full)
+
+        def at_full(xs, variants=None) -> list[dict]:
+            """Runs through the whole record (beyond the horizon), outside the budget."""
+            cache, runs.cache = runs.cache, full_cache
+            try:
+                return runs.get(xs, t_full, budget=False, variants=variants)
+            finally:
+                runs.cache = cache
+
+        def refresh(u, replace: bool) -> bool:
+            """The samples the model predicts at u (its twins there, through the whole record): in place of those
+            fitted so far (`replace`), or those of them (the fit's check: it only shrinks, so it settles); the
+            candidates then run to its horizon. True if more than 0.2 s changed."""
+            nonlocal t_end
+            tx, tv = twins(u, t_full)
+            keep = residual.predictable(at_full([x_of(u)])[0], at_full(tx, tv))
+            keep = keep if replace else keep & residual.keep
+            if np.sum(keep != residual.keep) <= coarse.window:
+                return False
+            residual.keep = coarse.keep = keep
+            t_new = min(t_full, residual.horizon() + 2 * out_step)
+            if t_new > t_end + 1e-9:      # predicted further than before: longer candidates (the whole ones serve)
+                t_end = t_new
+                full = {kx: r for kx, r in full_cache.items() if len(kx) == k}
+                runs.cache = full if run_cache is None else run_cache.setdefault((round(t_end, 9), out_step), full)
+            cost_cache.clear()
+            coarse_cache.clear()
+            return True
         coarse = residual.smoothed(GLOBAL_SMOOTH)
         cost_cache: dict[tuple, float] = {}
         coarse_cache: dict[tuple, float] = {}
@@ -595,6 +732,11 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                 status = str(exc)
         u_best = pop[0] if de_state["pop"] is None else de_state["pop"][int(np.argmin(de_state["cost"]))]
         u_best = np.array(u_best, float)
+        if not status and not residual.keep.all():   # what the model predicts near the global phase's best, rather
+            try:                                          # than at the start (all of it there: the fit's check only)
+                refresh(u_best, replace=True)
+            except _Stopped as exc:
+                status = str(exc)
         c_best = costs([u_best])[0]
         # ---- local polish: Levenberg-Marquardt, central differences of FD_STEP; each round is even (2k probes, then
         # LM_TRIALS trial points): two workers halve every round, and the fit is the same on 1 and on 2 workers
@@ -658,7 +800,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                 status = str(exc)
         # above the noise (by a standard deviation): another basin of the global phase may hold the truth (an
         # event-driven cost has several minima; the global phase hands over its best, not the only one)
-        tried, minima = [u_best], [(u_best, c_best)]
+        tried, minima, reasons = [u_best], [(u_best, c_best)], []
         if not status and restarts > 0 and de_state["pop"] is not None and misfit(u_best, c_best):
             order = np.argsort(de_state["cost"])
             for u0 in de_state["pop"][order]:
@@ -675,13 +817,46 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                 minima.append((u1, c1))
                 if c1 < c_best:
                     u_best, c_best, J = u1, c1, J1
-        # the best point of every run made (a probe or a global candidate may have a lower cost)
-        costs([np.array([float(f.to_u(v)) for f, v in zip(fits, kx)]) for kx in list(runs.cache)])
-        kbest = min(cost_cache, key=cost_cache.get)
-        if cost_cache[kbest] < c_best:
-            u_best, c_best, J = np.array([float(f.to_u(v)) for f, v in zip(fits, kbest)]), cost_cache[kbest], None
+        def best_of_all(u_best, c_best, J):
+            """The best point of every run made (a probe or a global candidate may have a lower cost)."""
+            costs([np.array([float(f.to_u(v)) for f, v in zip(fits, kx)]) for kx in list(runs.cache) if len(kx) == k])
+            kbest = min(cost_cache, key=cost_cache.get)
+            if cost_cache[kbest] < c_best:
+                return np.array([float(f.to_u(v)) for f, v in zip(fits, kbest)]), cost_cache[kbest], None
+            return u_best, c_best, J
+        u_best, c_best, J = best_of_all(u_best, c_best, J)
+        # the samples the model predicts, again at the fit: its twins there may part from it where they did not at the
+        # start; then those samples are left out too and the polish goes on from the fit
+        for recheck in range(3):      # also when the budget is reached: the verdict is on what the fit predicts
+            if status == "cancelled":
+                break
+            try:
+                if not refresh(u_best, replace=False):     # under 0.2 s fewer: the same samples
+                    break
+            except _Stopped as exc:
+                status = str(exc)
+                break
+            if status:
+                c_best = costs([u_best], budget=False)[0]
+                u_best, c_best, J = best_of_all(u_best, c_best, None)
+                break
+            if recheck == 2:
+                reasons.append("the samples the model predicts (its twins within the record's noise) shrank a third "
+                               "time at the fit: the fitted part of the record is not settled")
+                break
+            noise_limit, restart_limit = residual.noise_limit(3.0), residual.noise_limit(1.0)
+            c_best = costs([u_best])[0]
+            try:
+                u_best, c_best, J = local(u_best, c_best)
+            except _Stopped as exc:
+                status = str(exc)
+            u_best, c_best, J = best_of_all(u_best, c_best, J)
         # ---- the verdict: Jacobian at the best point, interval, correlation, remaining step, edges, budget
-        reasons, sigma, corr, block = [], np.full(k, math.nan), None, 0
+        sigma, corr, block = np.full(k, math.nan), None, 0
+        kept = float(np.sum(residual.rows())) * float(np.median(np.diff(residual.tq))) if len(residual.tq) > 1 else 0.0
+        if kept < 2 * GLOBAL_SMOOTH:     # two of the global phase's averages
+            reasons.append(f"the model predicts only {kept:.2f} s of the record (its twins part from it elsewhere): "
+                           "too little to fit on")
         if status != "cancelled":
             if J is None:
                 try:
@@ -768,6 +943,13 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
             status = "converged"
         x_best = x_of(u_best)
         best_res = runs.cache.get(runs.key(x_best), nominal)
+        if t_end < t_full and status != "cancelled":    # the fit's run through the whole record, for the metrics
+            cache, runs.cache = runs.cache, {}
+            try:
+                best_res = runs.get([x_best], t_full, budget=False)[0]
+            except _Stopped:
+                pass
+            runs.cache = cache
         after = compare_arrays(best_res["time"], best_res["values"], sig, cmap, off, spath) \
             if "time" in best_res else before
         cal = Calibration(fits, x0, x_best, sigma, off, before.metrics, after.metrics, runs.done,
@@ -775,7 +957,8 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                           reasons=reasons, correlation=corr, noise_cost=residual.noise_cost, block=block,
                           profiles=prof, history=history, comparisons=(before, after),
                           measured_name=Path(measured_path).name,
-                          points=[(np.array(kx), c) for kx, c in cost_cache.items()])
+                          points=[(np.array(kx), c) for kx, c in cost_cache.items()],
+                          left_out=residual.left_out(off))
     finally:
         if own:
             cluster = getattr(client, "cluster", None)
@@ -975,7 +1158,8 @@ def write_fitted(scenario_path, cal: Calibration, out_path, measured_path) -> li
     sc, mpath, _ = _read(spath)
     record = Path(measured_path).name
     head = [f"# fitted by dockmnemo calibrate to {record} ({cal.summary()}; time offset {cal.offset:.6f} s; "
-            f"± half-width of the {CONFIDENCE:.0%} interval):"] + [f"#   {line}" for line in cal.lines()]
+            f"± half-width of the {CONFIDENCE:.0%} interval):"] + [f"#   {line}" for line in cal.lines()] \
+        + ([f"# {cal.left_out_line()}"] if cal.left_out else [])
     sdoc = tomlkit.parse(spath.read_text(encoding="utf-8"))
     texts = []
     mech_fits = [(k, x, s) for k, x, s in zip(cal.keys, cal.x, cal.sigma) if k.in_mechanism]
