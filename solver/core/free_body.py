@@ -168,20 +168,28 @@ def kinetic_energy(m, I, v, w):
 
 
 @njit(cache=True, error_model="numpy")
+def euler_rate(I, Iinv, R, T, w):
+    """Euler's equations in the body frame: dw/dt = Iinv (R^T T - w x I w) for a world torque T about the CoM and
+    a body-frame rate w (arrays); returns dw/dt and I w."""
+    Iw = I @ w
+    wx = np.empty(3)
+    wx[0], wx[1], wx[2] = w[1] * Iw[2] - w[2] * Iw[1], w[2] * Iw[0] - w[0] * Iw[2], w[0] * Iw[1] - w[1] * Iw[0]
+    return Iinv @ (R.T @ T - wx), Iw
+
+
+@njit(cache=True, error_model="numpy")
 def derivative(s, o, m, I, Iinv, R, F, T, ds):
     """ds[o:o + 13] of a free body under world force F and torque T about its CoM (Newton-Euler, body-frame Euler's
     equations with the gyroscopic term); returns its kinetic energy."""
     v = s[o + V:o + V + 3]
     w = s[o + W:o + W + 3]
-    Iw = I @ w
     ds[o:o + 3] = v
     d = quat_rate(s[o + Q], s[o + Q + 1], s[o + Q + 2], s[o + Q + 3], w[0], w[1], w[2])
     for k in range(4):
         ds[o + Q + k] = d[k]
     ds[o + V:o + V + 3] = F / m
-    wx = np.empty(3)
-    wx[0], wx[1], wx[2] = w[1] * Iw[2] - w[2] * Iw[1], w[2] * Iw[0] - w[0] * Iw[2], w[0] * Iw[1] - w[1] * Iw[0]
-    ds[o + W:o + W + 3] = Iinv @ (R.T @ T - wx)
+    dw, Iw = euler_rate(I, Iinv, R, T, w)
+    ds[o + W:o + W + 3] = dw
     return 0.5 * m * (v @ v) + 0.5 * (w @ Iw)
 
 
