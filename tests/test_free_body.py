@@ -179,3 +179,13 @@ def test_quaternion_of_a_matrix_on_every_branch(q):
     qq /= np.linalg.norm(qq)
     got = np.array(fb.quaternion(fb.rotation(*qq)))
     np.testing.assert_allclose(got * np.sign(got @ qq), qq, rtol=0, atol=1e-15)
+
+
+def test_the_quaternion_to_matrix_formula_is_written_once_in_the_solver():
+    """Every type's rotation comes from free_body (old main had it in six solver files; the viewer, which reads run
+    files and imports no kernel, keeps its own numpy form)."""
+    from pathlib import Path
+    solver = Path(fb.__file__).resolve().parent.parent
+    found = sorted(str(p.relative_to(solver)) for p in solver.rglob("*.py")
+                   if "1 - 2 * (" in p.read_text() or "1.0 - 2.0 * (" in p.read_text())
+    assert found == ["core/free_body.py"]
