@@ -168,7 +168,7 @@ def test_the_world_frame_euler_equations_equal_the_body_frame_ones():
     ds = np.zeros(NX)
     fb.derivative(s, 0, 2.0, I, Iinv, R, np.zeros(3), tau, ds)
     r9 = tuple(R.ravel())
-    dw, _ = fb.euler_rate_world(fb.inertia_world(r9, tuple(I.ravel())), fb.inertia_world(r9, tuple(Iinv.ravel())),
+    dw, _ = fb.euler_accel(fb.inertia_world(r9, tuple(I.ravel())), fb.inertia_world(r9, tuple(Iinv.ravel())),
                                 tuple(R @ s[fb.W:fb.W + 3]), tuple(tau))
     np.testing.assert_allclose(dw, R @ ds[fb.W:fb.W + 3], rtol=0, atol=1e-13)
 

@@ -5,8 +5,8 @@ State layout of one body at offset o of a state vector s (NX = 13 values):
     s[o + X : o + X + 3]   CoM position, world frame
     s[o + Q : o + Q + 4]   unit quaternion (w, x, y, z), body to world (p_world = R p_body)
     s[o + V : o + V + 3]   CoM velocity, world frame
-    s[o + W : o + W + 3]   angular velocity, body frame (`derivative`, `velocity_at`); the `*_world` kernels take a
-                           world-frame angular velocity (types that keep omega in the world frame call those)
+    s[o + W : o + W + 3]   angular velocity, body frame (`derivative`, `velocity_at`); `quat_rate_world` and
+                           `euler_accel` with world-frame tuples serve types that keep omega in the world frame
 Inertia about the CoM is given in the body frame (I, its inverse Iinv; `inertia_world` rotates it). Forces and
 torques accumulate in the world frame, torques about the CoM. Every type's rigid bodies use these kernels.
 """
@@ -116,8 +116,9 @@ def normalize(s, o):
 
 
 @njit(cache=True, error_model="numpy")
-def euler_rate_world(Iw, Iinv, w, m):
-    """Angular acceleration Iinv (m - w x Iw w), all in the world frame (9-tuple inertias, 3-tuples)."""
+def euler_accel(Iw, Iinv, w, m):
+    """Angular acceleration Iinv (m - w x Iw w) with all in one frame (9-tuple inertias, 3-tuples): the body frame
+    with the body's inertia (Euler's equations) or the world frame with `inertia_world`; returns it and Iw w."""
     a = (Iw[0] * w[0] + Iw[1] * w[1] + Iw[2] * w[2], Iw[3] * w[0] + Iw[4] * w[1] + Iw[5] * w[2],
          Iw[6] * w[0] + Iw[7] * w[1] + Iw[8] * w[2])
     g = (m[0] - (w[1] * a[2] - w[2] * a[1]), m[1] - (w[2] * a[0] - w[0] * a[2]), m[2] - (w[0] * a[1] - w[1] * a[0]))

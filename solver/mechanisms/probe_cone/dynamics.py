@@ -22,7 +22,7 @@ from solver.core.appendage import O_P as APP_O_P, O_PE as APP_O_PE, O_W as APP_O
 from solver.core.integrator import substeps
 from solver.friction import bristle_force, return_map
 from solver.pointer_call import call_status_at, status_address
-from solver.core.free_body import euler_rate_world, inertia_world, normalize, quat_rate_world, quaternion, rotation
+from solver.core.free_body import euler_accel, inertia_world, normalize, quat_rate_world, quaternion, rotation
 from solver.vec3 import add, col, cross, dot, mm, mtv, mv, norm, rot_x, rot_y, rot_z, scl, sub
 
 # ---------------------------------------------------------------- state layout
@@ -1021,7 +1021,7 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
                                  P[P_JP8]))
         IPinv = inertia_world(RP, (P[P_JPI0], P[P_JPI1], P[P_JPI2], P[P_JPI3], P[P_JPI4], P[P_JPI5], P[P_JPI6],
                                    P[P_JPI7], P[P_JPI8]))
-        dw, Iw = euler_rate_world(IPw, IPinv, wP, MPs)           # Euler's equations, world frame (solver/core)
+        dw, Iw = euler_accel(IPw, IPinv, wP, MPs)           # Euler's equations, world frame (solver/core)
         dq = quat_rate_world(wP, s[3], s[4], s[5], s[6])
         for i in range(3):
             ds[S_RP + i] = vP[i]

@@ -11,8 +11,7 @@ from numba import njit
 from solver.contact.friction import advance_stretch, point_bristle, point_open
 from solver.core.ancf_cable import (accelerations_into, cable_forces_t, element_bound, gauss_table, kinetic_energy,
                                     shape)
-from solver.core.free_body import (euler_rate, kinetic_energy as fb_kinetic_energy, moment, normalize, point_velocity,
-                                   quat_rate, rotation_into)
+from solver.core.free_body import euler_accel, moment, normalize, point_velocity, quat_rate, rotation_into
 
 NCAB = 3
 # P: element count and length, EA, EI, axial damping time, rhoA, cable radius, ring radius, ring spacing h, sensor x,
@@ -45,16 +44,6 @@ def state_size(n, npe=4):
     """Length of s for n elements per cable and npe detection points per element: cable q and qd, the target's NX,
     then the friction bristles' stretch (3 per detection point, in the target's frame)."""
     return 2 * NCAB * 6 * (n + 1) + NX + 3 * NCAB * n * npe
-
-
-@njit(cache=True, error_model="numpy")
-def _inertia(P):
-    """The target's principal inertia and its inverse as (3, 3) arrays (body frame)."""
-    I, Iinv = np.zeros((3, 3)), np.zeros((3, 3))
-    for d in range(3):
-        I[d, d] = P[P_I + d]
-        Iinv[d, d] = 1.0 / P[P_I + d]
-    return I, Iinv
 
 
 @njit(cache=True, error_model="numpy")
@@ -236,8 +225,12 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
         V += P[P_KR] * (1.0 - R[0, 0])
         Tq[1] += P[P_KR] * R[2, 0]
         Tq[2] -= P[P_KR] * R[1, 0]
-    I, Iinv = _inertia(P)
-    dw = euler_rate(I, Iinv, R, Tq, x[10:13])[0]            # Euler's equations (solver/core/free_body)
+    tb0 = R[0, 0] * Tq[0] + R[1, 0] * Tq[1] + R[2, 0] * Tq[2]                  # the torque in body axes
+    tb1 = R[0, 1] * Tq[0] + R[1, 1] * Tq[1] + R[2, 1] * Tq[2]
+    tb2 = R[0, 2] * Tq[0] + R[1, 2] * Tq[1] + R[2, 2] * Tq[2]
+    I0, I1, I2 = P[P_I], P[P_I + 1], P[P_I + 2]
+    dw = euler_accel((I0, 0.0, 0.0, 0.0, I1, 0.0, 0.0, 0.0, I2), (1.0 / I0, 0.0, 0.0, 0.0, 1.0 / I1, 0.0, 0.0, 0.0,
+                     1.0 / I2), (wb0, wb1, wb2), (tb0, tb1, tb2))[0]         # Euler's equations (core free_body)
     aT[3], aT[4], aT[5] = dw[0], dw[1], dw[2]
     x[13] += Dfree                               # energy the bristles' return maps and releases free
     return U, V, Pd, Pin, nact
@@ -305,7 +298,8 @@ def kinetic(s, P, M):
     T = 0.0
     for i in range(NCAB):
         T += kinetic_energy(M, qd[i])
-    T += fb_kinetic_energy(P[P_M], _inertia(P)[0], x[3:6], x[10:13])
+    T += 0.5 * P[P_M] * (x[3] ** 2 + x[4] ** 2 + x[5] ** 2)
+    T += 0.5 * (P[P_I] * x[10] ** 2 + P[P_I + 1] * x[11] ** 2 + P[P_I + 2] * x[12] ** 2)
     return T
 
 
