@@ -8,7 +8,9 @@ State layout of one body at offset o of a state vector s (NX = 13 values):
     s[o + W : o + W + 3]   angular velocity, body frame (`derivative`, `velocity_at`); `quat_rate_world` and
                            `euler_accel` with world-frame tuples serve types that keep omega in the world frame
 Inertia about the CoM is given in the body frame (I, its inverse Iinv; `inertia_world` rotates it). Forces and
-torques accumulate in the world frame, torques about the CoM. Every type's rigid bodies use these kernels.
+torques accumulate in the world frame, torques about the CoM. Every type's rigid bodies use these kernels. The
+array kernels (numpy products) keep numba's default error model, as their callers do, so a run compiles numpy's
+products once (with the callers' own).
 """
 from __future__ import annotations
 
@@ -162,13 +164,13 @@ def add_force_at(F, T, b, s, o, x0, x1, x2, f0, f1, f2):
     T[b, 2] += t2
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True)
 def kinetic_energy(m, I, v, w):
     """m v.v / 2 + w.I w / 2 (v world, w body frame, I body frame)."""
     return 0.5 * m * (v @ v) + 0.5 * (w @ (I @ w))
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True)
 def euler_rate(I, Iinv, R, T, w):
     """Euler's equations in the body frame: dw/dt = Iinv (R^T T - w x I w) for a world torque T about the CoM and
     a body-frame rate w (arrays); returns dw/dt and I w."""
@@ -178,7 +180,7 @@ def euler_rate(I, Iinv, R, T, w):
     return Iinv @ (R.T @ T - wx), Iw
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True)
 def derivative(s, o, m, I, Iinv, R, F, T, ds):
     """ds[o:o + 13] of a free body under world force F and torque T about its CoM (Newton-Euler, body-frame Euler's
     equations with the gyroscopic term); returns its kinetic energy."""
@@ -194,7 +196,7 @@ def derivative(s, o, m, I, Iinv, R, F, T, ds):
     return 0.5 * m * (v @ v) + 0.5 * (w @ Iw)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True)
 def momenta(s, o, m, I, R):
     """Linear momentum and angular momentum about the world origin (world frame) of the body at offset o."""
     Iw = I @ s[o + W:o + W + 3]
