@@ -1,6 +1,7 @@
 """Run scenarios with two checkouts and compare every dataset and attribute of their run files, byte for byte.
-    python bench/bit_identity.py --base /work/main [--keep DIR] [SCENARIO[:T_END] ...]
+    python bench/bit_identity.py --base /work/main [--keep DIR] [--diff] [SCENARIO[:T_END] ...]
 Runs `python -m app run` from each checkout root (so each imports its own solver). Exit 1 if any differs.
+--diff: for a scenario that differs, its largest relative difference over the numeric items and both verdict lines.
 """
 from __future__ import annotations
 
@@ -66,6 +67,36 @@ def compare(a_path, b_path) -> tuple[int, list[str]]:
     return n, diffs
 
 
+def rel_diff(a_path, b_path, diffs) -> tuple[float, str]:
+    """Largest max|a - b| / max|a| over the differing numeric items (an array scaled by its largest magnitude, where
+    both are finite: a near-zero entry's sign does not count as a 100 % difference)."""
+    with h5py.File(a_path, "r") as a, h5py.File(b_path, "r") as b:
+        wa, wb = walk(a), walk(b)
+    worst, where = 0.0, ""
+    for k in diffs:
+        if k not in wa or k not in wb:
+            continue
+        x, y = np.asarray(wa[k]), np.asarray(wb[k])
+        if x.shape != y.shape or x.dtype.kind not in "fiu" or y.dtype.kind not in "fiu":
+            continue
+        x, y = x.astype(float), y.astype(float)
+        ok = np.isfinite(x) & np.isfinite(y)
+        if not ok.any():
+            continue
+        scale = np.abs(x[ok]).max()
+        r = float(np.abs(x - y)[ok].max() / (scale if scale > 0 else 1.0))
+        if r > worst:
+            worst, where = r, k
+    return worst, where
+
+
+def verdict_line(path) -> str:
+    from solver.runfile import RunFile
+    from solver.verdict import evaluate
+    with RunFile(path) as r:
+        return evaluate(r).line()
+
+
 def run(root: Path, scenario: str, t_end: str | None, out: Path) -> None:
     """One run from a checkout root (its own solver package)."""
     cmd = [sys.executable, "-m", "app", "run", str(ROOT / scenario), "-o", str(out)]
@@ -80,6 +111,7 @@ def main(argv=None) -> int:
     ap.add_argument("--base", default="/work/main", help="the other checkout (default /work/main)")
     ap.add_argument("--keep", help="directory for the run files (default: a temporary one)")
     ap.add_argument("--reuse-base", action="store_true", help="reuse base run files already in --keep")
+    ap.add_argument("--diff", action="store_true", help="largest relative difference and the verdicts where differing")
     a = ap.parse_args(argv)
     tmp = Path(a.keep or tempfile.mkdtemp(prefix="bitid_"))
     tmp.mkdir(parents=True, exist_ok=True)
@@ -94,6 +126,11 @@ def main(argv=None) -> int:
         n, diffs = compare(fa, fb)
         bad += bool(diffs)
         print(f"{stem:34s} {n:4d} items compared, {len(diffs)} differ" + ("" if not diffs else ": " + ", ".join(diffs[:8])))
+        if diffs and a.diff:
+            worst, where = rel_diff(fa, fb, diffs)
+            va, vb = verdict_line(fa), verdict_line(fb)
+            print(f"    max relative difference {worst:.3g} ({where}); verdict {'unchanged' if va == vb else 'CHANGED'}:"
+                  f"\n    base {va}\n    this {vb}")
     print("bit-identical" if not bad else f"{bad} scenario(s) differ")
     return 1 if bad else 0
 

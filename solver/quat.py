@@ -1,7 +1,10 @@
-"""Quaternion helpers (w, x, y, z), numpy."""
+"""Quaternion helpers (w, x, y, z) over numpy arrays, for model building and post-processing (the kernels are
+solver.core.free_body's)."""
 from __future__ import annotations
 
 import numpy as np
+
+from solver.core.free_body import rotations
 
 
 def from_axis_angle(axis, angle):
@@ -22,11 +25,11 @@ def multiply(a, b):
 
 
 def to_matrix(q):
-    w, x, y, z = np.moveaxis(np.asarray(q, float), -1, 0)
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
-        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
-        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)], -2)
+    """Rotation matrices (..., 3, 3) of quaternions (..., 4): the core's kernel (solver.core.free_body.rotations)."""
+    q = np.ascontiguousarray(q, dtype=float)
+    out = np.empty(q.shape[:-1] + (3, 3))
+    rotations(q.reshape(-1, 4), out.reshape(-1, 3, 3))
+    return out
 
 
 def rotate(q, v):

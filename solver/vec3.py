@@ -1,4 +1,5 @@
-"""Allocation-free 3-vector and 3x3-matrix helpers for numba kernels (vectors are tuples, matrices 9-tuples)."""
+"""Allocation-free 3-vector and 3x3-matrix helpers for numba kernels (vectors are tuples, matrices 9-tuples); a rigid
+body's quaternion, matrix and inertia kernels are solver.core.free_body's."""
 from __future__ import annotations
 
 import math
@@ -97,36 +98,6 @@ def rot_z(a):
 
 
 @njit(cache=True, error_model="numpy")
-def quat_to_mat(w, x, y, z):
-    return (1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
-            2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-            2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
-
-
-@njit(cache=True, error_model="numpy")
-def mat_to_quat(R):
-    """Unit quaternion (w, x, y, z) of a rotation matrix (Shepperd's method)."""
-    tr = R[0] + R[4] + R[8]
-    if tr > 0.0:
-        s = math.sqrt(tr + 1.0) * 2.0
-        return (0.25 * s, (R[7] - R[5]) / s, (R[2] - R[6]) / s, (R[3] - R[1]) / s)
-    if R[0] > R[4] and R[0] > R[8]:
-        s = math.sqrt(1.0 + R[0] - R[4] - R[8]) * 2.0
-        return ((R[7] - R[5]) / s, 0.25 * s, (R[1] + R[3]) / s, (R[2] + R[6]) / s)
-    if R[4] > R[8]:
-        s = math.sqrt(1.0 + R[4] - R[0] - R[8]) * 2.0
-        return ((R[2] - R[6]) / s, (R[1] + R[3]) / s, 0.25 * s, (R[5] + R[7]) / s)
-    s = math.sqrt(1.0 + R[8] - R[0] - R[4]) * 2.0
-    return ((R[3] - R[1]) / s, (R[2] + R[6]) / s, (R[5] + R[7]) / s, 0.25 * s)
-
-
-@njit(cache=True, error_model="numpy")
 def sym_mv(I, v):
     """I @ v for a symmetric 3x3 given as a 9-tuple."""
     return mv(I, v)
-
-
-@njit(cache=True, error_model="numpy")
-def rot_inertia(R, I):
-    """R I R^T."""
-    return mm(mm(R, I), (R[0], R[3], R[6], R[1], R[4], R[7], R[2], R[5], R[8]))

@@ -232,11 +232,16 @@ def test_pair_set_is_invariant_under_a_common_rigid_motion(geo):
     np.testing.assert_allclose(b.force, A0["force"] @ G.T, atol=1e-6)
 
 
-def test_quat_to_rot_matches_solver_quat():
-    q = quat.from_axis_angle_many(np.random.default_rng(0).normal(size=(6, 3)), np.linspace(0, 3, 6))
+def test_quat_to_rot_matches_rodrigues():
+    """The pair set's rotations (the core's free_body.rotations) against Rodrigues' formula of the same axis-angles."""
+    axes = np.random.default_rng(0).normal(size=(6, 3))
+    angles = np.linspace(0, 3, 6)
+    q = quat.from_axis_angle_many(axes, angles)
     out = np.zeros((6, 3, 3))
     quat_to_rot(q, out)
-    np.testing.assert_allclose(out, quat.to_matrix(q), atol=1e-15)
+    for a, th, R in zip(axes / np.linalg.norm(axes, axis=1, keepdims=True), angles, out):
+        K = np.array([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
+        np.testing.assert_allclose(R, np.eye(3) + np.sin(th) * K + (1 - np.cos(th)) * K @ K, atol=1e-15)
 
 
 def test_movable_limiter_variant_rides_on_limiter_body():

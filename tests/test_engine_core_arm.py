@@ -19,11 +19,11 @@ from solver.contact.kernels import NO, sphere_cone, transform_row
 from solver.core import bodies as B
 from solver.core.elements import end_stop, hysteresis, slider, spring_damper
 from solver.core.energy import kinetic, total
+from solver.core.free_body import quaternion
 from solver.core.integrator import rk4_update, stage, substeps
 from solver.mechanisms.base import BarGroup, DeviceLayout, MechanismType, Readouts, SceneSpec
 from solver.runfile import ChannelInfo, ContactPairInfo, PartGeometry
 from solver.simulate import BlockKernels, run_model
-from solver.vec3 import mat_to_quat
 from solver.wireframe import Wire
 
 # ---- the type: model arrays, one kernel, the runner's Kernels, the MechanismType ------------------------------------
@@ -105,7 +105,7 @@ def run_block(s, Z, t, h, n_out, spo, P, JOINT, CONE, ev, n_ev, prev, o_t, o_ch,
         o_q[row, 0, :] = (1.0, 0.0, 0.0, 0.0)
         for b in range(2):
             o_pos[row, b + 1, :] = KIN[b, 9:12]
-            o_q[row, b + 1, :] = mat_to_quat(KIN[b, 0:9])
+            o_q[row, b + 1, :] = quaternion(KIN[b, 0:9])
         o_act[row, 0], o_d[row, 0], o_vn[row, 0] = on, c[0], c[10]
         o_p[row, 0, :], o_n[row, 0, :], o_f[row, 0, :] = c[1:4], c[4:7], c[7:10]
         for it in range(spo):

@@ -6,6 +6,8 @@ import math
 import numpy as np
 from numba import njit
 
+from solver.core.free_body import point_velocity, rotations as quat_to_rot  # noqa: F401 (quat_to_rot: the API's)
+
 from .kernels import (ANNULUS, CIRCLE, CONE, FACE, LATCH_TIP, NO, ROLLER, ROW, SPHERE, effective_kind, pair_eval,
                       sphere_annulus, sphere_circle, sphere_cone, sphere_face, transform_row, transform_rows)
 
@@ -210,11 +212,11 @@ def _step_near_steps(pint, pairs, ppar, pos, rot, vel, omega, work, k, h, hold):
     if not apart:
         return 1, 0
     # relative speed of the active bound's centre in the passive body's frame
-    rax, ray, raz = ax - pos[ba, 0], ay - pos[ba, 1], az - pos[ba, 2]
-    rbx, rby, rbz = ax - pos[bb, 0], ay - pos[bb, 1], az - pos[bb, 2]
-    vx = vel[ba, 0] + omega[ba, 1] * raz - omega[ba, 2] * ray - (vel[bb, 0] + omega[bb, 1] * rbz - omega[bb, 2] * rby)
-    vy = vel[ba, 1] + omega[ba, 2] * rax - omega[ba, 0] * raz - (vel[bb, 1] + omega[bb, 2] * rbx - omega[bb, 0] * rbz)
-    vz = vel[ba, 2] + omega[ba, 0] * ray - omega[ba, 1] * rax - (vel[bb, 2] + omega[bb, 0] * rby - omega[bb, 1] * rbx)
+    va = point_velocity(vel[ba, 0], vel[ba, 1], vel[ba, 2], omega[ba, 0], omega[ba, 1], omega[ba, 2],
+                        ax - pos[ba, 0], ay - pos[ba, 1], az - pos[ba, 2])
+    vb = point_velocity(vel[bb, 0], vel[bb, 1], vel[bb, 2], omega[bb, 0], omega[bb, 1], omega[bb, 2],
+                        ax - pos[bb, 0], ay - pos[bb, 1], az - pos[bb, 2])
+    vx, vy, vz = va[0] - vb[0], va[1] - vb[1], va[2] - vb[2]
     v = math.sqrt(vx * vx + vy * vy + vz * vz)
     if h * (2.0 * v + STEP_DV) >= STEP_PAD:
         return 2, 0
@@ -299,13 +301,11 @@ def _pair_loop(prim, pint, pairs, ppar, pos, rot, vel, omega, work, active, dept
         normal[k, 0], normal[k, 1], normal[k, 2] = bnx, bny, bnz
         # relative velocity of the active body's material point against the passive one
         ba = pint[ia, 1]
-        rax, ray, raz = bpx - pos[ba, 0], bpy - pos[ba, 1], bpz - pos[ba, 2]
-        rbx, rby, rbz = bpx - pos[bb, 0], bpy - pos[bb, 1], bpz - pos[bb, 2]
-        wax, way, waz = omega[ba, 0], omega[ba, 1], omega[ba, 2]
-        wbx, wby, wbz = omega[bb, 0], omega[bb, 1], omega[bb, 2]
-        vx = vel[ba, 0] + way * raz - waz * ray - (vel[bb, 0] + wby * rbz - wbz * rby)
-        vy = vel[ba, 1] + waz * rax - wax * raz - (vel[bb, 1] + wbz * rbx - wbx * rbz)
-        vz = vel[ba, 2] + wax * ray - way * rax - (vel[bb, 2] + wbx * rby - wby * rbx)
+        va = point_velocity(vel[ba, 0], vel[ba, 1], vel[ba, 2], omega[ba, 0], omega[ba, 1], omega[ba, 2],
+                            bpx - pos[ba, 0], bpy - pos[ba, 1], bpz - pos[ba, 2])
+        vb = point_velocity(vel[bb, 0], vel[bb, 1], vel[bb, 2], omega[bb, 0], omega[bb, 1], omega[bb, 2],
+                            bpx - pos[bb, 0], bpy - pos[bb, 1], bpz - pos[bb, 2])
+        vx, vy, vz = va[0] - vb[0], va[1] - vb[1], va[2] - vb[2]
         vn = vx * bnx + vy * bny + vz * bnz          # > 0: separating
         fn = ppar[k, PAR_K] * best - ppar[k, PAR_C] * vn
         if fn < 0.0:                                  # no pulling force
@@ -318,22 +318,6 @@ def _pair_loop(prim, pint, pairs, ppar, pos, rot, vel, omega, work, active, dept
         force[k, 1] = fn * bny - g * ty
         force[k, 2] = fn * bnz - g * tz
     return 0
-
-
-@njit(cache=True)
-def quat_to_rot(q, out):
-    """Rotation matrices (B,3,3) from unit quaternions (B,4) in (w, x, y, z) order, into `out`."""
-    for b in range(q.shape[0]):
-        w, x, y, z = q[b, 0], q[b, 1], q[b, 2], q[b, 3]
-        out[b, 0, 0] = 1 - 2 * (y * y + z * z)
-        out[b, 0, 1] = 2 * (x * y - w * z)
-        out[b, 0, 2] = 2 * (x * z + w * y)
-        out[b, 1, 0] = 2 * (x * y + w * z)
-        out[b, 1, 1] = 1 - 2 * (x * x + z * z)
-        out[b, 1, 2] = 2 * (y * z - w * x)
-        out[b, 2, 0] = 2 * (x * z - w * y)
-        out[b, 2, 1] = 2 * (y * z + w * x)
-        out[b, 2, 2] = 1 - 2 * (x * x + y * y)
 
 
 class ContactAbort(RuntimeError):

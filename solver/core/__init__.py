@@ -1,6 +1,8 @@
 """The engine core every mechanism type is assembled from (no mechanism names here; docs/architecture.md).
 
-    bodies       rigid bodies and joints: free-body pose and velocity, a revolute (and sliding) joint tree's
+    free_body    the free rigid body: quaternion and rotation matrix, point position and velocity, a force at a point,
+                 Newton-Euler with the gyroscopic term, quaternion rate and normalisation, kinetic energy and momenta
+    bodies       rigid bodies and joints: a revolute (and sliding) joint tree's
                  kinematics, point Jacobians, momentum and its composite-rigid-body mass matrix (CRBA), Cholesky solve
     elements     force elements: piecewise-linear tables, spring/damper, end stops, hysteresis (elastic-slider),
                  the return-mapped slider of a Coulomb brake, a drive's PI rate servo (contact friction: solver.friction)

@@ -12,9 +12,9 @@ from solver.core import bodies as B
 from solver.core.control import dls_rates, rotate_to_world
 from solver.core.elements import end_stop, hysteresis, rate_servo, slider
 from solver.core.energy import kinetic, total
+from solver.core.free_body import quaternion
 from solver.core.integrator import rk4_update, stage
 from solver.friction import bristle_force, return_map
-from solver.vec3 import mat_to_quat
 from solver.mechanisms.berthing.model import (D_BK, D_BL, D_C, D_J, D_K, D_KI, D_KP, D_KS, D_RANGE, D_RL, D_TL, DIS,
                                               IN, MODE_JOINT, MODE_OPERATOR, MODE_PAYLOAD, NA, NS, NT, P_ACC, P_BORE,
                                               P_C, P_CAPT, P_CT, P_DRIVES, P_FREE, P_K, P_KT, P_LAM, P_LF, P_LP, P_MU,
@@ -295,10 +295,10 @@ def run_block(s, Z, t, h, n_out, spo, P, JOINT, DRV, SPH, ROWS, RINT, PROF, CMD,
         o_q[row, 0, :] = (1.0, 0.0, 0.0, 0.0)
         if nb > 0:
             o_pos[row, 0, :] = KIN[nb - 1, 9:12]
-            o_q[row, 0, :] = mat_to_quat(KIN[nb - 1, 0:9])
+            o_q[row, 0, :] = quaternion(KIN[nb - 1, 0:9])
         for j in range(NA):
             o_pos[row, j + 1, :] = KIN[nb + j, 9:12]
-            o_q[row, j + 1, :] = mat_to_quat(KIN[nb + j, 0:9])
+            o_q[row, j + 1, :] = quaternion(KIN[nb + j, 0:9])
         for p in range(NPAIR):
             o_act[row, p], o_d[row, p], o_vn[row, p] = c[p, 0] > 0.0, max(c[p, 0], 0.0), c[p, 10]
             o_p[row, p, :], o_n[row, p, :], o_f[row, p, :] = c[p, 1:4], c[p, 4:7], c[p, 7:10]

@@ -19,6 +19,8 @@ from numba import njit
 
 from solver.contact.peripheral import segment_torus, segment_trapezoid
 from solver.core.elements import position_servo, rate_filter
+from solver.core.free_body import (add_force_at, derivative, kinetic_energy, normalize, position_at, rotation_of,
+                                   velocity_at)
 from solver.friction import bristle_force, return_map, slider_force, slider_return_map
 
 NB = 3
@@ -95,20 +97,6 @@ C_CPL = CH["ring_couple_x"]
 
 
 @njit(cache=True)
-def quat_matrix(s, o, R):
-    w, x, y, z = s[o], s[o + 1], s[o + 2], s[o + 3]
-    R[0, 0] = 1 - 2 * (y * y + z * z)
-    R[0, 1] = 2 * (x * y - w * z)
-    R[0, 2] = 2 * (x * z + w * y)
-    R[1, 0] = 2 * (x * y + w * z)
-    R[1, 1] = 1 - 2 * (x * x + z * z)
-    R[1, 2] = 2 * (y * z - w * x)
-    R[2, 0] = 2 * (x * z - w * y)
-    R[2, 1] = 2 * (y * z + w * x)
-    R[2, 2] = 1 - 2 * (x * x + y * y)
-
-
-@njit(cache=True)
 def _cross(a, b):
     return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
@@ -133,39 +121,6 @@ def _relative(s, R, COM, a, b):
 
 
 @njit(cache=True)
-def _apply(F, T, s, COM, R, b, x, f):
-    """Add force f (world) acting at world point x to body b's force and torque (world)."""
-    o = 13 * b
-    F[b] += f
-    T[b] += _cross(x - s[o:o + 3], f)
-
-
-@njit(cache=True)
-def _vel(s, R, b, x0, x1, x2):
-    """World velocity of body b's material point at world (x0, x1, x2) (no allocation)."""
-    o = 13 * b
-    rx, ry, rz = x0 - s[o], x1 - s[o + 1], x2 - s[o + 2]
-    w0, w1, w2 = s[o + 10], s[o + 11], s[o + 12]
-    wx = R[b, 0, 0] * w0 + R[b, 0, 1] * w1 + R[b, 0, 2] * w2
-    wy = R[b, 1, 0] * w0 + R[b, 1, 1] * w1 + R[b, 1, 2] * w2
-    wz = R[b, 2, 0] * w0 + R[b, 2, 1] * w1 + R[b, 2, 2] * w2
-    return s[o + 7] + wy * rz - wz * ry, s[o + 8] + wz * rx - wx * rz, s[o + 9] + wx * ry - wy * rx
-
-
-@njit(cache=True)
-def _push(F, T, s, b, x0, x1, x2, f0, f1, f2):
-    """Add force (f0, f1, f2) (world) at world point x to body b's force and torque (no allocation)."""
-    o = 13 * b
-    rx, ry, rz = x0 - s[o], x1 - s[o + 1], x2 - s[o + 2]
-    F[b, 0] += f0
-    F[b, 1] += f1
-    F[b, 2] += f2
-    T[b, 0] += ry * f2 - rz * f1
-    T[b, 1] += rz * f0 - rx * f2
-    T[b, 2] += rx * f1 - ry * f0
-
-
-@njit(cache=True)
 def _contact(s, R, COM, F, T, a, xa, b, n, d, k, c, mu, kt, ct, slot, rec, j, out, ds, full, FT, d2=1e300, k2=0.0):
     """Penalty contact of a point of body a at xa, depth d along unit n (from body b into body a): k d + c d'
     (c ramped in over DAMP_RAMP of depth), never pulling; friction by the point's bristle (solver/friction.py, stretch
@@ -174,8 +129,8 @@ def _contact(s, R, COM, F, T, a, xa, b, n, d, k, c, mu, kt, ct, slot, rec, j, ou
     With d2: k up to depth d2 (a seal), k2 beyond it (the structure behind)."""
     x0, x1, x2 = xa[0], xa[1], xa[2]
     n0, n1, n2 = n[0], n[1], n[2]
-    va0, va1, va2 = _vel(s, R, a, x0, x1, x2)
-    vb0, vb1, vb2 = _vel(s, R, b, x0, x1, x2)
+    va0, va1, va2 = velocity_at(s, 13 * a, R[a], x0, x1, x2)
+    vb0, vb1, vb2 = velocity_at(s, 13 * b, R[b], x0, x1, x2)
     vr0, vr1, vr2 = va0 - vb0, va1 - vb1, va2 - vb2
     vn = vr0 * n0 + vr1 * n1 + vr2 * n2
     if d <= d2:
@@ -204,8 +159,8 @@ def _contact(s, R, COM, F, T, a, xa, b, n, d, k, c, mu, kt, ct, slot, rec, j, ou
     for q in range(3):
         ds[js + q] = R[0, 0, q] * vt[0] + R[0, 1, q] * vt[1] + R[0, 2, q] * vt[2]
     f0, f1, f2 = fn * n0 + ft[0], fn * n1 + ft[1], fn * n2 + ft[2]
-    _push(F, T, s, a, x0, x1, x2, f0, f1, f2)
-    _push(F, T, s, b, x0, x1, x2, -f0, -f1, -f2)
+    add_force_at(F, T, a, s, 13 * a, x0, x1, x2, f0, f1, f2)
+    add_force_at(F, T, b, s, 13 * b, x0, x1, x2, -f0, -f1, -f2)
     if out and fn > 0.0:
         rec[j, 0] = 1.0
         rec[j, 1] += f0
@@ -262,11 +217,8 @@ def _bore(s, R, COM, F, T, P, a, b, pts, sign, k, c, mu, kt, ct, sl0, rec, j0, p
 @njit(cache=True)
 def _to_world(s, R, COM, b, px, py, pz):
     """World position of a point given in body b's docking frame (scalars in, array out)."""
-    o = 13 * b
-    lx, ly, lz = px - COM[b, 0], py - COM[b, 1], pz - COM[b, 2]
     x = np.empty(3)
-    for k in range(3):
-        x[k] = s[o + k] + R[b, k, 0] * lx + R[b, k, 1] * ly + R[b, k, 2] * lz
+    x[0], x[1], x[2] = position_at(s, 13 * b, R[b], px - COM[b, 0], py - COM[b, 1], pz - COM[b, 2])
     return x
 
 
@@ -276,8 +228,8 @@ def _leg(s, R, COM, BASE, RINGP, i):
     relative to the base point's (world)."""
     xb = _to_world(s, R, COM, 1, BASE[i, 0], BASE[i, 1], BASE[i, 2])
     xp = _to_world(s, R, COM, 2, RINGP[i, 0], RINGP[i, 1], RINGP[i, 2])
-    vb0, vb1, vb2 = _vel(s, R, 1, xb[0], xb[1], xb[2])
-    vp0, vp1, vp2 = _vel(s, R, 2, xp[0], xp[1], xp[2])
+    vb0, vb1, vb2 = velocity_at(s, 13, R[1], xb[0], xb[1], xb[2])
+    vp0, vp1, vp2 = velocity_at(s, 26, R[2], xp[0], xp[1], xp[2])
     d0, d1, d2 = xp[0] - xb[0], xp[1] - xb[1], xp[2] - xb[2]
     L = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
     return xb, xp, d0, d1, d2, L, vp0 - vb0, vp1 - vb1, vp2 - vb2
@@ -432,7 +384,7 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
     start, where the friction bristles and leg brakes are return-mapped (s changes) and FT marks the slots touched."""
     R = np.zeros((NB, 3, 3))
     for b in range(NB):
-        quat_matrix(s, 13 * b + 3, R[b])
+        rotation_of(s, 13 * b, R[b])
     F = np.zeros((NB, 3))
     T = np.zeros((NB, 3))
     if out:
@@ -503,8 +455,8 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
             x = stroke + P[P_RETRACT]
             f += P[P_K_STOP] * x
             pe += 0.5 * P[P_K_STOP] * x * x
-        _push(F, T, s, 2, xp[0], xp[1], xp[2], -f * u0, -f * u1, -f * u2)
-        _push(F, T, s, 1, xb[0], xb[1], xb[2], f * u0, f * u1, f * u2)
+        add_force_at(F, T, 2, s, 26, xp[0], xp[1], xp[2], -f * u0, -f * u1, -f * u2)
+        add_force_at(F, T, 1, s, 13, xb[0], xb[1], xb[2], f * u0, f * u1, f * u2)
         if out:
             fbase += f * np.array([u0, u1, u2])
             mbase += _cross(xb - obase, f * np.array([u0, u1, u2]))
@@ -577,8 +529,9 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
         f = P[P_K_LATCH] * e + P[P_C_LATCH] * ed
         f[0] = min(f[0], 0.0)                        # a latch never pushes the ring away from the passive face
         fw = R[0] @ f
-        _apply(F, T, s, COM, R, 2, xl, fw)
-        _apply(F, T, s, COM, R, 0, xl, -fw)          # at the latch point: the pair's force and moment balance
+        add_force_at(F, T, 2, s, 26, xl[0], xl[1], xl[2], fw[0], fw[1], fw[2])
+        add_force_at(F, T, 0, s, 0, xl[0], xl[1], xl[2], -fw[0], -fw[1], -fw[2])
+        # (at the latch point: the pair's force and moment balance)
         pe += 0.5 * P[P_K_LATCH] * (e @ e)
         pd += f @ ed - P[P_K_LATCH] * (e @ ed)        # the latch's work on the bodies less its stored energy's rate
         ds[S_WORK] = ds[S_WORK] + P[P_K_LATCH] * (e[1] * a1 + e[2] * a2)   # the centring drive's work
@@ -604,15 +557,15 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
         for i in range(HOOK.shape[0]):
             x = _to_world(s, R, COM, 1, HOOK[i, 0], HOOK[i, 1], HOOK[i, 2])
             gi = R[0, 0, 0] * (x[0] - oP[0]) + R[0, 1, 0] * (x[1] - oP[1]) + R[0, 2, 0] * (x[2] - oP[2])
-            va0, va1, va2 = _vel(s, R, 1, x[0], x[1], x[2])
-            vb0, vb1, vb2 = _vel(s, R, 0, x[0], x[1], x[2])
+            va0, va1, va2 = velocity_at(s, 13, R[1], x[0], x[1], x[2])
+            vb0, vb1, vb2 = velocity_at(s, 0, R[0], x[0], x[1], x[2])
             vg = R[0, 0, 0] * (va0 - vb0) + R[0, 1, 0] * (va1 - vb1) + R[0, 2, 0] * (va2 - vb2)
             fh = 0.0
             if gi > seat:                             # the hook spring and its damper (critical on 10 t), pulling only
                 fh = min(P[P_PRELOAD], max(0.0, kh * (gi - seat) + HOOK_DAMPING * vg))
             g0, g1, g2 = -fh * R[0, 0, 0], -fh * R[0, 1, 0], -fh * R[0, 2, 0]
-            _push(F, T, s, 1, x[0], x[1], x[2], g0, g1, g2)
-            _push(F, T, s, 0, x[0], x[1], x[2], -g0, -g1, -g2)
+            add_force_at(F, T, 1, s, 13, x[0], x[1], x[2], g0, g1, g2)
+            add_force_at(F, T, 0, s, 0, x[0], x[1], x[2], -g0, -g1, -g2)
             ds[S_WORK] = ds[S_WORK] + g0 * (va0 - vb0) + g1 * (va1 - vb1) + g2 * (va2 - vb2)
     # rigid-body derivatives
     ke = 0.0
@@ -620,24 +573,14 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
     mtot = 0.0
     for b in range(NB):
         o = 13 * b
-        v = s[o + 7:o + 10]
-        w = s[o + 10:o + 13]
-        Iw = INERT[b] @ w
-        ke += 0.5 * MASS[b] * (v @ v) + 0.5 * (w @ Iw)
         if b == 0 and P[P_FIXED] > 0.5:
+            ke += kinetic_energy(MASS[b], INERT[b], s[o + 7:o + 10], s[o + 10:o + 13])
             for k in range(13):
                 ds[o + k] = 0.0
             continue
-        mom += MASS[b] * v
+        mom += MASS[b] * s[o + 7:o + 10]
         mtot += MASS[b]
-        ds[o:o + 3] = v
-        qw, qx, qy, qz = s[o + 3], s[o + 4], s[o + 5], s[o + 6]
-        ds[o + 3] = 0.5 * (-qx * w[0] - qy * w[1] - qz * w[2])
-        ds[o + 4] = 0.5 * (qw * w[0] + qy * w[2] - qz * w[1])
-        ds[o + 5] = 0.5 * (qw * w[1] - qx * w[2] + qz * w[0])
-        ds[o + 6] = 0.5 * (qw * w[2] + qx * w[1] - qy * w[0])
-        ds[o + 7:o + 10] = F[b] / MASS[b]
-        ds[o + 10:o + 13] = INVI[b] @ (R[b].T @ T[b] - _cross(w, Iw))
+        ke += derivative(s, o, MASS[b], INERT[b], INVI[b], R[b], F[b], T[b], ds)     # Newton-Euler (solver/core)
     ds[S_DISS] = pd
     if P[P_FIXED] < 0.5:
         ke -= 0.5 * (mom @ mom) / mtot     # kinetic energy in the centre-of-mass frame
@@ -776,7 +719,7 @@ def _discrete(s, Z, t, P, COM, RIM, LATCH, STRIKER, HOOK, BASE, RINGP, LN, ev, n
     of the passive face) and hard dock (the preload reached)."""
     R = np.zeros((NB, 3, 3))
     for b in range(NB):
-        quat_matrix(s, 13 * b + 3, R[b])
+        rotation_of(s, 13 * b, R[b])
     status = ST_OK
     for i in range(3):
         if Z[Z_LATCHED + i] > 0.5:
@@ -898,7 +841,7 @@ def run_block(s, Z, t, h, n_out, spo, P, COM, MASS, INERT, INVI, BASE, RINGP, LN
                 o_ch[row, :] = ch
                 R = np.zeros((3, 3))
                 for b in range(NB):
-                    quat_matrix(s, 13 * b + 3, R)
+                    rotation_of(s, 13 * b, R)
                     o_pos[row, b, :] = s[13 * b:13 * b + 3] - R @ COM[b]
                     o_q[row, b, :] = s[13 * b + 3:13 * b + 7]
                 for j in range(NPAIR):
@@ -921,9 +864,7 @@ def run_block(s, Z, t, h, n_out, spo, P, COM, MASS, INERT, INVI, BASE, RINGP, LN
             s += h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
             t += h
             for b in range(NB):
-                o = 13 * b + 3
-                qn = math.sqrt(s[o] ** 2 + s[o + 1] ** 2 + s[o + 2] ** 2 + s[o + 3] ** 2)
-                s[o:o + 4] /= qn
+                normalize(s, 13 * b + 3)
             ok = True
             for k in range(NS):
                 if not math.isfinite(s[k]):

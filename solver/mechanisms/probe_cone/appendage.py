@@ -14,6 +14,7 @@ from numba import njit
 
 from solver.core import appendage as CA
 from solver.core import planar_chain as PC
+from solver.core.free_body import rotation_into
 from solver.mechanisms.probe_cone.dynamics import AW_AP, AW_OUT, AW_R, AW_RODS, ND, NS, S_QA, S_VA, S_WA, W_B, W_M, W_UD
 
 A_N, A_FORM, A_RA, A_E1, A_E2 = 0, 1, 2, 5, 8
@@ -40,9 +41,7 @@ def appendage_step(s, ds, W, AW):
     qn = math.sqrt(q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3)
     q0, q1, q2, q3 = q0 / qn, q1 / qn, q2 / qn, q3 / qn
     R = AW[AW_R:AW_R + 3, 0:3]
-    R[0, 0], R[0, 1], R[0, 2] = 1 - 2 * (q2 * q2 + q3 * q3), 2 * (q1 * q2 - q0 * q3), 2 * (q1 * q3 + q0 * q2)
-    R[1, 0], R[1, 1], R[1, 2] = 2 * (q1 * q2 + q0 * q3), 1 - 2 * (q1 * q1 + q3 * q3), 2 * (q2 * q3 - q0 * q1)
-    R[2, 0], R[2, 1], R[2, 2] = 2 * (q1 * q3 - q0 * q2), 2 * (q2 * q3 + q0 * q1), 1 - 2 * (q1 * q1 + q2 * q2)
+    rotation_into(q0, q1, q2, q3, R)
     p = AW[AW_AP]
     ok = CA.appendage_solve(W[W_M:W_M + ND, 0:ND], W[W_B, 0:ND], 0 * n, R, s[S_VA:S_VA + 3], s[S_WA:S_WA + 3],
                             s[NS:NS + 6 * n], AW[AW_RODS:AW_RODS + n, 0:PC.NR], p[A_RA:A_RA + 3], p[A_E1:A_E1 + 3],

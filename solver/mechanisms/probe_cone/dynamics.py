@@ -22,8 +22,8 @@ from solver.core.appendage import O_P as APP_O_P, O_PE as APP_O_PE, O_W as APP_O
 from solver.core.integrator import substeps
 from solver.friction import bristle_force, return_map
 from solver.pointer_call import call_status_at, status_address
-from solver.vec3 import (add, col, cross, dot, mat_to_quat, mm, mtv, mv, norm, quat_to_mat, rot_inertia, rot_x,
-                         rot_y, rot_z, scl, sub)
+from solver.core.free_body import euler_accel, inertia_world, normalize, quat_rate_world, quaternion, rotation
+from solver.vec3 import add, col, cross, dot, mm, mtv, mv, norm, rot_x, rot_y, rot_z, scl, sub
 
 # ---------------------------------------------------------------- state layout
 S_RP, S_QP, S_VP, S_WP = 0, 3, 7, 10          # passive: CoM position, quaternion, CoM velocity, omega (world)
@@ -322,15 +322,6 @@ def pusher_force(P, gap):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def qmul_omega(w, q0, q1, q2, q3):
-    """dq/dt for a world-frame angular velocity w: 0.5 * (0, w) * q."""
-    return (0.5 * (-w[0] * q1 - w[1] * q2 - w[2] * q3),
-            0.5 * (w[0] * q0 + w[1] * q3 - w[2] * q2),
-            0.5 * (-w[0] * q3 + w[1] * q0 + w[2] * q1),
-            0.5 * (w[0] * q2 - w[1] * q1 + w[2] * q0))
-
-
-@njit(cache=True, error_model="numpy", inline="always")
 def lateral_chain(LAT, k, th1, th2, dth1, dth2):
     """Loop closure of lateral chain k (UPS spring strut or RUS brake crank), housing-base frame.
 
@@ -597,14 +588,14 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     base loads, poses and contact report rows are left as they are."""
     # ---- passive craft
     qn = math.sqrt(s[3] ** 2 + s[4] ** 2 + s[5] ** 2 + s[6] ** 2)
-    RP = quat_to_mat(s[3] / qn, s[4] / qn, s[5] / qn, s[6] / qn)
+    RP = rotation(s[3] / qn, s[4] / qn, s[5] / qn, s[6] / qn)
     rP = (s[0], s[1], s[2])
     vP = (s[7], s[8], s[9])
     wP = (s[10], s[11], s[12])
     oP = sub(rP, mv(RP, (P[P_CPX], P[P_CPY], P[P_CPZ])))
     # ---- active craft
     qn = math.sqrt(s[16] ** 2 + s[17] ** 2 + s[18] ** 2 + s[19] ** 2)
-    RA = quat_to_mat(s[16] / qn, s[17] / qn, s[18] / qn, s[19] / qn)
+    RA = rotation(s[16] / qn, s[17] / qn, s[18] / qn, s[19] / qn)
     rA = (s[13], s[14], s[15])
     vA = (s[20], s[21], s[22])
     wA = (s[23], s[24], s[25])
@@ -877,9 +868,9 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
     fresh_m = full or not FREEZE_MASS_MATRIX     # stages 2-4 may solve with the first stage's Cholesky factor
     if fresh_m:
         M[:, :] = 0.0
-    IA = rot_inertia(RA, (P[P_JA0], P[P_JA1], P[P_JA2], P[P_JA3], P[P_JA4], P[P_JA5], P[P_JA6], P[P_JA7], P[P_JA8]))
-    IH = rot_inertia(RH, (P[P_I_HX], 0.0, 0.0, 0.0, P[P_I_HT], 0.0, 0.0, 0.0, P[P_I_HT]))
-    IPr = rot_inertia(RPr, (P[P_I_PRX], 0.0, 0.0, 0.0, P[P_I_PRT], 0.0, 0.0, 0.0, P[P_I_PRT]))
+    IA = inertia_world(RA, (P[P_JA0], P[P_JA1], P[P_JA2], P[P_JA3], P[P_JA4], P[P_JA5], P[P_JA6], P[P_JA7], P[P_JA8]))
+    IH = inertia_world(RH, (P[P_I_HX], 0.0, 0.0, 0.0, P[P_I_HT], 0.0, 0.0, 0.0, P[P_I_HT]))
+    IPr = inertia_world(RPr, (P[P_I_PRX], 0.0, 0.0, 0.0, P[P_I_PRT], 0.0, 0.0, 0.0, P[P_I_PRT]))
     _body_jac(JV, JW, 1, pHc, 8, rA, pG, pE, e1, e2, f1, f2, f3)
     _body_jac(JV, JW, 2, pPc, 11, rA, pG, pE, e1, e2, f1, f2, f3)
     for i in range(ND):
@@ -1026,12 +1017,12 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
             ds[i] = 0.0
     else:
         mP = P[P_M_P]
-        IPw = rot_inertia(RP, (P[P_JP0], P[P_JP1], P[P_JP2], P[P_JP3], P[P_JP4], P[P_JP5], P[P_JP6], P[P_JP7], P[P_JP8]))
-        IPinv = rot_inertia(RP, (P[P_JPI0], P[P_JPI1], P[P_JPI2], P[P_JPI3], P[P_JPI4], P[P_JPI5], P[P_JPI6],
-                                 P[P_JPI7], P[P_JPI8]))
-        Iw = mv(IPw, wP)
-        dw = mv(IPinv, sub(MPs, cross(wP, Iw)))
-        dq = qmul_omega(wP, s[3], s[4], s[5], s[6])
+        IPw = inertia_world(RP, (P[P_JP0], P[P_JP1], P[P_JP2], P[P_JP3], P[P_JP4], P[P_JP5], P[P_JP6], P[P_JP7],
+                                 P[P_JP8]))
+        IPinv = inertia_world(RP, (P[P_JPI0], P[P_JPI1], P[P_JPI2], P[P_JPI3], P[P_JPI4], P[P_JPI5], P[P_JPI6],
+                                   P[P_JPI7], P[P_JPI8]))
+        dw, Iw = euler_accel(IPw, IPinv, wP, MPs)           # Euler's equations, world frame (solver/core)
+        dq = quat_rate_world(wP, s[3], s[4], s[5], s[6])
         for i in range(3):
             ds[S_RP + i] = vP[i]
             ds[S_VP + i] = FPs[i] / mP
@@ -1041,7 +1032,7 @@ def evaluate(s, Z, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gpairs, gppar, gwor
         if full:
             ke += 0.5 * mP * dot(vP, vP) + 0.5 * dot(wP, Iw)
             mom = add(mom, scl(vP, mP))
-    dq = qmul_omega(wA, s[16], s[17], s[18], s[19])
+    dq = quat_rate_world(wA, s[16], s[17], s[18], s[19])
     for i in range(3):
         ds[S_RA + i] = vA[i]
         ds[S_VA + i] = ud[i]
@@ -1210,7 +1201,7 @@ def record(row, t, s, Z, P, obs, c_act, c_dep, c_pnt, c_nrm, c_frc, c_vn, pose, 
     bodies = (0, 1, 2, 3, 4, 5)
     for bi in range(6):
         p, R = _rel_pose(pose, bodies[bi], RP, oP)
-        q = mat_to_quat(R)
+        q = quaternion(R)
         for j in range(3):
             out_pos[row, bi, j] = p[j]
         for j in range(4):
@@ -1526,9 +1517,7 @@ def _steps(s, Z, t0, h, n_out, spo, P, LAT, TLS, TAX, TMA, TML, gprim, gpint, gp
                 for i in range(ns):
                     s[i] += hs / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
                 for q0 in (S_QP, S_QA):
-                    qn = math.sqrt(s[q0] ** 2 + s[q0 + 1] ** 2 + s[q0 + 2] ** 2 + s[q0 + 3] ** 2)
-                    for i in range(4):
-                        s[q0 + i] /= qn
+                    normalize(s, q0)
                 post_step(s, Z, P, LAT, TLS, TAX)
                 sub += 1
             t = (k0 + row * spo + it + 1) * h

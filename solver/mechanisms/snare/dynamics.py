@@ -11,6 +11,7 @@ from numba import njit
 from solver.contact.friction import advance_stretch, point_bristle, point_open
 from solver.core.ancf_cable import (accelerations_into, cable_forces_t, element_bound, gauss_table, kinetic_energy,
                                     shape)
+from solver.core.free_body import euler_accel, moment, normalize, point_velocity, quat_rate, rotation_into
 
 NCAB = 3
 # P: element count and length, EA, EI, axial damping time, rhoA, cable radius, ring radius, ring spacing h, sensor x,
@@ -43,13 +44,6 @@ def state_size(n, npe=4):
     """Length of s for n elements per cable and npe detection points per element: cable q and qd, the target's NX,
     then the friction bristles' stretch (3 per detection point, in the target's frame)."""
     return 2 * NCAB * 6 * (n + 1) + NX + 3 * NCAB * n * npe
-
-
-@njit(cache=True, inline="always")
-def _rot(qw, qx, qy, qz, R):
-    R[0, 0], R[0, 1], R[0, 2] = 1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qw * qz), 2 * (qx * qz + qw * qy)
-    R[1, 0], R[1, 1], R[1, 2] = 2 * (qx * qy + qw * qz), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - qw * qx)
-    R[2, 0], R[2, 1], R[2, 2] = 2 * (qx * qz - qw * qy), 2 * (qy * qz + qw * qx), 1 - 2 * (qx * qx + qy * qy)
 
 
 @njit(cache=True, error_model="numpy")
@@ -88,7 +82,7 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
     q = s[0:nq].reshape((NCAB, n + 1, 6))
     qd = s[nq:2 * nq].reshape((NCAB, n + 1, 6))
     x = s[2 * nq:]
-    _rot(x[6], x[7], x[8], x[9], R)
+    rotation_into(x[6], x[7], x[8], x[9], R)
     com = P[P_COM]
     ax, ay, az = x[0] - R[0, 0] * com, x[1] - R[1, 0] * com, x[2] - R[2, 0] * com       # adapter face centre
     wb0, wb1, wb2 = x[10], x[11], x[12]
@@ -176,9 +170,7 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
                 nzw = R[2, 0] * ntx + R[2, 1] * nty + R[2, 2] * ntz
                 cx_, cy_, cz_ = px - nx * dist, py - ny * dist, pz - nzw * dist   # contact point on the rod
                 rx, ry, rz = cx_ - x[0], cy_ - x[1], cz_ - x[2]
-                vrx = x[3] + w1 * rz - w2 * ry
-                vry = x[4] + w2 * rx - w0 * rz
-                vrz = x[5] + w0 * ry - w1 * rx
+                vrx, vry, vrz = point_velocity(x[3], x[4], x[5], w0, w1, w2, rx, ry, rz)
                 vx = S0 * qd[i, e, 0] + S1 * qd[i, e, 3] + S2 * qd[i, e + 1, 0] + S3 * qd[i, e + 1, 3] - vrx
                 vy = S0 * qd[i, e, 1] + S1 * qd[i, e, 4] + S2 * qd[i, e + 1, 1] + S3 * qd[i, e + 1, 4] - vry
                 vz = S0 * qd[i, e, 2] + S1 * qd[i, e, 5] + S2 * qd[i, e + 1, 2] + S3 * qd[i, e + 1, 5] - vrz
@@ -205,9 +197,10 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
                 F[0] -= fx
                 F[1] -= fy
                 F[2] -= fz
-                Tq[0] -= ry * fz - rz * fy
-                Tq[1] -= rz * fx - rx * fz
-                Tq[2] -= rx * fy - ry * fx
+                t0, t1, t2 = moment(rx, ry, rz, fx, fy, fz)
+                Tq[0] -= t0
+                Tq[1] -= t1
+                Tq[2] -= t2
                 nact += 1
                 out[i, 1] += fx                          # the run file's pair force: on part_a, the cable
                 out[i, 2] += fy
@@ -232,13 +225,13 @@ def evaluate(s, t, P, M, MINV, FREE, FIXI, FIX, DS, T, W, Q, acc, afix, reac, aT
         V += P[P_KR] * (1.0 - R[0, 0])
         Tq[1] += P[P_KR] * R[2, 0]
         Tq[2] -= P[P_KR] * R[1, 0]
-    tb0 = R[0, 0] * Tq[0] + R[1, 0] * Tq[1] + R[2, 0] * Tq[2]
+    tb0 = R[0, 0] * Tq[0] + R[1, 0] * Tq[1] + R[2, 0] * Tq[2]                  # the torque in body axes
     tb1 = R[0, 1] * Tq[0] + R[1, 1] * Tq[1] + R[2, 1] * Tq[2]
     tb2 = R[0, 2] * Tq[0] + R[1, 2] * Tq[1] + R[2, 2] * Tq[2]
     I0, I1, I2 = P[P_I], P[P_I + 1], P[P_I + 2]
-    aT[3] = (tb0 - (I2 - I1) * wb1 * wb2) / I0
-    aT[4] = (tb1 - (I0 - I2) * wb2 * wb0) / I1
-    aT[5] = (tb2 - (I1 - I0) * wb0 * wb1) / I2
+    dw = euler_accel((I0, 0.0, 0.0, 0.0, I1, 0.0, 0.0, 0.0, I2), (1.0 / I0, 0.0, 0.0, 0.0, 1.0 / I1, 0.0, 0.0, 0.0,
+                     1.0 / I2), (wb0, wb1, wb2), (tb0, tb1, tb2))[0]         # Euler's equations (core free_body)
+    aT[3], aT[4], aT[5] = dw[0], dw[1], dw[2]
     x[13] += Dfree                               # energy the bristles' return maps and releases free
     return U, V, Pd, Pin, nact
 
@@ -260,14 +253,10 @@ def _advance(s, P, acc, aT, h):
         x[3 + d] += h * aT[d]
         x[d] += h * x[3 + d]
         x[10 + d] += h * aT[3 + d]
-    qw, qx, qy, qz, a, b, c = x[6], x[7], x[8], x[9], x[10], x[11], x[12]
-    x[6] = qw + 0.5 * h * (-qx * a - qy * b - qz * c)
-    x[7] = qx + 0.5 * h * (qw * a + qy * c - qz * b)
-    x[8] = qy + 0.5 * h * (qw * b + qz * a - qx * c)
-    x[9] = qz + 0.5 * h * (qw * c + qx * b - qy * a)
-    nrm = math.sqrt(x[6] ** 2 + x[7] ** 2 + x[8] ** 2 + x[9] ** 2)
-    for k in range(6, 10):
-        x[k] /= nrm
+    dq = quat_rate(x[6], x[7], x[8], x[9], x[10], x[11], x[12])
+    for k in range(4):
+        x[6 + k] += h * dq[k]
+    normalize(x, 6)
 
 
 @njit(cache=True, error_model="numpy")
@@ -281,7 +270,7 @@ def advance_bristles(s, P, DS, ACT, nact, h):
     x = s[2 * nq:]
     UB = s[2 * nq + NX:]
     R = np.empty((3, 3))
-    _rot(x[6], x[7], x[8], x[9], R)
+    rotation_into(x[6], x[7], x[8], x[9], R)
     wb0, wb1, wb2 = x[10], x[11], x[12]
     w0 = R[0, 0] * wb0 + R[0, 1] * wb1 + R[0, 2] * wb2
     w1 = R[1, 0] * wb0 + R[1, 1] * wb1 + R[1, 2] * wb2
@@ -292,9 +281,10 @@ def advance_bristles(s, P, DS, ACT, nact, h):
         S0, S1, S2, S3 = DS[k, 0], DS[k, 1], DS[k, 2], DS[k, 3]
         rx, ry, rz = a[7], a[8], a[9]
         c, d = qd[i, e], qd[i, e + 1]
-        vx = S0 * c[0] + S1 * c[3] + S2 * d[0] + S3 * d[3] - (x[3] + w1 * rz - w2 * ry)
-        vy = S0 * c[1] + S1 * c[4] + S2 * d[1] + S3 * d[4] - (x[4] + w2 * rx - w0 * rz)
-        vz = S0 * c[2] + S1 * c[5] + S2 * d[2] + S3 * d[5] - (x[5] + w0 * ry - w1 * rx)
+        vt = point_velocity(x[3], x[4], x[5], w0, w1, w2, rx, ry, rz)
+        vx = S0 * c[0] + S1 * c[3] + S2 * d[0] + S3 * d[3] - vt[0]
+        vy = S0 * c[1] + S1 * c[4] + S2 * d[1] + S3 * d[4] - vt[1]
+        vz = S0 * c[2] + S1 * c[5] + S2 * d[2] + S3 * d[5] - vt[2]
         x[13] -= advance_stretch(UB, int(a[0]), R, (a[4], a[5], a[6]), (vx, vy, vz), P[P_KT], h)
 
 
@@ -340,7 +330,7 @@ def run_block(s, Z, t, h, n_out, spo, P, M, MINV, FREE, FIXI, FIX, DS, ev, n_ev,
             return 1, t, row
         Ke = kinetic(s, P, M)
         a, w = ring_drive(P, t)
-        _rot(x[6], x[7], x[8], x[9], R)
+        rotation_into(x[6], x[7], x[8], x[9], R)
         tip = np.empty(3)
         for d in range(3):
             tip[d] = x[d] - R[d, 0] * (P[P_COM] + P[P_LROD])

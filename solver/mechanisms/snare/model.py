@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from solver.core import ancf_cable as A
+from solver.core.free_body import rotation
 from solver.errors import read_toml
 from solver.mechanisms.snare import dynamics as D
 from solver.scenario import ScenarioError
@@ -264,7 +265,5 @@ def sc_text(spath):
 
 
 def _rot(q):
-    w, x, y, z = q
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+    """Rotation matrix (3, 3) of a unit quaternion (the core's free_body.rotation)."""
+    return np.array(rotation(*map(float, q))).reshape(3, 3)
