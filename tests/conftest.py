@@ -62,10 +62,10 @@ MODULE_CPU_S = {
     "test_export_interrupt": 26, "test_peripheral_gui": 25, "test_final_stage": 25, "test_disk_full": 22,
     "test_figure": 17, "test_contact_peripheral": 17, "test_run_from_app": 16, "test_viewer_diagram": 10,
     "test_ancf_cable": 14, "test_runfile_bad_input": 13, "test_peripheral_physics": 13, "test_layout_window": 13,
-    "test_calibrate": 12, "test_plots_pane": 12, "test_clip_export": 11, "test_measured_gui": 10,
+    "test_calibrate": 12, "test_plots_pane": 12, "test_clip_export": 11, "test_measured_gui": 8,
     "test_runfile_consistency": 10, "test_envelope_map": 9, "test_layout_screens": 9, "test_snare": 9,
     "test_run_cli_and_state": 8, "test_live_refresh": 8, "test_viewer_panes": 7, "test_friction_stick": 7,
-    "test_peripheral_type": 7, "test_layout": 7, "test_clip_dialogs": 6, "test_events_gui": 5,
+    "test_peripheral_type": 7, "test_layout": 7, "test_clip_dialogs": 6, "test_events_gui": 4,
 }
 
 
