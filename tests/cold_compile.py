@@ -158,9 +158,9 @@ def _ended(p: subprocess.Popen, job, t0: float) -> bool:
 
 
 def compile_phase(cache: Path, cold_folder: Path | None, parallel: int = 2) -> subprocess.CompletedProcess | None:
-    """The session's compile: with `cold_folder`, the probe-cone's cold run on an empty cache of its own (what
-    tests/test_solver_compile.py checks) alongside a two-frame run of every other type whose kernels `cache` (this
-    process's NUMBA_CACHE_DIR) lacks, `parallel` processes at a time, the longest first and the next as soon as one
+    """The session's compile: with `cold_folder` (`cache` new and empty), the probe-cone's cold run on an empty cache
+    of its own (what tests/test_solver_compile.py checks) alongside a two-frame run of every other type; without, of
+    every type whose kernels `cache` (this process's NUMBA_CACHE_DIR) lacks; `parallel` processes at a time, the longest first and the next as soon as one
     ends; then the cold run's cache is merged into `cache` without overwriting. Returns the cold run (None without)."""
     env = env_with_cache(cache)
     t0 = time.monotonic()
@@ -170,8 +170,8 @@ def compile_phase(cache: Path, cold_folder: Path | None, parallel: int = 2) -> s
         cold = cold_start(cold_folder)
         cold.started = time.monotonic()
         running[cold] = "cold"
-    jobs = [(p, _compile_cost(p)) for p in type_scenarios()
-            if (cold is None or _type_name(p) != "probe_cone") and not units_cached(p)]
+    jobs = [(p, _compile_cost(p)) for p in type_scenarios()   # (a new cache lacks them all: no checking it)
+            if (_type_name(p) != "probe_cone" if cold is not None else not units_cached(p))]
     todo = [s for s, _ in sorted(jobs, key=lambda j: -j[1])]
     deadline = t0 + 1800
     while todo or running:
