@@ -160,8 +160,9 @@ def _ended(p: subprocess.Popen, job, t0: float) -> bool:
 def compile_phase(cache: Path, cold_folder: Path | None, parallel: int = 2) -> subprocess.CompletedProcess | None:
     """The session's compile: with `cold_folder` (`cache` new and empty), the probe-cone's cold run on an empty cache
     of its own (what tests/test_solver_compile.py checks) alongside a two-frame run of every other type; without, of
-    every type whose kernels `cache` (this process's NUMBA_CACHE_DIR) lacks; `parallel` processes at a time, the longest first and the next as soon as one
-    ends; then the cold run's cache is merged into `cache` without overwriting. Returns the cold run (None without)."""
+    every type whose kernels `cache` (this process's NUMBA_CACHE_DIR) lacks; `parallel` processes at a time, the
+    longest first and the next as soon as one ends; then the cold run's cache is merged into `cache` without
+    overwriting. Returns the cold run (None without)."""
     env = env_with_cache(cache)
     t0 = time.monotonic()
     running: dict = {}

@@ -53,10 +53,12 @@ def test_the_cold_runs_cache_merges_into_the_suites_without_overwriting(tmp_path
     suite's code and gains the cold run's other signatures under free file numbers; a stale one is left alone."""
     from tests.cold_compile import merge_cache
     src, dst = tmp_path / "cold", tmp_path / "suite"
-    _index(src / "core_1" / "vec3.col-76.py311.nbi", {"sigA": "vec3.col-76.py311.1.nbc", "sigB": "vec3.col-76.py311.2.nbc"})
+    _index(src / "core_1" / "vec3.col-76.py311.nbi",
+           {"sigA": "vec3.col-76.py311.1.nbc", "sigB": "vec3.col-76.py311.2.nbc"})
     _index(src / "probe_cone_2" / "dynamics.evaluate-584.py311.nbi", {"sigE": "dynamics.evaluate-584.py311.1.nbc"})
     _index(src / "core_1" / "vec3.sub-14.py311.nbi", {"sigS": "vec3.sub-14.py311.1.nbc"}, stamp=(2.0, 10))
-    _index(dst / "core_1" / "vec3.col-76.py311.nbi", {"sigA": "vec3.col-76.py311.1.nbc", "sigC": "vec3.col-76.py311.2.nbc"})
+    _index(dst / "core_1" / "vec3.col-76.py311.nbi",
+           {"sigA": "vec3.col-76.py311.1.nbc", "sigC": "vec3.col-76.py311.2.nbc"})
     _index(dst / "core_1" / "vec3.sub-14.py311.nbi", {"sigT": "vec3.sub-14.py311.1.nbc"})
     kept = {f: f.read_bytes() for f in dst.rglob("*") if f.is_file()}
     merge_cache(src, dst)
@@ -65,7 +67,8 @@ def test_the_cold_runs_cache_merges_into_the_suites_without_overwriting(tmp_path
     assert (version, stamp) == ("0.x", (1.0, 10))
     assert overloads == {"sigA": "vec3.col-76.py311.1.nbc", "sigC": "vec3.col-76.py311.2.nbc",
                          "sigB": "vec3.col-76.py311.3.nbc"}
-    assert col.with_name("vec3.col-76.py311.3.nbc").read_bytes() == b"code of vec3.col-76.py311 vec3.col-76.py311.2.nbc in cold"
+    copied = col.with_name("vec3.col-76.py311.3.nbc").read_bytes()
+    assert copied == b"code of vec3.col-76.py311 vec3.col-76.py311.2.nbc in cold"
     for f, b in kept.items():           # nothing the suite's cache held is overwritten (the index only gains sigB)
         assert f == col or f.read_bytes() == b, f
     assert _read_index(dst / "core_1" / "vec3.sub-14.py311.nbi")[1][1] == {"sigT": "vec3.sub-14.py311.1.nbc"}
