@@ -3,8 +3,10 @@ the session's start (conftest) makes it, keeps what it said for tests/test_solve
 kernel cache from it; with a warm cache that module makes its own."""
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -20,13 +22,31 @@ def env_with_cache(cache: Path) -> dict:
     return dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
 
 
+def cold_start(folder: Path) -> subprocess.Popen:
+    """Start CMD on an empty cache folder/numba_cache into folder/run.h5 (what it says goes to folder/stderr.txt)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "stderr.txt", "w") as err:
+        return subprocess.Popen([*CMD, "-o", str(folder / "run.h5")], stdout=subprocess.DEVNULL, stderr=err,
+                                env=env_with_cache(folder / "numba_cache"), cwd=ROOT)
+
+
+def cold_finish(folder: Path, p: subprocess.Popen) -> tuple[Path, subprocess.CompletedProcess]:
+    """The ended cold run of cold_start: what it said is kept in folder/said.json; (its cache, the process)."""
+    stderr = (folder / "stderr.txt").read_text()
+    (folder / "said.json").write_text(json.dumps({"returncode": p.returncode, "stderr": stderr}))
+    return folder / "numba_cache", subprocess.CompletedProcess(CMD, p.returncode, "", stderr)
+
+
 def cold_run(folder: Path) -> tuple[Path, subprocess.CompletedProcess]:
     """Run CMD on an empty cache folder/numba_cache into folder/run.h5; what it said is kept in folder/said.json."""
-    cache = folder / "numba_cache"
-    p = subprocess.run([*CMD, "-o", str(folder / "run.h5")], capture_output=True, text=True, env=env_with_cache(cache),
-                       cwd=ROOT, timeout=1800)
-    (folder / "said.json").write_text(json.dumps({"returncode": p.returncode, "stderr": p.stderr}))
-    return cache, p
+    p = cold_start(folder)
+    try:
+        p.wait(timeout=1800)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    return cold_finish(folder, p)
 
 
 def session_cold_run() -> tuple[Path, subprocess.CompletedProcess] | None:
@@ -71,29 +91,116 @@ def units_cached(scenario: Path) -> bool:
     return bool(units) and all(_cached(d, s) for _, d, s in units)
 
 
-def _source_size(scenario: Path) -> int:
-    """Bytes of Python in the scenario's type package: a rough measure of how long its kernels take to compile."""
+# CPU-s of each type's first compile on one core (a two-frame run on an empty cache; the probe-cone's: the cold run):
+# the compile phase starts the longest first
+COMPILE_CPU_S = {"peripheral": 49, "probe_cone": 44, "berthing": 35, "snare": 23, "rods": 18}
+
+
+def _type_name(scenario: Path) -> str:
     from solver.scenario import load_model
     from solver import mechanisms
-    pkg = Path(mechanisms.__file__).parent / getattr(load_model(scenario), "mechanism_type", mechanisms.DEFAULT_TYPE)
-    return sum(f.stat().st_size for f in pkg.glob("*.py"))
+    return getattr(load_model(scenario), "mechanism_type", mechanisms.DEFAULT_TYPE)
+
+
+def _compile_cost(scenario: Path) -> float:
+    """CPU-s the type's first compile takes (COMPILE_CPU_S; an unlisted type by its source size, ~3 kB a CPU-s)."""
+    from solver import mechanisms
+    name = _type_name(scenario)
+    if name in COMPILE_CPU_S:
+        return COMPILE_CPU_S[name]
+    pkg = Path(mechanisms.__file__).parent / name
+    return sum(f.stat().st_size for f in pkg.glob("*.py")) / 3000
+
+
+def merge_cache(src: Path, dst: Path):
+    """Add the numba cache src to dst without overwriting: a function's index dst lacks is copied with its code; one
+    both hold (the same source) gains the signatures only src has, their code under free file numbers."""
+    import pickle
+    from numba.core.serialize import dumps
+    for index in src.rglob("*.nbi"):
+        to = dst / index.relative_to(src)
+        to.parent.mkdir(parents=True, exist_ok=True)
+        with open(index, "rb") as f:
+            version, (stamp, overloads) = pickle.load(f), pickle.loads(f.read())
+        if not to.exists():
+            for name in overloads.values():
+                shutil.copy2(index.with_name(name), to.with_name(name))
+            shutil.copy2(index, to)
+            continue
+        with open(to, "rb") as f:
+            version_to, (stamp_to, have) = pickle.load(f), pickle.loads(f.read())
+        new = {k: n for k, n in overloads.items() if k not in have}
+        if (version_to, stamp_to) != (version, stamp) or not new:
+            continue
+        for key, name in new.items():
+            stem = name.rsplit(".", 2)[0]
+            free = next(f"{stem}.{i}.nbc" for i in itertools.count(1)
+                        if f"{stem}.{i}.nbc" not in have.values() and not to.with_name(f"{stem}.{i}.nbc").exists())
+            shutil.copy2(index.with_name(name), to.with_name(free))
+            have[key] = free
+        with open(to, "wb") as f:
+            pickle.dump(version, f, protocol=-1)
+            f.write(dumps((stamp, have)))
+
+
+PHASE_LOG: list = []   # (job, started s, ended s, CPU-s of the process and its children) of each compile_phase job
+
+
+def _ended(p: subprocess.Popen, job, t0: float) -> bool:
+    """Whether the job's process ended (reaped here, its CPU-s logged in PHASE_LOG)."""
+    pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+    if pid == 0:
+        return False
+    p.returncode = os.waitstatus_to_exitcode(status)
+    name = job if isinstance(job, str) else _type_name(job)
+    PHASE_LOG.append((name, getattr(p, "started", t0) - t0, time.monotonic() - t0, ru.ru_utime + ru.ru_stime))
+    return True
+
+
+def compile_phase(cache: Path, cold_folder: Path | None, parallel: int = 2) -> subprocess.CompletedProcess | None:
+    """The session's compile: with `cold_folder` (`cache` new and empty), the probe-cone's cold run on an empty cache
+    of its own (what tests/test_solver_compile.py checks) alongside a two-frame run of every other type; without, of
+    every type whose kernels `cache` (this process's NUMBA_CACHE_DIR) lacks; `parallel` processes at a time, the
+    longest first and the next as soon as one ends; then the cold run's cache is merged into `cache` without
+    overwriting. Returns the cold run (None without)."""
+    env = env_with_cache(cache)
+    t0 = time.monotonic()
+    running: dict = {}
+    cold = None
+    if cold_folder is not None:   # started at once: what is left to compile is found out meanwhile
+        cold = cold_start(cold_folder)
+        cold.started = time.monotonic()
+        running[cold] = "cold"
+    jobs = [(p, _compile_cost(p)) for p in type_scenarios()   # (a new cache lacks them all: no checking it)
+            if (_type_name(p) != "probe_cone" if cold is not None else not units_cached(p))]
+    todo = [s for s, _ in sorted(jobs, key=lambda j: -j[1])]
+    deadline = t0 + 1800
+    while todo or running:
+        while todo and len(running) < parallel:
+            s = todo.pop(0)
+            p = subprocess.Popen([sys.executable, "-c", WARM_CODE, str(s)], cwd=ROOT, env=env,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            p.started = time.monotonic()
+            running[p] = s
+        time.sleep(0.1)
+        running = {p: k for p, k in running.items() if not _ended(p, k, t0)}
+        if time.monotonic() > deadline:
+            for p in running:
+                p.kill()
+                p.wait()
+            break
+    if cold is None:
+        return None
+    cold_cache, done = cold_finish(cold_folder, cold)
+    if done.returncode == 0:
+        merge_cache(cold_cache, cache)
+    else:
+        compile_phase(cache, None, parallel)     # (the probe-cone's kernels then as the other types')
+    return done
 
 
 def warm_types(cache: Path, parallel: int = 2):
     """A two-frame run of the scenario of every type whose kernels `cache` lacks (this process's NUMBA_CACHE_DIR),
-    `parallel` at a time, the largest first and the next as soon as any ends: each type's kernels compiled once, none
-    run again when the cache is warm."""
-    env = env_with_cache(cache)
-    todo = sorted((p for p in type_scenarios() if not units_cached(p)), key=_source_size, reverse=True)
-    running: list[subprocess.Popen] = []
-    deadline = time.monotonic() + 1800
-    while todo or running:
-        while todo and len(running) < parallel:
-            running.append(subprocess.Popen([sys.executable, "-c", WARM_CODE, str(todo.pop(0))], cwd=ROOT, env=env,
-                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        time.sleep(0.1)
-        running = [r for r in running if r.poll() is None]
-        if time.monotonic() > deadline:
-            for r in running:
-                r.kill()
-            break
+    `parallel` at a time, the longest first: each type's kernels compiled once, none run again when the cache is
+    warm."""
+    compile_phase(cache, None, parallel)

@@ -1,5 +1,4 @@
 import os
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -11,20 +10,26 @@ KERNEL_CACHE = ROOT / ".numba_cache"   # the suite's numba cache (the workers in
 
 
 def pytest_configure(config):
-    """Before any worker starts: the built-in types' kernels compiled once into the suite's cache (on a fresh clone
-    the probe-cone's compile is the cold run tests/test_solver_compile.py checks), so no worker compiles or waits;
-    a type whose listed units the cache holds already is not run again."""
+    """Before any worker starts: the built-in types' kernels compiled once into the suite's cache, two processes at a
+    time (on a fresh clone the probe-cone's is the cold run tests/test_solver_compile.py checks, merged in after), so
+    no worker compiles or waits; a type whose listed units the cache holds already is not run again."""
     if hasattr(config, "workerinput") or "NUMBA_CACHE_DIR" in os.environ or config.option.collectonly:
         return
-    from tests.cold_compile import COLD_ENV, cold_run, warm_types
+    from tests.cold_compile import COLD_ENV, compile_phase
     os.environ["NUMBA_CACHE_DIR"] = str(KERNEL_CACHE)
-    if not KERNEL_CACHE.is_dir():
-        folder = Path(tempfile.mkdtemp(prefix="dockmnemo-cold-"))
-        cache, p = cold_run(folder)
-        if p.returncode == 0:
-            shutil.copytree(cache, KERNEL_CACHE)
-            os.environ[COLD_ENV] = str(folder)
-    warm_types(KERNEL_CACHE)
+    folder = None if KERNEL_CACHE.is_dir() else Path(tempfile.mkdtemp(prefix="dockmnemo-cold-"))
+    KERNEL_CACHE.mkdir(exist_ok=True)
+    cold = compile_phase(KERNEL_CACHE, folder)
+    if cold is not None and cold.returncode == 0:
+        os.environ[COLD_ENV] = str(folder)
+
+
+def pytest_report_header(config):
+    """The session's compile phase, job by job (wall from its start, and CPU-s), when it compiled anything."""
+    from tests.cold_compile import PHASE_LOG
+    if PHASE_LOG:
+        return ["compile phase: " + ", ".join(f"{job} {t0:.0f}-{t1:.0f} s ({cpu:.0f} CPU-s)"
+                                              for job, t0, t1, cpu in PHASE_LOG)]
 
 
 @pytest.fixture(scope="session")
@@ -52,15 +57,15 @@ def _isolated_settings(tmp_path, monkeypatch):
 # less): `-n auto --dist loadscope` hands the modules out in this order, the longest first, so none is left to run
 # alone at the end. Keep it roughly right when a module gets much cheaper or dearer (tests/test_suite_order.py)
 MODULE_CPU_S = {
-    "test_campaign_peripheral": 41, "test_calibrate_truths": 38, "test_solver_compile": 35,
+    "test_campaign_peripheral": 41, "test_calibrate_truths": 38, "test_solver_compile": 17,
     "test_measured_truth": 33, "test_run_crash_safety": 30, "test_interrupts": 30, "test_campaign": 26,
     "test_export_interrupt": 26, "test_peripheral_gui": 25, "test_final_stage": 25, "test_disk_full": 22,
-    "test_figure": 17, "test_contact_peripheral": 17, "test_run_from_app": 16, "test_viewer_diagram": 15,
+    "test_figure": 17, "test_contact_peripheral": 17, "test_run_from_app": 16, "test_viewer_diagram": 10,
     "test_ancf_cable": 14, "test_runfile_bad_input": 13, "test_peripheral_physics": 13, "test_layout_window": 13,
-    "test_calibrate": 12, "test_plots_pane": 12, "test_clip_export": 11, "test_measured_gui": 10,
+    "test_calibrate": 12, "test_plots_pane": 12, "test_clip_export": 11, "test_measured_gui": 8,
     "test_runfile_consistency": 10, "test_envelope_map": 9, "test_layout_screens": 9, "test_snare": 9,
     "test_run_cli_and_state": 8, "test_live_refresh": 8, "test_viewer_panes": 7, "test_friction_stick": 7,
-    "test_peripheral_type": 7, "test_layout": 7, "test_clip_dialogs": 6, "test_events_gui": 5,
+    "test_peripheral_type": 7, "test_layout": 7, "test_clip_dialogs": 6, "test_events_gui": 4,
 }
 
 

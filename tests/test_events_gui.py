@@ -15,7 +15,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit  # noqa: E402
 
 from app.cli import SYNTHETIC_RUN  # noqa: E402
-from tests.gui_util import main_window  # noqa: E402
+from tests.gui_util import main_window, module_window  # noqa: E402
 from tests import contact_run  # noqa: E402
 from tests.synthetic_run import PAIRS  # noqa: E402
 
@@ -31,9 +31,41 @@ def make_window(qtbot, tmp_path, run):
     return main_window(qtbot, tmp_path / "settings.ini", run, size=(1700, 1000))
 
 
+@pytest.fixture(scope="module")
+def shared_window(qapp, request, tmp_path_factory, known_path):
+    """One window on the known-contacts run for the module's tests that only drive it (building one is the costly
+    part), with what a new one shows."""
+    w = module_window(request, tmp_path_factory, known_path, size=(1700, 1000), activate=True)
+    yield w, fresh_state(w)
+    w.close()
+
+
+def fresh_state(w) -> dict:
+    """What a test may change and a new window shows: frame, playing, dock rows, sort and filter, toggles."""
+    d, dock = w.diagram, w.events_dock
+    header = dock.view.horizontalHeader()
+    return {"frame": w.playback.frame, "playing": w.playback.playing, "rows": dock.shown_rows(),
+            "sort": (header.sortIndicatorSection(), header.sortIndicatorOrder()), "count": dock.count_label.text(),
+            "pair": dock.pair_box.currentData(), "min": dock.min_force_box.value(), "red": red_parts(d.scene),
+            "toggles": [a.isChecked() for a in (d.act_scrolling, d.act_show_lanes, d.act_show_forces)]}
+
+
 @pytest.fixture
-def window(qtbot, tmp_path, known_path):
-    return make_window(qtbot, tmp_path, known_path)
+def window(shared_window, qtbot):
+    """The module's window set back to how a new window shows the run (checked, so no test sees another's state)."""
+    w, fresh = shared_window
+    d, dock = w.diagram, w.events_dock
+    w.playback.pause()
+    dock.set_filter(fresh["pair"] or "", fresh["min"])
+    dock.view.sortByColumn(*fresh["sort"])
+    for a, on in zip((d.act_scrolling, d.act_show_lanes, d.act_show_forces), fresh["toggles"]):
+        a.setChecked(on)
+    w.playback.seek_frame(fresh["frame"])
+    w.activateWindow()
+    qtbot.waitUntil(w.isActiveWindow, timeout=3000)
+    QApplication.processEvents()
+    assert fresh_state(w) == fresh
+    return w
 
 
 def active_pairs(frame):

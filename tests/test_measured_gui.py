@@ -20,7 +20,7 @@ from PySide6.QtGui import QImage, QWheelEvent  # noqa: E402
 
 from solver.measured import compare_run  # noqa: E402
 from solver.simulate import run_scenario  # noqa: E402
-from tests.gui_util import main_window  # noqa: E402
+from tests.gui_util import main_window, module_window  # noqa: E402
 from tests.layout_check import cut_texts, overlaps  # noqa: E402
 from tests.measured_truth import EXAMPLE_MAP, write_measured_csv  # noqa: E402
 
@@ -51,10 +51,45 @@ def stand(tmp_path_factory):
     return d / "nominal.h5", record
 
 
-@pytest.fixture
-def window(qtbot, tmp_path, stand):
-    w = main_window(qtbot, tmp_path / "settings.ini", stand[0], activate=False)
+@pytest.fixture(scope="module")
+def shared_window(qapp, request, tmp_path_factory, stand):
+    """One window on the nominal run for the module's tests that only drive it (building one is the costly part),
+    with what a new one shows."""
+    w = module_window(request, tmp_path_factory, stand[0])
     w.diagram.plots.set_plotted(PLOTTED)
+    yield w, fresh_state(w)
+    w.close()
+
+
+def fresh_state(w) -> dict:
+    """What a test may change and a new window shows: the run, plots, window, zoom, frame, measured data."""
+    d, m = w.diagram, w.measured
+    return {"run": w.run.path, "plots": list(d.plots.names), "window": d.plots.window, "zoom": d.plots.zoom,
+            "x": d.plots.x_range(), "frame": w.playback.frame, "scrolling": d.act_scrolling.isChecked(),
+            "measured": d.plots.measured_values("Fx"), "rows": m.dock.rows(), "diff": m.act_diff.isChecked(),
+            "enabled": [a.isEnabled() for a in (m.act_close, m.act_diff, m.act_reset_zoom)]}
+
+
+@pytest.fixture
+def window(shared_window, qtbot):
+    """The module's window set back to how a new window shows the nominal run (checked, so no test sees another's)."""
+    w, fresh = shared_window
+    d, m = w.diagram, w.measured
+    w.playback.pause()
+    if w.error_box is not None:
+        w.error_box.close()
+    m.act_diff.setChecked(False)
+    m.close()
+    if w.run.path != fresh["run"]:
+        assert w.open_run(fresh["run"]), w.last_error
+        qtbot.waitUntil(lambda: d.analysed, timeout=10000)
+    if m.act_reset_zoom.isEnabled():
+        m.act_reset_zoom.trigger()
+    d.act_scrolling.setChecked(fresh["scrolling"])
+    d.plots.set_window(fresh["window"])
+    d.plots.set_plotted(fresh["plots"])
+    w.playback.seek_frame(fresh["frame"])
+    assert fresh_state(w) == fresh
     return w
 
 

@@ -4,9 +4,9 @@ sharing a cache compile once between them."""
 from __future__ import annotations
 
 import pickle
+import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -100,35 +100,53 @@ def test_app_run_shows_compiling_then_its_eta(cold_run, qtbot, tmp_path, monkeyp
 
 @pytest.mark.slow
 def test_campaign_workers_sharing_a_cache_compile_once(cold_run, tmp_path):
-    """2 fresh local workers sharing `cache_dir`, which lacks a unit: one worker compiles it, the other waits and
-    loads."""
+    """2 fresh local workers sharing `cache_dir`, which lacks a unit (`trig_table`, the quickest to compile): one
+    worker compiles it, the other waits and loads."""
     from solver.campaign import read_summary, run_campaign
     f = tmp_path / "c.toml"
     f.write_text(f'name = "share"\nbase_scenario = "{SCEN.as_posix()}"\nt_end = 0.05\nsampling = "grid"\ncount = 4\n'
                  'keep = "summary"\n\n[[parameter]]\nname = "closing_speed"\nkey = "initial.closing_speed"\n'
                  'values = [0.1, 0.12, 0.14, 0.16]\n')
-    run_campaign(f, tmp_path / "dir", workers=2, cache_dir=_cache_without_step_loop(cold_run, tmp_path))
+    run_campaign(f, tmp_path / "dir", workers=2, cache_dir=_cache_without_step_loop(cold_run, tmp_path, "trig_table"))
     s = read_summary(tmp_path / "dir")
     assert list(s.status) == ["ok"] * 4
     assert len(set(s.worker)) == 2                      # both workers ran something
     assert sum(1 for j in s.jit_compiled if j > 0) == 1, list(zip(s.worker, s.jit_compiled))
-    assert any((tmp_path / "numba_cache").rglob("dynamics._steps-*.nbi"))
+    assert any((tmp_path / "numba_cache").rglob("dynamics.trig_table-*.nbi"))      # compiled back into the cache
 
 
-@pytest.mark.slow
-def test_evaluate_compiles_without_the_pair_set(tmp_path):
-    """`evaluate` calls pairs_step through its address: compiling it compiles none of the contact chain, so a second
-    process compiles that chain at the same time (fails where `evaluate` links the pair set's code)."""
-    cache = tmp_path / "numba_cache"
-    code = ("from solver.scenario import load_model; from solver.warmup import kernel_units\n"
-            f"units = {{n: (d, s) for n, d, s in kernel_units(load_model(r'{SCEN}'))}}\n"
-            "disp, sig = units['evaluate']\ndisp.compile(sig)\n")
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(cache), cwd=ROOT,
-                       timeout=900)
+def _linked(cache: Path, package: str, unit: str) -> set[str]:
+    """The functions (module.name) whose machine code the cached `unit` (module.function) of `package` holds: numba
+    links a jitted callee's code into its caller's, an address call links none."""
+    names = set()
+    for f in cache.glob(f"{package}_*/{unit}-*.nbc"):
+        b = f.read_bytes()
+        for m in re.finditer(rb"_ZN(?=\d)", b):
+            i, parts = m.end(), []
+            while i < len(b) and b[i:i + 1].isdigit():
+                j = i
+                while b[j:j + 1].isdigit():
+                    j += 1
+                n = int(b[i:j])
+                parts.append(b[j:j + n].decode("ascii", "replace"))
+                i = j + n
+            names.add(".".join(parts))
+    return names
+
+
+def test_evaluate_links_none_of_the_pair_set(cold_run):
+    """`evaluate` calls pairs_step through its address: its compiled code holds none of the contact chain, so a second
+    process compiles that chain at the same time (fails where `evaluate` links the pair set's code, as the step loop,
+    which calls `evaluate` as a function, holds evaluate's, and pairs_step the chain's)."""
+    cache, p = cold_run
     assert p.returncode == 0, p.stderr
-    assert _cached_signatures(cache, "dynamics.evaluate") == 1
-    for unit in ("pairset.pairs_step", "pairset._pair_loop", "kernels.pair_eval"):
-        assert _cached_signatures(cache, unit) == 0, unit
+    evaluate = "solver.mechanisms.probe_cone.dynamics.evaluate"
+    linked = _linked(cache, "probe_cone", "dynamics.evaluate")
+    assert evaluate in linked and "solver.mechanisms.probe_cone.dynamics.cam_hold" in linked, linked
+    assert sorted(f for f in linked if "solver.contact." in f) == []
+    assert evaluate in _linked(cache, "probe_cone", "dynamics._steps")
+    chain = _linked(cache, "contact", "pairset.pairs_step")
+    assert {"solver.contact.pairset._pair_loop", "solver.contact.kernels.pair_eval"} <= chain, chain
 
 
 def test_the_session_warm_up_skips_every_type_whose_units_the_cache_holds():

@@ -11,7 +11,8 @@ from PySide6.QtGui import QColor, QImage, QRegion  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from app.cli import SYNTHETIC_RUN  # noqa: E402
-from tests.gui_util import main_window  # noqa: E402
+from tests.gui_util import main_window, module_window  # noqa: E402
+from viewer.diagram import PANES  # noqa: E402
 from viewer.playback import EVERY_FRAME  # noqa: E402
 
 DOCS = SYNTHETIC_RUN.parent.parent / "docs"
@@ -21,9 +22,50 @@ def make_window(qtbot, settings_path, run=SYNTHETIC_RUN):
     return main_window(qtbot, settings_path, run)
 
 
+@pytest.fixture(scope="module")
+def shared_window(qapp, request, tmp_path_factory):
+    """One window on the synthetic run for the module's tests that only drive it (building one is the costly part)."""
+    w = module_window(request, tmp_path_factory, SYNTHETIC_RUN)
+    yield w, fresh_state(w)
+    w.close()
+
+
+def fresh_state(w) -> dict:
+    """What a test may change and a new window shows: playback, loop range, speed, scrolling, panes, plots, sizes."""
+    d, pb = w.diagram, w.playback
+    return {"frame": pb.frame, "playing": pb.playing, "speed": pb.speed, "loop": pb.loop, "range": pb.loop_range,
+            "graph_step": pb.graph_step, "scrolling": d.act_scrolling.isChecked(), "plots": list(d.plots.names),
+            "panes": {k: d.pane(k).isVisible() for k in PANES}, "x": d.plots.x_range(),
+            "splitter": d.splitter.sizes()}
+
+
 @pytest.fixture
-def window(qtbot, tmp_path):
+def new_window(qtbot, tmp_path):
+    """A window of its own, for the tests of what the screen shows pixel by pixel (no pointer left over a plot)."""
     return make_window(qtbot, tmp_path / "settings.ini")
+
+
+@pytest.fixture
+def window(shared_window, qtbot):
+    """The module's window set back to how a new window shows the run (checked, so no test sees another's state)."""
+    w, fresh = shared_window
+    d, pb = w.diagram, w.playback
+    pb.pause()
+    pb.set_loop(False)
+    pb.set_loop_range(None, None)
+    pb.set_speed(fresh["speed"])
+    pb.set_graph_step(fresh["graph_step"])
+    d.act_scrolling.setChecked(fresh["scrolling"])
+    for k, on in fresh["panes"].items():
+        d.set_pane_visible(k, on)
+    d.plots.set_plotted(fresh["plots"])
+    d.splitter.setSizes(fresh["splitter"])
+    pb.seek_frame(fresh["frame"])
+    w.activateWindow()
+    qtbot.waitUntil(w.isActiveWindow, timeout=3000)
+    QApplication.processEvents()
+    assert fresh_state(w) == fresh
+    return w
 
 
 def head_index(run):
@@ -169,10 +211,11 @@ def yellow(px: np.ndarray) -> np.ndarray:
     return (px[..., 0] > 230) & (px[..., 1] > 190) & (px[..., 2] < 60)
 
 
-def test_yellow_lines_on_screen_show_the_model_frame(window):
+def test_yellow_lines_on_screen_show_the_model_frame(new_window):
     """While playing (cursor moves and scrolls), the screen shows the yellow line at T Current in every plot and
     in the contact lanes; where it was a few frames before, the screen shows what a fresh drawing of the plots
     shows there (a move repaints only thin strips, from the view's copy of the plots)."""
+    window = new_window
     pb, plots = window.playback, window.diagram.plots
     view = plots.glw
     pb.seek_time(7.4)          # the line moves right until 8 s, then the window scrolls under it
@@ -211,9 +254,10 @@ def test_yellow_lines_on_screen_show_the_model_frame(window):
 
 
 
-def test_a_scroll_step_applied_a_frame_ahead_shows_the_pixels_of_a_direct_scroll(window):
+def test_a_scroll_step_applied_a_frame_ahead_shows_the_pixels_of_a_direct_scroll(new_window):
     """While playing, the frame before a scroll step applies the step's x range and keeps its own pixels; the screen
     then equals that frame drawn directly, and at the step it equals a fresh drawing of the new range."""
+    window = new_window
     pb, plots = window.playback, window.diagram.plots
     view = plots.glw
     pb.seek_time(7.4)
