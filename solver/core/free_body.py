@@ -19,6 +19,8 @@ import math
 import numpy as np
 from numba import njit
 
+from solver.vec3 import cross, mm, mv
+
 X, Q, V, W, NX = 0, 3, 7, 10, 13
 
 
@@ -67,18 +69,7 @@ def quaternion(R):
 @njit(cache=True, error_model="numpy")
 def inertia_world(R, I):
     """R I R^T (9-tuples): a body-frame inertia (or its inverse) in the world frame."""
-    a = (R[0] * I[0] + R[1] * I[3] + R[2] * I[6], R[0] * I[1] + R[1] * I[4] + R[2] * I[7],
-         R[0] * I[2] + R[1] * I[5] + R[2] * I[8],
-         R[3] * I[0] + R[4] * I[3] + R[5] * I[6], R[3] * I[1] + R[4] * I[4] + R[5] * I[7],
-         R[3] * I[2] + R[4] * I[5] + R[5] * I[8],
-         R[6] * I[0] + R[7] * I[3] + R[8] * I[6], R[6] * I[1] + R[7] * I[4] + R[8] * I[7],
-         R[6] * I[2] + R[7] * I[5] + R[8] * I[8])
-    return (a[0] * R[0] + a[1] * R[1] + a[2] * R[2], a[0] * R[3] + a[1] * R[4] + a[2] * R[5],
-            a[0] * R[6] + a[1] * R[7] + a[2] * R[8],
-            a[3] * R[0] + a[4] * R[1] + a[5] * R[2], a[3] * R[3] + a[4] * R[4] + a[5] * R[5],
-            a[3] * R[6] + a[4] * R[7] + a[5] * R[8],
-            a[6] * R[0] + a[7] * R[1] + a[8] * R[2], a[6] * R[3] + a[7] * R[4] + a[8] * R[5],
-            a[6] * R[6] + a[7] * R[7] + a[8] * R[8])
+    return mm(mm(R, I), (R[0], R[3], R[6], R[1], R[4], R[7], R[2], R[5], R[8]))
 
 
 @njit(cache=True, error_model="numpy")
@@ -121,11 +112,9 @@ def normalize(s, o):
 def euler_accel(Iw, Iinv, w, m):
     """Angular acceleration Iinv (m - w x Iw w) with all in one frame (9-tuple inertias, 3-tuples): the body frame
     with the body's inertia (Euler's equations) or the world frame with `inertia_world`; returns it and Iw w."""
-    a = (Iw[0] * w[0] + Iw[1] * w[1] + Iw[2] * w[2], Iw[3] * w[0] + Iw[4] * w[1] + Iw[5] * w[2],
-         Iw[6] * w[0] + Iw[7] * w[1] + Iw[8] * w[2])
-    g = (m[0] - (w[1] * a[2] - w[2] * a[1]), m[1] - (w[2] * a[0] - w[0] * a[2]), m[2] - (w[0] * a[1] - w[1] * a[0]))
-    return (Iinv[0] * g[0] + Iinv[1] * g[1] + Iinv[2] * g[2], Iinv[3] * g[0] + Iinv[4] * g[1] + Iinv[5] * g[2],
-            Iinv[6] * g[0] + Iinv[7] * g[1] + Iinv[8] * g[2]), a
+    a = mv(Iw, w)
+    c = cross(w, a)
+    return mv(Iinv, (m[0] - c[0], m[1] - c[1], m[2] - c[2])), a
 
 
 # ---------------------------------------------------------------- kernels over the state layout (omega: body frame)
