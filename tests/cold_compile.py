@@ -70,16 +70,22 @@ with tempfile.TemporaryDirectory() as d:
 """
 
 
-def type_scenarios() -> list[Path]:
-    """One shipped scenario of each built-in mechanism type that has a solver (its first, by name)."""
+def typed_scenarios() -> list[tuple[str, Path]]:
+    """(type name, scenario): one shipped scenario of each built-in mechanism type that has a solver (its first, by
+    name); the name from the type's registry, so no scenario is loaded to learn it."""
     from solver import mechanisms
     out = []
     for name in mechanisms.names():
         t = mechanisms.mechanism_type(name)
         d = getattr(t, "scenarios_dir", None)
         first = sorted(Path(d).glob("*.toml"))[:1] if d and t.runner is not None else []
-        out += first
+        out += [(name, p) for p in first]
     return out
+
+
+def type_scenarios() -> list[Path]:
+    """One shipped scenario of each built-in mechanism type that has a solver (its first, by name)."""
+    return [p for _, p in typed_scenarios()]
 
 
 def units_cached(scenario: Path) -> bool:
@@ -96,16 +102,9 @@ def units_cached(scenario: Path) -> bool:
 COMPILE_CPU_S = {"peripheral": 49, "probe_cone": 44, "berthing": 35, "snare": 23, "rods": 18}
 
 
-def _type_name(scenario: Path) -> str:
-    from solver.scenario import load_model
-    from solver import mechanisms
-    return getattr(load_model(scenario), "mechanism_type", mechanisms.DEFAULT_TYPE)
-
-
-def _compile_cost(scenario: Path) -> float:
+def _compile_cost(name: str) -> float:
     """CPU-s the type's first compile takes (COMPILE_CPU_S; an unlisted type by its source size, ~3 kB a CPU-s)."""
     from solver import mechanisms
-    name = _type_name(scenario)
     if name in COMPILE_CPU_S:
         return COMPILE_CPU_S[name]
     pkg = Path(mechanisms.__file__).parent / name
@@ -146,14 +145,13 @@ def merge_cache(src: Path, dst: Path):
 PHASE_LOG: list = []   # (job, started s, ended s, CPU-s of the process and its children) of each compile_phase job
 
 
-def _ended(p: subprocess.Popen, job, t0: float) -> bool:
+def _ended(p: subprocess.Popen, job: str, t0: float) -> bool:
     """Whether the job's process ended (reaped here, its CPU-s logged in PHASE_LOG)."""
     pid, status, ru = os.wait4(p.pid, os.WNOHANG)
     if pid == 0:
         return False
     p.returncode = os.waitstatus_to_exitcode(status)
-    name = job if isinstance(job, str) else _type_name(job)
-    PHASE_LOG.append((name, getattr(p, "started", t0) - t0, time.monotonic() - t0, ru.ru_utime + ru.ru_stime))
+    PHASE_LOG.append((job, getattr(p, "started", t0) - t0, time.monotonic() - t0, ru.ru_utime + ru.ru_stime))
     return True
 
 
@@ -171,17 +169,17 @@ def compile_phase(cache: Path, cold_folder: Path | None, parallel: int = 2) -> s
         cold = cold_start(cold_folder)
         cold.started = time.monotonic()
         running[cold] = "cold"
-    jobs = [(p, _compile_cost(p)) for p in type_scenarios()   # (a new cache lacks them all: no checking it)
-            if (_type_name(p) != "probe_cone" if cold is not None else not units_cached(p))]
-    todo = [s for s, _ in sorted(jobs, key=lambda j: -j[1])]
+    jobs = [(n, p) for n, p in typed_scenarios()   # (a new cache lacks them all: no checking it)
+            if (n != "probe_cone" if cold is not None else not units_cached(p))]
+    todo = sorted(jobs, key=lambda j: -_compile_cost(j[0]))
     deadline = t0 + 1800
     while todo or running:
         while todo and len(running) < parallel:
-            s = todo.pop(0)
+            name, s = todo.pop(0)
             p = subprocess.Popen([sys.executable, "-c", WARM_CODE, str(s)], cwd=ROOT, env=env,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             p.started = time.monotonic()
-            running[p] = s
+            running[p] = name
         time.sleep(0.1)
         running = {p: k for p, k in running.items() if not _ended(p, k, t0)}
         if time.monotonic() > deadline:
