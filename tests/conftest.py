@@ -9,11 +9,35 @@ ARTIFACTS = Path(__file__).resolve().parent / "_artifacts"
 KERNEL_CACHE = ROOT / ".numba_cache"   # the suite's numba cache (the workers inherit NUMBA_CACHE_DIR)
 
 
+WORKER_SCREEN = (1920, 1200)          # each worker's own X screen, as the README's xvfb-run gives the controller
+_worker_display = None
+
+
+def _own_display(config):
+    """An xdist worker under an X display gets an X server of its own (Xvfb, by pyvirtualdisplay): windows of
+    different workers then cannot take each other's keyboard focus (a window waiting to become active timed out)."""
+    global _worker_display
+    import shutil
+    if not os.environ.get("DISPLAY") or not shutil.which("Xvfb"):
+        return
+    from pyvirtualdisplay import Display
+    _worker_display = Display(backend="xvfb", size=WORKER_SCREEN, color_depth=24)
+    _worker_display.start()              # sets DISPLAY for this worker and the processes it starts
+
+
+def pytest_unconfigure(config):
+    if _worker_display is not None:
+        _worker_display.stop()
+
+
 def pytest_configure(config):
     """Before any worker starts: the built-in types' kernels compiled once into the suite's cache, two processes at a
     time (on a fresh clone the probe-cone's is the cold run tests/test_solver_compile.py checks, merged in after), so
     no worker compiles or waits; a type whose listed units the cache holds already is not run again."""
-    if hasattr(config, "workerinput") or "NUMBA_CACHE_DIR" in os.environ or config.option.collectonly:
+    if hasattr(config, "workerinput"):
+        _own_display(config)
+        return
+    if "NUMBA_CACHE_DIR" in os.environ or config.option.collectonly:
         return
     from tests.cold_compile import COLD_ENV, compile_phase
     os.environ["NUMBA_CACHE_DIR"] = str(KERNEL_CACHE)

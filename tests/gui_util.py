@@ -13,13 +13,27 @@ def main_window(qtbot, settings_path: Path, run=None, size=(1600, 1000), activat
     w.show()
     qtbot.waitExposed(w)
     if activate:
-        w.activateWindow()
-        w.raise_()
-        qtbot.waitUntil(w.isActiveWindow, timeout=3000)
+        make_active(qtbot, w)
     if run is not None:
         assert w.open_run(run), w.last_error
         qtbot.waitUntil(lambda: w.diagram.analysed, timeout=10000)   # contact events and verdict (worker thread)
     return w
+
+
+def make_active(qtbot, w, timeout_s: float = 15.0):
+    """Give `w` the keyboard focus and wait until it holds it, asking again every 0.5 s (under load the X server's
+    focus change can come late, or another window's earlier request can land after ours)."""
+    import time
+    end = time.monotonic() + timeout_s
+    while True:
+        w.activateWindow()
+        w.raise_()
+        try:
+            qtbot.waitUntil(w.isActiveWindow, timeout=500)
+            return
+        except qtbot.TimeoutError:
+            if time.monotonic() > end:
+                raise AssertionError(f"{type(w).__name__} did not become the active window in {timeout_s:g} s")
 
 
 def label_texts(widget) -> list[str]:

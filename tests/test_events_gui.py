@@ -15,7 +15,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit  # noqa: E402
 
 from app.cli import SYNTHETIC_RUN  # noqa: E402
-from tests.gui_util import main_window, module_window  # noqa: E402
+from tests.gui_util import main_window, make_active, module_window  # noqa: E402
 from tests import contact_run  # noqa: E402
 from tests.synthetic_run import PAIRS  # noqa: E402
 
@@ -61,8 +61,7 @@ def window(shared_window, qtbot):
     for a, on in zip((d.act_scrolling, d.act_show_lanes, d.act_show_forces), fresh["toggles"]):
         a.setChecked(on)
     w.playback.seek_frame(fresh["frame"])
-    w.activateWindow()
-    qtbot.waitUntil(w.isActiveWindow, timeout=3000)
+    make_active(qtbot, w)
     QApplication.processEvents()
     assert fresh_state(w) == fresh
     return w

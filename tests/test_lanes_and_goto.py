@@ -13,7 +13,7 @@ from PySide6.QtCore import QTimer, Qt  # noqa: E402
 from PySide6.QtGui import QColor  # noqa: E402
 from PySide6.QtWidgets import QApplication, QInputDialog  # noqa: E402
 
-from tests.gui_util import main_window, module_window  # noqa: E402
+from tests.gui_util import main_window, make_active, module_window  # noqa: E402
 from viewer.contact_lanes import FORCE_COLORS  # noqa: E402
 from viewer.plots.pg_internals import bar_drawing  # noqa: E402
 
@@ -32,9 +32,7 @@ def shared_window(qapp, request, tmp_path_factory):
 @pytest.fixture
 def window(shared_window, qtbot):
     """The module's window, active again (the keys go to it; another test's window may have taken the focus)."""
-    shared_window.activateWindow()
-    shared_window.raise_()
-    qtbot.waitUntil(shared_window.isActiveWindow, timeout=3000)
+    make_active(qtbot, shared_window)
     return shared_window
 
 

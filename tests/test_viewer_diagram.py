@@ -11,7 +11,7 @@ from PySide6.QtGui import QColor, QImage, QRegion  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from app.cli import SYNTHETIC_RUN  # noqa: E402
-from tests.gui_util import main_window, module_window  # noqa: E402
+from tests.gui_util import main_window, make_active, module_window  # noqa: E402
 from viewer.diagram import PANES  # noqa: E402
 from viewer.playback import EVERY_FRAME  # noqa: E402
 
@@ -61,8 +61,7 @@ def window(shared_window, qtbot):
     d.plots.set_plotted(fresh["plots"])
     d.splitter.setSizes(fresh["splitter"])
     pb.seek_frame(fresh["frame"])
-    w.activateWindow()
-    qtbot.waitUntil(w.isActiveWindow, timeout=3000)
+    make_active(qtbot, w)
     QApplication.processEvents()
     assert fresh_state(w) == fresh
     return w
