@@ -112,7 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--workers", type=int, default=None, help="local cluster worker processes (default: CPU count)")
     c.add_argument("--cache-dir", type=Path, default=None, metavar="DIR",
                    help="numba kernel cache the workers share (a shared filesystem on a multi-machine cluster: "
-                        "the kernels are compiled once; default: numba's own cache next to the solver)")
+                        "the kernels are compiled once; default: NUMBA_CACHE_DIR or the user's cache folder; "
+                        "a subfolder per solver version)")
     c.add_argument("--table", type=Path, default=None, metavar="DIR", help="print DIR's success/fail table and exit")
     c.add_argument("--failures", action="store_true", help="with --table: list only failed runs")
     return p

@@ -710,10 +710,8 @@ def use_cache_dir(cache_dir) -> bool:
     import sys
     if not cache_dir or any(n.startswith("solver.mechanisms.") and n.endswith(".dynamics") for n in sys.modules):
         return False
-    os.environ["NUMBA_CACHE_DIR"] = str(cache_dir)
-    if "numba" in sys.modules:
-        from numba.core import config
-        config.reload_config()
+    from solver import kernel_cache
+    kernel_cache.use(cache_dir)
     return True
 
 

@@ -119,7 +119,7 @@ def _linked(cache: Path, package: str, unit: str) -> set[str]:
     """The functions (module.name) whose machine code the cached `unit` (module.function) of `package` holds: numba
     links a jitted callee's code into its caller's, an address call links none."""
     names = set()
-    for f in cache.glob(f"{package}_*/{unit}-*.nbc"):
+    for f in cache.glob(f"**/{package}_*/{unit}-*.nbc"):
         b = f.read_bytes()
         for m in re.finditer(rb"_ZN(?=\d)", b):
             i, parts = m.end(), []
