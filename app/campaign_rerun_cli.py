@@ -62,6 +62,9 @@ def cmd_campaign_rerun(args) -> int:
     try:        # before the bar: its ETA starts after compiling
         compile_campaign_kernels(summary, args.index, args.progress_lines)
     except InputError as exc:          # the run's scenario no longer loads (e.g. its mechanism file is gone)
+        if Path(exc.path).name == f"run_{args.index:05d}.toml":     # the scenario this process wrote from the base
+            return fail(f"{summary.campaign.base_path}: {exc.key}: {exc.problem} (the campaign's base scenario with "
+                        f"run {args.index}'s parameters: this version cannot run it)")
         return fail(exc)
     t_wall = time.perf_counter()
     bar = {}

@@ -294,7 +294,8 @@ def load_campaign(path, base_path=None, check_scenarios: bool = True, criteria_p
     """Read and validate a campaign TOML; raises CampaignError(file, key, problem).
 
     `base_path` / `criteria_path` override the file's base_scenario / criteria (a campaign directory's stored
-    copies). `check_scenarios` loads the envelope's corner scenarios through the solver's validation."""
+    copies). `check_scenarios` loads the base and the envelope's corner scenarios through the solver's validation
+    (a directory read back is not checked: its rows stand as the version that made them ran them)."""
     from solver import mechanisms
     from solver.scenario import ScenarioError, load_model, mechanism_file_type
     path = Path(path)
@@ -400,7 +401,7 @@ def load_campaign(path, base_path=None, check_scenarios: bool = True, criteria_p
                "highest": {k: v for s in specs for k, v in s.corner(True).items()}}
     with tempfile.TemporaryDirectory(prefix="dockmnemo-campaign-") as td:
         for label, setv in corners.items():
-            if label != "base" and not check_scenarios:
+            if not check_scenarios:     # a directory read back: its rows stand as its version ran them
                 break
             sc = copy.deepcopy(base)
             for k, v in {**fixed, **setv}.items():

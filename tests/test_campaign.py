@@ -198,6 +198,25 @@ def test_table_cli(t20, capsys):
     assert p.returncode == 2 and "not a campaign directory (no campaign.toml)" in p.stderr
 
 
+def test_a_directory_of_an_older_version_still_gives_its_table(t20, tmp_path, capsys):
+    """A key this version no longer knows, in the directory's stored base scenario: the table is printed as that
+    version ran it; a re-run of one of its runs is refused naming the file and the key (exit 2)."""
+    import shutil
+    _, d, _ = t20
+    old = tmp_path / "old"
+    shutil.copytree(d, old, ignore=shutil.ignore_patterns("runs"))
+    base = old / json.loads((old / "manifest.json").read_text())["base_copy"]
+    base.write_text(base.read_text() + "\n[overrides]\nremoved_in_a_later_version = 1.0\n"
+                    if "[overrides]" not in base.read_text() else
+                    base.read_text().replace("[overrides]", "[overrides]\nremoved_in_a_later_version = 1.0", 1))
+    p = _cli(capsys, "campaign", "--table", old)
+    assert p.returncode == 0, p.stderr
+    assert f"finished {N} of {N}" in p.stdout and "failure reasons" in p.stdout
+    p = _cli(capsys, "campaign-rerun", old, "0", "-o", tmp_path / "r0.h5")
+    assert p.returncode == 2 and "removed_in_a_later_version" in p.stderr and base.name in p.stderr, p.stderr
+    assert not (tmp_path / "r0.h5").exists()
+
+
 def test_resume_after_kill_runs_exactly_the_missing(tmp_path):
     f = campaign_file(tmp_path, **{"count = 20": "count = 10", "t_end = 1.0": "t_end = 1.5"})
     d = tmp_path / "dir"
