@@ -121,12 +121,13 @@ def _relative(s, R, COM, a, b):
 
 
 @njit(cache=True)
-def _contact(s, R, COM, F, T, a, xa, b, n, d, k, c, mu, kt, ct, slot, rec, j, out, ds, full, FT, d2=1e300, k2=0.0):
+def _contact(s, R, COM, F, T, a, xa, b, n, d, k, c, mu, kt, ct, slot, rec, j, out, ds, full, FT, d2=1e300, k2=0.0,
+             side=1.0):
     """Penalty contact of a point of body a at xa, depth d along unit n (from body b into body a): k d + c d'
     (c ramped in over DAMP_RAMP of depth), never pulling; friction by the point's bristle (solver/friction.py, stretch
     at S_FT + 3 slot in the passive frame: sticks below mu F_n). Returns (potential, dissipation rate); accumulates the
-    pair's record row j of `rec` (force on a, force-weighted point, deepest normal, depth, normal speed, moment).
-    With d2: k up to depth d2 (a seal), k2 beyond it (the structure behind)."""
+    pair's record row j of `rec` (force on a, force-weighted point, deepest normal, depth, normal speed, moment;
+    side -1: the force on b and the normal from a into b). With d2: k up to depth d2 (a seal), k2 beyond it."""
     x0, x1, x2 = xa[0], xa[1], xa[2]
     n0, n1, n2 = n[0], n[1], n[2]
     va0, va1, va2 = velocity_at(s, 13 * a, R[a], x0, x1, x2)
@@ -163,18 +164,19 @@ def _contact(s, R, COM, F, T, a, xa, b, n, d, k, c, mu, kt, ct, slot, rec, j, ou
     add_force_at(F, T, b, s, 13 * b, x0, x1, x2, -f0, -f1, -f2)
     if out and fn > 0.0:
         rec[j, 0] = 1.0
-        rec[j, 1] += f0
-        rec[j, 2] += f1
-        rec[j, 3] += f2
+        g0, g1, g2 = side * f0, side * f1, side * f2
+        rec[j, 1] += g0
+        rec[j, 2] += g1
+        rec[j, 3] += g2
         rec[j, 4] += fn * x0
         rec[j, 5] += fn * x1
         rec[j, 6] += fn * x2
         rec[j, 13] += fn
-        rec[j, 14] += x1 * f2 - x2 * f1
-        rec[j, 15] += x2 * f0 - x0 * f2
-        rec[j, 16] += x0 * f1 - x1 * f0
+        rec[j, 14] += x1 * g2 - x2 * g1
+        rec[j, 15] += x2 * g0 - x0 * g2
+        rec[j, 16] += x0 * g1 - x1 * g0
         if d > rec[j, 10]:
-            rec[j, 7], rec[j, 8], rec[j, 9] = n0, n1, n2
+            rec[j, 7], rec[j, 8], rec[j, 9] = side * n0, side * n1, side * n2
             rec[j, 10] = d
             rec[j, 11] = vn
     return eel + e_t, (fel - fn) * vn - (ft[0] * vt[0] + ft[1] * vt[1] + ft[2] * vt[2]) - p_t
@@ -272,13 +274,15 @@ def _edge(s, R, COM, F, T, P, a, b, GEN, GID, W, circ, k, c, mu, kt, ct, sl0, re
 
 @njit(cache=True)
 def _contact_in_b(s, R, COM, F, T, a, b, d, qx, qy, qz, nx, ny, nz, k, c, mu, kt, ct, slot, rec, j, out, ds, full,
-                  FT):
-    """`_contact` of a pair routine's result given in body b's frame (point q, unit normal n, depth d)."""
+                  FT, side=1.0):
+    """`_contact` of a pair routine's result given in body b's frame (point q, unit normal n, depth d; side as
+    `_contact`'s)."""
     xa = _to_world(s, R, COM, b, qx, qy, qz)
     n = np.empty(3)
     for q in range(3):
         n[q] = R[b, q, 0] * nx + R[b, q, 1] * ny + R[b, q, 2] * nz
-    return _contact(s, R, COM, F, T, a, xa, b, n, d, k, c, mu, kt, ct, slot, rec, j, out, ds, full, FT)
+    return _contact(s, R, COM, F, T, a, xa, b, n, d, k, c, mu, kt, ct, slot, rec, j, out, ds, full, FT, 1e300, 0.0,
+                    side)
 
 
 @njit(cache=True)
@@ -309,14 +313,9 @@ def _edges_plates(s, R, COM, P, a, b, EDGE, EID, W, w0, wp, F, T, rec, out, sl0,
             if d <= 0.0:
                 continue
             jr = PAIR_PET + (3 * int(EID[i]) + j if a == 2 else 3 * j + int(EID[i]))
-            old = rec[jr].copy() if out and a == 0 else rec[jr]
+            # a passive tip on an active plate: the pair records the force on the active petal (side -1)
             e_, q_ = _contact_in_b(s, R, COM, F, T, a, b, d, qx, qy, qz, nx, ny, nz, k, c, mu, kt, ct, sl0 + 3 * i + j,
-                                   rec, jr, out, ds, full, FT)
-            if out and a == 0:   # a passive tip on an active plate: the pair records the force on the active petal
-                for q in (1, 2, 3, 14, 15, 16):
-                    rec[jr, q] = 2.0 * old[q] - rec[jr, q]
-                if rec[jr, 10] > old[10]:
-                    rec[jr, 7:10] = -rec[jr, 7:10]
+                                   rec, jr, out, ds, full, FT, -1.0 if a == 0 else 1.0)
             pe += e_
             pd += q_
     return pe, pd
