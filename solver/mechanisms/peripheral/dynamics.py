@@ -411,9 +411,7 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
     u = (tr / Z[Z_TRDUR] if Z[Z_TRDUR] > 0.0 else 1.0) if driven else 0.0
     retract = P[P_DL_RETRACT] * u * u * (3.0 - 2.0 * u)
     dL0 = P[P_DL_RETRACT] * 6.0 * u * (1.0 - u) / Z[Z_TRDUR] if on_path else 0.0
-    active_sc = P[P_SC_ON] > 0.5 and not driven   # the legs' actuators are the soft capture's until the retraction
-    if active_sc:
-        brake = P[P_BRAKE_FREE]
+    active_sc = P[P_SC_ON] > 0.5 and Z[Z_CAPT] < 0.5   # until soft capture the legs' actuators are the controller's
     for i in range(6):
         xb, xp, d0, d1, d2, L, w0, w1, w2 = _leg(s, R, COM, BASE, RINGP, i)
         u0, u1, u2 = d0 / L, d1 / L, d2 / L
@@ -663,7 +661,7 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
 
 @njit(cache=True)
 def _soft_capture(s, R, COM, P, BASE, RINGP, F, T, F2, T2, ds, ch, out, fbase, mbase, obase):
-    """Active soft capture (NDS-class) until the retraction: the ring's measured load (all but the legs') drives an
+    """Active soft capture (NDS-class) until all latches have caught: the ring's measured load (all but the legs') drives an
     admittance per axis (c x' + k x = load) whose pose offset the legs' actuators follow (force-capped servo)."""
     R1 = R[1]
     Rt = R1.T
