@@ -53,7 +53,8 @@ NP = 70
 Z_CAPT, Z_TCAPT, Z_RETRACT, Z_TRETRACT, Z_HOOKS, Z_THOOKS, Z_ANCHOR, Z_FIRST, Z_LATCHED = 0, 1, 2, 3, 4, 5, 6, 15, 16
 Z_L0, Z_TRDUR = 19, 25   # legs' lengths when the retraction starts (6), the time their brakes' path takes
 Z_TMOVE = 26             # the last time a leg's rate exceeded legs.settle_rate (after capture)
-NZ = 27
+Z_LOFF = 27              # each leg's stroke at capture under active soft capture (its spring's rest from then, 6)
+NZ = 33
 
 # contact pairs: ring/ring, active petal k on the passive ring, passive petal k on the active ring, latch k,
 # active petal k on passive petal j (at PAIR_PET + 3 k + j), the interface faces (hard-capture faces and seal)
@@ -418,6 +419,10 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
         Ld = w0 * u0 + w1 * u1 + w2 * u2
         stroke = L - LN[i]
         ext = stroke + retract          # spring extension about the commanded length LN - retract
+        if P[P_SC_ON] > 0.5 and Z[Z_CAPT] > 0.5:     # the springs take over at the strokes the actuators left them at,
+            ext -= Z[Z_LOFF + i] * (1.0 - u * u * (3.0 - 2.0 * u))   # their rest moved back along the retraction path
+            if on_path:
+                ds[S_WORK] = ds[S_WORK] + P[P_K_LEG] * ext * Z[Z_LOFF + i] * 6.0 * u * (1.0 - u) / Z[Z_TRDUR]
         f = 0.0 if active_sc else P[P_K_LEG] * ext + P[P_C_LEG] * Ld
         jz = S_LEGZ + i
         if P[P_TAU_D] > 0.0:            # the servo's rate estimate follows the leg rate (filtered)
@@ -821,6 +826,11 @@ def _discrete(s, Z, t, P, COM, RIM, LATCH, STRIKER, HOOK, BASE, RINGP, LN, ev, n
         if n == 3:
             Z[Z_CAPT] = 1.0
             Z[Z_TCAPT] = t
+            if P[P_SC_ON] > 0.5:                                    # the legs' strokes the actuators leave
+                for i in range(6):
+                    xb = _to_world(s, R, COM, 1, BASE[i, 0], BASE[i, 1], BASE[i, 2])
+                    xp = _to_world(s, R, COM, 2, RINGP[i, 0], RINGP[i, 1], RINGP[i, 2])
+                    Z[Z_LOFF + i] = math.sqrt((xp[0] - xb[0]) ** 2 + (xp[1] - xb[1]) ** 2 + (xp[2] - xb[2]) ** 2) - LN[i]
             for i in range(3):                                       # held across the axis from here
                 xl = _point(s, R, COM, 2, LATCH[i])[0]
                 Z[Z_ANCHOR + 3 * i + 1:Z_ANCHOR + 3 * i + 3] = (R[0].T @ (xl - s[0:3]) + COM[0])[1:3]
