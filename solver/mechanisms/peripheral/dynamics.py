@@ -666,8 +666,8 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
 
 @njit(cache=True)
 def _soft_capture(s, R, COM, P, BASE, RINGP, F, T, F2, T2, ds, ch, out, fbase, mbase, obase):
-    """Active soft capture (NDS-class) until all latches have caught: the ring's measured load (all but the legs') drives an
-    admittance per axis (c x' + k x = load) whose pose offset the legs' actuators follow (force-capped servo)."""
+    """Active soft capture (NDS-class) until all latches have caught: the ring's measured load (all but the legs')
+    drives an admittance per axis (c x' + k x = load) whose pose offset the legs' actuators follow (capped servo)."""
     R1 = R[1]
     Rt = R1.T
     wf = Rt @ (F[2] - F2)                                   # measured load on the ring (base frame)
@@ -830,7 +830,8 @@ def _discrete(s, Z, t, P, COM, RIM, LATCH, STRIKER, HOOK, BASE, RINGP, LN, ev, n
                 for i in range(6):
                     xb = _to_world(s, R, COM, 1, BASE[i, 0], BASE[i, 1], BASE[i, 2])
                     xp = _to_world(s, R, COM, 2, RINGP[i, 0], RINGP[i, 1], RINGP[i, 2])
-                    Z[Z_LOFF + i] = math.sqrt((xp[0] - xb[0]) ** 2 + (xp[1] - xb[1]) ** 2 + (xp[2] - xb[2]) ** 2) - LN[i]
+                    d0, d1, d2 = xp[0] - xb[0], xp[1] - xb[1], xp[2] - xb[2]
+                    Z[Z_LOFF + i] = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2) - LN[i]
             for i in range(3):                                       # held across the axis from here
                 xl = _point(s, R, COM, 2, LATCH[i])[0]
                 Z[Z_ANCHOR + 3 * i + 1:Z_ANCHOR + 3 * i + 3] = (R[0].T @ (xl - s[0:3]) + COM[0])[1:3]
