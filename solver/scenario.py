@@ -201,6 +201,9 @@ class _Sec:
             elif (s := rest.split(".")[0]) not in subs:
                 subs.append(s)
         for s in subs:
+            if s not in self.data and all(p.default is not None for p in schema.params(self.file, self.mtype)
+                                          if p.key.startswith(f"{pre}{s}.")):
+                continue                   # a table whose every key has a default may be left out
             self.sub(s).read_all()
 
 

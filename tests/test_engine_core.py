@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from solver.core import bodies as B
-from solver.core.elements import end_stop, hysteresis, position_servo, rate_filter, slider, table, table_inverse
+from solver.core.elements import (admittance_rate, end_stop, hysteresis, position_servo, rate_filter, slider,
+                                  solve_small, table, table_inverse)
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLVER = ROOT / "solver"
@@ -171,3 +172,27 @@ def test_a_position_servo_on_its_filtered_rate_damps_a_mass_as_its_damping_ratio
         low = min(low, s[0])
     assert -low / 1e-3 == pytest.approx(math.exp(-math.pi * zeta / math.sqrt(1.0 - zeta ** 2)), rel=0.02)
     assert position_servo(k, c, 250.0, -0.01, 0.0) == -250.0 and position_servo(k, c, 250.0, 0.0, 0.01) == 250.0
+
+
+def test_an_admittance_yields_to_a_held_load_as_its_time_constant_says_and_the_small_solve_is_numpys():
+    """c x' + k x = w under a constant load: x = w/k (1 - exp(-k t / c)) (closed form, RK4 at 1 ms: 1e-9); with k = 0
+    it moves at w / c. `solve_small` on random 6x6 systems equals numpy's solve to 1e-10 (the hexapod's wrench into
+    leg forces)."""
+    import math
+    w, k, c, h = 300.0, 2.0e3, 1.0e3, 1e-3
+    x = 0.0
+    for _ in range(1000):                                   # 1 s = 2 time constants
+        k1 = admittance_rate(w, k, c, x)
+        k2 = admittance_rate(w, k, c, x + 0.5 * h * k1)
+        k3 = admittance_rate(w, k, c, x + 0.5 * h * k2)
+        k4 = admittance_rate(w, k, c, x + h * k3)
+        x += h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+    assert x == pytest.approx(w / k * (1.0 - math.exp(-k / c)), abs=1e-9)
+    assert admittance_rate(w, 0.0, c, 0.7) == w / c
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        A, b = rng.normal(size=(6, 6)), rng.normal(size=6)
+        A0 = A.copy()
+        x = np.linalg.solve(A, b)
+        assert np.allclose(solve_small(A, b), x, rtol=0.0, atol=1e-10 * np.abs(x).max())
+        assert np.array_equal(A, A0)

@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from solver.contact.peripheral import segment_torus, segment_trapezoid
-from solver.core.elements import position_servo, rate_filter
+from solver.core.elements import admittance_rate, position_servo, rate_filter, solve_small
 from solver.core.free_body import (add_force_at, derivative, kinetic_energy, normalize, position_at, rotation_of,
                                    velocity_at)
 from solver.friction import bristle_force, return_map, slider_force, slider_return_map
@@ -36,7 +36,8 @@ N_SLOT = 456
 S_FT = 13 * NB + 2
 S_LEGZ = S_FT + 3 * N_SLOT                     # leg brake stretches (6)
 S_LEGV = S_LEGZ + 6                            # leg rates as the servos measure them (filtered, 6)
-NS = S_LEGV + 6
+S_ADM = S_LEGV + 6                             # the soft-capture admittance's commanded ring offset (6, base frame)
+NS = S_ADM + 6
 
 # parameters P
 (P_FIXED, P_RIN, P_ROUT, P_BORE_DEPTH, P_K_LEG, P_C_LEG, P_BRAKE, P_KB, P_K_STOP, P_RETRACT, P_EXTEND,
@@ -44,14 +45,16 @@ NS = S_LEGV + 6
  P_K_LATCH, P_C_LATCH, P_CAPTURE_TOL, P_HOOK_GAP, P_TOL_R, P_CAPTURE_GAP, P_K_PP, P_C_PP, P_MU_PP, P_KT_PP,
  P_GEN_R, P_BRAKE_FREE, P_CB, P_CT_RR, P_CT_PR, P_CT_PP, P_K_IF, P_C_IF, P_MU_IF, P_KT_IF, P_CT_IF, P_IF_RIN,
  P_IF_ROUT, P_PRELOAD, P_CLOSE_TIME, P_SEAL, P_K_SEAL, P_KD, P_CD, P_FD, P_SETTLE_RATE, P_SETTLE_TIME,
- P_SETTLE_MAX, P_ALIGN_ACC, P_TAU_D) = range(57)
-NP = 57
+ P_SETTLE_MAX, P_ALIGN_ACC, P_TAU_D, P_SC_ON, P_SC_KA, P_SC_CA, P_SC_KL, P_SC_CL, P_SC_KT, P_SC_CT, P_SC_KP,
+ P_SC_CP, P_SC_KPR, P_SC_CPR, P_SC_FMAX, P_H0) = range(70)
+NP = 70
 
 # discrete state Z (Z_LATCHED + i: latch i has caught its striker; soft capture when all three have)
 Z_CAPT, Z_TCAPT, Z_RETRACT, Z_TRETRACT, Z_HOOKS, Z_THOOKS, Z_ANCHOR, Z_FIRST, Z_LATCHED = 0, 1, 2, 3, 4, 5, 6, 15, 16
 Z_L0, Z_TRDUR = 19, 25   # legs' lengths when the retraction starts (6), the time their brakes' path takes
 Z_TMOVE = 26             # the last time a leg's rate exceeded legs.settle_rate (after capture)
-NZ = 27
+Z_LOFF = 27              # each leg's stroke at capture under active soft capture (its spring's rest from then, 6)
+NZ = 33
 
 # contact pairs: ring/ring, active petal k on the passive ring, passive petal k on the active ring, latch k,
 # active petal k on passive petal j (at PAIR_PET + 3 k + j), the interface faces (hard-capture faces and seal)
@@ -121,12 +124,13 @@ def _relative(s, R, COM, a, b):
 
 
 @njit(cache=True)
-def _contact(s, R, COM, F, T, a, xa, b, n, d, k, c, mu, kt, ct, slot, rec, j, out, ds, full, FT, d2=1e300, k2=0.0):
+def _contact(s, R, COM, F, T, a, xa, b, n, d, k, c, mu, kt, ct, slot, rec, j, out, ds, full, FT, d2=1e300, k2=0.0,
+             side=1.0):
     """Penalty contact of a point of body a at xa, depth d along unit n (from body b into body a): k d + c d'
     (c ramped in over DAMP_RAMP of depth), never pulling; friction by the point's bristle (solver/friction.py, stretch
     at S_FT + 3 slot in the passive frame: sticks below mu F_n). Returns (potential, dissipation rate); accumulates the
-    pair's record row j of `rec` (force on a, force-weighted point, deepest normal, depth, normal speed, moment).
-    With d2: k up to depth d2 (a seal), k2 beyond it (the structure behind)."""
+    pair's record row j of `rec` (force on a, force-weighted point, deepest normal, depth, normal speed, moment;
+    side -1: the force on b and the normal from a into b). With d2: k up to depth d2 (a seal), k2 beyond it."""
     x0, x1, x2 = xa[0], xa[1], xa[2]
     n0, n1, n2 = n[0], n[1], n[2]
     va0, va1, va2 = velocity_at(s, 13 * a, R[a], x0, x1, x2)
@@ -163,18 +167,19 @@ def _contact(s, R, COM, F, T, a, xa, b, n, d, k, c, mu, kt, ct, slot, rec, j, ou
     add_force_at(F, T, b, s, 13 * b, x0, x1, x2, -f0, -f1, -f2)
     if out and fn > 0.0:
         rec[j, 0] = 1.0
-        rec[j, 1] += f0
-        rec[j, 2] += f1
-        rec[j, 3] += f2
+        g0, g1, g2 = side * f0, side * f1, side * f2
+        rec[j, 1] += g0
+        rec[j, 2] += g1
+        rec[j, 3] += g2
         rec[j, 4] += fn * x0
         rec[j, 5] += fn * x1
         rec[j, 6] += fn * x2
         rec[j, 13] += fn
-        rec[j, 14] += x1 * f2 - x2 * f1
-        rec[j, 15] += x2 * f0 - x0 * f2
-        rec[j, 16] += x0 * f1 - x1 * f0
+        rec[j, 14] += x1 * g2 - x2 * g1
+        rec[j, 15] += x2 * g0 - x0 * g2
+        rec[j, 16] += x0 * g1 - x1 * g0
         if d > rec[j, 10]:
-            rec[j, 7], rec[j, 8], rec[j, 9] = n0, n1, n2
+            rec[j, 7], rec[j, 8], rec[j, 9] = side * n0, side * n1, side * n2
             rec[j, 10] = d
             rec[j, 11] = vn
     return eel + e_t, (fel - fn) * vn - (ft[0] * vt[0] + ft[1] * vt[1] + ft[2] * vt[2]) - p_t
@@ -272,13 +277,15 @@ def _edge(s, R, COM, F, T, P, a, b, GEN, GID, W, circ, k, c, mu, kt, ct, sl0, re
 
 @njit(cache=True)
 def _contact_in_b(s, R, COM, F, T, a, b, d, qx, qy, qz, nx, ny, nz, k, c, mu, kt, ct, slot, rec, j, out, ds, full,
-                  FT):
-    """`_contact` of a pair routine's result given in body b's frame (point q, unit normal n, depth d)."""
+                  FT, side=1.0):
+    """`_contact` of a pair routine's result given in body b's frame (point q, unit normal n, depth d; side as
+    `_contact`'s)."""
     xa = _to_world(s, R, COM, b, qx, qy, qz)
     n = np.empty(3)
     for q in range(3):
         n[q] = R[b, q, 0] * nx + R[b, q, 1] * ny + R[b, q, 2] * nz
-    return _contact(s, R, COM, F, T, a, xa, b, n, d, k, c, mu, kt, ct, slot, rec, j, out, ds, full, FT)
+    return _contact(s, R, COM, F, T, a, xa, b, n, d, k, c, mu, kt, ct, slot, rec, j, out, ds, full, FT, 1e300, 0.0,
+                    side)
 
 
 @njit(cache=True)
@@ -309,14 +316,9 @@ def _edges_plates(s, R, COM, P, a, b, EDGE, EID, W, w0, wp, F, T, rec, out, sl0,
             if d <= 0.0:
                 continue
             jr = PAIR_PET + (3 * int(EID[i]) + j if a == 2 else 3 * j + int(EID[i]))
-            old = rec[jr].copy() if out and a == 0 else rec[jr]
+            # a passive tip on an active plate: the pair records the force on the active petal (side -1)
             e_, q_ = _contact_in_b(s, R, COM, F, T, a, b, d, qx, qy, qz, nx, ny, nz, k, c, mu, kt, ct, sl0 + 3 * i + j,
-                                   rec, jr, out, ds, full, FT)
-            if out and a == 0:   # a passive tip on an active plate: the pair records the force on the active petal
-                for q in (1, 2, 3, 14, 15, 16):
-                    rec[jr, q] = 2.0 * old[q] - rec[jr, q]
-                if rec[jr, 10] > old[10]:
-                    rec[jr, 7:10] = -rec[jr, 7:10]
+                                   rec, jr, out, ds, full, FT, -1.0 if a == 0 else 1.0)
             pe += e_
             pd += q_
     return pe, pd
@@ -410,13 +412,18 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
     u = (tr / Z[Z_TRDUR] if Z[Z_TRDUR] > 0.0 else 1.0) if driven else 0.0
     retract = P[P_DL_RETRACT] * u * u * (3.0 - 2.0 * u)
     dL0 = P[P_DL_RETRACT] * 6.0 * u * (1.0 - u) / Z[Z_TRDUR] if on_path else 0.0
+    active_sc = P[P_SC_ON] > 0.5 and Z[Z_CAPT] < 0.5   # until soft capture the legs' actuators are the controller's
     for i in range(6):
         xb, xp, d0, d1, d2, L, w0, w1, w2 = _leg(s, R, COM, BASE, RINGP, i)
         u0, u1, u2 = d0 / L, d1 / L, d2 / L
         Ld = w0 * u0 + w1 * u1 + w2 * u2
         stroke = L - LN[i]
         ext = stroke + retract          # spring extension about the commanded length LN - retract
-        f = P[P_K_LEG] * ext + P[P_C_LEG] * Ld
+        if P[P_SC_ON] > 0.5 and Z[Z_CAPT] > 0.5:     # the springs take over at the strokes the actuators left them at,
+            ext -= Z[Z_LOFF + i] * (1.0 - u * u * (3.0 - 2.0 * u))   # their rest moved back along the retraction path
+            if on_path:
+                ds[S_WORK] = ds[S_WORK] + P[P_K_LEG] * ext * Z[Z_LOFF + i] * 6.0 * u * (1.0 - u) / Z[Z_TRDUR]
+        f = 0.0 if active_sc else P[P_K_LEG] * ext + P[P_C_LEG] * Ld
         jz = S_LEGZ + i
         if P[P_TAU_D] > 0.0:            # the servo's rate estimate follows the leg rate (filtered)
             ds[S_LEGV + i] = rate_filter(s[S_LEGV + i], Ld, P[P_TAU_D])
@@ -442,8 +449,12 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
             fs, e_b, p_b = slider_force(s[jz], Ld, brake, P[P_KB], P[P_CB])
             fb = -fs                    # tension +: the brake resists the leg's rate
             ds[jz] = Ld
-            pe += 0.5 * P[P_K_LEG] * ext * ext + e_b
-            pd += P[P_C_LEG] * Ld * Ld + fb * Ld - p_b
+            if active_sc:
+                pe += e_b
+                pd += fb * Ld - p_b
+            else:
+                pe += 0.5 * P[P_K_LEG] * ext * ext + e_b
+                pd += P[P_C_LEG] * Ld * Ld + fb * Ld - p_b
         f += fb
         if dL0 > 0.0:                   # the drive shortens the rest length: its power into the legs is k ext dL0
             ds[S_WORK] = ds[S_WORK] + P[P_K_LEG] * ext * dL0
@@ -462,6 +473,8 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
             mbase += _cross(xb - obase, f * np.array([u0, u1, u2]))
             ch[C_LEG + i] = stroke
             ch[C_LEGF + i] = f
+    F2 = F[2].copy()                  # the legs' load on the ring (the load cells measure the rest)
+    T2 = T[2].copy()
     # ring face on ring face: rim points of the active face against the passive annulus (and its solid)
     nr = RIM.shape[0]
     e, q = _face_points(s, R, COM, F, T, P, 2, RIM, P[P_RIN], P[P_ROUT], P[P_BORE_DEPTH], P[P_K_RR] / nr,
@@ -546,6 +559,8 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
             rec[j, 13] = 1.0
             rec[j, 7:10] = fw / (fm + 1e-300)
             rec[j, 14:17] = _cross(xl, fw)
+    if active_sc:
+        _soft_capture(s, R, COM, P, BASE, RINGP, F, T, F2, T2, ds, ch, out, fbase, mbase, obase)
     # hooks: closed, each pulls the active interface face onto the passive one at its point: a stiff hook spring
     # (preload / HOOK_STRETCH) whose seat the hook drive moves from the closing gap to HOOK_STRETCH past contact over
     # the closing time, its force capped at the preload (the interface contact takes it: an internal load)
@@ -650,6 +665,68 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
 
 
 @njit(cache=True)
+def _soft_capture(s, R, COM, P, BASE, RINGP, F, T, F2, T2, ds, ch, out, fbase, mbase, obase):
+    """Active soft capture (NDS-class) until all latches have caught: the ring's measured load (all but the legs')
+    drives an admittance per axis (c x' + k x = load) whose pose offset the legs' actuators follow (capped servo)."""
+    R1 = R[1]
+    Rt = R1.T
+    wf = Rt @ (F[2] - F2)                                   # measured load on the ring (base frame)
+    wm = Rt @ (T[2] - T2)
+    o1 = s[13:16] - R1 @ COM[1]
+    x2 = s[26:29]
+    p = Rt @ (x2 - o1)
+    p[0] += P[P_H0]                                         # offset from the neutral pose (the ring at -h0)
+    v1 = velocity_at(s, 13, R1, x2[0], x2[1], x2[2])
+    v = Rt @ (s[33:36] - np.array([v1[0], v1[1], v1[2]]))   # the ring's rate relative to the base (base frame)
+    Rr = Rt @ R[2]
+    th = np.array([0.5 * (Rr[2, 1] - Rr[1, 2]), 0.5 * (Rr[0, 2] - Rr[2, 0]), 0.5 * (Rr[1, 0] - Rr[0, 1])])
+    om = Rr @ s[36:39] - s[23:26]
+    wa = np.empty(6)
+    for q in range(6):
+        if q == 0:
+            k, c = P[P_SC_KA], P[P_SC_CA]
+        elif q < 3:
+            k, c = P[P_SC_KL], P[P_SC_CL]
+        else:
+            k, c = P[P_SC_KT], P[P_SC_CT]
+        w = wf[q] if q < 3 else wm[q - 3]
+        xc = s[S_ADM + q]
+        rate = admittance_rate(w, k, c, xc)
+        ds[S_ADM + q] = rate
+        if q < 3:
+            wa[q] = P[P_SC_KP] * (xc - p[q]) + P[P_SC_CP] * (rate - v[q])
+        else:
+            wa[q] = P[P_SC_KPR] * (xc - th[q - 3]) + P[P_SC_CPR] * (rate - om[q - 3])
+    A = np.empty((6, 6))
+    U = np.empty((6, 3))
+    XP = np.empty((6, 3))
+    XB = np.empty((6, 3))
+    LD = np.empty(6)
+    for i in range(6):
+        xb, xp, d0, d1, d2, L, w0, w1, w2 = _leg(s, R, COM, BASE, RINGP, i)
+        ub = Rt @ np.array([d0 / L, d1 / L, d2 / L])          # base frame; a leg's tension f pulls the ring by -f u
+        rb = Rt @ (xp - x2)
+        mb = _cross(rb, ub)
+        for q in range(3):
+            A[q, i] = -ub[q]
+            A[3 + q, i] = -mb[q]
+            U[i, q] = d0 / L if q == 0 else (d1 / L if q == 1 else d2 / L)
+            XP[i, q] = xp[q]
+            XB[i, q] = xb[q]
+        LD[i] = (w0 * d0 + w1 * d1 + w2 * d2) / L
+    f = solve_small(A, wa)
+    for i in range(6):
+        fi = min(P[P_SC_FMAX], max(-P[P_SC_FMAX], f[i]))
+        add_force_at(F, T, 2, s, 26, XP[i, 0], XP[i, 1], XP[i, 2], -fi * U[i, 0], -fi * U[i, 1], -fi * U[i, 2])
+        add_force_at(F, T, 1, s, 13, XB[i, 0], XB[i, 1], XB[i, 2], fi * U[i, 0], fi * U[i, 1], fi * U[i, 2])
+        ds[S_WORK] = ds[S_WORK] - fi * LD[i]
+        if out:
+            fbase += fi * U[i]
+            mbase += _cross(XB[i] - obase, fi * U[i])
+            ch[C_LEGF + i] += fi
+
+
+@njit(cache=True)
 def _central_axis_point(rec, j):
     """The pair's point: on the central axis of its wrench (force F, moment M about the origin: F x M / |F|^2) at the
     force-weighted centroid's place along F, so that point x force gives the pair's moment (but for a couple along
@@ -749,6 +826,12 @@ def _discrete(s, Z, t, P, COM, RIM, LATCH, STRIKER, HOOK, BASE, RINGP, LN, ev, n
         if n == 3:
             Z[Z_CAPT] = 1.0
             Z[Z_TCAPT] = t
+            if P[P_SC_ON] > 0.5:                                    # the legs' strokes the actuators leave
+                for i in range(6):
+                    xb = _to_world(s, R, COM, 1, BASE[i, 0], BASE[i, 1], BASE[i, 2])
+                    xp = _to_world(s, R, COM, 2, RINGP[i, 0], RINGP[i, 1], RINGP[i, 2])
+                    d0, d1, d2 = xp[0] - xb[0], xp[1] - xb[1], xp[2] - xb[2]
+                    Z[Z_LOFF + i] = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2) - LN[i]
             for i in range(3):                                       # held across the axis from here
                 xl = _point(s, R, COM, 2, LATCH[i])[0]
                 Z[Z_ANCHOR + 3 * i + 1:Z_ANCHOR + 3 * i + 3] = (R[0].T @ (xl - s[0:3]) + COM[0])[1:3]

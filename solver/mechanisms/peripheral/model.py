@@ -273,6 +273,15 @@ def load_peripheral(scenario_path) -> PeripheralModel:
     P[[D.P_PRELOAD, D.P_CLOSE_TIME]] = g["hooks"]["preload"], g["hooks"]["close_time"]
     P[[D.P_K_LATCH, D.P_C_LATCH, D.P_CAPTURE_TOL, D.P_HOOK_GAP, D.P_TOL_R, D.P_CAPTURE_GAP]] = (
         cl["k"], cl["c"], g["latches"]["engage_travel"], g["hooks"]["gap"], 1e-3, g["latches"]["capture_gap"])
+    if "soft_capture" in M.data:                                # active soft capture (absent: passive legs)
+        SC = M.sub("soft_capture")
+        rr, kp, cp_ = H["ring_radius"], SC.get("servo_stiffness"), SC.get("servo_damping")
+        P[[D.P_SC_KA, D.P_SC_CA, D.P_SC_KL, D.P_SC_CL, D.P_SC_KT, D.P_SC_CT]] = (
+            SC.get("axial_stiffness"), SC.get("axial_damping"), SC.get("lateral_stiffness"),
+            SC.get("lateral_damping"), SC.get("tilt_stiffness"), SC.get("tilt_damping"))
+        P[[D.P_SC_KP, D.P_SC_CP, D.P_SC_KPR, D.P_SC_CPR]] = kp, cp_, kp * rr * rr, cp_ * rr * rr
+        P[[D.P_SC_ON, D.P_SC_FMAX]] = float(SC.get("active")), SC.get("force_limit")
+    P[D.P_H0] = h0
     free = M.sub("legs").get("brake_before_capture")           # -1 (absent): brake_force throughout
     P[D.P_BRAKE_FREE] = free if free >= 0.0 else LG["brake_force"]
     P[[D.P_K_PP, D.P_C_PP, D.P_MU_PP, D.P_KT_PP, D.P_CT_PP, D.P_GEN_R]] = (cq["k"], cq["c"], cq["mu"], cq["k_t"],

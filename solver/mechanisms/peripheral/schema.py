@@ -119,6 +119,29 @@ MECHANISM = (
         ("align_accel", "deg/s^2", "[0, 100]", "alignment acceleration", "the retraction's path is slow enough that "
          "aligning the craft's tilt needs at most this angular acceleration (0: no limit)", {"default": 0.0}),
     ]),
+    *_t("mechanism", "soft_capture", "Soft capture", [
+        ("active", "", "", "active soft capture", "until all latches have caught, the legs' actuators make the ring "
+         "yield to its measured load (an admittance per axis, c x' + k x = load) instead of the legs' springs",
+         {"kind": "bool", "default": False}),
+        ("axial_stiffness", "N/m", "[0, 1e6]", "admittance axial stiffness", "pulls the ring back to neutral along "
+         "the axis", {"default": 0.0}),
+        ("axial_damping", "N*s/m", "(0, 1e7]", "admittance axial damping", "takes the craft's approach",
+         {"default": 1.0e4}),
+        ("lateral_stiffness", "N/m", "[0, 1e6]", "admittance lateral stiffness", "across the axis",
+         {"default": 0.0}),
+        ("lateral_damping", "N*s/m", "(0, 1e7]", "admittance lateral damping", "across the axis",
+         {"default": 1.0e4}),
+        ("tilt_stiffness", "N*m/rad", "[0, 1e6]", "admittance tilt stiffness", "about the ring's diameters (and "
+         "its axis)", {"default": 0.0}),
+        ("tilt_damping", "N*m*s/rad", "(0, 1e7]", "admittance tilt damping", "about the ring's diameters (and its "
+         "axis)", {"default": 1.0e3}),
+        ("servo_stiffness", "N/m", "(0, 1e9]", "pose servo stiffness", "the actuators follow the admittance's "
+         "offset: force per metre off it (times the legs' ring radius squared about the axes)", {"default": 2.0e5}),
+        ("servo_damping", "N*s/m", "[0, 1e7]", "pose servo damping", "force per m/s off the offset's rate",
+         {"default": 5.0e3}),
+        ("force_limit", "N", "(0, 1e5]", "actuator force limit", "each leg's actuator force limit in soft capture",
+         {"default": 500.0}),
+    ]),
     *_t("mechanism", "latches", "Latches", [
         ("count", "", "[3, 3]", "latches", "soft-capture latches, one per petal", INT),
         ("striker_radius", "m", "(0, 0.05]", "striker radius", "striker pin radius"),
