@@ -130,9 +130,11 @@ def test_a_killed_run_keeps_its_flushed_frames_and_events(tmp_path, moment):
         assert k.t_capture == pytest.approx(EXPERT_CAPTURE, abs=1e-3)
         assert all(e.time <= k.t_final for e in k.events)
     assert info(out).returncode == 0       # a second look reads the sealed file as it is
-    if moment == "mid_run":                # the frames are those of a run that was not killed (`run`'s own call)
-        from solver.simulate import run_scenario
-        with RunFile(run_scenario(EXPERT, tmp_path / "ref.h5", t_end=12.0)) as a:
+    if moment == "mid_run":                # the frames are those of a run that was not killed
+        ref = subprocess.run([sys.executable, "-m", "app", "run", str(EXPERT), "-o", str(tmp_path / "ref.h5"),
+                              "--t-end", "12"], capture_output=True, text=True, cwd=ROOT)
+        assert ref.returncode == 0, ref.stderr
+        with RunFile(tmp_path / "ref.h5") as a:
             n = a.n_frames
             assert n == 12001 and k.n_frames > n
             np.testing.assert_array_equal(k.time[:n], a.time)
