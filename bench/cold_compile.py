@@ -22,7 +22,8 @@ def cold(root: Path, spec: str) -> float:
     with tempfile.TemporaryDirectory() as d:
         env = dict(os.environ, NUMBA_CACHE_DIR=d)
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run([sys.executable, "-m", "app", "run", str(ROOT / scen), "-o", d + "/r.h5", "--t-end", t_end or "0.01"],
+        subprocess.run([sys.executable, "-m", "app", "run", str(ROOT / scen), "-o", d + "/r.h5",
+                        "--t-end", t_end or "0.01"],
                        cwd=root, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
