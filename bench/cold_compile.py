@@ -1,6 +1,6 @@
 """CPU seconds of a cold run (empty NUMBA_CACHE_DIR: every kernel compiled) of each scenario, this checkout against
 another, alternating; a short --t-end so the compile dominates.
-    python bench/cold_compile.py [--base /work/main] [--rounds 1] [SCENARIO ...]
+    python bench/cold_compile.py [--base /work/main] [--rounds 1] [SCENARIO[:T_END] ...]   (T_END default 0.01 s)
 """
 from __future__ import annotations
 
@@ -17,11 +17,13 @@ DEFAULT = ["resources/scenarios/central_impact_20t.toml", "resources/peripheral/
            "resources/snare/scenarios/suspension_rig.toml"]
 
 
-def cold(root: Path, scen: str) -> float:
+def cold(root: Path, spec: str) -> float:
+    scen, _, t_end = spec.partition(":")
     with tempfile.TemporaryDirectory() as d:
         env = dict(os.environ, NUMBA_CACHE_DIR=d)
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run([sys.executable, "-m", "app", "run", str(ROOT / scen), "-o", d + "/r.h5", "--t-end", "0.01"],
+        subprocess.run([sys.executable, "-m", "app", "run", str(ROOT / scen), "-o", d + "/r.h5",
+                        "--t-end", t_end or "0.01"],
                        cwd=root, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
@@ -39,7 +41,7 @@ def main(argv=None) -> int:
             order = [("base", Path(a.base)), ("this", ROOT)]
             for name, root in (order if k % 2 == 0 else order[::-1]):
                 rows[name].append(cold(root, scen))
-        print(f"{Path(scen).stem}: cold run CPU base {[round(x, 1) for x in rows['base']]} s, "
+        print(f"{Path(scen.partition(':')[0]).stem}: cold run CPU base {[round(x, 1) for x in rows['base']]} s, "
               f"this {[round(x, 1) for x in rows['this']]} s", flush=True)
     return 0
 

@@ -1,6 +1,6 @@
-"""Compile time per compiled unit (numba function x signature) of a central impact run, in a fresh numba cache.
+"""Compile time per compiled unit (numba function x signature) of a scenario's run, in a fresh numba cache.
 
-    python bench/compile_profile.py [--t-end 0.01] [--json out.json]
+    python bench/compile_profile.py [SCENARIO] [--t-end 0.01] [--json out.json]
 
 Sets NUMBA_CACHE_DIR to a new temporary directory (unless given), compiles every unit in this process (no second
 process, unlike a run), records numba's "numba:compile" events and prints, per compiled unit: CPU seconds in all (with the units it compiles inside it) and its own; then the totals."""
@@ -39,8 +39,11 @@ class _CpuRecorder:
         self.listener = L()
 
 
-def profile(t_end: float):
-    """Rows (unit, signature, total, self CPU s) of every numba compile during a central impact run to t_end."""
+DEFAULT = ROOT / "resources" / "scenarios" / "central_impact_20t.toml"
+
+
+def profile(t_end: float, scen: Path = DEFAULT):
+    """Rows (unit, signature, total, self CPU s) of every numba compile during the scenario's run to t_end."""
     import numba.core.event as ev
     rec = _CpuRecorder()
     t0 = time.perf_counter()
@@ -49,9 +52,9 @@ def profile(t_end: float):
         from solver import warmup
         from solver.simulate import run_scenario
         warmup._start_compile_process = lambda units: None   # every unit in this process, to time each one
-        scen = ROOT / "resources" / "scenarios" / "central_impact_20t.toml"
+        from solver.scenario import load_model
         with tempfile.TemporaryDirectory() as d:
-            run_scenario(scen, Path(d) / "run.h5", t_end=t_end)
+            run_scenario(scen, Path(d) / "run.h5", t_end=t_end or 2 * load_model(scen).output_step)
     wall = time.perf_counter() - t0
     stack, rows = [], []
     for ts, e in rec.buffer:
@@ -70,10 +73,11 @@ def profile(t_end: float):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--t-end", type=float, default=0.01)
+    ap.add_argument("scenario", nargs="?", default=str(DEFAULT))
+    ap.add_argument("--t-end", type=float, help="default: two output steps")
     ap.add_argument("--json")
     a = ap.parse_args(argv)
-    rows, wall = profile(a.t_end)
+    rows, wall = profile(a.t_end, Path(a.scenario).resolve())
     rows.sort(key=lambda r: -r["self"])
     cpu = sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
     print(f"{'compiled unit':58s} {'self CPU s':>10s} {'total':>8s}  signature")

@@ -1,4 +1,6 @@
-"""The engine: numba kernels, run files, campaigns (no Qt). Its kernels' cache is chosen per version of its sources."""
+"""The engine: numba kernels, run files, campaigns (no Qt). Its kernels' cache is chosen per version of its sources;
+calls between its kernels are compiled once for constant arguments."""
 from solver import kernel_cache as _kernel_cache
+from solver import kernel_calls as _kernel_calls   # noqa: F401  (kernels compiled once for constant arguments)
 
 _kernel_cache.use()

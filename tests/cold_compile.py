@@ -99,7 +99,7 @@ def units_cached(scenario: Path) -> bool:
 
 # CPU-s of each type's first compile on one core (a two-frame run on an empty cache; the probe-cone's: the cold run):
 # the compile phase starts the longest first
-COMPILE_CPU_S = {"peripheral": 49, "probe_cone": 44, "berthing": 35, "snare": 23, "rods": 18}
+COMPILE_CPU_S = {"probe_cone": 44, "peripheral": 41, "berthing": 30, "snare": 23, "rods": 16}
 
 
 def _compile_cost(name: str) -> float:
