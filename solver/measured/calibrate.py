@@ -3,7 +3,8 @@
 (Levenberg-Marquardt, central differences of a step sized for a cost with contact events), then an honest
 verdict: converged or not and why, a 95 % interval from a block bootstrap of the residual, the keys' correlation.
 Only the samples the model predicts are fitted: where its twins (the solver's step halved, the keys moved by 1e-4)
-part from its run by more than the record's noise, and after its horizon, the record is left out and named.
+part from its run by more than the record's noise, and after its horizon, the record is left out and named; past a
+horizon the fit goes in stages from the record's start outwards, each stage's costs on one set of samples.
 
 Keys are named `section.key` (optionally `[index]` for a list element) exactly as in the scenario TOML or in the
 mechanism TOML it names: the two files have no section in common, so the name says which file it is in."""
