@@ -976,17 +976,6 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                 if math.isfinite(s) and abs(d) > s:
                     reasons.append(f"{f.key}: the cost still falls that way (the last Jacobian moves it by "
                                    f"{abs(d) / max(s, 1e-300):.1f}x its uncertainty)")
-        if k > 1 and status not in ("cancelled",) and J is not None:
-            try:     # the profile of each key with the others re-fitted: a channel the 1 % Jacobian does not see
-                for i, u_p, c_p in _profile_refit(u_best, c_best):
-                    reasons.append(f"{fits[i].key}: with it at {float(fits[i].to_x(u_p[i])):.6g} and the other keys "
-                                   f"re-fitted ({', '.join(f'{fits[j].key} = {float(fits[j].to_x(u_p[j])):.6g}' for j in range(k) if j != i)}) "
-                                   f"the cost is lower than at the fit ({c_p / residual.noise_cost:.4g}x the noise's "
-                                   f"against {c_best / residual.noise_cost:.4g}x): the keys are not determined by "
-                                   "this record as the interval says (a flat channel across them)")
-                    break
-            except _Stopped:
-                pass
         for f, u, lo_, hi_ in zip(fits, u_best, u_lo, u_hi):
             span = hi_ - lo_
             if u - lo_ <= EDGE * span or hi_ - u <= EDGE * span:
@@ -1024,6 +1013,19 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                            f"{len(tried)} of the global phase's basins), or the model cannot follow the record")
         if status == "run budget reached":
             reasons.insert(0, f"the run budget ({max_runs} runs) was reached: raise --max-runs")
+        if k > 1 and not status and not reasons and J is not None:
+            try:     # the profile of each key with the others re-fitted: a channel the 1 % Jacobian does not see
+                # (only for a fit that would be converged: it costs 4k(k+1) runs or so)
+                for i, u_p, c_p in _profile_refit(u_best, c_best):
+                    others = ", ".join(f"{fits[j].key} = {float(fits[j].to_x(u_p[j])):.6g}" for j in range(k) if j != i)
+                    reasons.append(f"{fits[i].key}: with it at {float(fits[i].to_x(u_p[i])):.6g} and the other keys "
+                                   f"re-fitted ({others}) "
+                                   f"the cost is lower than at the fit ({c_p / residual.noise_cost:.4g}x the noise's "
+                                   f"against {c_best / residual.noise_cost:.4g}x): the keys are not determined by "
+                                   "this record as the interval says (a flat channel across them)")
+                    break
+            except _Stopped:
+                pass
         prof = {}
         if profiles and status not in ("cancelled",):
             try:
