@@ -681,7 +681,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
             except _Stopped as exc:
                 first_stop = str(exc)
         t_full = t_end
-        # past a horizon the fit goes in stages (fit_stages): the global phase on the record's first part, each stage
+        # past a horizon the fit goes in stages (next_stage): the global phase on the record's first part, each stage
         # then a polish from the last one's fit on a longer part, every cost of a stage on one set of samples
         stage_end = next_stage(residual.tq, residual.keep) if not first_stop else math.inf
         residual.keep = residual.keep & (residual.tq <= stage_end)
@@ -1020,7 +1020,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                 # (only for a fit that would be converged: it costs 4k(k+1) runs or so)
                 for i, u_p, c_p in _profile_refit(u_best, c_best):
                     others = ", ".join(f"{fits[j].key} = {float(fits[j].to_x(u_p[j])):.6g}" for j in range(k) if j != i)
-                    reasons.append(f"{fits[i].key} is not determined to {VALLEY_STEP:.0%} by this record: held at "
+                    reasons.append(f"{fits[i].key} is not determined to {VALLEY_STEP * 100:g} % by this record: held at "
                                    f"{float(fits[i].to_x(u_p[i])):.6g} with the other keys re-fitted ({others}) it "
                                    f"fits about as well ({c_p / residual.noise_cost:.4g}x the noise's cost against "
                                    f"{c_best / residual.noise_cost:.4g}x at the fit: within a standard deviation of "
