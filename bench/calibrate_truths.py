@@ -45,6 +45,10 @@ CASES = {   # name: (record length s, or None: first contact to hard dock with t
     "whole_spring_x0.8": (None, {SPRING: 0.8}, [SPRING]),
     "12s_3keys_magnetic": (12.0, {BRAKE: 1.2, SPRING: 0.85, MAGNETIC: 1.3}, [BRAKE, SPRING, MAGNETIC]),
     "whole_3keys": (None, {BRAKE: 1.2, SPRING: 0.85, MASS: 1.15}, [BRAKE, SPRING, MASS]),
+    "whole_3keys_transmission": (None, {BRAKE: 1.2, "axial_damper.transmission_stiffness": 0.85, MASS: 1.15},
+                                 [BRAKE, "axial_damper.transmission_stiffness", MASS]),   # the axial chain's stiffness
+    "whole_3keys_other_side": (None, {BRAKE: 0.8, SPRING: 1.2, MASS: 0.85}, [BRAKE, SPRING, MASS]),   # each key
+                                                                            # started from the other side of its truth
     "whole_brake_x1.25": (None, {BRAKE: 1.25}, [BRAKE]),
     "whole_mass_x0.8": (None, {MASS: 0.8}, [MASS]),
     "whole_3keys_magnetic": (None, {BRAKE: 1.2, SPRING: 0.85, MAGNETIC: 1.3}, [BRAKE, SPRING, MAGNETIC]),

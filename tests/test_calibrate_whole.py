@@ -8,7 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from solver.measured.calibrate import (HORIZON, Calibration, FitKey, _Residual, _Runs, fit_bounds, write_fitted)
+from solver.measured.calibrate import (HORIZON, STAGE_MIN, Calibration, FitKey, _Residual, _Runs, fit_bounds,
+                                       horizon_of, next_stage, write_fitted)
 from solver.measured.channel_map import MeasuredSignals
 from tests.calibrate_truth import CENTRAL, truth_scenario
 
@@ -77,3 +78,36 @@ def test_the_left_out_spans_are_said_and_written_into_the_fitted_file(tmp_path):
     for text in (out.read_text(), mech.read_text()):
         assert "# left out of the fit: 8.14-8.48 s, 20.45-38.29 s" in text
     assert tomllib.loads(mech.read_text())["axial_damper"]["friction_brake_torque_in"] == 2.04
+
+
+def test_past_a_horizon_the_fit_goes_in_stages_from_the_record_s_start():
+    """The whole 3-key run (bench/calibrate_kept.py): from a wrong basin to the truth the cost is one basin on the
+    record's first 8 s and has a ridge from 10 s on, so the global phase takes a quarter of the start's horizon, each
+    stage twice the last, the last all the fit predicts; a record the model predicts to its end has no stages."""
+    tq = np.arange(0.0, 40.0, 0.002)
+    keep = tq <= 14.33                       # the start's twins: the horizon at 14.33 s
+    first = next_stage(tq, keep)
+    assert abs(first - 14.33 / 4) < 0.01
+    assert abs(next_stage(tq, keep, first) - 2 * first) < 1e-9
+    assert next_stage(tq, keep, 2 * first) == np.inf          # 14.3 s reaches the horizon: all the twins keep
+    assert next_stage(tq, tq <= 5.0) == STAGE_MIN               # never under STAGE_MIN
+    assert next_stage(tq, tq <= 1.5) == np.inf                  # too short to stage
+    gaps = (tq < 3.0) | (tq > 3.4)                              # left out inside, and a tail under HORIZON: no horizon
+    assert horizon_of(tq, gaps) == np.inf and next_stage(tq, gaps) == np.inf
+    tail = tq <= 40.0 - 0.6 * HORIZON
+    assert horizon_of(tq, tail) == np.inf and horizon_of(tq, tq <= 20.0) == 20.0
+
+
+def test_a_stage_s_shorter_runs_do_not_serve_a_longer_one(tmp_path):
+    """A run asked for to 4 s serves a stage ending at 2 s but not one ending at 8 s (it would be held at its 4 s
+    value from there: the cost of a different record); runs are cached with the end asked for."""
+    sp = truth_scenario(tmp_path, {BRAKE: 1.0})
+    from solver.measured.calibrate import _read
+    sc, mpath, mt = _read(sp)
+    fk = fit_bounds(sp, BRAKE)
+    runs = _Runs(None, sc, mt, mpath, [fk], ["Fx"], None, None, None, 10, 0.002, 1e-3)
+    x = np.array([fk.value])
+    t = np.arange(0.0, 4.0, 0.002)
+    runs.cache[runs.key(x)] = {"status": "ok", "time": t, "values": {"Fx": t}, "t_req": 4.0}
+    assert runs.has(runs.key(x), 2.0) and runs.has(runs.key(x), 4.0) and not runs.has(runs.key(x), 8.0)
+    assert runs.get([x], 2.0)[0]["t_req"] == 4.0         # served from the cache (no client here to run it)

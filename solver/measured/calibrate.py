@@ -3,7 +3,8 @@
 (Levenberg-Marquardt, central differences of a step sized for a cost with contact events), then an honest
 verdict: converged or not and why, a 95 % interval from a block bootstrap of the residual, the keys' correlation.
 Only the samples the model predicts are fitted: where its twins (the solver's step halved, the keys moved by 1e-4)
-part from its run by more than the record's noise, and after its horizon, the record is left out and named.
+part from its run by more than the record's noise, and after its horizon, the record is left out and named; past a
+horizon the fit goes in stages from the record's start outwards, each stage's costs on one set of samples.
 
 Keys are named `section.key` (optionally `[index]` for a list element) exactly as in the scenario TOML or in the
 mechanism TOML it names: the two files have no section in common, so the name says which file it is in."""
@@ -50,12 +51,22 @@ LM_ITERATIONS = 6       # Jacobians per polish
 LM_XTOL = 1e-4          # the polish stops on a step under this in the search variable (0.01 % of a key) ...
 LM_FTOL = 1e-4          # ... or a relative fall of the cost under this (contact-event jitter is larger)
 RESTART_Z = 2.0         # ... above which the polish starts again from other basins of the global phase
+PROFILE_ITERATIONS = 2  # the verdict's profile (several keys): each key held at +-VALLEY_STEP, the others re-fitted by
+                        # this many polish iterations: a cost there within a standard deviation of the noise's of the
+                        # fit's is a flat channel across the keys that the 1 % Jacobian does not see (the whole 3-key
+                        # run: spring -10.3 %, brake +1.9 % at 1.0104x the noise's cost, the truth 1.0069x, the spring
+                        # held at +-10 % 1.017x / 1.020x, one SD 0.037x; docs/measured-data.md)
 TWIN_STEP = 1e-4        # the predictability twins: every key moved by 0.01 % (100x under the polish's probe), and the
                         # solver's step halved; where either moves the run by more than the record's noise on 0.2 s
                         # averages the record does not constrain the keys (a whole run's retraction: a 0.01 % change
                         # there costs 3x the noise, the step halved 20-55x; docs/measured-data.md) and is left out
 HORIZON = 1.0           # s: twins parting this long (5 of the 0.2 s averages) mark the model's horizon: its state after
                         # it is not predicted, so the record from there on is left out and the candidates stop there
+STAGE_FIRST = 0.25      # past a horizon the fit goes in stages: the global phase on the record up to this fraction of the
+                        # start's horizon (at least STAGE_MIN), then a polish on a part STAGE_GROWTH times as long, ...,
+STAGE_GROWTH = 2.0      # ... up to the fit's own horizon. The whole run's 3-key cost along the line from a wrong basin
+STAGE_MIN = 2.0         # s   to the truth: one basin up to 8 s, a ridge 7x the noise's from 10 s on; the truth's basin
+                        # there a few % wide, which a fit on 8 s reaches (docs/measured-data.md, bench/calibrate_kept.py)
 
 
 class CalibrationError(InputError):
@@ -275,7 +286,8 @@ class Calibration:
 
 
 class _Runs:
-    """Candidate runs on a Dask client, cached by parameter vector."""
+    """Candidate runs on a Dask client, cached by parameter vector; a run serves every end up to the one it was asked
+    to reach ("t_req": the fit's stages ask for ever longer runs, and a longer run serves a shorter stage)."""
 
     def __init__(self, client, sc, mt, mpath, fits, channels, cache_dir, cancel, progress, max_runs, output_step,
                  step=None):
@@ -307,7 +319,7 @@ class _Runs:
         variants = variants or [()] * len(xs)
         keys = [self.key(x, v) for x, v in zip(xs, variants)]
         k = len(self.fits)
-        todo = list(dict.fromkeys(k for k in keys if k not in self.cache))
+        todo = list(dict.fromkeys(k for k in keys if not self.has(k, t_end)))
         if todo:
             if self.cancel is not None and self.cancel():   # also between rounds: a round may end within one wait
                 raise _Stopped("cancelled")
@@ -321,9 +333,9 @@ class _Runs:
             for done, pending in finished_futures(futs, 0.2):
                 for f in done:
                     try:
-                        self.cache[futs[f]] = f.result()
+                        self.cache[futs[f]] = {**f.result(), "t_req": t_end}
                     except Exception as exc:   # noqa: BLE001  (a lost worker)
-                        self.cache[futs[f]] = {"status": "error", "message": f"task failed: {exc}"}
+                        self.cache[futs[f]] = {"status": "error", "message": f"task failed: {exc}", "t_req": t_end}
                     self.done += 1
                     if self.progress:
                         self.progress(self.done, self.max_runs)
@@ -332,12 +344,16 @@ class _Runs:
                     for f in pending:     # the scenario's own run, under way: the point a cancel keeps
                         if futs[f] == self.wait_for:
                             try:
-                                self.cache[futs[f]] = f.result()
+                                self.cache[futs[f]] = {**f.result(), "t_req": t_end}
                                 self.done += 1
                             except Exception:   # noqa: BLE001
                                 pass
                     raise _Stopped("cancelled")
         return [self.cache[k] for k in keys]
+
+    def has(self, kx, t_end) -> bool:
+        """A run of key kx reaching t_end is cached."""
+        return kx in self.cache and self.cache[kx].get("t_req", math.inf) >= t_end - 1e-9
 
 
 def noise_level(values: np.ndarray) -> float:
@@ -520,6 +536,25 @@ def block_bootstrap(scores: np.ndarray, A_inv: np.ndarray, block: int, rng, n_bo
     return draws
 
 
+def horizon_of(tq, keep) -> float:
+    """The run time of the last sample kept if the record's last HORIZON s or more are left out (a horizon), else inf."""
+    idx = np.flatnonzero(keep)
+    if not len(idx):
+        return 0.0
+    return float(tq[idx[-1]]) if float(tq[-1] - tq[idx[-1]]) >= HORIZON else math.inf
+
+
+def next_stage(tq, keep, end: float | None = None) -> float:
+    """The end (run time) of the fit's first stage (`end` None) or of the stage after the one ending at `end`, on the
+    samples `keep` (the twins' of the stage's start point): STAGE_FIRST of their horizon (at least STAGE_MIN), then
+    STAGE_GROWTH times the last; inf when that reaches their horizon (the stage fits all of them) or there is none."""
+    h = horizon_of(tq, keep)
+    if not math.isfinite(h):
+        return math.inf
+    nxt = max(STAGE_FIRST * h, STAGE_MIN) if end is None else STAGE_GROWTH * end
+    return nxt if nxt < h else math.inf
+
+
 def check_writable(out_path):
     """A fitted file that could not be written stops the fit before its first run; nothing is created here."""
     out = Path(out_path)
@@ -604,7 +639,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                      model.step)
         runs.on_round = on_round
         if run_cache is not None:
-            runs.cache = run_cache.setdefault((round(t_end, 9), out_step), {})
+            runs.cache = run_cache.setdefault(("runs", out_step), {})
         # the global phase's first population: the start and a Latin hypercube over the search box
         from scipy.stats import qmc
         size = max(8, 4 * k + 2)
@@ -637,7 +672,6 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         need = sig.time[-1] - off + out_step
         if need > t_end + 1e-9 and nominal["time"][-1] >= t_end - 1e-6:   # the record reaches past the runs: again
             t_end = need
-            runs.cache.clear()
             nominal = runs.get([x_of(pop[0])], t_end)[0]
         residual = _Residual(sig, fitted_channels, weights, off, t_end, POLISH_SMOOTH)
         if not first_stop:   # the samples the model predicts: those its twins at the start stay within the noise of
@@ -646,38 +680,41 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                 residual.keep = residual.predictable(nominal, runs.get(tx, t_end, variants=tv))
             except _Stopped as exc:
                 first_stop = str(exc)
-        t_full, full_cache = t_end, runs.cache
+        t_full = t_end
+        # past a horizon the fit goes in stages (next_stage): the global phase on the record's first part, each stage
+        # then a polish from the last one's fit on a longer part, every cost of a stage on one set of samples
+        stage_end = next_stage(residual.tq, residual.keep) if not first_stop else math.inf
+        residual.keep = residual.keep & (residual.tq <= stage_end)
         if residual.horizon() + 2 * out_step < t_end:   # past the model's horizon: the candidates stop there
             t_end = residual.horizon() + 2 * out_step
-            full = {kx: r for kx, r in runs.cache.items() if len(kx) == k}   # longer runs serve as well
-            runs.cache = full if run_cache is None else run_cache.setdefault((round(t_end, 9), out_step), full)
 
         def at_full(xs, variants=None) -> list[dict]:
             """Runs through the whole record (beyond the horizon), outside the budget."""
-            cache, runs.cache = runs.cache, full_cache
-            try:
-                return runs.get(xs, t_full, budget=False, variants=variants)
-            finally:
-                runs.cache = cache
+            return runs.get(xs, t_full, budget=False, variants=variants)
+
+        def predicted(u) -> np.ndarray:
+            """The samples the model predicts at u: its twins there, through the whole record."""
+            tx, tv = twins(u, t_full)
+            return residual.predictable(at_full([x_of(u)])[0], at_full(tx, tv))
+
+        def use(keep) -> None:
+            """Fit these samples from now on: the candidates run to their horizon; costs on other sets are dropped."""
+            nonlocal t_end, noise_limit, restart_limit
+            residual.keep = coarse.keep = keep
+            t_end = min(t_full, residual.horizon() + 2 * out_step)
+            noise_limit, restart_limit = residual.noise_limit(3.0), residual.noise_limit(1.0)
+            cost_cache.clear()
+            coarse_cache.clear()
 
         def refresh(u, replace: bool) -> bool:
-            """The samples the model predicts at u (its twins there, through the whole record): in place of those
-            fitted so far (`replace`), or those of them (the fit's check: it only shrinks, so it settles); the
-            candidates then run to its horizon. True if more than 0.2 s changed."""
-            nonlocal t_end
-            tx, tv = twins(u, t_full)
-            keep = residual.predictable(at_full([x_of(u)])[0], at_full(tx, tv))
+            """The samples the model predicts at u: in place of those fitted so far (`replace`), or those of them (the
+            fit's check: it only shrinks, so it settles); the candidates then run to its horizon. True if more than
+            0.2 s changed."""
+            keep = predicted(u)
             keep = keep if replace else keep & residual.keep
             if np.sum(keep != residual.keep) <= coarse.window:
                 return False
-            residual.keep = coarse.keep = keep
-            t_new = min(t_full, residual.horizon() + 2 * out_step)
-            if t_new > t_end + 1e-9:      # predicted further than before: longer candidates (the whole ones serve)
-                t_end = t_new
-                full = {kx: r for kx, r in full_cache.items() if len(kx) == k}
-                runs.cache = full if run_cache is None else run_cache.setdefault((round(t_end, 9), out_step), full)
-            cost_cache.clear()
-            coarse_cache.clear()
+            use(keep)
             return True
         coarse = residual.smoothed(GLOBAL_SMOOTH)
         cost_cache: dict[tuple, float] = {}
@@ -722,6 +759,8 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                         or np.all(np.ptp(de_state["pop"], axis=0) <= 0.06 * (u_hi - u_lo))
                         or (len(best) > 3 and best[-1] >= 0.99 * best[-4]))
         polish_runs = (1 + restarts) * (4 * (2 * k + 1) + 8 * k)   # polishes with two looks along each key
+        if math.isfinite(stage_end):    # and a polish per later stage (from a near point: a Jacobian or two)
+            polish_runs += (1 + math.ceil(math.log(1 / STAGE_FIRST) / math.log(STAGE_GROWTH))) * (6 * k + 6)
         gens = max(1, (max_runs - polish_runs) // size - 1)
         if not status:
             try:
@@ -732,8 +771,8 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                 status = str(exc)
         u_best = pop[0] if de_state["pop"] is None else de_state["pop"][int(np.argmin(de_state["cost"]))]
         u_best = np.array(u_best, float)
-        if not status and not residual.keep.all():   # what the model predicts near the global phase's best, rather
-            try:                                          # than at the start (all of it there: the fit's check only)
+        if not status and not residual.keep.all() and not math.isfinite(stage_end):   # what the model predicts near
+            try:        # the global phase's best, rather than at the start (all of it there: the fit's check only)
                 refresh(u_best, replace=True)
             except _Stopped as exc:
                 status = str(exc)
@@ -819,12 +858,27 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                     u_best, c_best, J = u1, c1, J1
         def best_of_all(u_best, c_best, J):
             """The best point of every run made (a probe or a global candidate may have a lower cost)."""
-            costs([np.array([float(f.to_u(v)) for f, v in zip(fits, kx)]) for kx in list(runs.cache) if len(kx) == k])
+            costs([np.array([float(f.to_u(v)) for f, v in zip(fits, kx)]) for kx in list(runs.cache)
+                   if len(kx) == k and runs.has(kx, t_end)])     # (an earlier stage's shorter runs do not serve)
             kbest = min(cost_cache, key=cost_cache.get)
             if cost_cache[kbest] < c_best:
                 return np.array([float(f.to_u(v)) for f, v in zip(fits, kbest)]), cost_cache[kbest], None
             return u_best, c_best, J
         u_best, c_best, J = best_of_all(u_best, c_best, J)
+        # ---- the later stages: each on what the model predicts at the last stage's fit, up to twice as far, polished
+        # from that fit; widened only when its polish has ended, so no cost is compared with one on other samples
+        while math.isfinite(stage_end) and not status:
+            try:
+                keep = predicted(u_best)
+                stage_end = next_stage(residual.tq, keep, stage_end)
+                use(keep & (residual.tq <= stage_end))
+                minima = []     # the other basins' were polished on the first stage's samples: not comparable here
+                history.append(("stage", runs.done, math.nan, residual.noise_cost))
+                c_best = costs([u_best])[0]
+                u_best, c_best, J = local(u_best, c_best)
+            except _Stopped as exc:
+                status = str(exc)
+            u_best, c_best, J = best_of_all(u_best, c_best, J)
         # the samples the model predicts, again at the fit: its twins there may part from it where they did not at the
         # start; then those samples are left out too and the polish goes on from the fit
         for recheck in range(3):      # also when the budget is reached: the verdict is on what the fit predicts
@@ -851,6 +905,42 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
             except _Stopped as exc:
                 status = str(exc)
             u_best, c_best, J = best_of_all(u_best, c_best, J)
+        def _profile_refit(u_best, c_best):
+            """Each key held at +-VALLEY_STEP from the fit, the others re-fitted (PROFILE_ITERATIONS of the polish):
+            the (key, point, cost) of those within a standard deviation of the noise's cost above the fit's (the
+            test the other basins' minima have: they fit the record about as well)."""
+            lower = []
+            for i in range(k):
+                free = [j for j in range(k) if j != i]
+                for d in (-VALLEY_STEP, VALLEY_STEP):
+                    base = u_best.copy()
+                    base[i] = min(max(base[i] + d, u_lo[i]), u_hi[i])
+                    if abs(base[i] - u_best[i]) < FD_STEP:
+                        continue
+
+                    def full(v, base=base, free=free):
+                        w = base.copy()
+                        w[free] = v
+                        return w
+
+                    def jac_f(v, full=full, free=free):
+                        pts = []
+                        for j in free:
+                            pts += [full(np.minimum(v + h * np.eye(len(free))[free.index(j)], u_hi[free])),
+                                    full(np.maximum(v - h * np.eye(len(free))[free.index(j)], u_lo[free]))]
+                        rs = [residual(r) for r in runs.get([x_of(w) for w in pts], t_end, budget=False)]
+                        return np.column_stack([(rs[2 * n] - rs[2 * n + 1]) / (pts[2 * n][j] - pts[2 * n + 1][j])
+                                                for n, j in enumerate(free)])
+
+                    def res_f(vs, full=full):
+                        return residuals([full(v) for v in vs], budget=False)
+                    v0 = u_best[free]
+                    v, c, _ = levenberg_marquardt(v0, res_f([v0])[0], jac_f, res_f, u_lo[free], u_hi[free],
+                                                  iterations=PROFILE_ITERATIONS)
+                    if c - c_best <= restart_limit - residual.noise_cost:
+                        lower.append((i, full(v), c))
+            return sorted(lower, key=lambda t: t[2])
+
         # ---- the verdict: Jacobian at the best point, interval, correlation, remaining step, edges, budget
         sigma, corr, block = np.full(k, math.nan), None, 0
         kept = float(np.sum(residual.rows())) * float(np.median(np.diff(residual.tq))) if len(residual.tq) > 1 else 0.0
@@ -925,6 +1015,19 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                            f"{len(tried)} of the global phase's basins), or the model cannot follow the record")
         if status == "run budget reached":
             reasons.insert(0, f"the run budget ({max_runs} runs) was reached: raise --max-runs")
+        if k > 1 and not status and not reasons and J is not None:
+            try:     # the profile of each key with the others re-fitted: a channel the 1 % Jacobian does not see
+                # (only for a fit that would be converged: it costs 4k(k+1) runs or so)
+                for i, u_p, c_p in _profile_refit(u_best, c_best):
+                    others = ", ".join(f"{fits[j].key} = {float(fits[j].to_x(u_p[j])):.6g}" for j in range(k) if j != i)
+                    reasons.append(f"{fits[i].key} is not determined to {VALLEY_STEP * 100:g} % by this record: held at "
+                                   f"{float(fits[i].to_x(u_p[i])):.6g} with the other keys re-fitted ({others}) it "
+                                   f"fits about as well ({c_p / residual.noise_cost:.4g}x the noise's cost against "
+                                   f"{c_best / residual.noise_cost:.4g}x at the fit: within a standard deviation of "
+                                   "the noise's), outside its interval (a flat channel across the keys)")
+                    break
+            except _Stopped:
+                pass
         prof = {}
         if profiles and status not in ("cancelled",):
             try:
@@ -944,12 +1047,10 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         x_best = x_of(u_best)
         best_res = runs.cache.get(runs.key(x_best), nominal)
         if t_end < t_full and status != "cancelled":    # the fit's run through the whole record, for the metrics
-            cache, runs.cache = runs.cache, {}
             try:
                 best_res = runs.get([x_best], t_full, budget=False)[0]
             except _Stopped:
                 pass
-            runs.cache = cache
         after = compare_arrays(best_res["time"], best_res["values"], sig, cmap, off, spath) \
             if "time" in best_res else before
         cal = Calibration(fits, x0, x_best, sigma, off, before.metrics, after.metrics, runs.done,
