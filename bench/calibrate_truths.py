@@ -47,6 +47,8 @@ CASES = {   # name: (record length s, or None: first contact to hard dock with t
     "whole_3keys": (None, {BRAKE: 1.2, SPRING: 0.85, MASS: 1.15}, [BRAKE, SPRING, MASS]),
     "whole_3keys_transmission": (None, {BRAKE: 1.2, "axial_damper.transmission_stiffness": 0.85, MASS: 1.15},
                                  [BRAKE, "axial_damper.transmission_stiffness", MASS]),   # the axial chain's stiffness
+    "whole_3keys_transmission_other_side": (None, {BRAKE: 0.8, "axial_damper.transmission_stiffness": 1.2,
+                                                   MASS: 0.85}, [BRAKE, "axial_damper.transmission_stiffness", MASS]),
     "whole_3keys_other_side": (None, {BRAKE: 0.8, SPRING: 1.2, MASS: 0.85}, [BRAKE, SPRING, MASS]),   # each key
                                                                             # started from the other side of its truth
     "whole_brake_x1.25": (None, {BRAKE: 1.25}, [BRAKE]),
