@@ -102,31 +102,3 @@ def rate_filter(y, v, tau):
 def admittance_rate(w, k, c, x):
     """Rate of an admittance's commanded offset x under a measured load w: c x' + k x = w (it yields to the load)."""
     return (w - k * x) / c
-
-
-@njit(cache=True, error_model="numpy")
-def solve_small(A, b):
-    """x with A x = b for a small dense square A (Gaussian elimination, partial pivoting; A and b are not changed)."""
-    n = A.shape[0]
-    M = A.copy()
-    x = b.copy()
-    for c in range(n):
-        p = c
-        for r in range(c + 1, n):
-            if abs(M[r, c]) > abs(M[p, c]):
-                p = r
-        if p != c:
-            for q in range(n):
-                M[c, q], M[p, q] = M[p, q], M[c, q]
-            x[c], x[p] = x[p], x[c]
-        for r in range(c + 1, n):
-            f = M[r, c] / M[c, c]
-            for q in range(c, n):
-                M[r, q] -= f * M[c, q]
-            x[r] -= f * x[c]
-    for c in range(n - 1, -1, -1):
-        acc = x[c]
-        for q in range(c + 1, n):
-            acc -= M[c, q] * x[q]
-        x[c] = acc / M[c, c]
-    return x

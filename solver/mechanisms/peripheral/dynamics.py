@@ -18,7 +18,8 @@ import numpy as np
 from numba import njit
 
 from solver.contact.peripheral import segment_torus, segment_trapezoid
-from solver.core.elements import admittance_rate, position_servo, rate_filter, solve_small
+from solver.core.elements import admittance_rate, position_servo, rate_filter
+from solver.core.linear import lu_solve
 from solver.core.free_body import (add_force_at, derivative, kinetic_energy, normalize, position_at, rotation_of,
                                    velocity_at)
 from solver.friction import bristle_force, return_map, slider_force, slider_return_map
@@ -714,7 +715,8 @@ def _soft_capture(s, R, COM, P, BASE, RINGP, F, T, F2, T2, ds, ch, out, fbase, m
             XP[i, q] = xp[q]
             XB[i, q] = xb[q]
         LD[i] = (w0 * d0 + w1 * d1 + w2 * d2) / L
-    f = solve_small(A, wa)
+    f = np.zeros(6)
+    lu_solve(A, wa, 6, f)             # (A and wa are this call's own: overwritten)
     for i in range(6):
         fi = min(P[P_SC_FMAX], max(-P[P_SC_FMAX], f[i]))
         add_force_at(F, T, 2, s, 26, XP[i, 0], XP[i, 1], XP[i, 2], -fi * U[i, 0], -fi * U[i, 1], -fi * U[i, 2])
