@@ -294,8 +294,9 @@ def load_campaign(path, base_path=None, check_scenarios: bool = True, criteria_p
     """Read and validate a campaign TOML; raises CampaignError(file, key, problem).
 
     `base_path` / `criteria_path` override the file's base_scenario / criteria (a campaign directory's stored
-    copies). `check_scenarios` loads the base and the envelope's corner scenarios through the solver's validation
-    (a directory read back is not checked: its rows stand as the version that made them ran them)."""
+    copies). `check_scenarios` loads the envelope's corner scenarios through the solver's validation; without it a
+    base this version cannot load is no error (a directory read back: its rows stand as the version that made them ran
+    them; its contact pairs are then unknown)."""
     from solver import mechanisms
     from solver.scenario import ScenarioError, load_model, mechanism_file_type
     path = Path(path)
@@ -401,7 +402,7 @@ def load_campaign(path, base_path=None, check_scenarios: bool = True, criteria_p
                "highest": {k: v for s in specs for k, v in s.corner(True).items()}}
     with tempfile.TemporaryDirectory(prefix="dockmnemo-campaign-") as td:
         for label, setv in corners.items():
-            if not check_scenarios:     # a directory read back: its rows stand as its version ran them
+            if label != "base" and not check_scenarios:
                 break
             sc = copy.deepcopy(base)
             for k, v in {**fixed, **setv}.items():
@@ -411,6 +412,9 @@ def load_campaign(path, base_path=None, check_scenarios: bool = True, criteria_p
             try:
                 m = load_model(sp)
             except ScenarioError as exc:
+                if not check_scenarios:   # a directory read back: its rows stand as the version that made them ran them
+                    c.variant = Path(str(base.get("mechanism", ""))).stem      # (its contact pairs unknown here)
+                    break
                 who = next((f"parameter {s.param.name!r} ({', '.join(s.keys())})" for s in specs
                             if label != "base" and any(key.split("[")[0] == exc.key or exc.key.startswith(key)
                                                        for key in s.keys())), None)
