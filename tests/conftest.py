@@ -26,8 +26,16 @@ def _own_display(config):
 
 
 def pytest_unconfigure(config):
+    """A worker's X server stopped; at the session's end the cold run's folder (its cache merged, its checks done by
+    the workers) removed: one was left in the temporary folder by every run on a fresh clone."""
     if _worker_display is not None:
         _worker_display.stop()
+    if not hasattr(config, "workerinput"):
+        import shutil
+        from tests.cold_compile import COLD_ENV
+        folder = os.environ.get(COLD_ENV, "")
+        if Path(folder).name.startswith("dockmnemo-cold-"):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def pytest_configure(config):
