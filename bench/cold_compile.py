@@ -13,6 +13,9 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.core_speed import alternating  # noqa: E402
 DEFAULT = ["resources/scenarios/central_impact_20t.toml", "resources/peripheral/scenarios/central_impact_10t.toml",
            "resources/snare/scenarios/suspension_rig.toml"]
 
@@ -36,11 +39,7 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=1)
     a = ap.parse_args(argv)
     for scen in a.scenarios:
-        rows = {"base": [], "this": []}
-        for k in range(a.rounds):
-            order = [("base", Path(a.base)), ("this", ROOT)]
-            for name, root in (order if k % 2 == 0 else order[::-1]):
-                rows[name].append(cold(root, scen))
+        rows = alternating(a.base, a.rounds, lambda root: cold(root, scen))
         print(f"{Path(scen.partition(':')[0]).stem}: cold run CPU base {[round(x, 1) for x in rows['base']]} s, "
               f"this {[round(x, 1) for x in rows['this']]} s", flush=True)
     return 0

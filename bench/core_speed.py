@@ -34,6 +34,19 @@ def one(root: Path, scen: str, t: float) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def alternating(base, rounds: int, measure, report=None) -> dict[str, list]:
+    """measure(root) of the base checkout and of this one, `rounds` times each, the order swapped every round;
+    report(name, round, value) after each."""
+    rows = {"base": [], "this": []}
+    for k in range(rounds):
+        order = [("base", Path(base)), ("this", ROOT)]
+        for name, root in (order if k % 2 == 0 else order[::-1]):
+            rows[name].append(measure(root))
+            if report:
+                report(name, k, rows[name][-1])
+    return rows
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--base", default="/work/main")
@@ -41,12 +54,8 @@ def main(argv=None) -> int:
     ap.add_argument("--t-sim", type=float, default=10.0)
     ap.add_argument("--scenario", default=str(ROOT / "resources" / "scenarios" / "central_impact_20t.toml"))
     a = ap.parse_args(argv)
-    rows = {"base": [], "this": []}
-    for k in range(a.rounds):
-        order = [("base", Path(a.base)), ("this", ROOT)]
-        for name, root in (order if k % 2 == 0 else order[::-1]):
-            rows[name].append(one(root, a.scenario, a.t_sim))
-            print(name, k, rows[name][-1], flush=True)
+    rows = alternating(a.base, a.rounds, lambda root: one(root, a.scenario, a.t_sim),
+                       lambda name, k, value: print(name, k, value, flush=True))
     print(f"{Path(a.scenario).stem}, {a.t_sim:g} s simulated, {a.rounds} rounds alternating; medians:")
     for key in ("kernel_cpu", "kernel_wall", "run_cpu", "run_wall"):
         b = statistics.median(r[key] for r in rows["base"])

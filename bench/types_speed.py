@@ -12,6 +12,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.core_speed import alternating  # noqa: E402
 DEFAULT = ["resources/scenarios/central_impact_20t.toml:4", "resources/peripheral/scenarios/central_impact_10t.toml:3",
            "resources/snare/scenarios/suspension_rig.toml:0.6"]
 CODE = """
@@ -40,11 +43,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     for spec in a.scenarios:
         scen, _, t = spec.partition(":")
-        rows = {"base": [], "this": []}
-        for k in range(a.rounds):
-            order = [("base", Path(a.base)), ("this", ROOT)]
-            for name, root in (order if k % 2 == 0 else order[::-1]):
-                rows[name].append(one(root, scen, float(t)))
+        rows = alternating(a.base, a.rounds, lambda root: one(root, scen, float(t)))
         b, m = statistics.median(rows["base"]), statistics.median(rows["this"])
         print(f"{Path(scen).stem} {t} s: CPU median base {b:.3f} s, this {m:.3f} s, speed ratio {b / m:.3f} "
               f"(base {[round(x, 3) for x in rows['base']]}, this {[round(x, 3) for x in rows['this']]})", flush=True)
