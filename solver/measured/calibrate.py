@@ -781,18 +781,20 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
         # LM_TRIALS trial points): two workers halve every round, and the fit is the same on 1 and on 2 workers
         h = FD_STEP
 
-        def probes(u):
+        def probes(u, cols):
             pts = []
-            for i in range(k):
+            for i in cols:
                 e = np.eye(k)[i]
                 pts += [np.minimum(u + h * e, u_hi), np.maximum(u - h * e, u_lo)]
             return pts
 
-        def jac(u, budget=True):
-            pts = probes(u)
+        def jac(u, budget=True, cols=None):
+            """The residual's Jacobian at u by central differences, in the keys `cols` (default all)."""
+            cols = list(range(k)) if cols is None else list(cols)
+            pts = probes(u, cols)
             rs = [residual(r) for r in runs.get([x_of(v) for v in [u, *pts]], t_end, budget)[1:]]
-            return np.column_stack([(rs[2 * i] - rs[2 * i + 1]) / (pts[2 * i][i] - pts[2 * i + 1][i])
-                                    for i in range(k)])
+            return np.column_stack([(rs[2 * n] - rs[2 * n + 1]) / (pts[2 * n][i] - pts[2 * n + 1][i])
+                                    for n, i in enumerate(cols)])
 
         def residuals(us, budget=True) -> list[np.ndarray]:
             return [residual(g) for g in runs.get([x_of(v) for v in us], t_end, budget)]
@@ -924,13 +926,7 @@ def calibrate(scenario_path, measured_path, map_path, keys: list[str], offset: f
                         return w
 
                     def jac_f(v, full=full, free=free):
-                        pts = []
-                        for j in free:
-                            pts += [full(np.minimum(v + h * np.eye(len(free))[free.index(j)], u_hi[free])),
-                                    full(np.maximum(v - h * np.eye(len(free))[free.index(j)], u_lo[free]))]
-                        rs = [residual(r) for r in runs.get([x_of(w) for w in pts], t_end, budget=False)]
-                        return np.column_stack([(rs[2 * n] - rs[2 * n + 1]) / (pts[2 * n][j] - pts[2 * n + 1][j])
-                                                for n, j in enumerate(free)])
+                        return jac(full(v), budget=False, cols=free)
 
                     def res_f(vs, full=full):
                         return residuals([full(v) for v in vs], budget=False)
