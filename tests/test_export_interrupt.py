@@ -144,6 +144,22 @@ def test_export_without_any_display_renders(tmp_path):
 
 
 # ---- the output path -----------------------------------------------------------------------------------------
+def _export_here(capsys, *args):
+    """`dockmnemo export ARGS` in this process: exit status, stdout, stderr; the signal handlers it set put back."""
+    from types import SimpleNamespace
+
+    from app.cli import main
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    capsys.readouterr()
+    try:
+        status = main(["export", *args])
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+    out = capsys.readouterr()
+    return SimpleNamespace(returncode=status, stdout=out.out, stderr=out.err)
+
+
 def _setup_paths(tmp):
     (tmp / "notes.txt").write_text("a file, not a folder")
     (tmp / "video.mp4").mkdir()
@@ -163,11 +179,12 @@ def _setup_paths(tmp):
     ("clip.gif", ["--format", "mp4"], ["clip.gif: format mp4 needs a name ending in .mp4"]),
     ("clip.mp4", ["--format", "png"], ["names a MP4 file; PNG frames are written to a folder"]),
 ])
-def test_bad_output_exits_2_naming_it_and_writes_nothing(tmp_path, output, extra, words):
+def test_bad_output_exits_2_naming_it_and_writes_nothing(tmp_path, output, extra, words, capsys):
+    """`dockmnemo export` in this process (app.cli.main, as the command calls it: the refusal comes before Qt or a
+    frame; test_unwritable_folder_is_named runs the real process)."""
     _setup_paths(tmp_path)
     before = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
-    p = subprocess.run([sys.executable, "-m", "app", "export", str(RUN), "--clip", "1:1.2", *extra,
-                        "-o", str(tmp_path / output)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    p = _export_here(capsys, str(RUN), "--clip", "1:1.2", *extra, "-o", str(tmp_path / output))
     assert p.returncode == 2, p.stderr
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("dockmnemo: error: -o ") and "Errno" not in lines[0], p.stderr
