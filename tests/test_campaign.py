@@ -217,7 +217,9 @@ def test_a_directory_of_an_older_version_still_gives_its_table(t20, tmp_path, ca
     assert not (tmp_path / "r0.h5").exists()
 
 
-def test_resume_after_kill_runs_exactly_the_missing(tmp_path):
+def test_resume_after_kill_runs_exactly_the_missing(tmp_path, client, capsys):
+    """A campaign process killed mid-run (the client and its workers); the same command again (in this process, on
+    the module's cluster by --scheduler: its start is not what is checked) runs exactly the missing rows."""
     f = campaign_file(tmp_path, **{"count = 20": "count = 10", "t_end = 1.0": "t_end = 1.5"})
     d = tmp_path / "dir"
     cmd = [PY, "-m", "app", "campaign", str(f), "--out", str(d), "--workers", "1"]
@@ -234,7 +236,7 @@ def test_resume_after_kill_runs_exactly_the_missing(tmp_path):
     assert 3 <= n_first < 10
     (d / "rows" / ".run_00009.json.123.tmp").write_text('{"index": 9, "stat')   # a half-written row
     (d / "summary.h5").write_bytes(b"\x89HDF\r\n\x1a\n" + b"\0" * 100)           # a table cut short
-    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    p = _cli(capsys, *cmd[3:-2], "--scheduler", client.scheduler.address)
     assert p.returncode == 0, p.stderr
     assert f"{n_first} of 10 runs done, running the {10 - n_first} missing" in p.stderr
     s = C.read_summary(d)
