@@ -125,8 +125,23 @@ def _campaign(tmp_path, keep: str) -> tuple[list[str], Path]:
     return [sys.executable, "-m", "app", "campaign", str(f), "--out", str(d), "--workers", "1"], d
 
 
-def _rerun_finishes(cmd, d):
-    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+@pytest.fixture(scope="module")
+def scheduler():
+    """A Dask cluster in this process (one worker thread) the re-runs use by --scheduler: the same command in this
+    process (the full disk's own runs are real, limited processes), without a cluster of processes started each."""
+    from distributed import LocalCluster
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        yield cluster.scheduler_address
+
+
+def _rerun_finishes(cmd, d, scheduler, capsys):
+    """The campaign command again (in this process, on `scheduler`): exit 0, all four rows finished, no .tmp."""
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        r = app_here(capsys, *cmd[3:-2], "--scheduler", scheduler)
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
     assert r.returncode == 0, r.stderr
     from solver.campaign import read_summary
     s = read_summary(d)
@@ -135,7 +150,7 @@ def _rerun_finishes(cmd, d):
 
 
 @pytest.mark.slow
-def test_campaign_on_a_full_disk_exits_5_keeps_rows_and_a_rerun_finishes(tmp_path):
+def test_campaign_on_a_full_disk_exits_5_keeps_rows_and_a_rerun_finishes(tmp_path, scheduler, capsys):
     """Once the first row is stored the campaign process alone cannot write past 50 kB (its kept run copies fail; its
     worker, started before, can): exit 5 naming the file, the bar at the count reached, no .tmp left; the same command
     again finishes the campaign (old main: exit 2, 16/16, 2 MB of .tmp files that a re-run did not remove)."""
@@ -154,12 +169,12 @@ def test_campaign_on_a_full_disk_exits_5_keeps_rows_and_a_rerun_finishes(tmp_pat
     bar = [line for line in lines if line.startswith("campaign full [")][-1]
     assert "4.0/4.0" not in bar, bar
     assert not list(d.rglob("*.tmp")) and not list((d / "runs").glob("*.h5"))[1:]
-    s = _rerun_finishes(cmd, d)
+    s = _rerun_finishes(cmd, d, scheduler, capsys)
     assert all(s.run_path(i) is not None and s.run_path(i).is_file() for i in s.index)
 
 
 @pytest.mark.slow
-def test_campaign_whose_worker_cannot_write_its_run_exits_5_and_stores_no_row(tmp_path):
+def test_campaign_whose_worker_cannot_write_its_run_exits_5_and_stores_no_row(tmp_path, scheduler, capsys):
     """The worker's own temporary run file fails (every process limited to 200 kB; a run file is ~0.9 MB): exit 5 naming
     the worker and its file, no row stored as a finished run, a re-run finishes all four (old main: exit 0, `4 of 4
     runs finished ... error 4`, the rows said "OSError: File too large" and a re-run ran nothing)."""
@@ -170,7 +185,7 @@ def test_campaign_whose_worker_cannot_write_its_run_exits_5_and_stores_no_row(tm
     assert "could not write" in last and "run_0000" in last and "File too large" in last, r.stderr
     assert "worker " in last and "the finished rows are kept" in last, last
     assert not list((d / "rows").glob("*.json")) if (d / "rows").is_dir() else True
-    _rerun_finishes(cmd, d)
+    _rerun_finishes(cmd, d, scheduler, capsys)
 
 
 @pytest.fixture(scope="module")
