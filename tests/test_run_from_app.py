@@ -31,6 +31,28 @@ def window(qtbot, tmp_path):
         qtbot.waitUntil(lambda: not w.runner.running, timeout=10000)
 
 
+@pytest.fixture(scope="module")
+def dialog_window(qapp, request, tmp_path_factory):
+    """One window for the module's tests that only fill in its scenario dialog (building a window is their costly
+    part); nothing is run on it."""
+    from tests.gui_util import module_window
+    w = module_window(request, tmp_path_factory)
+    w.settings.setValue("runs_dir", str(tmp_path_factory.mktemp("dialog_runs") / "runs"))
+    yield w
+    w.close()
+
+
+@pytest.fixture
+def dialog_host(dialog_window):
+    """The module's dialog window; the scenario dialog a test opened on it is closed after the test."""
+    yield dialog_window
+    dlg = getattr(dialog_window, "scenario_dialog", None)
+    if dlg is not None:
+        dlg.done(0)
+        dlg.deleteLater()
+        dialog_window.scenario_dialog = None
+
+
 class LoopLatency:
     """Event-loop latency: how late a 10 ms timer fires (logged per phase of the test, not asserted)."""
 
@@ -167,8 +189,8 @@ def test_killed_worker_leaves_a_sealed_incomplete_run(window, qtbot):
     (("initial", "lateral_miss", 1), "", "lateral miss z: missing"),
     (("axial_damper", "spring_stiffness", None), "abc", "'abc' is not a number"),
 ])
-def test_bad_input_in_dialog_starts_nothing(window, qtbot, field, text, expect):
-    w = window
+def test_bad_input_in_dialog_starts_nothing(dialog_host, qtbot, field, text, expect):
+    w = dialog_host
     dlg = w.new_run_dialog(SCEN / "lateral_miss_7t.toml")
     qtbot.waitExposed(dlg)
     edit = dlg.field(*field)
@@ -181,11 +203,11 @@ def test_bad_input_in_dialog_starts_nothing(window, qtbot, field, text, expect):
     assert dlg.isVisible() and not w.runner.running and not Path(w.runs_dir()).exists()
 
 
-def test_unknown_variant_in_dialog(window, qtbot, tmp_path):
+def test_unknown_variant_in_dialog(dialog_host, qtbot, tmp_path):
     bad = tmp_path / "bad_variant.toml"
     bad.write_text((SCEN / "lateral_miss_7t.toml").read_text().replace('mechanism = "existing"',
                                                                        'mechanism = "variant_9"'))
-    dlg = window.new_run_dialog(bad)
+    dlg = dialog_host.new_run_dialog(bad)
     qtbot.waitExposed(dlg)
     assert "mechanism: no mechanism file" in dlg.message.text() and "variant_9" in dlg.message.text()
     assert not dlg.run_button.isEnabled()
@@ -198,10 +220,11 @@ def test_unknown_variant_in_dialog(window, qtbot, tmp_path):
     assert "'telescopic_probe': must be one of existing, modified_dampers, movable_limiter" in dlg.message.text()
 
 
-def test_dialog_saves_toml_that_the_cli_accepts(window, qtbot, tmp_path):
-    import subprocess
-    import sys
-    dlg = window.new_run_dialog(SCEN / "central_impact_20t.toml")
+def test_dialog_saves_toml_that_the_cli_accepts(dialog_host, qtbot, tmp_path, capsys):
+    import signal
+
+    from app.cli import main
+    dlg = dialog_host.new_run_dialog(SCEN / "central_impact_20t.toml")
     _type(qtbot, dlg.field("lateral_damper", "spring_damping"), "800")
     _type(qtbot, dlg.field("overrides", "head_friction", None), "0.3")
     path = dlg.save_as(tmp_path / "edited.toml")
@@ -209,9 +232,13 @@ def test_dialog_saves_toml_that_the_cli_accepts(window, qtbot, tmp_path):
     assert 'mechanism = "edited.mechanism.toml"' in text and "head_friction = 0.3" in text
     assert "# kg (seed 000)" in text            # comments kept
     assert "spring_damping = 800.0" in (tmp_path / "edited.mechanism.toml").read_text()
-    r = subprocess.run([sys.executable, "-m", "app", "run", str(path), "-o", str(tmp_path / "e.h5"), "--t-end",
-                        "0.05"], capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
-    assert r.returncode == 0, r.stderr
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:                                        # `dockmnemo run` in this process, as the command calls it
+        status = main(["run", str(path), "-o", str(tmp_path / "e.h5"), "--t-end", "0.05"])
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+    assert status == 0, capsys.readouterr().err
     assert RunFile(tmp_path / "e.h5").meta.complete
 
 
