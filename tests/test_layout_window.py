@@ -128,14 +128,10 @@ def _rgb(colour: str) -> np.ndarray:
     return np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)])
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("theme", ["dark", "light"])
-def test_view_screenshot_renders_the_window_at_its_size_time_and_theme(tmp_path, theme):
-    r, out = _shot(tmp_path, "--at", "24.7", "--size", "1366x768", "--theme", theme)
-    assert r.returncode == 0, r.stderr
-    assert "1366x768, T Current 24.700 s" in r.stdout
+def _theme_shown(out, theme, size):
+    """The screenshot is `size` and its panes' ground is the theme's (light: mostly bright)."""
     im = np.asarray(Image.open(out).convert("RGB")).astype(int)
-    assert im.shape[:2] == (768, 1366)
+    assert im.shape[:2] == (size[1], size[0])
     background = _rgb(style.THEMES[theme]["BACKGROUND"])
     share = (np.abs(im - background).max(axis=2) <= 2).mean()    # the panes' ground is the theme's
     assert share > 0.2, share
@@ -143,13 +139,28 @@ def test_view_screenshot_renders_the_window_at_its_size_time_and_theme(tmp_path,
 
 
 @pytest.mark.slow
-def test_view_screenshot_while_playing_and_bad_requests(tmp_path):
-    r, out = _shot(tmp_path, "--at", "10", "--size", "1280x720", "--playing")
-    assert r.returncode == 0 and ", playing" in r.stdout, r.stderr
+def test_view_screenshot_renders_the_window_at_its_size_time_and_theme(tmp_path):
+    """The dark theme at a set time (the light one: the playing screenshot below)."""
+    r, out = _shot(tmp_path, "--at", "24.7", "--size", "1366x768", "--theme", "dark")
+    assert r.returncode == 0, r.stderr
+    assert "1366x768, T Current 24.700 s" in r.stdout
+    _theme_shown(out, "dark", (1366, 768))
+
+
+@pytest.mark.slow
+def test_view_screenshot_while_playing_and_bad_requests(tmp_path, capsys):
+    """Playing, in the light theme (one process for both); a bad size refused in this process (before any window)
+    and a bad run file by the real command: exit 2, no picture."""
+    r, out = _shot(tmp_path, "--at", "10", "--size", "1366x768", "--playing", "--theme", "light")
+    assert r.returncode == 0 and ", playing" in r.stdout and "1366x768, T Current " in r.stdout, r.stderr
     t = float(r.stdout.split("T Current ")[1].split(" s")[0])
     assert 10.3 < t < 14.0                                   # played about a second of run time
-    r, out = _shot(tmp_path, "--size", "12x7")
-    assert r.returncode == 2 and "--size" in r.stderr and not out.exists()
+    _theme_shown(out, "light", (1366, 768))
+    from app.cli import main
+    capsys.readouterr()
+    out = tmp_path / "small.png"
+    assert main(["view", str(RUN), "--size", "12x7", "--screenshot", str(out)]) == 2
+    assert "--size" in capsys.readouterr().err and not out.exists()
     bad = tmp_path / "bad.h5"
     bad.write_bytes(b"no")
     r = subprocess.run([sys.executable, "-m", "app", "view", str(bad), "--screenshot", str(tmp_path / "b.png")],
