@@ -89,10 +89,9 @@ def _check_all(tmp_path, plan, env=None):
 @pytest.mark.gui
 @needs_xvfb_run
 def test_ctrl_c_in_a_terminal_stops_cleanly(tmp_path):
-    """Ctrl+C to `xvfb-run -a dockmnemo export` (its X server stops too): exit 130, no partial file, no crash."""
-    _check_all(tmp_path, [("render", signal.SIGINT, True), ("setup", signal.SIGINT, True),
-                          ("render", signal.SIGINT, True), ("setup", signal.SIGINT, True),
-                          ("render", signal.SIGINT, True)])
+    """Ctrl+C to `xvfb-run -a dockmnemo export` (its X server stops too): exit 130, no partial file, no crash. Each
+    moment once (the render moment is met again by the SIGTERM and X-drawing tests below)."""
+    _check_all(tmp_path, [("render", signal.SIGINT, True), ("setup", signal.SIGINT, True)])
 
 
 @pytest.mark.gui
@@ -106,9 +105,10 @@ def test_sigterm_and_sigint_to_the_export_alone(tmp_path):
 @pytest.mark.gui
 @needs_xvfb_run
 def test_ctrl_c_when_vtk_draws_through_x(tmp_path):
-    """Without EGL (forced here) VTK draws through the X server that Ctrl+C stops: still 130, nothing left."""
+    """Without EGL (forced here) VTK draws through the X server that Ctrl+C stops: still 130, nothing left (twice:
+    where the render is when the X server goes is a race)."""
     env = dict(os.environ, VTK_DEFAULT_OPENGL_WINDOW="vtkXOpenGLRenderWindow")
-    _check_all(tmp_path, [("render", signal.SIGINT, True)] * 3, env=env)
+    _check_all(tmp_path, [("render", signal.SIGINT, True)] * 2, env=env)
 
 
 @pytest.mark.gui
