@@ -47,15 +47,10 @@ def metrics(text: str, channel: str, after: str = "") -> tuple[float, float, flo
 
 
 @pytest.fixture(scope="module")
-def scheduler():
-    """One local cluster of 2 workers the three fits share (the CLI's through --scheduler): a cluster start each cost
-    its workers' imports and kernel loads again."""
-    from solver.campaign import local_client
-    c = local_client(2)
-    yield c
-    cluster = c.cluster
-    c.close()
-    cluster.close()
+def scheduler(dask_client):
+    """The session's local cluster of 2 workers (conftest) the three fits share (the CLI's through --scheduler): a
+    cluster start each cost its workers' imports and kernel loads again."""
+    return dask_client
 
 
 @pytest.fixture(scope="module")
