@@ -96,7 +96,7 @@ def info(path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("moment", ["file_appears", "mid_run", "near_the_end"])
-def test_a_killed_run_keeps_its_flushed_frames_and_events(tmp_path, moment):
+def test_a_killed_run_keeps_its_flushed_frames_and_events(tmp_path, moment, request):
     out = tmp_path / "k.h5"
     t_end = "160" if moment == "near_the_end" else "320"  # before the drive starts / the hard dock; on one core
     run = BarRun(out, "--t-end", t_end, one_core=moment != "file_appears")   # (~50x real time) mid_run outlasts
@@ -130,11 +130,9 @@ def test_a_killed_run_keeps_its_flushed_frames_and_events(tmp_path, moment):
         assert k.t_capture == pytest.approx(EXPERT_CAPTURE, abs=1e-3)
         assert all(e.time <= k.t_final for e in k.events)
     assert info(out).returncode == 0       # a second look reads the sealed file as it is
-    if moment == "mid_run":                # the frames are those of a run that was not killed
-        ref = subprocess.run([sys.executable, "-m", "app", "run", str(EXPERT), "-o", str(tmp_path / "ref.h5"),
-                              "--t-end", "12"], capture_output=True, text=True, cwd=ROOT)
-        assert ref.returncode == 0, ref.stderr
-        with RunFile(tmp_path / "ref.h5") as a:
+    if moment == "mid_run":                # the frames are those of a run that was not killed (12 s, complete)
+        with RunFile(request.getfixturevalue("killed_runs")("close")) as a:
+            assert a.meta.complete
             n = a.n_frames
             assert n == 12001 and k.n_frames > n
             np.testing.assert_array_equal(k.time[:n], a.time)
@@ -233,14 +231,34 @@ def killed_while_finishing(out, killed_in: str):
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 9
 
 
+@pytest.fixture(scope="module")
+def killed_runs(tmp_path_factory):
+    """killed_runs(killed_in): the run of killed_while_finishing, made once for the module (tests read copies)."""
+    made = {}
+
+    def get(killed_in: str) -> Path:
+        if killed_in not in made:
+            made[killed_in] = tmp_path_factory.mktemp(f"killed{killed_in}") / "f.h5"
+            killed_while_finishing(made[killed_in], killed_in)
+        return made[killed_in]
+    return get
+
+
+def copy_of_killed(killed_runs, killed_in: str, out: Path) -> Path:
+    """A copy at `out` of the module's run killed in `killed_in` (as it was left: sealed by nobody yet)."""
+    src = killed_runs(killed_in)
+    assert sorted(p.name for p in src.parent.iterdir()) == ["f.h5"]
+    shutil.copyfile(src, out)
+    return out
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("killed_in,complete", [("_write_events", False), ("after__write_events", False),
                                                 ("close", True)])
-def test_a_run_killed_while_it_finishes(tmp_path, killed_in, complete):
+def test_a_run_killed_while_it_finishes(tmp_path, killed_in, complete, killed_runs):
     """Killed before or after writing its events, not flushed (kept incomplete, events from its log, contact
     statistics from its frames), or after marking itself complete (kept complete)."""
-    out = tmp_path / "f.h5"
-    killed_while_finishing(out, killed_in)
+    out = copy_of_killed(killed_runs, killed_in, tmp_path / "f.h5")
     r = info(out)
     assert r.returncode == 0, r.stderr
     assert ("INCOMPLETE run" in r.stdout) != complete
@@ -254,11 +272,10 @@ def test_a_run_killed_while_it_finishes(tmp_path, killed_in, complete):
 
 @pytest.mark.gui
 @pytest.mark.slow
-def test_the_viewer_opens_a_killed_run_sealed_as_incomplete(qtbot, tmp_path, artifacts):
+def test_the_viewer_opens_a_killed_run_sealed_as_incomplete(qtbot, tmp_path, artifacts, killed_runs):
     pytest.importorskip("PySide6")
     from tests.gui_util import main_window
-    out = tmp_path / "killed.h5"
-    killed_while_finishing(out, "_write_events")
+    out = copy_of_killed(killed_runs, "_write_events", tmp_path / "killed.h5")
     w = main_window(qtbot, tmp_path / "settings.ini")
     assert w.open_run(out), w.last_error          # File → Open: sealed, then opened like any closed run
     qtbot.waitUntil(lambda: w.diagram.analysed, timeout=10000)
