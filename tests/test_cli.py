@@ -1,8 +1,10 @@
-"""`dockmnemo info` on good and corrupt files, as a user runs it (subprocess)."""
+"""`dockmnemo info` on good and corrupt files, as a user runs it (a subprocess where the process matters: a corrupt
+file's exit, the progress bar, a pipe closed early; the rest in this process, tests/cli_here.py)."""
 import subprocess
 import sys
 
 from app.cli import DEFAULT_RUN, build_parser
+from tests.cli_here import cli_here
 
 
 def _run(*args):
@@ -10,7 +12,7 @@ def _run(*args):
 
 
 def test_info_prints_summary(small_run):
-    p = _run("info", str(small_run))
+    p = cli_here("info", small_run)
     assert p.returncode == 0, p.stderr
     for key in ("variant", "comment", "Run Date", "duration", "601 frames", "T capture", "T Final",
                 "channels", "contact pairs", "events", "capture"):
@@ -38,13 +40,13 @@ def test_info_checks_every_pose(tmp_path, small_run):
         q = f["bodies/quaternion"][()]
         q[300, 2, 1] = np.nan
         f["bodies/quaternion"][:] = q
-    p = _run("info", str(bad))
+    p = cli_here("info", bad)
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr.strip() == f"dockmnemo: error: {bad}: /bodies/quaternion: NaN or inf at frame 300"
 
 
 def test_bundled_sample_run_is_valid():
-    p = _run("info", str(DEFAULT_RUN), "--channels")
+    p = cli_here("info", DEFAULT_RUN, "--channels")
     assert p.returncode == 0, p.stderr
     assert "[axial_damper]" in p.stdout
 
@@ -61,14 +63,14 @@ def test_run_writes_a_run_file_with_progress(tmp_path):
     p = _run("run", str(SCEN / "central_impact_20t.toml"), "--out", str(out), "--t-end", "0.3")
     assert p.returncode == 0, p.stderr
     assert "run central_impact_20t.toml [" in p.stderr and "100.0%" in p.stderr
-    q = _run("info", str(out))
+    q = cli_here("info", out)
     assert q.returncode == 0 and "301 frames" in q.stdout and "latch_neck" in q.stdout
 
 
 def test_run_bad_scenario_exits_2_naming_file_and_key(tmp_path):
     from tests.test_solver_helpers import variant
     sc = variant(tmp_path, "central_impact_20t.toml", {"closing_speed": "-0.2"})
-    p = _run("run", str(sc), "--out", str(tmp_path / "x.h5"))
+    p = cli_here("run", sc, "--out", tmp_path / "x.h5")
     assert p.returncode == 2
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in p.stderr
@@ -81,7 +83,7 @@ def test_run_divergence_keeps_partial_file(tmp_path):
     from tests.test_solver_helpers import variant
     sc = variant(tmp_path, "central_impact_20t.toml", {}, "[overrides]\nmax_depth = 1.0e-5\n")
     out = tmp_path / "div.h5"
-    p = _run("run", str(sc), "--out", str(out), "--t-end", "2.0")
+    p = cli_here("run", sc, "--out", out, "--t-end", "2.0")
     assert p.returncode == 3   # 0 done, 2 bad input, 3 diverged, 4 cancelled
     assert "diverged" in p.stderr and "head_socket_bottom" in p.stderr and str(out) in p.stderr
     r = RunFile(out)

@@ -16,8 +16,9 @@ SCEN = ROOT / "resources" / "scenarios"
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "app", "run", *map(str, args)], capture_output=True, text=True,
-                          cwd=ROOT)
+    """`dockmnemo run ARGS` in this process (tests/cli_here.py; test_growing_run... runs the real process)."""
+    from tests.cli_here import cli_here
+    return cli_here("run", *args)
 
 
 def _variant(tmp_path, name, old, new):
