@@ -197,8 +197,10 @@ def test_cli_export_with_titles(small_run, tmp_path):
     ([], ["no --clip given", "small.clips.json"]),
 ])
 def test_cli_bad_input_exits_2_with_one_line(small_run, tmp_path, args, words):
+    """By app.cli.main in this process (the refusal comes before Qt; test_cli_bad_run runs the real process)."""
+    from tests.cli_here import cli_here
     out = tmp_path / "x.mp4"
-    p = _cli(str(small_run), *args, "-o", str(out))
+    p = cli_here("export", small_run, *args, "-o", out)
     assert p.returncode == 2
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("dockmnemo: error:") and "Traceback" not in p.stderr
@@ -223,7 +225,8 @@ def test_cli_with_qt_offscreen_platform_still_renders(small_run, tmp_path):
              env=env)
     assert p.returncode == 0, p.stderr
     assert len(list(out.iterdir())) == 3
-    p = _cli(str(small_run), "--clip", "1:1.3", "--format", "png", "-o", str(tmp_path / "f" / "frame_000000.png"))
+    from tests.cli_here import cli_here                # (the refusal: in this process)
+    p = cli_here("export", small_run, "--clip", "1:1.3", "--format", "png", "-o", tmp_path / "f" / "frame_000000.png")
     assert p.returncode == 2 and "is a file" in p.stderr and len(p.stderr.strip().splitlines()) == 1
 
 
