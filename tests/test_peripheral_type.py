@@ -4,8 +4,6 @@ bad input refused with `file: key: problem`, and the run opened in the viewer wi
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -121,10 +119,11 @@ def test_fx_rings_after_capture_at_the_braked_legs_closed_form(central_run):
 
 @pytest.mark.slow
 def test_dockmnemo_run_on_the_envelope_case(tmp_path):
-    """The same CLI as the probe-cone: the loader dispatches on the mechanism file's `mechanism_type`."""
+    """The same CLI as the probe-cone (app.cli.main, in this process): the loader dispatches on the mechanism file's
+    `mechanism_type`."""
+    from tests.cli_here import cli_here
     out = tmp_path / "env.h5"
-    p = subprocess.run([sys.executable, "-m", "app", "run", str(ENVELOPE), "--out", str(out), "--t-end", "1.0"],
-                       capture_output=True, text=True, timeout=600, cwd=ROOT)
+    p = cli_here("run", ENVELOPE, "--out", out, "--t-end", "1.0")
     assert p.returncode == 0, p.stderr
     with RunFile(out) as r:
         assert r.meta.mechanism_type == "peripheral" and r.t_final == pytest.approx(1.0)
