@@ -3,8 +3,6 @@ a petal, the verdict's peaks at the solver's rate whatever the output step, `run
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -115,8 +113,8 @@ def test_a_file_without_extrema_reads_its_frames_and_says_so():
 
 
 def test_run_describe_of_a_peripheral_scenario_lists_no_probe_cone_key():
-    p = subprocess.run([sys.executable, "-m", "app", "run", "--describe", str(CENTRAL)], capture_output=True,
-                       text=True, timeout=120, cwd=ROOT)
+    from tests.cli_here import cli_here
+    p = cli_here("run", "--describe", CENTRAL)    # `dockmnemo run --describe`, in this process
     assert p.returncode == 0, p.stderr
     assert "initial.head_start_x" not in p.stdout and "interface.seal_height" in p.stdout
 

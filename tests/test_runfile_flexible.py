@@ -1,7 +1,5 @@
 """Flexible parts in the run file (/flexible/<part>): written by RunWriter, read back by RunFile, refused when bad."""
 import shutil
-import subprocess
-import sys
 
 import h5py
 import numpy as np
@@ -115,7 +113,8 @@ def test_non_finite_point_is_refused_when_read_and_by_info(flex_run, tmp_path):
             r.flexible_points("rod1", 9)
         with pytest.raises(RunFileError, match="/flexible/rod1/points: NaN or inf at frame 11"):
             r.check_data()
-    out = subprocess.run([sys.executable, "-m", "app", "info", str(p)], capture_output=True, text=True)
+    from tests.cli_here import cli_here
+    out = cli_here("info", p)                  # `dockmnemo info`, in this process
     assert out.returncode != 0 and "/flexible/rod1/points: NaN or inf at frame 11" in out.stderr + out.stdout
 
 
