@@ -101,15 +101,15 @@ def _isolated_settings(tmp_path, monkeypatch):
 # less): `-n auto --dist loadscope` hands the modules out in this order, the longest first, so none is left to run
 # alone at the end. Keep it roughly right when a module gets much cheaper or dearer (tests/test_suite_order.py)
 MODULE_CPU_S = {
-    "test_campaign_peripheral": 41, "test_calibrate_truths": 38, "test_solver_compile": 17,
-    "test_measured_truth": 33, "test_run_crash_safety": 30, "test_interrupts": 30, "test_campaign": 26,
-    "test_export_interrupt": 26, "test_peripheral_gui": 25, "test_final_stage": 25, "test_disk_full": 22,
-    "test_figure": 17, "test_contact_peripheral": 17, "test_run_from_app": 16, "test_viewer_diagram": 10,
-    "test_ancf_cable": 14, "test_runfile_bad_input": 13, "test_peripheral_physics": 13, "test_layout_window": 13,
-    "test_calibrate": 12, "test_plots_pane": 12, "test_clip_export": 11, "test_measured_gui": 8,
-    "test_runfile_consistency": 10, "test_envelope_map": 9, "test_layout_screens": 9, "test_snare": 9,
-    "test_run_cli_and_state": 8, "test_live_refresh": 8, "test_viewer_panes": 7, "test_friction_stick": 7,
-    "test_peripheral_type": 7, "test_layout": 7, "test_clip_dialogs": 6, "test_events_gui": 4,
+    "test_calibrate_truths": 38, "test_campaign_peripheral": 24, "test_final_stage": 25, "test_run_crash_safety": 26,
+    "test_measured_truth": 25, "test_interrupts": 23, "test_peripheral_physics": 21, "test_disk_full": 21,
+    "test_contact_peripheral": 20, "test_export_interrupt": 19, "test_peripheral_gui": 19, "test_campaign": 18,
+    "test_figure": 14, "test_run_from_app": 14, "test_ancf_cable": 13, "test_runfile_bad_input": 13,
+    "test_layout_window": 12, "test_calibrate": 12, "test_solver_compile": 10, "test_viewer_diagram": 10,
+    "test_runfile_consistency": 10, "test_plots_pane": 9, "test_envelope_map": 9, "test_layout_screens": 9,
+    "test_snare": 9, "test_measured_gui": 8, "test_live_refresh": 8, "test_clip_export": 7, "test_viewer_panes": 7,
+    "test_friction_stick": 7, "test_peripheral_type": 7, "test_layout": 7, "test_clip_dialogs": 6,
+    "test_run_cli_and_state": 5, "test_events_gui": 4,
 }
 
 
