@@ -78,18 +78,6 @@ def small_run(tmp_path_factory) -> Path:
     return make(tmp_path_factory.mktemp("runs") / "small.h5", duration=6.0, step=0.01)
 
 
-@pytest.fixture(scope="session")
-def dask_client():
-    """A local Dask cluster of 2 worker processes shared by the modules of this session (of this xdist worker) that
-    run campaign rows or calibration candidates on one: its start and its workers' imports and kernel loads once."""
-    from solver.campaign import local_client
-    c = local_client(2)
-    yield c
-    cluster = c.cluster
-    c.close()
-    cluster.close()
-
-
 @pytest.fixture(autouse=True)
 def _isolated_settings(tmp_path, monkeypatch):
     """Keep QSettings of tests out of the user's real settings."""

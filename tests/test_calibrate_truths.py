@@ -25,10 +25,15 @@ def cli(*args):
 
 
 @pytest.fixture(scope="module")
-def scheduler(dask_client):
-    """The session's local cluster of 2 workers (conftest) the command lines share through --scheduler (a cluster
-    start each would cost its workers' imports and kernel loads again)."""
-    return dask_client.scheduler.address
+def scheduler():
+    """A local cluster of 2 workers the command lines share through --scheduler (a cluster start each would cost its
+    workers' imports and kernel loads again)."""
+    from solver.campaign import local_client
+    c = local_client(2)
+    yield c.scheduler.address
+    cluster = c.cluster
+    c.close()
+    cluster.close()
 
 
 def _record(d, factors, t_end):

@@ -63,9 +63,11 @@ def campaign_file(tmp: Path, text=T20, name="t20.toml", **subs) -> Path:
 
 
 @pytest.fixture(scope="module")
-def client(dask_client):
-    """The session's local cluster of 2 worker processes (conftest)."""
-    return dask_client
+def client():
+    c = C.local_client(2)
+    yield c
+    c.close()
+    c.cluster.close()
 
 
 N = 10   # runs of the module's campaign (T20 at this count: passed, not captured and diverged rows among them)

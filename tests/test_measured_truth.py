@@ -47,10 +47,15 @@ def metrics(text: str, channel: str, after: str = "") -> tuple[float, float, flo
 
 
 @pytest.fixture(scope="module")
-def scheduler(dask_client):
-    """The session's local cluster of 2 workers (conftest) the three fits share (the CLI's through --scheduler): a
-    cluster start each cost its workers' imports and kernel loads again."""
-    return dask_client
+def scheduler():
+    """One local cluster of 2 workers the three fits share (the CLI's through --scheduler): a cluster start each cost
+    its workers' imports and kernel loads again."""
+    from solver.campaign import local_client
+    c = local_client(2)
+    yield c
+    cluster = c.cluster
+    c.close()
+    cluster.close()
 
 
 @pytest.fixture(scope="module")
