@@ -1,9 +1,11 @@
 """Campaigns of the peripheral (IDSS-class) mechanism type: the shipped IDSS-envelope campaigns load with the type's
-criteria, outputs and pairs; a real 8-run campaign on a local Dask cluster (the command, 2 worker processes) gives rows
+criteria, outputs and pairs; a real 8-run campaign on a local Dask cluster (the CLI, 2 worker processes) gives rows
 with the peripheral verdict and its failure reasons; campaign-rerun reproduces a row; the envelope map shows it."""
 import json
 import math
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import h5py
@@ -21,6 +23,11 @@ ENVELOPE = CAMPAIGNS / "idss_envelope_200.toml"
 CRITERIA = ROOT / "resources" / "peripheral" / "criteria.toml"
 TYPE_OUTPUTS = ("max_leg_stroke", "max_leg_force", "t_hooks_closed")
 PROBE_OUTPUTS = ("max_axial_stroke", "max_crank_angle", "max_XLimD")
+
+
+def dockmnemo(*args, timeout=600):
+    return subprocess.run([sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT)
 
 
 def dockmnemo_here(capsys, *args):
@@ -156,12 +163,10 @@ def test_failure_reasons_of_the_peripheral_verdict():
 
 
 @pytest.fixture(scope="module")
-def campaign(tmp_path_factory, dask_client) -> Path:
-    """The shipped small campaign, run by the campaign command (in this process) on the session's local Dask cluster
-    of 2 worker processes (--scheduler)."""
-    from tests.cli_here import cli_here
+def campaign(tmp_path_factory) -> Path:
+    """The shipped small campaign, run by the CLI on a local Dask cluster of 2 worker processes."""
     d = tmp_path_factory.mktemp("pcamp") / "idss_small"
-    r = cli_here("campaign", SMALL, "--out", d, "--scheduler", dask_client.scheduler.address)
+    r = dockmnemo("campaign", SMALL, "--out", d, "--workers", 2)
     assert r.returncode == 0, r.stderr
     assert f"{d}: 8 of 8 runs finished (8 now" in r.stdout, r.stdout
     return d
