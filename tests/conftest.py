@@ -85,19 +85,21 @@ def _isolated_settings(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", os.environ.get("HOME", str(tmp_path)))
 
 
-# CPU-s of the costliest modules on a fresh clone (a profile of the suite, less what later changes cut; the rest take
-# less): `-n auto --dist loadscope` hands the modules out in this order, the longest first, so none is left to run
+# CPU-s of the costliest modules on a fresh clone (the suite's profile, -n 2 on a fresh clone, per module; the rest
+# take less): `-n auto --dist loadscope` hands the modules out in this order, the longest first, so none is left to run
 # alone at the end. Keep it roughly right when a module gets much cheaper or dearer (tests/test_suite_order.py)
 MODULE_CPU_S = {
-    "test_calibrate_truths": 38, "test_campaign_peripheral": 24, "test_final_stage": 25, "test_run_crash_safety": 26,
-    "test_measured_truth": 25, "test_interrupts": 23, "test_peripheral_physics": 21, "test_disk_full": 21,
-    "test_contact_peripheral": 20, "test_export_interrupt": 19, "test_peripheral_gui": 19, "test_campaign": 18,
-    "test_figure": 14, "test_run_from_app": 14, "test_ancf_cable": 13, "test_runfile_bad_input": 13,
-    "test_layout_window": 12, "test_calibrate": 12, "test_solver_compile": 10, "test_viewer_diagram": 10,
-    "test_runfile_consistency": 10, "test_plots_pane": 9, "test_envelope_map": 9, "test_layout_screens": 9,
-    "test_snare": 9, "test_measured_gui": 8, "test_live_refresh": 8, "test_clip_export": 7, "test_viewer_panes": 7,
-    "test_friction_stick": 7, "test_peripheral_type": 7, "test_layout": 7, "test_clip_dialogs": 6,
-    "test_run_cli_and_state": 5, "test_events_gui": 4,
+    "test_calibrate_truths": 37, "test_final_stage": 27, "test_campaign_peripheral": 26, "test_measured_truth": 25,
+    "test_run_crash_safety": 24, "test_peripheral_physics": 23, "test_interrupts": 23, "test_export_interrupt": 21,
+    "test_contact_peripheral": 20, "test_campaign": 18, "test_disk_full": 18, "test_peripheral_gui": 17,
+    "test_runfile_bad_input": 15, "test_run_from_app": 15, "test_calibrate": 15, "test_figure": 14,
+    "test_layout_window": 13, "test_ancf_cable": 13, "test_runfile_consistency": 11, "test_plots_pane": 11,
+    "test_rods_appendage": 11, "test_clip_export": 10, "test_layout_screens": 10, "test_engine_core_arm": 10,
+    "test_solver_compile": 10, "test_measured_gui": 10, "test_viewer_diagram": 10, "test_envelope_map": 9,
+    "test_snare": 9, "test_live_refresh": 8, "test_peripheral_interface": 8, "test_viewer_panes": 8,
+    "test_friction_stick": 8, "test_contact_pairset": 7, "test_layout": 7, "test_solver_speed": 7, "test_hexapod": 6,
+    "test_run_cli_and_state": 5, "test_contact_statistics": 5, "test_clip_dialogs": 5, "test_contact_dichotomy": 5,
+    "test_peripheral_type": 5, "test_berthing_operator_gui": 4, "test_events_gui": 4,
 }
 
 
