@@ -225,7 +225,7 @@ def test_unexpected_error_in_a_slot_is_one_dialog_and_the_app_goes_on(window, qt
     assert window.isVisible() and window.run is not None
 
 
-def test_view_command_on_a_bad_file_opens_the_window_with_the_dialog(qtbot, tmp_path):
+def test_view_command_on_a_bad_file_opens_the_window_with_the_dialog(qtbot, tmp_path, artifacts):
     """`dockmnemo view BAD.h5` (cmd_view -> run_app -> start_app, then the event loop) does not exit: the window
     opens empty and the dialog names the file."""
     from app.main_window import start_app
@@ -236,6 +236,21 @@ def test_view_command_on_a_bad_file_opens_the_window_with_the_dialog(qtbot, tmp_
     assert w.isVisible() and w.windowTitle() == "dockmnemo" and w.run is None
     boxes = _boxes("Cannot open run file")
     assert len(boxes) == 1 and boxes[0].text().startswith(f"{bad}: ")
+    for b in boxes:
+        b.close()
+    w.resize(1280, 720)
+    qtbot.wait(100)
+    w.grab().save(str(artifacts / "no_run_open_1280x720.png"))
+    # the scene's views with no run: the pane's ground and a note, not a black box (before: a black rectangle
+    # across the views and camera buttons that aim at nothing)
+    scene = w.diagram.scene
+    img = scene.vtk_widget.grab().toImage()
+    black = sum(img.pixelColor(x, y).value() < 4 for x in range(0, img.width(), 8) for y in range(0, img.height(), 8))
+    assert black == 0
+    assert scene.vtk_widget.placeholder[0] == "scene: no run open"
+    assert not scene.camera_buttons.isVisible()
+    labels = [it.text for it in w.diagram.plots.glw.ci.items if hasattr(it, "text")]
+    assert labels == ["plots: no run open"]
 
 
 def test_a_recent_run_damaged_since_gives_dialog_from_the_menu(window, qtbot, tmp_path):

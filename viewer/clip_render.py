@@ -70,14 +70,14 @@ class DiagramRenderer:
         d.setAttribute(Qt.WA_DontShowOnScreen, True)
         if hasattr(d.scene, "render_async"):
             d.scene.render_async = False   # each seek renders at once: its pixels are read from VTK's buffer
-        for name in ("transport", "camera_buttons"):   # controls, not the diagram: never in a clip frame
-            control = d.findChild(QWidget, name)
-            if control is not None:
-                control.hide()
         d.plots.set_rows_scroll(False)   # a video cannot scroll: the plots share the pane's height
         self.read_errors: list[str] = []   # data a pane could not show (a corrupt chunk): the export fails
         d.readError.connect(self.read_errors.append)
         d.set_run(run, plotted)
+        for name in ("transport", "camera_buttons"):   # controls, not the diagram: never in a clip frame (after the
+            control = d.findChild(QWidget, name)       # run: the scene shows its camera buttons for a run)
+            if control is not None:
+                control.hide()
         d.ensure_analysed()   # lanes and verdict in every exported frame
         d.act_scrolling.setChecked(bool(scrolling))
         if graph_step:

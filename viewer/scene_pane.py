@@ -353,6 +353,7 @@ class ScenePane(QWidget):
         self._tint_full = math.nan        # |value| drawn in the full tint colour
         self.tint_caption = ""            # what the tint means, at the 3D view's foot
         self._layout()
+        self._show_placeholder()
         _style.observe(self.apply_theme)
 
     # ---- construction helpers ----------------------------------------------------------------
@@ -422,7 +423,16 @@ class ScenePane(QWidget):
     def apply_theme(self):
         """View → Theme: the ground, readouts and buttons again (style.observe calls it)."""
         self._style_ground()
+        self._show_placeholder()
         self.update()
+
+    def _show_placeholder(self):
+        """With no run open the views say so on the pane's ground, and the camera buttons (nothing to aim) hide."""
+        none = self.run is None
+        self.vtk_widget.placeholder = (("scene: no run open", QColor.fromRgbF(*BACKGROUND), QColor(_style.KEY_TEXT))
+                                       if none else None)
+        self.camera_buttons.setVisible(not none)
+        self.vtk_widget.update()
 
     def view_at(self, x: float, y: float) -> str | None:
         """The view under display point (x, y) (VTK pixels, origin bottom left), or None."""
@@ -644,8 +654,8 @@ class ScenePane(QWidget):
             self.preset_buttons["ride"].setToolTip(ride.title)
         if self.camera_preset == "ride" and not can_ride:
             self.camera_preset = "iso"
+        self._show_placeholder()
         if run is None:
-            self._render()
             return
         self._body_matrix = {b: vtkMatrix4x4() for b in run.bodies}
         for name, g in run.geometry.items():

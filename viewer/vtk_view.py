@@ -237,6 +237,7 @@ class OffscreenVTKWidget(QWidget):
         self._button = Qt.NoButton
         self.overlay = None    # callable(painter) drawing over the image (e.g. the scene's force labels)
         self.resized = None    # callable() after the render window took a new size (the scene re-lays its views out)
+        self.placeholder: tuple | None = None   # (text, ground QColor, text QColor) painted instead of the image
 
     # ---- QVTKRenderWindowInteractor's interface used by the panes --------------------------------
     def GetRenderWindow(self) -> vtkRenderWindow:
@@ -282,6 +283,14 @@ class OffscreenVTKWidget(QWidget):
         return self._frames.image
 
     def paintEvent(self, _ev):
+        if self.placeholder is not None:    # nothing to show (no run open): the pane's ground and a note, no black box
+            text, ground, ink = self.placeholder
+            p = QPainter(self)
+            p.fillRect(self.rect(), ground)
+            p.setPen(ink)
+            p.drawText(self.rect(), Qt.AlignCenter, text)
+            p.end()
+            return
         img = self.image()
         p = QPainter(self)
         s = self.devicePixelRatioF()

@@ -166,6 +166,7 @@ class PlotsPane(QWidget):
         self.split.setStretchFactor(0, 3)
         self.split.setStretchFactor(1, 1)
         lay.addWidget(self.split, 1)
+        self._no_run_note()
         self.act_measure = QAction("&Measuring cursors", self, checkable=True, shortcut="Shift+C",
                                    toggled=self.set_measuring)
         self.act_measure.setShortcutContext(Qt.WindowShortcut)
@@ -180,12 +181,19 @@ class PlotsPane(QWidget):
         self.split.setStyleSheet(f"QSplitter::handle {{ background: {style.SPLITTER}; }}")
         restyle_scroll_areas(self)
         self.facts.apply_theme()
-        if self.run is not None:
+        if self.run is None:
+            self.glw.ci.clear()
+            self._no_run_note()
+        else:
             weights = list(self.weights)
             self.set_groups([list(g) for g in self.groups])
             if weights and len(weights) == len(self.weights):
                 self.set_strip_weights(weights)
             self.show_frame(self.frame)
+
+    def _no_run_note(self):
+        """With no run open the plot area says so (as the scene and the devices do)."""
+        self.glw.ci.addLabel("plots: no run open", color=style.KEY_TEXT)
 
     # ---- rows -----------------------------------------------------------------------------
     def _size_rows(self):
@@ -371,6 +379,7 @@ class PlotsPane(QWidget):
         self.glw.release()
         self._span = None
         if run is None:
+            self._no_run_note()
             self._build_xy()
             self._update_readout()
             self.plotsChanged.emit(list(self.names))
