@@ -38,8 +38,7 @@ S_FT = 13 * NB + 2
 S_LEGZ = S_FT + 3 * N_SLOT                     # leg brake stretches (6)
 S_LEGV = S_LEGZ + 6                            # leg rates as the servos measure them (filtered, 6)
 S_ADM = S_LEGV + 6                             # the soft-capture admittance's commanded ring offset (6, base frame)
-S_LOAD = S_ADM + 6                             # the ring's measured load as the controller reads it (filtered, 6)
-NS = S_LOAD + 6
+NS = S_ADM + 6
 
 # parameters P
 (P_FIXED, P_RIN, P_ROUT, P_BORE_DEPTH, P_K_LEG, P_C_LEG, P_BRAKE, P_KB, P_K_STOP, P_RETRACT, P_EXTEND,
@@ -48,8 +47,8 @@ NS = S_LOAD + 6
  P_GEN_R, P_BRAKE_FREE, P_CB, P_CT_RR, P_CT_PR, P_CT_PP, P_K_IF, P_C_IF, P_MU_IF, P_KT_IF, P_CT_IF, P_IF_RIN,
  P_IF_ROUT, P_PRELOAD, P_CLOSE_TIME, P_SEAL, P_K_SEAL, P_KD, P_CD, P_FD, P_SETTLE_RATE, P_SETTLE_TIME,
  P_SETTLE_MAX, P_ALIGN_ACC, P_TAU_D, P_SC_ON, P_SC_KA, P_SC_CA, P_SC_KL, P_SC_CL, P_SC_KT, P_SC_CT, P_SC_KP,
- P_SC_CP, P_SC_KPR, P_SC_CPR, P_SC_FMAX, P_H0, P_SC_TH, P_SC_TF) = range(72)
-NP = 72
+ P_SC_CP, P_SC_KPR, P_SC_CPR, P_SC_FMAX, P_H0, P_SC_TH) = range(71)
+NP = 71
 
 # discrete state Z (Z_LATCHED + i: latch i has caught its striker; soft capture when all three have)
 Z_CAPT, Z_TCAPT, Z_RETRACT, Z_TRETRACT, Z_HOOKS, Z_THOOKS, Z_ANCHOR, Z_FIRST, Z_LATCHED = 0, 1, 2, 3, 4, 5, 6, 15, 16
@@ -695,9 +694,6 @@ def _soft_capture(s, Z, R, COM, P, BASE, RINGP, F, T, F2, T2, ds, ch, out, fbase
         else:
             k, c = P[P_SC_KT], P[P_SC_CT]
         w = wf[q] if q < 3 else wm[q - 3]
-        if P[P_SC_TF] > 0.0:          # the load cells' signal low-passed (soft_capture.load_filter_time)
-            ds[S_LOAD + q] = rate_filter(s[S_LOAD + q], w, P[P_SC_TF])
-            w = s[S_LOAD + q]
         xc = s[S_ADM + q]
         if uh >= 0.0:                 # handover: from its value at capture to neutral, smooth (3u^2 - 2u^3)
             rate = -Z[Z_XC0 + q] * 6.0 * uh * (1.0 - uh) / P[P_SC_TH]

@@ -144,9 +144,6 @@ MECHANISM = (
         ("handover_time", "s", "[0, 60]", "handover time", "after capture the actuators bring the ring back to "
          "neutral along a smooth path of this duration, then the braked legs take over (0: at capture)",
          {"default": 0.0}),
-        ("load_filter_time", "s", "[0, 1]", "load filter time", "the ring's measured load reaches the admittance "
-         "through a first-order filter of this time constant (the load cells' bandwidth; 0: unfiltered)",
-         {"default": 0.0}),
     ]),
     *_t("mechanism", "latches", "Latches", [
         ("count", "", "[3, 3]", "latches", "soft-capture latches, one per petal", INT),
