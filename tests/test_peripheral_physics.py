@@ -236,10 +236,14 @@ def test_active_soft_capture_captures_a_slow_end_run_the_passive_legs_leave_lean
     from solver import campaign as C
     c = C.load_campaign(PERIPHERAL / "campaigns" / "idss_envelope_200.toml")
     mech = (PERIPHERAL / "peripheral_idss.toml").read_text()
-    active = tmp_path / "peripheral_active.toml"
-    active.write_text(mech.replace("\nactive = false", "\nactive = true", 1))
+    files = {}
+    for name, flag in (("passive", "false"), ("active", "true")):    # the bundled file with the flag either way
+        files[name] = tmp_path / f"peripheral_{name}.toml"
+        text, n = re.subn(r"(?m)^active = (true|false)", f"active = {flag}", mech, count=1)
+        assert n == 1
+        files[name].write_text(text)
     caps = {}
-    for name, m in (("passive", PERIPHERAL / "peripheral_idss.toml"), ("active", active)):
+    for name, m in files.items():
         sc = c.scenario(189)
         sc["mechanism"] = str(m)
         sc["solver"]["output_step"] = 0.05
