@@ -68,7 +68,8 @@ def test_soft_capture_books_close_with_the_servo_no_longer_amplifying_the_contac
     """Campaign run 17, soft capture on, the first 3 s (petal contacts, the ring's tilt): with periph7's gains (tilt
     admittance 100 N*m*s/rad under the servo's 1,510, so the servo fed the contact moment through 15-fold; tilt and
     axial returns 0 and 1e3) the ring reached its stops and the books lost 1.1e-4 of KE0 (step halving: 8x less, a
-    truncation error, not a booking one); with the bundled gains (tilt 1,000 N*m/rad, 300 N*m*s/rad; axial 1e4 N/m)
+    truncation error, not a booking one); with the bundled gains (tilt 1,000 N*m/rad, 300 N*m*s/rad; axial 1e4 N/m;
+    lateral 1e5 N/m)
     the legs stay within 25 mm and the books close to < 2e-5 (fails on old main: 1.1e-4)."""
     old = ["soft_capture.active=true", "soft_capture.tilt_stiffness=0.0", "soft_capture.tilt_damping=100.0",
            "soft_capture.axial_stiffness=1.0e3", "soft_capture.handover_time=0.0"]
