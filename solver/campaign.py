@@ -167,6 +167,7 @@ class Campaign:
     criteria_path: Path = DEFAULT_CRITERIA
     criteria_text: str = ""
     mechanism_type: str = DEFAULT_TYPE                          # the base scenario's mechanism type (solver.mechanisms)
+    end_uncaptured: bool = False     # a run not captured by the criteria's capture time ends there (verdict settled)
     _samples: np.ndarray | None = None
 
     @property
@@ -302,7 +303,7 @@ def load_campaign(path, base_path=None, check_scenarios: bool = True, criteria_p
     path = Path(path)
     text, cfg = _read_toml(path, CampaignError)
     known = {"name", "comment", "base_scenario", "mechanism", "t_end", "sampling", "count", "seed", "keep",
-             "extreme_fraction", "criteria", "fixed", "parameter"}
+             "extreme_fraction", "criteria", "fixed", "parameter", "end_uncaptured"}
     for k in cfg:
         if k not in known:
             raise CampaignError(path, k, unknown(k, known))
@@ -395,6 +396,11 @@ def load_campaign(path, base_path=None, check_scenarios: bool = True, criteria_p
     c = Campaign(path, text, name, comment, bpath, btext, base, mech, "", t_end, sampling, count, seed, keep, xf,
                  criteria, specs, dict(fixed))
     c.mechanism_type = mtype_name
+    c.end_uncaptured = cfg.get("end_uncaptured", False)
+    if not isinstance(c.end_uncaptured, bool):
+        raise CampaignError(path, "end_uncaptured", f"must be true or false (found {c.end_uncaptured!r})")
+    if c.end_uncaptured and not math.isfinite(criteria.by_time):
+        raise CampaignError(path, "end_uncaptured", "the criteria set no capture time ([capture] by_time)")
     c.criteria_path = cpath.resolve()
     c.criteria_text = cpath.read_text(encoding="utf-8")
     # the mechanism, its contact pairs, and the envelope's corners through the solver's own validation
@@ -757,7 +763,8 @@ def run_task(task: dict) -> dict:
         rp = Path(td) / f"run_{i:05d}.h5"
         try:
             sp.write_text(task["scenario_text"], encoding="utf-8")
-            run_scenario(sp, rp, t_end=task["t_end"])
+            end = task.get("end_uncaptured_at")     # a run not captured by the capture time ends there
+            run_scenario(sp, rp, t_end=task["t_end"], **({} if end is None else {"end_uncaptured_at": end}))
         except SolverDiverged as exc:
             row["status"], row["message"] = "diverged", str(exc)
         except ScenarioError as exc:
@@ -1008,7 +1015,8 @@ def make_task(c: Campaign, i: int, cache_dir=None) -> dict:
     """The picklable task of run i (`cache_dir`: the numba cache directory its worker should use)."""
     return {"index": i, "scenario_text": dump_toml(c.scenario(i)), "t_end": c.t_end, "criteria": c.criteria,
             "keep": c.keep, "extreme_fraction": c.extreme_fraction,
-            "cache_dir": str(cache_dir) if cache_dir else None}
+            "cache_dir": str(cache_dir) if cache_dir else None,
+            "end_uncaptured_at": c.criteria.by_time if c.end_uncaptured else None}
 
 
 def local_client(workers: int | None = None, cache_dir=None):

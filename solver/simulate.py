@@ -211,9 +211,11 @@ class Kernels(Protocol):
 
 
 def run_kernels(w: RunWriter, k: Kernels, pairs, output_step: float, scenario_path, T: float, t0: float,
-                n_total: int, start: StartState | None = None, progress=None, cancel=None, block: int = 1000) -> Path:
+                n_total: int, start: StartState | None = None, progress=None, cancel=None, block: int = 1000,
+                end_uncaptured_at: float = math.inf) -> Path:
     """The block loop of every type: a state snapshot per block (branching), frames and contact intervals to the
-    writer, capture, events, flush (live view), progress and cancel; the file closed by `end_run`."""
+    writer, capture, events, flush (live view), progress and cancel; the file closed by `end_run`. A run not captured
+    by `end_uncaptured_at` (s) ends complete at the first block end past it (its verdict is settled)."""
     try:
         contact_events = EventAccumulator(pairs)
         t = t0
@@ -255,6 +257,9 @@ def run_kernels(w: RunWriter, k: Kernels, pairs, output_step: float, scenario_pa
                 cancelled = True
                 break
             if status != k.ok:
+                break
+            if t >= end_uncaptured_at and math.isnan(t_capture) and done < n_total:
+                w.add_event(t, "phase", "", f"run ended: not captured by {end_uncaptured_at:g} s (the capture limit)")
                 break
         # contact begin/end rows and /contact_events, each interval's statistics at the output step, from one table
         contact_table = contact_events.table()
@@ -342,7 +347,7 @@ class BlockKernels:
 
 def run_model(m, scenario_path, out_path, kernels, meta_args: tuple, channels, bodies, pairs, parts,
               state_sizes: dict, progress=None, t_end=None, cancel=None, live: bool = False, start=None,
-              block: int = 500, flexible=None, extrema: bool = False) -> Path:
+              block: int = 500, flexible=None, extrema: bool = False, end_uncaptured_at: float = math.inf) -> Path:
     """Plan, compile the type's kernel units (solver.warmup: before any wall clock or live view starts; nothing for a
     type that lists none), open the writer and drive `kernels(spo, block)` (a Kernels) with `run_kernels`: a type's
     runner in one call. meta_args: (mechanism type, solver version); flexible: the run's FlexiblePart list; extrema:
@@ -356,11 +361,12 @@ def run_model(m, scenario_path, out_path, kernels, meta_args: tuple, channels, b
                   state_sizes={**state_sizes, "contact_prev": len(pairs)}, live=live, contact_statistics=True,
                   flexible=flexible, extrema=extrema)
     return run_kernels(w, kernels(spo, block), pairs, m.output_step, scenario_path, T, t0, n_total, start=start,
-                       progress=progress, cancel=cancel, block=block)
+                       progress=progress, cancel=cancel, block=block, end_uncaptured_at=end_uncaptured_at)
 
 
 def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: StartState | None = None,
-                 cancel=None, block: int | None = None, live: bool = False, output_step: float | None = None) -> Path:
+                 cancel=None, block: int | None = None, live: bool = False, output_step: float | None = None,
+                 end_uncaptured_at: float | None = None) -> Path:
     """Simulate a scenario into a run file; raises ScenarioError on bad input, SolverDiverged on divergence.
 
     `start`: begin at another run's stored state (a branch); `cancel()` -> True stops after the current block
@@ -368,7 +374,8 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
     frames up to about two seconds before); with `live`, after every `block` frames, so the app can follow it. `output_step`
     (s, a multiple of the solver step) replaces the scenario's frame step: the integration is the same, only fewer
     frames are recorded (long runs: 0.01 s writes a tenth of the 1 ms file in a fraction of the time); it must not
-    exceed the run's length. The last frame is the last output step at or before t_end: nothing is simulated past it."""
+    exceed the run's length. The last frame is the last output step at or before t_end: nothing is simulated past it.
+    `end_uncaptured_at` (s; types whose runner takes it): a run not captured by then ends there, complete."""
     from solver import mechanisms
     m = with_output_step(load_model(scenario_path), output_step, scenario_path)
     mtype = getattr(m, "mechanism_type", mechanisms.DEFAULT_TYPE)
@@ -393,5 +400,7 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
     except KeyError as exc:
         raise ScenarioError(scenario_path, "mechanism", f"its mechanism_type: {exc.args[0]}") from None
     more = {} if block is None else {"block": block}       # frames per block (and snapshot); else the type's own
+    if end_uncaptured_at is not None:                      # (the types whose runner takes it: a campaign's option)
+        more["end_uncaptured_at"] = float(end_uncaptured_at)
     return runner(m, scenario_path, out_path, progress=progress, t_end=T, cancel=cancel, live=live, start=start, **more)
 

@@ -47,15 +47,17 @@ NS = S_ADM + 6
  P_GEN_R, P_BRAKE_FREE, P_CB, P_CT_RR, P_CT_PR, P_CT_PP, P_K_IF, P_C_IF, P_MU_IF, P_KT_IF, P_CT_IF, P_IF_RIN,
  P_IF_ROUT, P_PRELOAD, P_CLOSE_TIME, P_SEAL, P_K_SEAL, P_KD, P_CD, P_FD, P_SETTLE_RATE, P_SETTLE_TIME,
  P_SETTLE_MAX, P_ALIGN_ACC, P_TAU_D, P_SC_ON, P_SC_KA, P_SC_CA, P_SC_KL, P_SC_CL, P_SC_KT, P_SC_CT, P_SC_KP,
- P_SC_CP, P_SC_KPR, P_SC_CPR, P_SC_FMAX, P_H0) = range(70)
-NP = 70
+ P_SC_CP, P_SC_KPR, P_SC_CPR, P_SC_FMAX, P_H0, P_SC_TH) = range(71)
+NP = 71
 
 # discrete state Z (Z_LATCHED + i: latch i has caught its striker; soft capture when all three have)
 Z_CAPT, Z_TCAPT, Z_RETRACT, Z_TRETRACT, Z_HOOKS, Z_THOOKS, Z_ANCHOR, Z_FIRST, Z_LATCHED = 0, 1, 2, 3, 4, 5, 6, 15, 16
 Z_L0, Z_TRDUR = 19, 25   # legs' lengths when the retraction starts (6), the time their brakes' path takes
 Z_TMOVE = 26             # the last time a leg's rate exceeded legs.settle_rate (after capture)
-Z_LOFF = 27              # each leg's stroke at capture under active soft capture (its spring's rest from then, 6)
-NZ = 33
+Z_LOFF = 27              # each leg's stroke at the handover under active soft capture (its spring's rest from then, 6)
+Z_HAND, Z_THAND = 33, 34   # the legs handed over to their springs and brakes (at capture, or under active soft
+Z_XC0 = 35                 # capture at the end of the handover path), and when; the admittance's offset at capture (6)
+NZ = 41
 
 # contact pairs: ring/ring, active petal k on the passive ring, passive petal k on the active ring, latch k,
 # active petal k on passive petal j (at PAIR_PET + 3 k + j), the interface faces (hard-capture faces and seal)
@@ -405,7 +407,7 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
     # force-limited servo (legs.drive_stiffness, drive_damping, drive_force), the springs' rest length shortened along
     # the same smooth path: the legs follow it, aligning the craft, unless a load above the brake level holds them back
     # (the servo's and the rest length's work are the drive's)
-    brake = P[P_BRAKE] if Z[Z_CAPT] > 0.5 else P[P_BRAKE_FREE]
+    brake = P[P_BRAKE] if Z[Z_HAND] > 0.5 else P[P_BRAKE_FREE]
     driven = Z[Z_RETRACT] > 0.5
     tr = min(t - Z[Z_TRETRACT], Z[Z_TRDUR])
     on_path = driven and t - Z[Z_TRETRACT] < Z[Z_TRDUR]
@@ -413,14 +415,14 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
     u = (tr / Z[Z_TRDUR] if Z[Z_TRDUR] > 0.0 else 1.0) if driven else 0.0
     retract = P[P_DL_RETRACT] * u * u * (3.0 - 2.0 * u)
     dL0 = P[P_DL_RETRACT] * 6.0 * u * (1.0 - u) / Z[Z_TRDUR] if on_path else 0.0
-    active_sc = P[P_SC_ON] > 0.5 and Z[Z_CAPT] < 0.5   # until soft capture the legs' actuators are the controller's
+    active_sc = P[P_SC_ON] > 0.5 and Z[Z_HAND] < 0.5   # until the handover the legs' actuators are the controller's
     for i in range(6):
         xb, xp, d0, d1, d2, L, w0, w1, w2 = _leg(s, R, COM, BASE, RINGP, i)
         u0, u1, u2 = d0 / L, d1 / L, d2 / L
         Ld = w0 * u0 + w1 * u1 + w2 * u2
         stroke = L - LN[i]
         ext = stroke + retract          # spring extension about the commanded length LN - retract
-        if P[P_SC_ON] > 0.5 and Z[Z_CAPT] > 0.5:     # the springs take over at the strokes the actuators left them at,
+        if P[P_SC_ON] > 0.5 and Z[Z_HAND] > 0.5:     # the springs take over at the strokes the actuators left them at,
             ext -= Z[Z_LOFF + i] * (1.0 - u * u * (3.0 - 2.0 * u))   # their rest moved back along the retraction path
             if on_path:
                 ds[S_WORK] = ds[S_WORK] + P[P_K_LEG] * ext * Z[Z_LOFF + i] * 6.0 * u * (1.0 - u) / Z[Z_TRDUR]
@@ -560,8 +562,9 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
             rec[j, 13] = 1.0
             rec[j, 7:10] = fw / (fm + 1e-300)
             rec[j, 14:17] = _cross(xl, fw)
-    if active_sc:
-        _soft_capture(s, R, COM, P, BASE, RINGP, F, T, F2, T2, ds, ch, out, fbase, mbase, obase)
+    if active_sc:   # after capture the offset goes back to neutral along a smooth path (soft_capture.handover_time)
+        uh = min(1.0, (t - Z[Z_TCAPT]) / P[P_SC_TH]) if Z[Z_CAPT] > 0.5 and P[P_SC_TH] > 0.0 else -1.0
+        _soft_capture(s, Z, R, COM, P, BASE, RINGP, F, T, F2, T2, ds, ch, out, fbase, mbase, obase, uh)
     # hooks: closed, each pulls the active interface face onto the passive one at its point: a stiff hook spring
     # (preload / HOOK_STRETCH) whose seat the hook drive moves from the closing gap to HOOK_STRETCH past contact over
     # the closing time, its force capped at the preload (the interface contact takes it: an internal load)
@@ -666,9 +669,9 @@ def evaluate(s, Z, t, P, COM, MASS, INERT, INVI, BASE, RINGP, LN, RIM, APET, API
 
 
 @njit(cache=True)
-def _soft_capture(s, R, COM, P, BASE, RINGP, F, T, F2, T2, ds, ch, out, fbase, mbase, obase):
-    """Active soft capture (NDS-class) until all latches have caught: the ring's measured load (all but the legs')
-    drives an admittance per axis (c x' + k x = load) whose pose offset the legs' actuators follow (capped servo)."""
+def _soft_capture(s, Z, R, COM, P, BASE, RINGP, F, T, F2, T2, ds, ch, out, fbase, mbase, obase, uh):
+    """Active soft capture (NDS-class): the ring's measured load (all but the legs') drives an admittance per axis
+    (c x' + k x = load) whose offset the actuators follow (capped); after capture (uh in [0, 1]) the offset's path."""
     R1 = R[1]
     Rt = R1.T
     wf = Rt @ (F[2] - F2)                                   # measured load on the ring (base frame)
@@ -692,7 +695,10 @@ def _soft_capture(s, R, COM, P, BASE, RINGP, F, T, F2, T2, ds, ch, out, fbase, m
             k, c = P[P_SC_KT], P[P_SC_CT]
         w = wf[q] if q < 3 else wm[q - 3]
         xc = s[S_ADM + q]
-        rate = admittance_rate(w, k, c, xc)
+        if uh >= 0.0:                 # handover: from its value at capture to neutral, smooth (3u^2 - 2u^3)
+            rate = -Z[Z_XC0 + q] * 6.0 * uh * (1.0 - uh) / P[P_SC_TH]
+        else:
+            rate = admittance_rate(w, k, c, xc)
         ds[S_ADM + q] = rate
         if q < 3:
             wa[q] = P[P_SC_KP] * (xc - p[q]) + P[P_SC_CP] * (rate - v[q])
@@ -785,9 +791,9 @@ def _settled(s, Z, t, P, R, COM, BASE, RINGP):
         d0, d1, d2, L, w0, w1, w2 = _leg(s, R, COM, BASE, RINGP, i)[2:]
         if abs(w0 * d0 + w1 * d1 + w2 * d2) > P[P_SETTLE_RATE] * L:
             Z[Z_TMOVE] = t
-    if t < Z[Z_TCAPT] + P[P_DELAY]:
+    if Z[Z_HAND] < 0.5 or t < Z[Z_THAND] + P[P_DELAY]:
         return False
-    return t - max(Z[Z_TMOVE], Z[Z_TCAPT]) >= P[P_SETTLE_TIME] or t >= Z[Z_TCAPT] + P[P_SETTLE_MAX]
+    return t - max(Z[Z_TMOVE], Z[Z_THAND]) >= P[P_SETTLE_TIME] or t >= Z[Z_THAND] + P[P_SETTLE_MAX]
 
 
 @njit(cache=True)
@@ -828,16 +834,23 @@ def _discrete(s, Z, t, P, COM, RIM, LATCH, STRIKER, HOOK, BASE, RINGP, LN, ev, n
         if n == 3:
             Z[Z_CAPT] = 1.0
             Z[Z_TCAPT] = t
-            if P[P_SC_ON] > 0.5:                                    # the legs' strokes the actuators leave
-                for i in range(6):
-                    xb = _to_world(s, R, COM, 1, BASE[i, 0], BASE[i, 1], BASE[i, 2])
-                    xp = _to_world(s, R, COM, 2, RINGP[i, 0], RINGP[i, 1], RINGP[i, 2])
-                    d0, d1, d2 = xp[0] - xb[0], xp[1] - xb[1], xp[2] - xb[2]
-                    Z[Z_LOFF + i] = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2) - LN[i]
+            if P[P_SC_ON] < 0.5:                                    # passive legs: braked from capture
+                Z[Z_HAND] = 1.0
+                Z[Z_THAND] = t
+            Z[Z_XC0:Z_XC0 + 6] = s[S_ADM:S_ADM + 6]                 # the handover path's start
             for i in range(3):                                       # held across the axis from here
                 xl = _point(s, R, COM, 2, LATCH[i])[0]
                 Z[Z_ANCHOR + 3 * i + 1:Z_ANCHOR + 3 * i + 3] = (R[0].T @ (xl - s[0:3]) + COM[0])[1:3]
             _event(ev, n_ev, t, EV_CAPTURE, 0)
+    elif Z[Z_HAND] < 0.5:      # active soft capture hands the legs over to their springs and brakes at the end of
+        if t >= Z[Z_TCAPT] + P[P_SC_TH]:      # the handover path (the ring back near neutral)
+            for i in range(6):
+                xb = _to_world(s, R, COM, 1, BASE[i, 0], BASE[i, 1], BASE[i, 2])
+                xp = _to_world(s, R, COM, 2, RINGP[i, 0], RINGP[i, 1], RINGP[i, 2])
+                d0, d1, d2 = xp[0] - xb[0], xp[1] - xb[1], xp[2] - xb[2]
+                Z[Z_LOFF + i] = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2) - LN[i]   # the springs' rest from here
+            Z[Z_HAND] = 1.0
+            Z[Z_THAND] = t
     elif Z[Z_RETRACT] < 0.5 and _settled(s, Z, t, P, R, COM, BASE, RINGP):
         Z[Z_RETRACT] = 1.0
         Z[Z_TRETRACT] = t

@@ -281,6 +281,7 @@ def load_peripheral(scenario_path) -> PeripheralModel:
             SC.get("lateral_damping"), SC.get("tilt_stiffness"), SC.get("tilt_damping"))
         P[[D.P_SC_KP, D.P_SC_CP, D.P_SC_KPR, D.P_SC_CPR]] = kp, cp_, kp * rr * rr, cp_ * rr * rr
         P[[D.P_SC_ON, D.P_SC_FMAX]] = float(SC.get("active")), SC.get("force_limit")
+        P[D.P_SC_TH] = SC.get("handover_time")
     P[D.P_H0] = h0
     free = M.sub("legs").get("brake_before_capture")           # -1 (absent): brake_force throughout
     P[D.P_BRAKE_FREE] = free if free >= 0.0 else LG["brake_force"]

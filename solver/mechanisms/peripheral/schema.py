@@ -141,6 +141,9 @@ MECHANISM = (
          {"default": 5.0e3}),
         ("force_limit", "N", "(0, 1e5]", "actuator force limit", "each leg's actuator force limit in soft capture",
          {"default": 500.0}),
+        ("handover_time", "s", "[0, 60]", "handover time", "after capture the actuators bring the ring back to "
+         "neutral along a smooth path of this duration, then the braked legs take over (0: at capture)",
+         {"default": 0.0}),
     ]),
     *_t("mechanism", "latches", "Latches", [
         ("count", "", "[3, 3]", "latches", "soft-capture latches, one per petal", INT),

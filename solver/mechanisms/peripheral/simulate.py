@@ -253,7 +253,7 @@ class PeripheralKernels(BlockKernels):
 
 
 def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t_end=None, cancel=None,
-                   block: int = 500, live: bool = False, start=None) -> Path:
+                   block: int = 500, live: bool = False, start=None, end_uncaptured_at: float = math.inf) -> Path:
     """Simulate to t_end (or hard dock) into a run file through the one runner (solver.simulate.run_model);
     SolverDiverged on a NaN state, RunCancelled on cancel; `start`: a branch from another run's stored state."""
     if start is None:
@@ -261,7 +261,7 @@ def run_peripheral(m: PeripheralModel, scenario_path, out_path, progress=None, t
     return run_model(m, scenario_path, out_path, lambda spo, blk: PeripheralKernels(m, spo, blk),
                      ("peripheral", SOLVER_VERSION), channel_infos(m), BODIES, PAIRS, geometry(m),
                      {"s": D.NS, "Z": D.NZ}, progress=progress, t_end=t_end, cancel=cancel, live=live, start=start,
-                     block=block, extrema=True)
+                     block=block, extrema=True, end_uncaptured_at=end_uncaptured_at)
 
 
 def new_extrema() -> np.ndarray:

@@ -289,7 +289,7 @@ class ProbeConeKernels(BlockKernels):
 
 
 def run_probe_cone(m: Model, scenario_path, out_path, progress=None, t_end=None, cancel=None, live: bool = False,
-                   start=None, block: int = 1000) -> Path:
+                   start=None, block: int = 1000, end_uncaptured_at: float = math.inf) -> Path:
     """Simulate a probe-cone scenario into a run file (solver.simulate.run_scenario checked the times)."""
     from solver.warmup import compile_kernels
     compile_kernels(m)        # load the kernels, or compile them with a lock on the cache (once per cache directory)
@@ -301,7 +301,8 @@ def run_probe_cone(m: Model, scenario_path, out_path, progress=None, t_end=None,
                   contact_detail=True, state_sizes={"s": len(m.s0), "Z": D.NZ, "contact_prev": len(pairs)}, live=live,
                   contact_statistics=True, **({"flexible": appendage_parts(m)} if m.appendage is not None else {}))
     return run_kernels(w, ProbeConeKernels(m, pairs, spo, block), pairs, m.output_step, scenario_path, T, t0,
-                       n_total, start=start, progress=progress, cancel=cancel, block=block)
+                       n_total, start=start, progress=progress, cancel=cancel, block=block,
+                       end_uncaptured_at=end_uncaptured_at)
 
 
 def _appendage_args(m: Model):

@@ -114,7 +114,7 @@ def kernel_units(m) -> list:
 
 
 def run_rods(m, scenario_path, out_path, progress=None, t_end=None, cancel=None, live=False, start=None,
-             block: int = 500) -> Path:
+             block: int = 500, end_uncaptured_at: float = math.inf) -> Path:
     """Plan, writer (channels, the craft body, parts, flexible parts), kernels through run_kernels."""
     n = m.RODS.shape[0]
     T = float(t_end) if t_end is not None else m.duration
@@ -130,7 +130,7 @@ def run_rods(m, scenario_path, out_path, progress=None, t_end=None, cancel=None,
     k = RodsKernels(D.run_block, m, (m.P, m.RODS, m.TAB), spo, block, (len(chans), 1, 0), events, [],
                     (3 * n, 3 * n + 1))
     return run_kernels(w, k, [], m.output_step, scenario_path, T, t0, n_total, start=start, progress=progress,
-                       cancel=cancel, block=block)
+                       cancel=cancel, block=block, end_uncaptured_at=end_uncaptured_at)
 
 
 TABLE_STATE = ("u_Cx_per_component", "u_Cy_per_component", "theta_C", "v_Cx", "v_Cy", "Omega", "phi1", "phi2",
