@@ -17,6 +17,7 @@ import pytest
 from solver import campaign as C
 from solver.runfile import RunFile
 from solver.simulate import SolverDiverged, run_scenario
+from tests.cli_here import cli_here
 
 pytestmark = pytest.mark.slow   # Dask campaigns of real solver runs
 
@@ -159,27 +160,10 @@ def test_summary_h5_is_a_plain_table(t20):
         assert "peak_head_cone" in f["outputs"] and len(f["status"]) == N
 
 
-def _cli(capsys, *args):
-    """`dockmnemo ARGS` in this process (app.cli.main, as the command calls it): exit status, stdout and stderr; the
-    signal handlers put back after it whatever the command did (the last test checks the campaign's own restore)."""
-    from types import SimpleNamespace
-
-    from app.cli import main
-    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-    capsys.readouterr()
-    try:
-        status = main([*map(str, args)])
-    finally:
-        for sig, handler in handlers.items():
-            signal.signal(sig, handler)
-    out = capsys.readouterr()
-    return SimpleNamespace(returncode=status, stdout=out.out, stderr=out.err)
-
-
-def test_table_cli(t20, capsys):
+def test_table_cli(t20):
     _, d, _ = t20
     for cmd in (["campaign", "--table", str(d)], ["info", str(d)]):
-        p = _cli(capsys, *cmd)
+        p = cli_here(*cmd)
         assert p.returncode == 0, p.stderr
         assert f"finished {N} of {N}" in p.stdout and "diverged" in p.stdout
         assert "contact penetration exceeded" in p.stdout and "captured at" in p.stdout
@@ -194,11 +178,11 @@ def test_table_cli(t20, capsys):
         assert all(known.match(w) for w in why), (i, s.verdict[k], s.message[k], why)
     counts = s.failure_counts()
     assert sum(len(v) for k, v in counts.items() if k.startswith("diverged")) == s.status.count("diverged")
-    p = _cli(capsys, "campaign", "--table", d / "runs")
+    p = cli_here("campaign", "--table", d / "runs")
     assert p.returncode == 2 and "not a campaign directory (no campaign.toml)" in p.stderr
 
 
-def test_a_directory_of_an_older_version_still_gives_its_table(t20, tmp_path, capsys):
+def test_a_directory_of_an_older_version_still_gives_its_table(t20, tmp_path):
     """A key this version no longer knows, in the directory's stored base scenario: the table is printed as that
     version ran it; a re-run of one of its runs is refused naming the file and the key (exit 2)."""
     import shutil
@@ -209,15 +193,15 @@ def test_a_directory_of_an_older_version_still_gives_its_table(t20, tmp_path, ca
     base.write_text(base.read_text() + "\n[overrides]\nremoved_in_a_later_version = 1.0\n"
                     if "[overrides]" not in base.read_text() else
                     base.read_text().replace("[overrides]", "[overrides]\nremoved_in_a_later_version = 1.0", 1))
-    p = _cli(capsys, "campaign", "--table", old)
+    p = cli_here("campaign", "--table", old)
     assert p.returncode == 0, p.stderr
     assert f"finished {N} of {N}" in p.stdout and "failure reasons" in p.stdout
-    p = _cli(capsys, "campaign-rerun", old, "0", "-o", tmp_path / "r0.h5")
+    p = cli_here("campaign-rerun", old, "0", "-o", tmp_path / "r0.h5")
     assert p.returncode == 2 and "removed_in_a_later_version" in p.stderr and base.name in p.stderr, p.stderr
     assert not (tmp_path / "r0.h5").exists()
 
 
-def test_resume_after_kill_runs_exactly_the_missing(tmp_path, client, capsys):
+def test_resume_after_kill_runs_exactly_the_missing(tmp_path, client):
     """A campaign process killed mid-run (the client and its workers); the same command again (in this process, on
     the module's cluster by --scheduler: its start is not what is checked) runs exactly the missing rows."""
     f = campaign_file(tmp_path, **{"count = 20": "count = 10", "t_end = 1.0": "t_end = 1.5"})
@@ -236,7 +220,7 @@ def test_resume_after_kill_runs_exactly_the_missing(tmp_path, client, capsys):
     assert 3 <= n_first < 10
     (d / "rows" / ".run_00009.json.123.tmp").write_text('{"index": 9, "stat')   # a half-written row
     (d / "summary.h5").write_bytes(b"\x89HDF\r\n\x1a\n" + b"\0" * 100)           # a table cut short
-    p = _cli(capsys, *cmd[3:-2], "--scheduler", client.scheduler.address)
+    p = cli_here(*cmd[3:-2], "--scheduler", client.scheduler.address)
     assert p.returncode == 0, p.stderr
     assert f"{n_first} of 10 runs done, running the {10 - n_first} missing" in p.stderr
     s = C.read_summary(d)
@@ -288,9 +272,9 @@ def test_bad_campaign_files_say_file_key_problem(tmp_path, subs, key, problem):
     assert str(e).startswith(f"{f}: {key}: ")
 
 
-def test_cli_bad_campaign_exit_2(tmp_path, capsys):
+def test_cli_bad_campaign_exit_2(tmp_path):
     f = campaign_file(tmp_path, **{"t_end = 1.0\n": ""})
-    p = _cli(capsys, "campaign", f, "--out", tmp_path / "d")
+    p = cli_here("campaign", f, "--out", tmp_path / "d")
     assert p.returncode == 2 and f"{f}: t_end: missing" in p.stderr and not (tmp_path / "d").exists()
     # the refusal leaves Python's own handlers: Ctrl+C in an in-process caller is a KeyboardInterrupt again
     from app.cli import main

@@ -15,6 +15,7 @@ import pytest
 from solver.campaign import (CampaignError, failure_reasons, load_campaign, read_summary, run_campaign,
                              summarise_run)
 from solver.runfile import RunFile
+from tests.cli_here import cli_here
 
 ROOT = Path(__file__).resolve().parent.parent
 CAMPAIGNS = ROOT / "resources" / "peripheral" / "campaigns"
@@ -28,24 +29,6 @@ PROBE_OUTPUTS = ("max_axial_stroke", "max_crank_angle", "max_XLimD")
 def dockmnemo(*args, timeout=600):
     return subprocess.run([sys.executable, "-m", "app.cli", *map(str, args)], capture_output=True, text=True,
                           timeout=timeout, cwd=ROOT)
-
-
-def dockmnemo_here(capsys, *args):
-    """`dockmnemo ARGS` in this process (app.cli.main, as the command calls it; the campaign fixture runs the real
-    process): exit status, stdout, stderr; the signal handlers the command set put back."""
-    import signal
-    from types import SimpleNamespace
-
-    from app.cli import main
-    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-    capsys.readouterr()
-    try:
-        status = main([*map(str, args)])
-    finally:
-        for sig, handler in handlers.items():
-            signal.signal(sig, handler)
-    out = capsys.readouterr()
-    return SimpleNamespace(returncode=status, stdout=out.out, stderr=out.err)
 
 
 def test_idss_envelope_campaigns_load_as_peripheral():
@@ -173,7 +156,7 @@ def campaign(tmp_path_factory) -> Path:
 
 
 @pytest.mark.slow
-def test_peripheral_campaign_rows_hold_the_peripheral_verdict(campaign, capsys):
+def test_peripheral_campaign_rows_hold_the_peripheral_verdict(campaign):
     s = read_summary(campaign)
     assert s.campaign.mechanism_type == "peripheral" and len(s) == 8 and not s.missing()
     assert s.status == ["ok"] * 8, s.table()
@@ -203,14 +186,14 @@ def test_peripheral_campaign_rows_hold_the_peripheral_verdict(campaign, capsys):
                 if name != "wall_time":
                     assert v == pytest.approx(row["outputs"][name], nan_ok=True), name
         assert s.column("max_leg_stroke")[k] > 0 and math.isfinite(s.column("peak_base_force")[k])
-    table = dockmnemo_here(capsys, "campaign", "--table", campaign)
+    table = cli_here("campaign", "--table", campaign)
     # the type's own key column first: the interface load its verdict reads (issue 33), no probe-cone stroke
     assert table.returncode == 0 and "iface N" in table.stdout and "stroke m" not in table.stdout
     reasons = s.failure_counts()
     if reasons:
         assert "failure reasons" in table.stdout and next(iter(reasons)) in table.stdout
     # the same command again resumes: nothing is missing, nothing runs
-    again = dockmnemo_here(capsys, "campaign", SMALL, "--out", campaign, "--workers", 1)
+    again = cli_here("campaign", SMALL, "--out", campaign, "--workers", 1)
     assert again.returncode == 0 and "8 of 8 runs finished (0 now" in again.stdout, again.stdout + again.stderr
 
 
@@ -233,11 +216,11 @@ def test_peripheral_resume_runs_the_missing(campaign, tmp_path):
 
 
 @pytest.mark.slow
-def test_campaign_rerun_reproduces_a_peripheral_row(campaign, tmp_path, capsys):
+def test_campaign_rerun_reproduces_a_peripheral_row(campaign, tmp_path):
     s = read_summary(campaign)
     i = 3
     out = tmp_path / "rerun_3.h5"
-    r = dockmnemo_here(capsys, "campaign-rerun", campaign, i, "-o", out)
+    r = cli_here("campaign-rerun", campaign, i, "-o", out)
     assert r.returncode == 0, r.stderr
     row = s.row(i)
     with RunFile(out) as run:
