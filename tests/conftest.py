@@ -94,7 +94,7 @@ MODULE_CPU_S = {
     "test_contact_peripheral": 20, "test_campaign": 18, "test_disk_full": 18, "test_peripheral_gui": 17,
     "test_runfile_bad_input": 15, "test_run_from_app": 15, "test_calibrate": 15, "test_figure": 14,
     "test_layout_window": 13, "test_ancf_cable": 13, "test_runfile_consistency": 11, "test_plots_pane": 11,
-    "test_rods_appendage": 11, "test_clip_export": 10, "test_layout_screens": 10, "test_engine_core_arm": 10,
+    "test_rods_appendage": 11, "test_clip_export": 10, "test_layout_screens": 16, "test_engine_core_arm": 10,
     "test_solver_compile": 10, "test_measured_gui": 10, "test_viewer_diagram": 10, "test_envelope_map": 9,
     "test_snare": 9, "test_live_refresh": 8, "test_peripheral_interface": 8, "test_viewer_panes": 8,
     "test_friction_stick": 8, "test_contact_pairset": 7, "test_layout": 7, "test_solver_speed": 7, "test_hexapod": 6,

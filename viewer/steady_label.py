@@ -10,7 +10,7 @@ rest of a row: shorter text needs no new layout).
 from __future__ import annotations
 
 import viewer.qt_compat  # noqa: F401  (before any PySide6 call; see the module)
-from PySide6.QtCore import QSize
+from PySide6.QtCore import QCoreApplication, QEvent, QSize
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 _MAX = 16777215   # QWIDGETSIZE_MAX
@@ -57,7 +57,9 @@ class SteadyLabel(QWidget):
         self.label.setFixedSize(self.size())
         if (hint, low) != (self._hint, self._min):
             self._hint, self._min = hint, low
-            self.updateGeometry()                    # the layout gives the holder its new size (resizeEvent)
+            self.updateGeometry()                    # the layout gives the holder its new size (resizeEvent) ...
+            if self.parentWidget() is not None:      # ... now, not on a later event-loop turn: the new text was
+                QCoreApplication.sendPostedEvents(self.parentWidget(), QEvent.LayoutRequest)   # shown cut till then
 
     def text(self) -> str:
         return self.label.text()
