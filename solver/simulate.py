@@ -375,7 +375,8 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
     (s, a multiple of the solver step) replaces the scenario's frame step: the integration is the same, only fewer
     frames are recorded (long runs: 0.01 s writes a tenth of the 1 ms file in a fraction of the time); it must not
     exceed the run's length. The last frame is the last output step at or before t_end: nothing is simulated past it.
-    `end_uncaptured_at` (s; types whose runner takes it): a run not captured by then ends there, complete."""
+    `end_uncaptured_at` (s; every type's runner passes it to run_kernels): a run not captured by then ends there,
+    complete."""
     from solver import mechanisms
     m = with_output_step(load_model(scenario_path), output_step, scenario_path)
     mtype = getattr(m, "mechanism_type", mechanisms.DEFAULT_TYPE)
@@ -400,7 +401,7 @@ def run_scenario(scenario_path, out_path, progress=None, t_end=None, start: Star
     except KeyError as exc:
         raise ScenarioError(scenario_path, "mechanism", f"its mechanism_type: {exc.args[0]}") from None
     more = {} if block is None else {"block": block}       # frames per block (and snapshot); else the type's own
-    if end_uncaptured_at is not None:                      # (the types whose runner takes it: a campaign's option)
+    if end_uncaptured_at is not None:                      # (a campaign's option, end_uncaptured)
         more["end_uncaptured_at"] = float(end_uncaptured_at)
     return runner(m, scenario_path, out_path, progress=progress, t_end=T, cancel=cancel, live=live, start=start, **more)
 

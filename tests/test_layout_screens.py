@@ -10,7 +10,7 @@ pytest.importorskip("PySide6")
 from PySide6.QtCore import QRect, QSettings  # noqa: E402
 from PySide6.QtGui import QImage, QPainter  # noqa: E402
 
-from tests.layout_check import painted, widget_problems  # noqa: E402
+from tests.layout_check import cut_texts, painted, widget_problems  # noqa: E402
 from tests.measured_truth import EXAMPLE_MAP, write_measured_csv  # noqa: E402
 
 pytestmark = pytest.mark.gui
@@ -122,7 +122,6 @@ def test_every_frames_scene_readouts_fit_their_labels_without_an_event_loop_turn
     """Each frame's new text (the base loads wrap to the pane's width, so a line can grow by a digit or a sign) has
     the room it needs as soon as it is set: a label whose hint grew was shown cut until the next event-loop turn
     (the 1280x720 peripheral screenshot while playing: 'base: Fx …' needs 599 px, has 585)."""
-    from PySide6.QtGui import QFontMetricsF
     kind, w = shown
     w.resize(1280, 720)
     _wait(qapp, 100)
@@ -130,10 +129,5 @@ def test_every_frames_scene_readouts_fit_their_labels_without_an_event_loop_turn
     cut = []
     for i in range(0, min(w.run.time.size, 1500), 3):
         scene.show_frame(i)                       # no events between the frames
-        for holder in (scene._loads, scene._left, scene._right, scene._time):
-            lab = holder.label
-            fm = QFontMetricsF(lab.font())
-            need = max(fm.horizontalAdvance(line) for line in lab.text().split("\n"))
-            if need > lab.width() + 0.5:
-                cut.append((i, lab.text()[:40], round(need), lab.width()))
+        cut += [(i, c) for c in cut_texts(scene)]
     assert cut == []
