@@ -25,3 +25,33 @@ def central_run(tmp_path_factory) -> Path:
             part = run_scenario(CENTRAL, out.with_name("central_part.h5"))
             part.rename(out)
     return out
+
+
+PERIPHERAL = ROOT / "resources" / "peripheral"
+IDSS_200 = PERIPHERAL / "campaigns" / "idss_envelope_200.toml"
+
+
+def idss_campaign_run(tmp_path: Path, index: int, t_end: float, sets=(), output_step: float | None = None,
+                      count: int | None = None, name: str | None = None) -> Path:
+    """Run `index` of the IDSS-200 campaign (its draws `count` long if given) on the bundled mechanism, its keys
+    `sets` changed ("section.key=value"), to t_end, at `output_step` (else the base scenario's)."""
+    import dataclasses
+
+    from bench.peripheral_subset import variant_text
+    from solver import campaign as C
+    from solver.simulate import run_scenario
+    name = name or f"run{index}"
+    c = C.load_campaign(IDSS_200)
+    if count is not None:
+        c = dataclasses.replace(c, count=count, _samples=None)
+    sc = c.scenario(index)
+    mech = PERIPHERAL / "peripheral_idss.toml"
+    if sets:
+        mech = tmp_path / f"{name}_mechanism.toml"
+        mech.write_text(variant_text(list(sets)))
+    sc["mechanism"] = str(mech)
+    if output_step is not None:
+        sc["solver"]["output_step"] = output_step
+    path = tmp_path / f"{name}.toml"
+    path.write_text(C.dump_toml(sc))
+    return run_scenario(path, tmp_path / f"{name}.h5", t_end=t_end)

@@ -15,6 +15,7 @@ from solver.simulate import run_scenario
 from solver.verdict import evaluate, load_criteria
 
 from bench.peripheral_checks import interface_at
+from tests.peripheral_runs import idss_campaign_run
 
 ROOT = Path(__file__).resolve().parent.parent
 PERIPHERAL = ROOT / "resources" / "peripheral"
@@ -125,15 +126,7 @@ def test_a_campaign_run_that_rocked_on_its_seal_closes_its_hooks_flat(tmp_path):
     seal after the path (least gap all round 2.8 mm) and the hooks never closed (fails on old main); the servos,
     damped through their rate filter, close them by 31.5 s, flat (stored poses), energy balanced, the verdict's
     loads within the soft-capture limits."""
-    import dataclasses
-    from solver import campaign as C
-    c = C.load_campaign(PERIPHERAL / "campaigns" / "idss_envelope_200.toml")
-    sc = dataclasses.replace(c, count=10, _samples=None).scenario(3)
-    sc["mechanism"] = str(PERIPHERAL / "peripheral_idss.toml")
-    sc["solver"]["output_step"] = 0.05
-    path = tmp_path / "run3.toml"
-    path.write_text(C.dump_toml(sc))
-    out = run_scenario(path, tmp_path / "run3.h5", t_end=31.5)
+    out = idss_campaign_run(tmp_path, 3, 31.5, output_step=0.05, count=10)
     with RunFile(out) as r:
         hooks = [e.time for e in r.events if e.kind == "phase" and e.text.startswith("hooks closed")]
         assert hooks, "hooks not closed by 31.5 s"
@@ -150,14 +143,7 @@ def test_a_petal_tip_on_the_other_petal_is_recorded_as_the_pair_carrying_it(tmp_
     (old main: a passive tip on an active plate was recorded as the force on the passive petal, cancelling the
     active edge's in the pair's sum: the pair read ~1e-4 N while carrying ~140 N for 1.6 s, 'apart', and first
     contact came at 2.80 s)."""
-    from solver import campaign as C
-    c = C.load_campaign(PERIPHERAL / "campaigns" / "idss_envelope_200.toml")
-    sc = c.scenario(4)
-    sc["mechanism"] = str(PERIPHERAL / "peripheral_idss.toml")
-    sc["solver"]["output_step"] = 0.01
-    path = tmp_path / "run4.toml"
-    path.write_text(C.dump_toml(sc))
-    out = run_scenario(path, tmp_path / "run4.h5", t_end=0.6)
+    out = idss_campaign_run(tmp_path, 4, 0.6, output_step=0.01)
     with RunFile(out) as r:
         first = [e for e in r.events if e.kind == "first_contact"]
         assert first and first[0].time < 0.2 and first[0].pair == "petal_petal_1_3", first
@@ -215,14 +201,7 @@ def test_campaign_runs_left_uncaptured_by_wide_petal_tips_or_a_narrow_latch_zone
     +-19 deg tips; run 137 (0.098 m/s, 12.5 mm miss, 2.3 deg roll; class C2: two latches, the third striker 18.0 mm
     across its latch with the ring seated on the rounded edge; with +-19 deg tips and the 15 / 5 mm zone still two by
     6 s) at ~0.8 s with the 20 mm / 8 mm capture zone. Loads within the soft limits."""
-    from solver import campaign as C
-    c = C.load_campaign(PERIPHERAL / "campaigns" / "idss_envelope_200.toml")
-    sc = c.scenario(index)
-    sc["mechanism"] = str(PERIPHERAL / "peripheral_idss.toml")
-    sc["solver"]["output_step"] = 0.05
-    path = tmp_path / f"run{index}.toml"
-    path.write_text(C.dump_toml(sc))
-    out = run_scenario(path, tmp_path / f"run{index}.h5", t_end=t_end)
+    out = idss_campaign_run(tmp_path, index, t_end, output_step=0.05)
     with RunFile(out) as r:
         assert r.t_capture < t_end, "not captured"
         assert r.extrema("iface_F_soft")[2] < 3900.0 and r.extrema("iface_M_soft")[2] < 2800.0
@@ -235,23 +214,9 @@ def test_active_soft_capture_captures_a_slow_end_run_the_passive_legs_leave_lean
     passive legs have not captured it then. Loads within the soft limits; the energy bookkeeping closes to 2e-4 KE0
     (periph8's gains: 1.7e-4, spent while one latch holds the ring before the others catch; 1.9e-5 at half the step,
     the integrator's truncation, docs/peripheral.md)."""
-    from solver import campaign as C
-    c = C.load_campaign(PERIPHERAL / "campaigns" / "idss_envelope_200.toml")
-    mech = (PERIPHERAL / "peripheral_idss.toml").read_text()
-    files = {}
-    for name, flag in (("passive", "false"), ("active", "true")):    # the bundled file with the flag either way
-        files[name] = tmp_path / f"peripheral_{name}.toml"
-        text, n = re.subn(r"(?m)^active = (true|false)", f"active = {flag}", mech, count=1)
-        assert n == 1
-        files[name].write_text(text)
     caps = {}
-    for name, m in files.items():
-        sc = c.scenario(189)
-        sc["mechanism"] = str(m)
-        sc["solver"]["output_step"] = 0.05
-        path = tmp_path / f"run189_{name}.toml"
-        path.write_text(C.dump_toml(sc))
-        out = run_scenario(path, tmp_path / f"run189_{name}.h5", t_end=2.5)
+    for name, flag in (("passive", "false"), ("active", "true")):    # the bundled file with the flag either way
+        out = idss_campaign_run(tmp_path, 189, 2.5, [f"soft_capture.active={flag}"], 0.05, name=f"run189_{name}")
         with RunFile(out) as r:
             caps[name] = r.t_capture
             if name == "active":

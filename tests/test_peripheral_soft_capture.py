@@ -10,6 +10,7 @@ import pytest
 from solver.campaign import CampaignError, load_campaign, make_task
 from solver.runfile import RunFile
 from solver.simulate import run_scenario
+from tests.peripheral_runs import idss_campaign_run
 
 ROOT = Path(__file__).resolve().parent.parent
 PERIPHERAL = ROOT / "resources" / "peripheral"
@@ -50,20 +51,6 @@ def test_the_campaign_key_end_uncaptured_gives_the_criteria_capture_time(tmp_pat
         load_campaign(bad)
 
 
-def _campaign_run(tmp_path: Path, index: int, name: str, sets: list[str], t_end: float) -> Path:
-    """Run `index` of the IDSS-200 campaign with the bundled mechanism's keys `sets` changed (5 ms frames)."""
-    from bench.peripheral_subset import variant_text
-    from solver.campaign import dump_toml
-    c = load_campaign(PERIPHERAL / "campaigns" / "idss_envelope_200.toml")
-    mech = tmp_path / f"{name}_mechanism.toml"
-    mech.write_text(variant_text(sets))
-    sc = c.scenario(index)
-    sc["mechanism"] = str(mech)
-    path = tmp_path / f"{name}.toml"
-    path.write_text(dump_toml(sc))
-    return run_scenario(path, tmp_path / f"{name}.h5", t_end=t_end)
-
-
 def test_soft_capture_books_close_with_the_servo_no_longer_amplifying_the_contact_moment(tmp_path):
     """Campaign run 17, soft capture on, the first 3 s (petal contacts, the ring's tilt): with periph7's gains (tilt
     admittance 100 N*m*s/rad under the servo's 1,510, so the servo fed the contact moment through 15-fold; tilt and
@@ -75,7 +62,7 @@ def test_soft_capture_books_close_with_the_servo_no_longer_amplifying_the_contac
            "soft_capture.axial_stiffness=1.0e3", "soft_capture.handover_time=0.0"]
     err, legs = {}, {}
     for name, sets in (("old", old), ("bundled", ["soft_capture.active=true"])):
-        with RunFile(_campaign_run(tmp_path, 17, name, sets, 3.0)) as r:
+        with RunFile(idss_campaign_run(tmp_path, 17, 3.0, sets, name=name)) as r:
             e, ke0 = r.channel("total_energy"), r.channel("kinetic_energy")[0]
             err[name] = float(np.max(np.abs(e - e[0])) / ke0)
             legs[name] = max(max(abs(r.extrema(f"leg_{j}")[0]), abs(r.extrema(f"leg_{j}")[2])) for j in range(1, 7))
